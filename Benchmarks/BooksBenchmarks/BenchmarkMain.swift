@@ -1,0 +1,1 @@
+@main struct BenchmarkMain { static func main() {} }

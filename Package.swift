@@ -1,0 +1,49 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// BookSync: a Linux daemon that keeps a hand-editable `books.txt` live for subscribers.
+///
+/// Layout (one job per module):
+/// - `BooksCore`      — file format, record-level diff, in-memory context, queries. No I/O.
+/// - `BooksStore`     — the `DataStore` idea: text and JSON stores with atomic, durable saves.
+/// - `BooksProtocol`  — the newline-delimited JSON wire protocol shared by daemon and clients.
+/// - `BooksDaemon`    — watcher, reconciler, socket server, configuration, systemd glue.
+/// - `BooksClient`    — the Swift client library (`AsyncStream`s of change sets and live queries).
+/// - `booksd`, `booksctl` — thin executables.
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "BookSync",
+    products: [
+        .library(name: "BooksCore", targets: ["BooksCore"]),
+        .library(name: "BooksClient", targets: ["BooksClient"]),
+        .executable(name: "booksd", targets: ["booksd"]),
+        .executable(name: "booksctl", targets: ["booksctl"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CInotifyTools", path: "Sources/CInotifyTools"),
+        .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
+                       providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+
+        .target(name: "BooksCore", swiftSettings: strict),
+        .target(name: "BooksStore", dependencies: ["BooksCore", "CLinux"], swiftSettings: strict),
+        .target(name: "BooksProtocol", dependencies: ["BooksCore"], swiftSettings: strict),
+        .target(name: "BooksDaemon",
+                dependencies: ["BooksCore", "BooksStore", "BooksProtocol", "CInotifyTools", "CSystemd", "CLinux"],
+                swiftSettings: strict),
+        .target(name: "BooksClient", dependencies: ["BooksCore", "BooksProtocol", "CLinux"], swiftSettings: strict),
+        .executableTarget(name: "booksd", dependencies: ["BooksDaemon"], swiftSettings: strict),
+        .executableTarget(name: "booksctl", dependencies: ["BooksClient"], swiftSettings: strict),
+        .executableTarget(name: "BooksBenchmarks",
+                          dependencies: ["BooksCore", "BooksStore", "BooksClient"],
+                          path: "Benchmarks/BooksBenchmarks", swiftSettings: strict),
+
+        .testTarget(name: "BooksCoreTests", dependencies: ["BooksCore"], swiftSettings: strict),
+        .testTarget(name: "BooksStoreTests", dependencies: ["BooksStore"], swiftSettings: strict),
+        .testTarget(name: "BooksProtocolTests", dependencies: ["BooksProtocol"], swiftSettings: strict),
+        .testTarget(name: "BooksDaemonTests", dependencies: ["BooksDaemon"], swiftSettings: strict),
+        .testTarget(name: "BooksClientTests", dependencies: ["BooksClient"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["BooksClient", "BooksCore"], swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,1 @@
+// BooksClient placeholder; replaced by the real module.

@@ -1,0 +1,1 @@
+// BooksCore placeholder; replaced by the real module.

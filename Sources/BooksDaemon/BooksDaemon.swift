@@ -1,0 +1,1 @@
+// BooksDaemon placeholder; replaced by the real module.

@@ -1,0 +1,1 @@
+// BooksProtocol placeholder; replaced by the real module.

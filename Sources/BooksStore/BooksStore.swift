@@ -1,0 +1,1 @@
+// BooksStore placeholder; replaced by the real module.

@@ -1,0 +1,50 @@
+#ifndef BOOKS_CLINUX_SHIM_H
+#define BOOKS_CLINUX_SHIM_H
+// Linux APIs that Glibc's Swift overlay lacks (no _GNU_SOURCE: defining it breaks the build).
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/statfs.h>
+#include <sys/un.h>
+#include <sys/types.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <string.h>
+
+struct books_ucred { pid_t pid; uid_t uid; gid_t gid; };
+
+#ifndef SO_PEERCRED
+#define SO_PEERCRED 17
+#endif
+
+/// Reads the peer credentials of a connected Unix socket. Returns 0 on success, -1 with errno set.
+static inline int books_peer_credentials(int fd, struct books_ucred *out) {
+    socklen_t len = sizeof(*out);
+    return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, out, &len);
+}
+
+int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+
+/// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC.
+static inline int books_accept_nonblocking(int fd) {
+    return accept4(fd, 0, 0, 04000 /* SOCK_NONBLOCK */ | 02000000 /* SOCK_CLOEXEC */);
+}
+
+/// Copies `path` into a sockaddr_un; returns the address length, or -1 when the path is too long.
+static inline int books_make_sockaddr_un(const char *path, struct sockaddr_un *addr) {
+    size_t n = strlen(path);
+    memset(addr, 0, sizeof(*addr));
+    addr->sun_family = AF_UNIX;
+    if (n >= sizeof(addr->sun_path)) return -1;
+    memcpy(addr->sun_path, path, n);
+    return (int)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+}
+
+/// The `f_type` of the filesystem holding `path`, or -1 with errno set.
+static inline long books_filesystem_type(const char *path) {
+    struct statfs s;
+    if (statfs(path, &s) != 0) return -1;
+    return (long)s.f_type;
+}
+#endif

@@ -1,0 +1,1 @@
+@main struct BooksctlMain { static func main() {} }

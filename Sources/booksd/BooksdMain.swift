@@ -1,0 +1,1 @@
+@main struct BooksdMain { static func main() {} }
