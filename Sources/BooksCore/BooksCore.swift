@@ -1,1 +1,0 @@
-// BooksCore placeholder; replaced by the real module.

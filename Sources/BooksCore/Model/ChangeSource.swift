@@ -1,0 +1,7 @@
+/// Where an applied change set came from.
+public enum ChangeSource: String, Sendable, Hashable, Codable {
+    /// An edit of the file by a person or a tool, seen by the watcher.
+    case file
+    /// A write requested by a client through the daemon.
+    case client
+}

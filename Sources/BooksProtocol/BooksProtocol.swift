@@ -1,1 +1,0 @@
-// BooksProtocol placeholder; replaced by the real module.

@@ -1,0 +1,50 @@
+import BooksCore
+
+/// A line the daemon pushes to a subscriber after `subscribe`: `{"event": "…", …}`.
+///
+/// Order guarantee: after the subscribe reply, a subscriber receives either a `snapshot` at seq N
+/// (then changes N+1, N+2, …), or replayed `change`s from its resume point on, or a
+/// `resyncRequired` immediately followed by a `snapshot`. Changes arrive in seq order, each once;
+/// for a filtered subscription, changes that touch no matching book are skipped (heartbeats still
+/// carry the current seq). `change` lines are filtered views: a book that leaves the filter is
+/// reported deleted, one that enters it inserted.
+public struct Event: Sendable, Hashable, Codable {
+    public var event: Kind
+    public var epoch: String
+    public var seq: UInt64
+    /// `change`: who made it.
+    public var source: ChangeSource?
+    /// `change`: when it was applied (ISO 8601 with milliseconds, UTC).
+    public var time: String?
+    /// `change`: the books that changed.
+    public var inserted: [Book]?
+    public var updated: [BookUpdate]?
+    public var deleted: [Book]?
+    /// `snapshot`: every matching book, in file order.
+    public var books: [Book]?
+    /// `resyncRequired`, `shutdown`: why.
+    public var reason: String?
+
+    public init(event: Kind, epoch: String, seq: UInt64, source: ChangeSource? = nil, time: String? = nil,
+                inserted: [Book]? = nil, updated: [BookUpdate]? = nil, deleted: [Book]? = nil,
+                books: [Book]? = nil, reason: String? = nil) {
+        self.event = event; self.epoch = epoch; self.seq = seq; self.source = source; self.time = time
+        self.inserted = inserted; self.updated = updated; self.deleted = deleted; self.books = books
+        self.reason = reason
+    }
+
+    /// Event kinds.
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// The matching books at `seq`.
+        case snapshot
+        /// One applied change set.
+        case change
+        /// The resume point cannot be served (other epoch, trimmed history, or this client lagged):
+        /// a `snapshot` follows unless the daemon disconnects (`reason: "lagged"`).
+        case resyncRequired = "resync-required"
+        /// Keep-alive with the current seq.
+        case heartbeat
+        /// The daemon is stopping; reconnect and resume.
+        case shutdown
+    }
+}

@@ -1,0 +1,110 @@
+import BooksCore
+
+/// The one reply to a request: `{"id": "…", "ok": true, "result": {…}}` or
+/// `{"id": "…", "ok": false, "error": {"code": "…", "message": "…"}}`.
+///
+/// A reply to a line that could not be parsed at all carries `id: null`.
+public struct Reply: Sendable, Hashable, Codable {
+    /// The request's id, or nil when the request was unreadable.
+    public var id: String?
+    /// True on success.
+    public var ok: Bool
+    /// The result on success.
+    public var result: ReplyResult?
+    /// The error on failure.
+    public var error: ProtocolError?
+
+    /// A successful reply.
+    public static func success(_ id: String, _ result: ReplyResult) -> Reply {
+        Reply(id: id, ok: true, result: result, error: nil)
+    }
+
+    /// A failed reply.
+    public static func failure(_ id: String?, _ error: ProtocolError) -> Reply {
+        Reply(id: id, ok: false, result: nil, error: error)
+    }
+
+    /// Creates a reply.
+    public init(id: String?, ok: Bool, result: ReplyResult?, error: ProtocolError?) {
+        self.id = id; self.ok = ok; self.result = result; self.error = error
+    }
+}
+
+/// The union of all success results; exactly the fields of the request's op are present.
+public struct ReplyResult: Sendable, Hashable, Codable {
+    /// `hello`: the protocol version the daemon speaks.
+    public var protocolVersion: Int?
+    /// `hello`: the daemon's name and version, e.g. `booksd 1.0`.
+    public var server: String?
+    /// Current lineage (hello, ping, status, list, subscribe, writes).
+    public var epoch: String?
+    /// Current sequence number (hello, ping, status, list, subscribe, writes).
+    public var seq: UInt64?
+    /// `list`/`query`/`get`: the books; writes: the books as written (inserted with their ids).
+    public var books: [Book]?
+    /// `get`: each book's version (the seq of the change that last touched it), parallel to `books`.
+    public var versions: [UInt64]?
+    /// `list`/`query`: how many books matched before `limit`/`offset`.
+    public var total: Int?
+    /// `status`: the daemon's state.
+    public var status: DaemonStatus?
+
+    /// Creates a result with only the given fields.
+    public init(protocolVersion: Int? = nil, server: String? = nil, epoch: String? = nil, seq: UInt64? = nil,
+                books: [Book]? = nil, versions: [UInt64]? = nil, total: Int? = nil, status: DaemonStatus? = nil) {
+        self.protocolVersion = protocolVersion; self.server = server; self.epoch = epoch; self.seq = seq
+        self.books = books; self.versions = versions; self.total = total; self.status = status
+    }
+}
+
+/// A machine-readable error code and a human message. `current` carries the book's current values
+/// and version on `conflict`.
+public struct ProtocolError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
+    public var code: ErrorCode
+    public var message: String
+    /// On `conflict`: the current values of the book (absent if it was deleted).
+    public var current: Book?
+    /// On `conflict`: the book's current version.
+    public var currentVersion: UInt64?
+
+    /// Creates an error.
+    public init(_ code: ErrorCode, _ message: String, current: Book? = nil, currentVersion: UInt64? = nil) {
+        self.code = code; self.message = message; self.current = current; self.currentVersion = currentVersion
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+
+    /// Stable error codes. Codes marked "disconnects" are protocol violations after which the
+    /// daemon closes the connection.
+    public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
+        /// The line is not valid JSON, or a field has the wrong type (disconnects).
+        case badRequest = "bad-request"
+        /// The line is not valid UTF-8 (disconnects).
+        case invalidUTF8 = "invalid-utf8"
+        /// The JSON nests deeper than the daemon accepts (disconnects).
+        case tooDeep = "too-deep"
+        /// The request line is longer than the limit (disconnects).
+        case tooLarge = "too-large"
+        /// `op` is not known in this protocol version.
+        case unknownOp = "unknown-op"
+        /// The first request was not `hello`, or its version is not supported (disconnects).
+        case helloRequired = "hello-required"
+        case unsupportedVersion = "unsupported-version"
+        /// A field is missing or invalid for this op (e.g. empty name).
+        case invalidArgument = "invalid-argument"
+        /// A book id does not exist.
+        case notFound = "not-found"
+        /// `expectedVersion` does not match the book's current version.
+        case conflict
+        /// The peer's uid/groups may not write.
+        case permissionDenied = "permission-denied"
+        /// Too many clients, or another limit (disconnects when at accept).
+        case limitExceeded = "limit-exceeded"
+        /// The book file cannot be written now (missing, unreadable, invalid JSON, disk full …).
+        case storeUnavailable = "store-unavailable"
+        /// The daemon is shutting down.
+        case shuttingDown = "shutting-down"
+        /// An unexpected failure inside the daemon.
+        case internalError = "internal"
+    }
+}

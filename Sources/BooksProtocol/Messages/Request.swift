@@ -1,0 +1,113 @@
+import BooksCore
+
+/// One request line from a client: `{"id": "…", "op": "…", …}`.
+///
+/// Every request gets exactly one `Reply` with the same `id`. Fields not used by an op are absent.
+public struct Request: Sendable, Hashable, Codable {
+    /// Client-chosen identifier echoed in the reply (any string; numbers are accepted and kept as text).
+    public var id: String
+    /// The operation.
+    public var op: Operation
+    /// `hello`: the protocol version the client speaks.
+    public var version: Int?
+    /// `hello`: a free-form client name for logs and status.
+    public var client: String?
+    /// `list`/`query`/`subscribe`: which books.
+    public var filter: BookFilter?
+    /// `list`/`query`: the order.
+    public var sort: BookSort?
+    /// `list`/`query`: paging.
+    public var limit: Int?
+    /// `list`/`query`: paging.
+    public var offset: Int?
+    /// `subscribe`: resume after this point instead of starting with a snapshot.
+    public var resume: ResumePoint?
+    /// `get`/`delete`: the book ids.
+    public var ids: [String]?
+    /// `insert`: the new books (an `id` may be given; otherwise the daemon assigns a UUID).
+    public var books: [BookDraft]?
+    /// `update`: the changes.
+    public var patches: [BookPatch]?
+    /// `delete`: the expected versions, parallel to `ids` (optional).
+    public var expectedVersions: [UInt64]?
+
+    /// Creates a request.
+    public init(id: String, op: Operation, version: Int? = nil, client: String? = nil,
+                filter: BookFilter? = nil, sort: BookSort? = nil, limit: Int? = nil, offset: Int? = nil,
+                resume: ResumePoint? = nil, ids: [String]? = nil, books: [BookDraft]? = nil,
+                patches: [BookPatch]? = nil, expectedVersions: [UInt64]? = nil) {
+        self.id = id; self.op = op; self.version = version; self.client = client
+        self.filter = filter; self.sort = sort; self.limit = limit; self.offset = offset
+        self.resume = resume; self.ids = ids; self.books = books; self.patches = patches
+        self.expectedVersions = expectedVersions
+    }
+
+    /// The operations of protocol version 1.
+    public enum Operation: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Must be the first request: `version` → `HelloResult`.
+        case hello
+        /// Liveness check → `PingResult`.
+        case ping
+        /// Daemon state → `StatusResult`.
+        case status
+        /// Books matching `filter`, `sort`, `limit`, `offset` → `BooksResult`. `query` is the same op.
+        case list, query
+        /// Books by `ids` → `BooksResult` (unknown ids: `not-found` error).
+        case get
+        /// Adds `books` atomically → `WriteResult`.
+        case insert
+        /// Applies `patches` atomically → `WriteResult`.
+        case update
+        /// Deletes `ids` atomically → `WriteResult`.
+        case delete
+        /// Starts the change feed → `SubscribeResult`, then `Event` lines.
+        case subscribe
+        /// Stops the change feed on this connection → `PingResult`.
+        case unsubscribe
+    }
+}
+
+/// A point in a daemon's history: the last change a subscriber has seen.
+public struct ResumePoint: Sendable, Hashable, Codable {
+    /// The lineage.
+    public var epoch: String
+    /// The last sequence number seen.
+    public var seq: UInt64
+
+    /// Creates a resume point.
+    public init(epoch: String, seq: UInt64) {
+        self.epoch = epoch
+        self.seq = seq
+    }
+}
+
+/// A book to insert: `id` is optional (the daemon assigns a UUID when absent).
+public struct BookDraft: Sendable, Hashable, Codable {
+    public var id: String?
+    public var name: String
+    public var author: String
+
+    /// Creates a draft.
+    public init(id: String? = nil, name: String, author: String) {
+        self.id = id
+        self.name = name
+        self.author = author
+    }
+}
+
+/// A change to an existing book: absent fields keep their values. With `expectedVersion`, the
+/// write fails with `conflict` unless the book's current version is exactly that.
+public struct BookPatch: Sendable, Hashable, Codable {
+    public var id: String
+    public var name: String?
+    public var author: String?
+    public var expectedVersion: UInt64?
+
+    /// Creates a patch.
+    public init(id: String, name: String? = nil, author: String? = nil, expectedVersion: UInt64? = nil) {
+        self.id = id
+        self.name = name
+        self.author = author
+        self.expectedVersion = expectedVersion
+    }
+}
