@@ -1,0 +1,119 @@
+import FoundationEssentials
+
+/// The daemon's model of all books: the parsed file, a sequence number, an epoch and a change log.
+///
+/// Guarantees:
+/// - `seq` rises by exactly one per applied, non-empty change set; `epoch` never changes for the
+///   life of a context, so `(epoch, seq)` names one state without ambiguity.
+/// - A slip of the hand is not a delete: when a book's row turns into a bad line whose first field
+///   is still the book's id, the book is *held* at its last good values until the row is fixed
+///   (reported as an update if the values changed) or removed (reported as a delete).
+/// - Every applied change set is in the change log until `retention` newer ones push it out.
+public struct BookContext: Sendable {
+    /// The file as last applied.
+    public private(set) var document: BookDocument
+    /// The lineage of this context's states.
+    public let epoch: String
+    /// The number of change sets applied so far.
+    public private(set) var seq: UInt64 = 0
+    /// Books whose row is currently a bad line, at their last good values, by id.
+    public private(set) var held: [String: Book] = [:]
+    /// The retained history.
+    public private(set) var log: ChangeLog
+    /// When the last change set was applied.
+    public private(set) var lastChange: Date?
+    private var versions: [String: UInt64] = [:]
+
+    /// Creates a context whose state at seq 0 is `document`.
+    public init(document: BookDocument, epoch: String = UUID().uuidString, retention: Int = 10_000) {
+        self.document = document
+        self.epoch = epoch
+        self.log = ChangeLog(retention: retention)
+    }
+
+    /// The number of books (those in the file plus held ones).
+    public var bookCount: Int { document.bookCount + held.count }
+
+    /// The book with `id`, from the file or held.
+    public func book(id: String) -> Book? {
+        document.book(id: id) ?? held[id]
+    }
+
+    /// The book's version: the seq of the change set that last inserted or updated it (0 if none
+    /// since the context was created).
+    public func version(of id: String) -> UInt64 { versions[id] ?? 0 }
+
+    /// Every book, file order first, then held books by id.
+    public var books: [Book] {
+        var all = document.books
+        if !held.isEmpty { all.append(contentsOf: held.values.sorted { $0.id < $1.id }) }
+        return all
+    }
+
+    /// Runs a query over all books; also returns how many matched before limit and offset.
+    public func query(_ query: BookQuery) -> (books: [Book], total: Int) {
+        var matching: [Book] = []
+        document.forEachBook { if query.filter.matches($0) { matching.append($0) } }
+        for book in held.values.sorted(by: { $0.id < $1.id }) where query.filter.matches(book) { matching.append(book) }
+        let total = matching.count
+        let all = BookQuery(filter: .all, sort: query.sort, limit: query.limit, offset: query.offset)
+        return (all.apply(to: matching), total)
+    }
+
+    /// The change sets a subscriber at `(epoch, seq)` missed, or why it must resync.
+    public func replay(fromEpoch epoch: String, seq: UInt64) -> ReplayDecision {
+        guard epoch == self.epoch else { return .resyncRequired(reason: "different-epoch") }
+        guard seq <= self.seq else { return .resyncRequired(reason: "future-seq") }
+        guard let missed = log.changes(after: seq, currentSeq: self.seq) else {
+            return .resyncRequired(reason: "history-trimmed")
+        }
+        return .replay(missed)
+    }
+
+    /// Moves the context to new file content. Returns the applied change set, or nil when no book
+    /// changed (the content is taken as current either way).
+    @discardableResult
+    public mutating func apply(bytes: [UInt8], source: ChangeSource, time: Date = Date(),
+                               remapped: [IdentifierRemap] = []) -> SequencedChangeSet? {
+        var changes = document.update(to: bytes).changes
+        resolveHeldBooks(&changes)
+        guard !changes.isEmpty else { return nil }
+        seq += 1
+        for book in changes.inserted { versions[book.id] = seq }
+        for update in changes.updated { versions[update.new.id] = seq }
+        for book in changes.deleted { versions[book.id] = nil }
+        let applied = SequencedChangeSet(epoch: epoch, seq: seq, source: source, time: time,
+                                         changes: changes, remapped: remapped)
+        log.append(applied)
+        lastChange = time
+        return applied
+    }
+
+    /// Holds books whose row became a bad line with their id, and releases fixed or removed ones.
+    private mutating func resolveHeldBooks(_ changes: inout ChangeSet) {
+        guard !changes.deleted.isEmpty || !held.isEmpty else { return }
+        let badIDs = document.badLineFirstFields
+        var stillHeld = held
+        for (id, last) in held {
+            if let index = changes.inserted.firstIndex(where: { $0.id == id }) {
+                let now = changes.inserted.remove(at: index)
+                if now.name != last.name || now.author != last.author || !now.name.utf8.elementsEqual(last.name.utf8)
+                    || !now.author.utf8.elementsEqual(last.author.utf8) {
+                    changes.updated.append(BookUpdate(old: last, new: now))
+                }
+                stillHeld[id] = nil
+            } else if !badIDs.contains(id) {
+                changes.deleted.append(last)
+                stillHeld[id] = nil
+            }
+        }
+        if !badIDs.isEmpty {
+            changes.deleted.removeAll { book in
+                guard badIDs.contains(book.id) else { return false }
+                stillHeld[book.id] = book
+                return true
+            }
+        }
+        held = stillHeld
+    }
+}

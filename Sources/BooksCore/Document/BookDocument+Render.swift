@@ -1,0 +1,43 @@
+extension BookDocument {
+    /// The file content after `edits`: every line not edited — books, comments, blank and bad
+    /// lines — is kept byte-for-byte at its place; appended rows use the file's line-end style.
+    /// Several edits of the same line: the last one wins.
+    public func rendering(_ edits: [DocumentEdit]) -> [UInt8] {
+        var replacements: [Int: Book?] = [:]   // nil value = delete
+        var appended: [Book] = []
+        for edit in edits {
+            switch edit {
+            case .replace(let line, let book):
+                precondition(line >= 0 && line < lines.count, "edit of a line that does not exist")
+                replacements[line] = .some(book)
+            case .delete(let line):
+                precondition(line >= 0 && line < lines.count, "edit of a line that does not exist")
+                replacements[line] = .some(nil)
+            case .append(let book): appended.append(book)
+            }
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 128 * (appended.count + replacements.count))
+        var copied = 0
+        for line in replacements.keys.sorted() {
+            let record = lines[line]
+            out.append(contentsOf: bytes[copied..<record.start])
+            let contentEnd = record.start + Int(record.length)
+            let lineEnd = contentEnd + (record.hasCR ? 1 : 0) + (record.hasNewline ? 1 : 0)
+            if case .some(.some(let book)) = replacements[line] {
+                out.append(contentsOf: RowEscaping.row(for: book))
+                out.append(contentsOf: bytes[contentEnd..<lineEnd])
+            }
+            copied = lineEnd
+        }
+        out.append(contentsOf: bytes[copied..<bytes.count])
+        if !appended.isEmpty {
+            if let last = out.last, last != 0x0A { out.append(contentsOf: lineEnding.bytes) }
+            for book in appended {
+                out.append(contentsOf: RowEscaping.row(for: book))
+                out.append(contentsOf: lineEnding.bytes)
+            }
+        }
+        return out
+    }
+}

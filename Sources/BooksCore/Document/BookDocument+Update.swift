@@ -1,0 +1,231 @@
+import Glibc
+
+extension BookDocument {
+    /// Moves the document to `newBytes` and returns the record-level changes.
+    ///
+    /// Only the window of lines between the unchanged common prefix and suffix of the old and new
+    /// bytes is parsed (found with `memcmp` at memory speed). When the window could interact with
+    /// the rest of the file (a duplicate id, an id moved in from outside the window) or is large,
+    /// the whole file is parsed and diffed by id instead; both paths yield identical change sets.
+    public mutating func update(to newBytes: [UInt8]) -> DocumentUpdate {
+        if newBytes.count == bytes.count, newBytes == bytes { return DocumentUpdate(changes: ChangeSet(), path: .unchanged) }
+        if let changes = updateIncrementally(to: newBytes) { return DocumentUpdate(changes: changes, path: .incremental) }
+        return DocumentUpdate(changes: updateFully(to: newBytes), path: .full)
+    }
+
+    /// Moves the document to `newBytes` by parsing all of it and diffing by id.
+    public mutating func updateFully(to newBytes: [UInt8]) -> ChangeSet {
+        let next = BookDocument(parsing: newBytes, lineLimit: lineLimit, previous: self)
+        let changes = Self.diff(from: self, to: next)
+        self = next
+        return changes
+    }
+
+    /// The changes from `old` to `new`, by id: inserts and updates in `new`'s order, deletes in `old`'s.
+    public static func diff(from old: BookDocument, to new: BookDocument) -> ChangeSet {
+        var changes = ChangeSet()
+        old.bytes.withUnsafeBufferPointer { oldBuffer in
+            new.bytes.withUnsafeBufferPointer { newBuffer in
+                let oldBase = oldBuffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
+                let newBase = newBuffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
+                for record in new.lines where record.kind == .book {
+                    let id = UnsafeBufferPointer(start: newBase + record.start, count: Int(record.separator1))
+                    if let k = old.lineIndex(ofID: id) {
+                        let before = old.lines[k]
+                        if !sameValues(before, oldBase, record, newBase) {
+                            changes.updated.append(BookUpdate(old: decodeBook(before, oldBase), new: decodeBook(record, newBase)))
+                        }
+                    } else {
+                        changes.inserted.append(decodeBook(record, newBase))
+                    }
+                }
+                for record in old.lines where record.kind == .book {
+                    let id = UnsafeBufferPointer(start: oldBase + record.start, count: Int(record.separator1))
+                    if !new.containsID(bytes: id) { changes.deleted.append(decodeBook(record, oldBase)) }
+                }
+            }
+        }
+        return changes
+    }
+
+    /// The incremental path; nil when the full path must be taken.
+    mutating func updateIncrementally(to newBytes: [UInt8]) -> ChangeSet? {
+        guard duplicateCount == 0, !bytes.isEmpty, !newBytes.isEmpty else { return nil }
+        let oldCount = bytes.count, newCount = newBytes.count
+        // 1. The changed window, aligned to whole lines.
+        let (windowStart, oldEnd) = bytes.withUnsafeBufferPointer { oldBuffer in
+            newBytes.withUnsafeBufferPointer { newBuffer -> (Int, Int) in
+                let a = oldBuffer.baseAddress!, b = newBuffer.baseAddress!
+                let shorter = min(oldCount, newCount)
+                let prefix = Self.commonPrefix(a, b, shorter)
+                let suffix = Self.commonSuffix(a, oldCount, b, newCount, limit: shorter - prefix)
+                var start = prefix
+                while start > 0, a[start - 1] != 0x0A { start -= 1 }
+                let suffixStart = oldCount - suffix
+                // The window ends just after a line end inside the common suffix (so it is a line
+                // start in both files), or at the end of the file.
+                var end = suffixStart
+                if end < oldCount {
+                    if let hit = memchr(a + end, 0x0A, oldCount - end) {
+                        end = UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - a + 1
+                    } else {
+                        end = oldCount
+                    }
+                }
+                return (start, end)
+            }
+        }
+        let delta = newCount - oldCount
+        let newEnd = oldEnd + delta
+        if oldEnd - windowStart > max(oldCount / 4, 64 * 1024) { return nil }
+
+        // 2. The old window's lines [i, j).
+        let i = firstLine(atOrAfter: windowStart)
+        let j = firstLine(atOrAfter: oldEnd)
+
+        // 3. Parse the new window and classify it against the old index.
+        var window = Self.parseLines(newBytes, from: windowStart, to: newEnd, lineLimit: lineLimit)
+        var counters = Counters()
+        var windowIDs = [IDKey: Int]()   // id → index in `window`
+        var fallback = false
+        var slips: Set<IDKey>?
+        newBytes.withUnsafeBufferPointer { newBuffer in
+            let b = newBuffer.baseAddress!
+            for m in window.indices {
+                let record = window[m]
+                switch record.kind {
+                case .book:
+                    let id = UnsafeBufferPointer(start: b + record.start, count: Int(record.separator1))
+                    let key = IDKey(id)
+                    if windowIDs[key] != nil {
+                        window[m].kind = .badDuplicateID
+                        counters.duplicates += 1
+                        counters.bad += 1
+                    } else if let k = lineIndex(ofID: id), k < i || k >= j {
+                        fallback = true
+                        return
+                    } else {
+                        windowIDs[key] = m
+                        counters.books += 1
+                    }
+                case .newBook:
+                    let field = UnsafeBufferPointer(start: b + record.start, count: Int(record.separator1))
+                    if LineParser.looksLikeUUID(b, start: record.start, end: record.start + field.count)
+                        || containsID(bytes: field) || windowIDs[IDKey(field)] != nil
+                        || { if slips == nil { slips = slipIDs() }; return slips!.contains(IDKey(field)) }() {
+                        window[m].kind = .badMissingField
+                        counters.bad += 1
+                    } else {
+                        counters.newBooks += 1
+                    }
+                default:
+                    if record.kind.isBad { counters.bad += 1 }
+                }
+            }
+        }
+        if fallback { return nil }
+
+        // 4. The change set: old window books against new window books.
+        var changes = ChangeSet()
+        var oldWindowCounters = Counters()
+        bytes.withUnsafeBufferPointer { oldBuffer in
+            newBytes.withUnsafeBufferPointer { newBuffer in
+                let a = oldBuffer.baseAddress!, b = newBuffer.baseAddress!
+                var matched = Set<Int>()
+                for k in i..<j {
+                    let record = lines[k]
+                    switch record.kind {
+                    case .book:
+                        oldWindowCounters.books += 1
+                        let key = IDKey(UnsafeBufferPointer(start: a + record.start, count: Int(record.separator1)))
+                        if let m = windowIDs[key] {
+                            matched.insert(m)
+                            if !Self.sameValues(record, a, window[m], b) {
+                                changes.updated.append(BookUpdate(old: Self.decodeBook(record, a),
+                                                                  new: Self.decodeBook(window[m], b)))
+                            }
+                        } else {
+                            changes.deleted.append(Self.decodeBook(record, a))
+                        }
+                    case .newBook: oldWindowCounters.newBooks += 1
+                    case .badDuplicateID: oldWindowCounters.bad += 1; oldWindowCounters.duplicates += 1
+                    default: if record.kind.isBad { oldWindowCounters.bad += 1 }
+                    }
+                }
+                // Updates must follow the new file's order, inserts too: rebuild in window order.
+                if !changes.updated.isEmpty || windowIDs.count > matched.count {
+                    let updatedByID = Dictionary(changes.updated.map { ($0.new.id, $0) }, uniquingKeysWith: { x, _ in x })
+                    changes.updated.removeAll(keepingCapacity: true)
+                    for (m, record) in window.enumerated() where record.kind == .book {
+                        if matched.contains(m) {
+                            let id = Self.decodeField(b, record.start, record.start + Int(record.separator1), false)
+                            if let update = updatedByID[id] { changes.updated.append(update) }
+                        } else {
+                            changes.inserted.append(Self.decodeBook(record, b))
+                        }
+                    }
+                }
+                // 5. Remove the old window's ids from the index (needs the old bytes).
+                for k in i..<j where lines[k].kind == .book {
+                    let record = lines[k]
+                    let idLength = Int(record.separator1)
+                    let hash = IDIndex.hash(a, record.start, idLength)
+                    let snapshot = lines
+                    index.remove(hash) { line in
+                        let other = snapshot[line]
+                        return Int(other.separator1) == idLength && memcmp(a + other.start, a + record.start, idLength) == 0
+                    }
+                }
+            }
+        }
+
+        // 6. Splice the lines, shift what follows, re-index the window.
+        let lineDelta = window.count - (j - i)
+        index.shiftLines(from: j, by: lineDelta)
+        lines.replaceSubrange(i..<j, with: window)
+        if delta != 0 {
+            lines.withUnsafeMutableBufferPointer { records in
+                for k in (i + window.count)..<records.count { records[k].start += delta }
+            }
+        }
+        bytes = newBytes
+        bytes.withUnsafeBufferPointer { buffer in
+            let b = buffer.baseAddress!
+            for (m, record) in window.enumerated() where record.kind == .book {
+                index.insert(IDIndex.hash(b, record.start, Int(record.separator1)), line: i + m)
+            }
+        }
+        bookCount += counters.books - oldWindowCounters.books
+        badLineCount += counters.bad - oldWindowCounters.bad
+        newBookCount += counters.newBooks - oldWindowCounters.newBooks
+        duplicateCount += counters.duplicates - oldWindowCounters.duplicates
+        lineEnding = Self.detectLineEnding(lines)
+        return changes
+    }
+
+    /// The index of the first line starting at or after `offset` (`lines.count` if none).
+    func firstLine(atOrAfter offset: Int) -> Int {
+        var low = 0, high = lines.count
+        while low < high {
+            let mid = (low + high) / 2
+            if lines[mid].start < offset { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    static func commonPrefix(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Int {
+        let block = 4096
+        var i = 0
+        while i + block <= n, memcmp(a + i, b + i, block) == 0 { i += block }
+        while i < n, a[i] == b[i] { i += 1 }
+        return i
+    }
+
+    static func commonSuffix(_ a: UnsafePointer<UInt8>, _ na: Int, _ b: UnsafePointer<UInt8>, _ nb: Int, limit: Int) -> Int {
+        let block = 4096
+        var s = 0
+        while s + block <= limit, memcmp(a + na - s - block, b + nb - s - block, block) == 0 { s += block }
+        while s < limit, a[na - s - 1] == b[nb - s - 1] { s += 1 }
+        return s
+    }
+}

@@ -1,0 +1,137 @@
+import Testing
+@testable import BooksCore
+
+extension BadLine {
+    var isSlip: Bool { if case .missingField = reason { return true } else { return false } }
+}
+
+@Suite struct BookDocumentDiffTests {
+    init() {}
+    func update(_ old: [String], _ new: [String]) -> DocumentUpdate {
+        var doc = BookDocument(parsing: Samples.file(old))
+        return doc.update(to: Samples.file(new))
+    }
+
+    @Test func editOneRow() {
+        let result = update(["1|A|B", "2|C|D", "3|E|F"], ["1|A|B", "2|C2|D", "3|E|F"])
+        #expect(result.changes == ChangeSet(updated: [BookUpdate(old: Book(id: "2", name: "C", author: "D"),
+                                                                new: Book(id: "2", name: "C2", author: "D"))]))
+        #expect(result.path == .incremental)
+    }
+
+    @Test func insertAndDelete() {
+        let result = update(["1|A|B", "2|C|D"], ["1|A|B", "3|E|F"])
+        #expect(result.changes.inserted == [Book(id: "3", name: "E", author: "F")])
+        #expect(result.changes.deleted == [Book(id: "2", name: "C", author: "D")])
+        #expect(result.changes.updated.isEmpty)
+    }
+
+    @Test func reorderingCommentsAndBadLinesChangeNoBook() {
+        let result = update(["1|A|B", "# c", "2|C|D", "bad"], ["2|C|D", "", "# other", "1|A|B", "worse line"])
+        #expect(result.changes.isEmpty)
+    }
+
+    @Test func identicalBytesAreUnchanged() {
+        #expect(update(["1|A|B"], ["1|A|B"]).path == .unchanged)
+    }
+
+    @Test func idMovedIntoWindowFromOutsideFallsBackCorrectly() {
+        // Line 3 is rewritten to carry the id of line 1, and line 1 is untouched: a duplicate.
+        let result = update(["1|A|B", "2|C|D", "3|E|F"], ["1|A|B", "2|C|D", "1|X|Y"])
+        #expect(result.changes.deleted == [Book(id: "3", name: "E", author: "F")])
+        #expect(result.changes.inserted.isEmpty)
+        #expect(result.path == .full)
+    }
+
+    @Test func crlfLineEndingIsKeptForAppendedRows() {
+        let doc = BookDocument(parsing: Samples.file(["1|A|B"], crlf: true))
+        let out = doc.rendering([.append(Book(id: "2", name: "C", author: "D"))])
+        #expect(out == Samples.file(["1|A|B", "2|C|D"], crlf: true))
+    }
+
+    @Test func renderingKeepsEverythingElseByteForByte() {
+        let rows = ["# header", "1|A|B", "broken line", "", "2|C|D", "3|E|F"]
+        let doc = BookDocument(parsing: Samples.file(rows))
+        let out = doc.rendering([.replace(line: 1, with: Book(id: "1", name: "A|x", author: "B")),
+                                 .delete(line: 4), .append(Book(id: "4", name: "G", author: "H"))])
+        #expect(out == Samples.file(["# header", "1|A\\|x|B", "broken line", "", "3|E|F", "4|G|H"]))
+    }
+
+    @Test func appendingToFileWithoutFinalNewlineAddsOne() {
+        let doc = BookDocument(parsing: Array("1|A|B".utf8))
+        #expect(doc.rendering([.append(Book(id: "2", name: "C", author: "D"))]) == Array("1|A|B\n2|C|D\n".utf8))
+    }
+
+    /// Random files with random edits anywhere: the incremental path and the full parse must give
+    /// identical change sets and identical documents.
+    @Test(arguments: [1, 2, 3, 4, 5, 6, 101, 102] as [UInt64])
+    func incrementalAndFullPathsAgree(seed: UInt64) {
+        var test = self
+        test.seedInUse = seed
+        test.check(seed: seed)
+    }
+
+    func check(seed: UInt64) {
+        var rng = SeededGenerator(seed: seed)
+        var rows: [String] = []
+        for k in 0..<Int.random(in: 1...200, using: &rng) { rows.append(randomRow(&rng, k)) }
+        var incremental = BookDocument(parsing: Samples.file(rows))
+        var paths: [DocumentUpdate.Path: Int] = [:]
+        for step in 0..<300 {
+            mutate(&rows, &rng, step)
+            let bytes = Samples.file(rows, crlf: false)
+            var full = incremental
+            let expected = full.updateFully(to: bytes)
+            let result = incremental.update(to: bytes)
+            paths[result.path, default: 0] += 1
+            #expect(normalized(result.changes) == normalized(expected), "seed \(seed) step \(step)")
+            #expect(incremental.books == full.books)
+            // Whether a two-field row `x|y` is a new book or a slip depends on the ids known when the row
+            // appeared (history), so only its line is compared; everything else must be identical.
+            #expect(incremental.badLines.filter { !$0.isSlip } == full.badLines.filter { !$0.isSlip })
+            #expect(incremental.bookCount == full.bookCount)
+            #expect(twoFieldLines(incremental) == twoFieldLines(full))
+            for book in incremental.books { #expect(incremental.book(id: book.id) == book) }
+        }
+        #expect(duplicates || (paths[.incremental] ?? 0) > 100, "the incremental path must be the common one: \(paths)")
+    }
+
+    func normalized(_ c: ChangeSet) -> ChangeSet { c }
+
+    func twoFieldLines(_ doc: BookDocument) -> Set<Int> {
+        Set(doc.newBookRows.map { $0.lineIndex + 1 }).union(doc.badLines.filter(\.isSlip).map(\.lineNumber))
+    }
+
+    /// Seeds above 100 generate files full of duplicate ids (mostly the full path).
+    var duplicates: Bool { seedInUse > 100 }
+    var seedInUse: UInt64 = 0
+
+    func randomRow(_ rng: inout SeededGenerator, _ k: Int) -> String {
+        switch Int.random(in: 0..<20, using: &rng) {
+        case 0: return "# comment \(k)"
+        case 1: return ""
+        case 2: return "bad row \(k)"
+        case 3: return "Name \(k)|Author"
+        case 4: return "\(Int.random(in: 0..<(duplicates ? 30 : 100_000), using: &rng))|dup candidate|x"
+        default:
+            let book = Book(id: "\(Int.random(in: 0..<(duplicates ? 400 : 100_000), using: &rng))", name: Samples.randomString(&rng, maxPieces: 3),
+                            author: Samples.randomString(&rng, maxPieces: 2))
+            return String(decoding: RowEscaping.row(for: book), as: UTF8.self)
+        }
+    }
+
+    func mutate(_ rows: inout [String], _ rng: inout SeededGenerator, _ step: Int) {
+        let count = Int.random(in: 1...3, using: &rng)
+        for _ in 0..<count {
+            let position = rows.isEmpty ? 0 : Int.random(in: 0..<rows.count, using: &rng)
+            switch Int.random(in: 0..<6, using: &rng) {
+            case 0: rows.insert(randomRow(&rng, step), at: min(position, rows.count))
+            case 1: if !rows.isEmpty { rows.remove(at: position) }
+            case 2: if !rows.isEmpty { rows[position] += Samples.randomString(&rng, maxPieces: 1) }
+            case 3: if rows.count > 1 { rows.swapAt(position, Int.random(in: 0..<rows.count, using: &rng)) }
+            case 4: if !rows.isEmpty { rows[position] = randomRow(&rng, step) }
+            default: if !rows.isEmpty { rows[position] = String(rows[position].dropLast()) }
+            }
+        }
+    }
+}
