@@ -1,0 +1,187 @@
+/// `booksd`'s command line, parsed, and its merge with the configuration file.
+///
+/// Precedence (highest first): command-line flags, the `--config` file, built-in defaults
+/// (`DaemonConfiguration()`). Without `--config` no file is read.
+public struct BooksdCommandLine: Sendable, Equatable {
+    /// `--file PATH`.
+    public var filePath: String?
+    /// `--socket PATH`.
+    public var socketPath: String?
+    /// `--config PATH`.
+    public var configPath: String?
+    /// `--format text|json`.
+    public var format: BookFileFormat?
+    /// `--log-level LEVEL`.
+    public var logLevel: LogLevel?
+    /// `--check-config`.
+    public var checkConfig = false
+    /// `--help` / `-h`.
+    public var help = false
+    /// `--version`.
+    public var version = false
+
+    /// No flags.
+    public init() {}
+
+    /// The version printed by `--version`.
+    public static let versionString = "booksd 0.1.0"
+
+    /// The complete `--help` text.
+    public static let usage = """
+        Usage: booksd [OPTIONS]
+
+        Watch a hand-edited book file (rows "bookId|name|author") and serve its changes
+        to clients over a Unix socket.
+
+        Options:
+          --config PATH       Read settings from PATH (booksd.conf format). Default: none.
+                              The systemd unit passes /etc/booksd/booksd.conf.
+          --file PATH         Book file to watch (config key "file"). Default: books.txt
+          --socket PATH       Listening socket path (config key "socket"). Default:
+                              $XDG_RUNTIME_DIR/booksd.sock, else <dir of file>/.booksd.sock.
+                              Ignored when systemd passes a socket (socket activation).
+          --format FORMAT     Book file format: text or json (config key "format"). Default: text
+          --log-level LEVEL   debug, info, notice, warning or error (config key "log_level").
+                              Default: info
+          --check-config      Validate the configuration file and flags, print the effective
+                              settings (or the first error) and exit: 0 if valid, 2 if not.
+          -h, --help          Print this help and exit.
+          --version           Print the version and exit.
+
+        Flags override the configuration file; the file overrides built-in defaults.
+        Every configuration key is documented in booksd.conf(5) and in the installed
+        /etc/booksd/booksd.conf. Signals: SIGHUP reloads the configuration, SIGTERM stops.
+        Exit status: 0 success, 1 runtime failure, 2 usage or configuration error.
+
+        """
+
+    /// Parses the arguments after the program name. Accepts `--flag value` and `--flag=value`.
+    /// - Throws: `CommandLineError` for unknown flags, missing or invalid values, positional arguments.
+    public static func parse(_ arguments: [String]) throws(CommandLineError) -> BooksdCommandLine {
+        var result = BooksdCommandLine()
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            var name = argument
+            var inlineValue: String? = nil
+            if argument.hasPrefix("--"), let eq = argument.firstIndex(of: "=") {
+                name = String(argument[..<eq])
+                inlineValue = String(argument[argument.index(after: eq)...])
+            }
+            func value() throws(CommandLineError) -> String {
+                if let inlineValue { return inlineValue }
+                guard index < arguments.count else { throw .missingValue(option: name) }
+                index += 1
+                return arguments[index - 1]
+            }
+            func flag() throws(CommandLineError) -> Bool {
+                if inlineValue != nil { throw .unexpectedValue(option: name) }
+                return true
+            }
+            func once<T>(_ current: T?, _ new: T) throws(CommandLineError) -> T {
+                if current != nil { throw .duplicateOption(name) }
+                return new
+            }
+            switch name {
+            case "--file":
+                let v = try value()
+                guard !v.isEmpty else { throw .invalidValue(option: name, value: v, expected: "a non-empty path") }
+                result.filePath = try once(result.filePath, v)
+            case "--socket":
+                let v = try value()
+                guard !v.isEmpty, v.utf8.count < 108 else {
+                    throw .invalidValue(option: name, value: v, expected: ConfigurationKey.socket.expected)
+                }
+                result.socketPath = try once(result.socketPath, v)
+            case "--config":
+                let v = try value()
+                guard !v.isEmpty else { throw .invalidValue(option: name, value: v, expected: "a non-empty path") }
+                result.configPath = try once(result.configPath, v)
+            case "--format":
+                let v = try value()
+                guard let f = BookFileFormat(rawValue: v) else {
+                    throw .invalidValue(option: name, value: v, expected: ConfigurationKey.format.expected)
+                }
+                result.format = try once(result.format, f)
+            case "--log-level":
+                let v = try value()
+                guard let l = LogLevel(rawValue: v.lowercased()) else {
+                    throw .invalidValue(option: name, value: v, expected: ConfigurationKey.logLevel.expected)
+                }
+                result.logLevel = try once(result.logLevel, l)
+            case "--check-config": result.checkConfig = try flag()
+            case "--help", "-h": result.help = try flag()
+            case "--version": result.version = try flag()
+            default:
+                if argument.hasPrefix("-") { throw .unknownOption(name) }
+                throw .unexpectedArgument(argument)
+            }
+        }
+        return result
+    }
+
+    /// The merged configuration: defaults, then the `--config` file (if any), then flags.
+    /// - Parameter readFile: returns a file's text; injectable for tests.
+    /// - Throws: any `ConfigurationError` from reading, parsing or applying the file.
+    public func configuration(resolver: AccountResolver = .system,
+                              readFile: (String) throws(ConfigurationError) -> String = ConfigurationFile.readText)
+        throws(ConfigurationError) -> DaemonConfiguration {
+        var config = DaemonConfiguration()
+        if let configPath {
+            config = try ConfigurationFile.parse(readFile(configPath)).apply(to: config, resolver: resolver)
+        }
+        if let filePath { config.filePath = filePath }
+        if let socketPath { config.socketPath = socketPath }
+        if let format { config.format = format }
+        if let logLevel { config.logLevel = logLevel }
+        return config
+    }
+
+    /// Decides what `booksd` does for `arguments` (without the program name). Pure apart from the
+    /// injected `readFile` and `resolver`: `--help` and `--version` win over everything; usage errors
+    /// and configuration errors give status 2 with a message on stderr; `--check-config` prints the
+    /// effective settings on stdout with status 0; otherwise `.run` with the merged configuration.
+    public static func evaluate(arguments: [String],
+                                environment: [String: String] = ProcessEnvironment.current(),
+                                resolver: AccountResolver = .system,
+                                readFile: (String) throws(ConfigurationError) -> String = ConfigurationFile.readText)
+        -> BooksdLaunch {
+        let commandLine: BooksdCommandLine
+        do {
+            commandLine = try parse(arguments)
+        } catch {
+            return .exit(status: 2, standardOutput: "",
+                         standardError: "booksd: \(error)\nTry 'booksd --help' for more information.\n")
+        }
+        if commandLine.help { return .exit(status: 0, standardOutput: usage, standardError: "") }
+        if commandLine.version { return .exit(status: 0, standardOutput: versionString + "\n", standardError: "") }
+        let config: DaemonConfiguration
+        do {
+            config = try commandLine.configuration(resolver: resolver, readFile: readFile)
+        } catch {
+            let prefix: String
+            switch error {
+            case .unreadableFile, .invalidEncoding: prefix = "booksd: "
+            default: prefix = "booksd: \(commandLine.configPath ?? "configuration"): "
+            }
+            return .exit(status: 2, standardOutput: "", standardError: prefix + "\(error)\n")
+        }
+        if commandLine.checkConfig {
+            return .exit(status: 0, standardOutput: summary(of: config, source: commandLine.configPath, environment: environment),
+                         standardError: "")
+        }
+        return .run(config)
+    }
+
+    /// The `--check-config` report: a header naming the source, then one `key = value` line per key.
+    public static func summary(of config: DaemonConfiguration, source: String?, environment: [String: String]) -> String {
+        var text = "configuration OK (\(source.map { "file \($0)" } ?? "no configuration file"), flags applied)\n"
+        let width = ConfigurationKey.allCases.map(\.rawValue.count).max() ?? 0
+        for key in ConfigurationKey.allCases {
+            let padding = String(repeating: " ", count: width - key.rawValue.count)
+            text += "\(key.rawValue)\(padding) = \(key.formattedValue(in: config, environment: environment))\n"
+        }
+        return text
+    }
+}

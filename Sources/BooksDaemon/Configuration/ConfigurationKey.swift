@@ -1,0 +1,178 @@
+import Glibc
+
+/// The keys accepted in `booksd.conf`, in the order they are documented and summarised.
+public enum ConfigurationKey: String, Sendable, CaseIterable {
+    case file, format, socket
+    case socketMode = "socket_mode"
+    case writerUsers = "writer_users"
+    case writerGroups = "writer_groups"
+    case confirmationMilliseconds = "confirmation_ms"
+    case settleMilliseconds = "settle_ms"
+    case pollIntervalMilliseconds = "poll_interval_ms"
+    case forcePolling = "force_polling"
+    case changeLogRetention = "change_log_retention"
+    case heartbeatSeconds = "heartbeat_seconds"
+    case maxClients = "max_clients"
+    case maxRequestBytes = "max_request_bytes"
+    case clientQueueBytes = "client_queue_bytes"
+    case helloTimeoutSeconds = "hello_timeout_seconds"
+    case maxLineBytes = "max_line_bytes"
+    case logLevel = "log_level"
+
+    /// What a valid value looks like, as shown in `invalidValue` errors.
+    public var expected: String {
+        switch self {
+        case .file: "a non-empty path"
+        case .socket: "a non-empty path shorter than 108 bytes"
+        case .format: "one of: text, json"
+        case .socketMode: "an octal mode between 0000 and 0777, e.g. 0660"
+        case .writerUsers: "a comma-separated list of user names or numeric UIDs"
+        case .writerGroups: "a comma-separated list of group names or numeric GIDs"
+        case .confirmationMilliseconds, .settleMilliseconds: "an integer number of milliseconds between 0 and 3600000"
+        case .pollIntervalMilliseconds: "an integer number of milliseconds between 10 and 3600000"
+        case .forcePolling: "a boolean: yes/no, true/false, on/off, 1/0"
+        case .changeLogRetention: "an integer between 0 and 100000000"
+        case .heartbeatSeconds: "an integer number of seconds between 1 and 86400"
+        case .maxClients: "an integer between 1 and 1000000"
+        case .maxRequestBytes, .maxLineBytes, .clientQueueBytes:
+            "a size between 1 KiB and 1 GiB: bytes, or a number with suffix K, M, G (KiB, MiB, GiB)"
+        case .helloTimeoutSeconds: "an integer number of seconds between 1 and 3600"
+        case .logLevel: "one of: " + LogLevel.allCases.map(\.rawValue).joined(separator: ", ")
+        }
+    }
+
+    /// Parses `value` (already unquoted) and stores it in `config`.
+    /// - Throws: `.invalidValue`, `.unknownUser` or `.unknownGroup`, naming `line` and this key.
+    public func apply(_ value: String, line: Int, to config: inout DaemonConfiguration,
+                      resolver: AccountResolver) throws(ConfigurationError) {
+        let bad = ConfigurationError.invalidValue(line: line, key: rawValue, value: value, expected: expected)
+        switch self {
+        case .file:
+            guard !value.isEmpty, !value.contains("\0") else { throw bad }
+            config.filePath = value
+        case .socket:
+            guard !value.isEmpty, value.utf8.count < 108, !value.contains("\0") else { throw bad }
+            config.socketPath = value
+        case .format:
+            guard let f = BookFileFormat(rawValue: value) else { throw bad }
+            config.format = f
+        case .socketMode:
+            var digits = Substring(value)
+            if digits.hasPrefix("0o") { digits = digits.dropFirst(2) }
+            guard !digits.isEmpty, digits.count <= 4, let mode = UInt32(digits, radix: 8), mode <= 0o777 else { throw bad }
+            config.socketMode = mode_t(mode)
+        case .writerUsers:
+            var ids: [uid_t] = []
+            for item in Self.list(value) {
+                if let n = UInt32(item) { ids.append(uid_t(n)); continue }
+                guard Self.isAccountName(item) else { throw bad }
+                guard let id = resolver.userID(item) else { throw .unknownUser(line: line, key: rawValue, name: item) }
+                ids.append(id)
+            }
+            config.writerUIDs = ids
+        case .writerGroups:
+            var ids: [gid_t] = []
+            for item in Self.list(value) {
+                if let n = UInt32(item) { ids.append(gid_t(n)); continue }
+                guard Self.isAccountName(item) else { throw bad }
+                guard let id = resolver.groupID(item) else { throw .unknownGroup(line: line, key: rawValue, name: item) }
+                ids.append(id)
+            }
+            config.writerGroups = ids
+        case .confirmationMilliseconds:
+            config.confirmationMilliseconds = try Self.integer(value, 0...3_600_000, or: bad)
+        case .settleMilliseconds:
+            config.settleMilliseconds = try Self.integer(value, 0...3_600_000, or: bad)
+        case .pollIntervalMilliseconds:
+            config.pollIntervalMilliseconds = try Self.integer(value, 10...3_600_000, or: bad)
+        case .forcePolling:
+            switch value.lowercased() {
+            case "yes", "true", "on", "1": config.forcePolling = true
+            case "no", "false", "off", "0": config.forcePolling = false
+            default: throw bad
+            }
+        case .changeLogRetention:
+            config.changeLogRetention = try Self.integer(value, 0...100_000_000, or: bad)
+        case .heartbeatSeconds:
+            config.heartbeatSeconds = try Self.integer(value, 1...86_400, or: bad)
+        case .maxClients:
+            config.maxClients = try Self.integer(value, 1...1_000_000, or: bad)
+        case .maxRequestBytes:
+            config.maxRequestBytes = try Self.size(value, or: bad)
+        case .clientQueueBytes:
+            config.clientQueueBytes = try Self.size(value, or: bad)
+        case .helloTimeoutSeconds:
+            config.helloTimeoutSeconds = try Self.integer(value, 1...3_600, or: bad)
+        case .maxLineBytes:
+            config.maxLineBytes = try Self.size(value, or: bad)
+        case .logLevel:
+            guard let level = LogLevel(rawValue: value.lowercased()) else { throw bad }
+            config.logLevel = level
+        }
+    }
+
+    /// The value of this key in `config`, spelled as it could be written in `booksd.conf`.
+    public func formattedValue(in config: DaemonConfiguration, environment: [String: String]) -> String {
+        switch self {
+        case .file: config.filePath
+        case .format: config.format.rawValue
+        case .socket: config.socketPath ?? "\(config.effectiveSocketPath(environment: environment))  (default)"
+        case .socketMode: "0" + String(config.socketMode, radix: 8)
+        case .writerUsers: config.writerUIDs.map(String.init).joined(separator: ", ")
+        case .writerGroups: config.writerGroups.map(String.init).joined(separator: ", ")
+        case .confirmationMilliseconds: String(config.confirmationMilliseconds)
+        case .settleMilliseconds: String(config.settleMilliseconds)
+        case .pollIntervalMilliseconds: String(config.pollIntervalMilliseconds)
+        case .forcePolling: config.forcePolling ? "yes" : "no"
+        case .changeLogRetention: String(config.changeLogRetention)
+        case .heartbeatSeconds: String(config.heartbeatSeconds)
+        case .maxClients: String(config.maxClients)
+        case .maxRequestBytes: String(config.maxRequestBytes)
+        case .clientQueueBytes: String(config.clientQueueBytes)
+        case .helloTimeoutSeconds: String(config.helloTimeoutSeconds)
+        case .maxLineBytes: String(config.maxLineBytes)
+        case .logLevel: config.logLevel.rawValue
+        }
+    }
+
+    static func list(_ value: String) -> [String] {
+        value.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }).map(String.init)
+    }
+
+    static func isAccountName(_ s: String) -> Bool {
+        !s.isEmpty && s.utf8.count <= 256 && s.unicodeScalars.allSatisfy {
+            ($0.properties.isAlphabetic && $0.isASCII) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" || $0 == "." || $0 == "$"
+        }
+    }
+
+    static func integer(_ value: String, _ range: ClosedRange<Int>, or error: ConfigurationError) throws(ConfigurationError) -> Int {
+        guard value.allSatisfy(\.isASCII), let n = Int(value), range.contains(n) else { throw error }
+        return n
+    }
+
+    static func size(_ value: String, or error: ConfigurationError) throws(ConfigurationError) -> Int {
+        let multipliers: [(String, Int)] = [("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30),
+                                            ("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30)]
+        var number = value
+        var multiplier = 1
+        for (suffix, m) in multipliers where value.uppercased().hasSuffix(suffix.uppercased()) {
+            number = String(value.dropLast(suffix.count)).trimmingSpaces()
+            multiplier = m
+            break
+        }
+        guard number.allSatisfy(\.isASCII), let n = Int(number), n >= 0 else { throw error }
+        let (bytes, overflow) = n.multipliedReportingOverflow(by: multiplier)
+        guard !overflow, (1 << 10)...(1 << 30) ~= bytes else { throw error }
+        return bytes
+    }
+}
+
+extension String {
+    /// The string without leading and trailing spaces and tabs.
+    func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while let c = s.first, c == " " || c == "\t" { s = s.dropFirst() }
+        while let c = s.last, c == " " || c == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,65 @@
+import Glibc
+
+/// Every setting of `booksd`, with documented defaults.
+///
+/// A value of this type is complete and validated: it is produced by `init()` (all defaults), by
+/// `ConfigurationFile.apply(to:resolver:)` and by `BooksdCommandLine.configuration(...)`. User and
+/// group names have already been resolved to numeric IDs.
+public struct DaemonConfiguration: Sendable, Equatable {
+    /// The book file to watch (`file`). Default `"books.txt"`, relative to the working directory.
+    public var filePath: String = "books.txt"
+    /// Format of the book file (`format`). Default `.text`.
+    public var format: BookFileFormat = .text
+    /// Path of the listening socket (`socket`). Default nil: see `effectiveSocketPath(environment:)`.
+    /// Ignored when systemd passes a listening socket (socket activation).
+    public var socketPath: String? = nil
+    /// Permission bits of a socket the daemon creates itself (`socket_mode`). Default `0o660`.
+    public var socketMode: mode_t = 0o660
+    /// User IDs allowed to modify books (`writer_users`), besides the daemon's own user. Default none.
+    public var writerUIDs: [uid_t] = []
+    /// Group IDs whose members may modify books (`writer_groups`). Default none.
+    public var writerGroups: [gid_t] = []
+    /// Quiet period before a destructive-looking file state (mass deletion, truncation) is believed
+    /// (`confirmation_ms`). Default 1000.
+    public var confirmationMilliseconds: Int = 1000
+    /// Quiet period after a change event before the file is read (`settle_ms`). Default 0.
+    public var settleMilliseconds: Int = 0
+    /// Polling interval when inotify cannot be trusted, e.g. on NFS/CIFS (`poll_interval_ms`). Default 1000.
+    public var pollIntervalMilliseconds: Int = 1000
+    /// Poll even on local filesystems (`force_polling`). Default false.
+    public var forcePolling: Bool = false
+    /// Number of change sets kept for clients resuming from a sequence number (`change_log_retention`).
+    /// Default 10000.
+    public var changeLogRetention: Int = 10_000
+    /// Seconds between heartbeats to idle subscribers (`heartbeat_seconds`). Default 30.
+    public var heartbeatSeconds: Int = 30
+    /// Maximum simultaneous client connections (`max_clients`). Default 1024.
+    public var maxClients: Int = 1024
+    /// Maximum size of one client request line (`max_request_bytes`). Default 1 MiB.
+    public var maxRequestBytes: Int = 1 << 20
+    /// Bound of each client's output queue; a slower client is disconnected (`client_queue_bytes`).
+    /// Default 8 MiB.
+    public var clientQueueBytes: Int = 8 << 20
+    /// Seconds a new client has to send its hello (`hello_timeout_seconds`). Default 10.
+    public var helloTimeoutSeconds: Int = 10
+    /// Maximum length of one line of the book file (`max_line_bytes`). Default 1 MiB.
+    public var maxLineBytes: Int = 1 << 20
+    /// Minimum level logged (`log_level`). Default `.info`.
+    public var logLevel: LogLevel = .info
+
+    /// The all-defaults configuration.
+    public init() {}
+
+    /// The socket path to bind: `socketPath` if set; else `$XDG_RUNTIME_DIR/booksd.sock` if
+    /// `XDG_RUNTIME_DIR` is set and non-empty; else `.booksd.sock` in the book file's directory
+    /// (`"./.booksd.sock"`-style relative path when `filePath` has no directory part).
+    public func effectiveSocketPath(environment: [String: String] = ProcessEnvironment.current()) -> String {
+        if let socketPath { return socketPath }
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+            return runtime.hasSuffix("/") ? runtime + "booksd.sock" : runtime + "/booksd.sock"
+        }
+        guard let slash = filePath.lastIndex(of: "/") else { return ".booksd.sock" }
+        let dir = filePath[..<slash]
+        return dir.isEmpty ? "/.booksd.sock" : dir + "/.booksd.sock"
+    }
+}

@@ -1,0 +1,43 @@
+# install-paths.sh — shared by install.sh and uninstall.sh (sourced, not run).
+# Computes every installation path from the environment so that uninstall.sh
+# removes exactly what install.sh installed when given the same variables.
+#
+#   DESTDIR      staging root prepended to every path (default: empty)
+#   PREFIX       default /usr/local
+#   BINDIR       default $PREFIX/bin
+#   MANDIR       default $PREFIX/share/man
+#   SYSCONFDIR   default /etc (the configuration goes to $SYSCONFDIR/booksd/booksd.conf)
+#   UNITDIR      default $PREFIX/lib/systemd/system for PREFIX /usr or /usr/local
+#                (both are on systemd's unit search path), else /etc/systemd/system
+#   SYSUSERSDIR  default $PREFIX/lib/sysusers.d (PREFIX /usr, /usr/local), else /etc/sysusers.d
+#   TMPFILESDIR  default $PREFIX/lib/tmpfiles.d (PREFIX /usr, /usr/local), else /etc/tmpfiles.d
+DESTDIR=${DESTDIR:-}
+PREFIX=${PREFIX:-/usr/local}
+BINDIR=${BINDIR:-$PREFIX/bin}
+MANDIR=${MANDIR:-$PREFIX/share/man}
+SYSCONFDIR=${SYSCONFDIR:-/etc}
+case "$PREFIX" in
+    /usr|/usr/local)
+        UNITDIR=${UNITDIR:-$PREFIX/lib/systemd/system}
+        SYSUSERSDIR=${SYSUSERSDIR:-$PREFIX/lib/sysusers.d}
+        TMPFILESDIR=${TMPFILESDIR:-$PREFIX/lib/tmpfiles.d} ;;
+    *)
+        UNITDIR=${UNITDIR:-/etc/systemd/system}
+        SYSUSERSDIR=${SYSUSERSDIR:-/etc/sysusers.d}
+        TMPFILESDIR=${TMPFILESDIR:-/etc/tmpfiles.d} ;;
+esac
+CONFFILE=$SYSCONFDIR/booksd/booksd.conf
+
+# Files owned by the package (without DESTDIR); the configuration file is handled apart.
+installed_files() {
+    printf '%s\n' \
+        "$BINDIR/booksd" "$BINDIR/booksctl" \
+        "$UNITDIR/booksd.service" "$UNITDIR/booksd.socket" \
+        "$SYSUSERSDIR/booksd.conf" "$TMPFILESDIR/booksd.conf" \
+        "$MANDIR/man8/booksd.8" "$MANDIR/man1/booksctl.1" "$MANDIR/man5/booksd.conf.5"
+}
+
+# True when installing into the live system with systemd as init and root privileges.
+live_systemd() {
+    [ -z "$DESTDIR" ] && [ "$(id -u)" = 0 ] && [ -d /run/systemd/system ]
+}
