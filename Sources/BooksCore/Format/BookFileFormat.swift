@@ -5,11 +5,14 @@ import FoundationEssentials
 /// Both formats are handled through the text document: a JSON file is turned into canonical
 /// `id|name|author` rows when read and written back as JSON, so diff, context and queries are
 /// the same for both.
-public enum BookFileFormat: String, Sendable, Hashable, Codable, CaseIterable {
+public enum BookFileFormat: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     /// `books.txt`: one `id|name|author` row per line (see docs/FORMAT.md).
     case text
     /// `books.json`: an array of `{"id","name","author"}` objects.
     case json
+
+    /// The spelling used in configuration and on the command line.
+    public var description: String { rawValue }
 
     /// The text the document parses for the file content `fileBytes`.
     /// - Throws: `BookFormatError.invalidJSON` when a JSON file does not decode (it is then never

@@ -1,3 +1,4 @@
+import BooksCore
 /// `booksd`'s command line, parsed, and its merge with the configuration file.
 ///
 /// Precedence (highest first): command-line flags, the `--config` file, built-in defaults

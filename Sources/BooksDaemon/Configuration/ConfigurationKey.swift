@@ -1,3 +1,4 @@
+import BooksCore
 import Glibc
 
 /// The keys accepted in `booksd.conf`, in the order they are documented and summarised.

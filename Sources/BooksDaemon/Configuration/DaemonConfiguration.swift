@@ -1,3 +1,4 @@
+import BooksCore
 import Glibc
 
 /// Every setting of `booksd`, with documented defaults.
