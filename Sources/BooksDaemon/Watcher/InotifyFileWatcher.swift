@@ -50,7 +50,7 @@ public final class InotifyFileWatcher: FileWatcher {
     /// descriptors. Returns whether a slot is reserved. Safe to call more than once.
     @discardableResult
     public static func prepare() -> Bool {
-        InotifyToolsLibrary.reserveSlot() != nil
+        InotifyToolsLibrary.reserveSlot()
     }
 
     /// Starts the dedicated thread, initialises libinotifytools there and adds the directory
@@ -62,16 +62,11 @@ public final class InotifyFileWatcher: FileWatcher {
                 if let active = slot { throw .anotherInotifyWatcherActive(activePath: active) }
                 slot = target.path
             }
-            let newSession: Session
-            do throws(FileWatcherError) {
-                newSession = try Session.launch(target: target, handler: handler) {
-                    Self.processSlot.withLock { $0 = nil }
-                }
-            } catch {
+            // From here on the slot is released exactly once: by `launch` if no thread could be
+            // started, otherwise by the thread itself after `inotifytools_cleanup`.
+            current = try Session.launch(target: target, handler: handler) {
                 Self.processSlot.withLock { $0 = nil }
-                throw error
             }
-            current = newSession
         }
         // The thread waits for this before it delivers anything, so a handler may call stop()
         // (which takes `session`'s lock) without deadlocking against start().
@@ -109,7 +104,11 @@ extension InotifyFileWatcher {
         static func launch(target: WatchedPath,
                            handler: @escaping @Sendable (FileWatchEvent) -> Void,
                            onExit: @escaping @Sendable () -> Void) throws(FileWatcherError) -> Session {
-            let wake = try WakePipe.make()
+            let wake: WakePipe
+            do throws(FileWatcherError) { wake = try WakePipe.make() } catch {
+                onExit()
+                throw error
+            }
             let session = Session(wake: wake)
             let spawned: DedicatedThread
             do throws(FileWatcherError) {
@@ -121,6 +120,7 @@ extension InotifyFileWatcher {
                 }
             } catch {
                 wake.close()
+                onExit()
                 throw error
             }
             session.thread.withLock { $0 = spawned }

@@ -15,42 +15,62 @@ struct InotifyToolsLibrary: ~Copyable {
     /// `FD_SETSIZE`: libinotifytools `select()`s on its descriptor and aborts at or above this.
     static let selectLimit: Int32 = 1024
 
-    /// A descriptor slot below `FD_SETSIZE`, held open on `/dev/null` by ``reserveSlot()`` and
-    /// released just before `inotifytools_initialize()` so that `inotify_init` (lowest free
-    /// number) lands at or below it.
-    private static let reservedSlot = Mutex<Int32?>(nil)
+    /// The descriptor reservation made by ``reserveSlot()``.
+    enum Reservation: Sendable, Equatable {
+        /// No reservation (``InotifyFileWatcher/prepare()`` was not called, or no low slot was free).
+        case none
+        /// `/dev/null` is held open on this descriptor number (below `FD_SETSIZE`).
+        case held(Int32)
+        /// The slot was released to `inotifytools_initialize()`; it is taken back after cleanup.
+        case inUse
+    }
 
-    /// Opens `/dev/null` to hold a low descriptor number for the next initialisation. Idempotent.
+    /// Keeps a descriptor number below `FD_SETSIZE` free for libinotifytools: held open on
+    /// `/dev/null`, closed just before `inotifytools_initialize()` so that `inotify_init` (which
+    /// takes the lowest free number) lands at or below it, and re-taken after cleanup.
+    static let reservation = Mutex<Reservation>(.none)
+
+    /// Opens `/dev/null` to hold a low descriptor number for the library. Idempotent; returns
+    /// whether a reservation exists (or the library currently uses the reserved slot).
     @discardableResult
-    static func reserveSlot() -> Int32? {
-        reservedSlot.withLock { slot in
-            if let slot { return slot }
-            let fd = Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { return nil }
-            if fd >= selectLimit { _ = Glibc.close(fd); return nil }
-            slot = fd
-            return fd
+    static func reserveSlot() -> Bool {
+        reservation.withLock { state in
+            if state == .none { state = holdLowDescriptor() }
+            return state != .none
         }
+    }
+
+    /// Drops the reservation (tests use it to start from a clean state).
+    static func releaseReservation() {
+        reservation.withLock { state in
+            if case .held(let fd) = state { _ = Glibc.close(fd) }
+            state = .none
+        }
+    }
+
+    private static func holdLowDescriptor() -> Reservation {
+        let fd = Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .none }
+        guard fd < selectLimit else { _ = Glibc.close(fd); return .none }
+        return .held(fd)
     }
 
     /// Initialises libinotifytools and checks its descriptor is usable with `select()`.
     mutating func open() throws(FileWatcherError) {
         precondition(!isOpen)
-        let result: Result<Int32, FileWatcherError> = Self.reservedSlot.withLock { slot in
+        let result: Result<Int32, FileWatcherError> = Self.reservation.withLock { state in
             let before = Self.inotifyDescriptors()
-            if let reserved = slot { _ = Glibc.close(reserved) }
-            let ok = inotifytools_initialize()
-            let code = inotifytools_error()
-            var found: Int32 = -1
-            if ok != 0 { found = Self.inotifyDescriptors().subtracting(before).max() ?? -1 }
-            if slot != nil {
-                // Take the slot back (it is free again unless inotify itself landed on it).
-                let fd = Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC)
-                slot = (fd >= 0 && fd < Self.selectLimit) ? fd : nil
-                if fd >= Self.selectLimit { _ = Glibc.close(fd) }
+            if case .held(let fd) = state {
+                _ = Glibc.close(fd)
+                state = .inUse
             }
-            guard ok != 0 else { return .failure(.inotifyInitializationFailed(errno: code)) }
-            return .success(found)
+            let ok = inotifytools_initialize()
+            guard ok != 0 else {
+                let code = inotifytools_error()
+                if state == .inUse { state = Self.holdLowDescriptor() }
+                return .failure(.inotifyInitializationFailed(errno: code))
+            }
+            return .success(Self.inotifyDescriptors().subtracting(before).max() ?? -1)
         }
         switch result {
         case .failure(let error):
@@ -103,19 +123,29 @@ struct InotifyToolsLibrary: ~Copyable {
     /// Removes every watch and closes the descriptor (`inotifytools_cleanup`). Idempotent.
     mutating func close() {
         guard isOpen else { return }
-        // `inotifytools_cleanup` does not reset the static event buffer behind
-        // `inotifytools_next_events`: events still buffered there would be returned after the
-        // next initialisation and matched against the NEW instance's watch descriptors. Consume
-        // them first (timeout 0 = non-blocking select; bounded in case of an event storm).
-        var drained = 0
-        while drained < 100_000, inotifytools_next_events(0, 1) != nil { drained += 1 }
-        inotifytools_cleanup()
+        Self.shutdown(descriptor: descriptor)
         isOpen = false
         descriptor = -1
     }
 
     deinit {
-        if isOpen { inotifytools_cleanup() }
+        if isOpen { Self.shutdown(descriptor: descriptor) }
+    }
+
+    private static func shutdown(descriptor: Int32) {
+        // `inotifytools_cleanup` does not reset the static event buffer behind
+        // `inotifytools_next_events`: events still buffered there would be returned after the
+        // next initialisation and matched against the NEW instance's watch descriptors. Consume
+        // them first (timeout 0 = non-blocking select; bounded in case of an event storm).
+        // Never select() on a descriptor at or above FD_SETSIZE (glibc aborts), nor on an unknown one.
+        if descriptor >= 0, descriptor < selectLimit {
+            var drained = 0
+            while drained < 100_000, inotifytools_next_events(0, 1) != nil { drained += 1 }
+        }
+        inotifytools_cleanup()
+        reservation.withLock { state in
+            if state == .inUse { state = holdLowDescriptor() }
+        }
     }
 
     /// Descriptors of this process that are inotify instances.

@@ -249,6 +249,65 @@ struct InotifyFileWatcherTests {
         #expect(recorder.wait(for: .overflow))
     }
 
+    @Test func highDescriptorsAreATypedErrorAndPrepareAvoidsThem() throws {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        let saved = limit
+        limit.rlim_cur = min(limit.rlim_max, 4096)
+        guard limit.rlim_cur >= 1200, setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
+            print("skipping descriptor test: RLIMIT_NOFILE hard limit \(saved.rlim_max) is too low")
+            return
+        }
+        var fillers: [Int32] = []
+        func fillUntilHigh() {
+            while true {
+                let fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else { return }
+                fillers.append(fd)
+                if fd >= 1100 { return }
+            }
+        }
+        func releaseFillers() {
+            for fd in fillers { close(fd) }
+            fillers.removeAll()
+        }
+        defer {
+            releaseFillers()
+            var restore = saved
+            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &restore)
+        }
+
+        // Without prepare(): the library would get a descriptor ≥ 1024 and abort in select().
+        InotifyToolsLibrary.releaseReservation()
+        fillUntilHigh()
+        let watcher = try InotifyFileWatcher(path: books)
+        do {
+            try watcher.start { _ in }
+            // Only possible if a concurrently running test freed a low descriptor meanwhile.
+            print("note: a low descriptor was free; the select-limit error path was not exercised")
+            watcher.stop()
+        } catch {
+            guard case .descriptorAboveSelectLimit(let fd) = error else {
+                Issue.record("unexpected error \(error)")
+                return
+            }
+            #expect(fd >= 1024)
+        }
+        releaseFillers()
+
+        // With prepare() first, a low slot is kept for the library even when the table fills up.
+        #expect(InotifyFileWatcher.prepare())
+        fillUntilHigh()
+        let recorder = EventRecorder()
+        try watcher.start(handler: recorder.handler)
+        try writeFile(books, "9|Prepared|Early\n")
+        #expect(recorder.wait(for: .contentMayHaveChanged))
+        watcher.stop()
+        // The slot is taken back after cleanup, so a second start works as well.
+        try watcher.start(handler: recorder.handler)
+        watcher.stop()
+    }
+
     @Test func handlerLatencyIsSubMillisecond() throws {
         let recorder = EventRecorder()
         let watcher = try started(recorder)
