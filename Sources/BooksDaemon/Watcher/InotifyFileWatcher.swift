@@ -24,6 +24,11 @@ import Synchronization
 /// process opens many descriptors. If the descriptor still lands too high, `start` throws
 /// ``FileWatcherError/descriptorAboveSelectLimit(fd:)`` instead of letting the library abort.
 ///
+/// Measured on the 2-core Debian 12 build machine (debug build, 200 in-place writes, other
+/// builds running): from the writer's `close()` to the handler call, median 35–125 µs, p99
+/// 0.2–5 ms (under load). `stop()` returns in 0.3–20 ms (mostly the kernel tearing down the
+/// inotify instance).
+///
 /// Limitations: renames of an ANCESTOR of the directory are not seen; a symlinked file is
 /// watched by its link name only (edits to the link target elsewhere are not seen).
 public final class InotifyFileWatcher: FileWatcher {

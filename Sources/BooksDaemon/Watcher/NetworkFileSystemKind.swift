@@ -4,7 +4,38 @@ import Glibc
 /// A filesystem on which inotify misses changes made elsewhere (other hosts, a FUSE daemon),
 /// identified by the `statfs` `f_type` magic number.
 public enum NetworkFileSystemKind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    case nfs, smb, smb2, cifs, fuse, ceph, ninePee = "9p", afs, kafs, coda, ncp, gfs2, ocfs2, lustre, gpfs, orangefs
+    /// NFS (`NFS_SUPER_MAGIC` 0x6969).
+    case nfs
+    /// Legacy SMB (`SMB_SUPER_MAGIC` 0x517B).
+    case smb
+    /// SMB2/3 via the `smb3` driver (`SMB2_SUPER_MAGIC` 0xFE534D42).
+    case smb2
+    /// CIFS (`CIFS_SUPER_MAGIC` 0xFF534D42).
+    case cifs
+    /// Any FUSE filesystem (`FUSE_SUPER_MAGIC` 0x65735546): sshfs, rclone, s3fs, …
+    case fuse
+    /// CephFS (`CEPH_SUPER_MAGIC` 0x00C36400).
+    case ceph
+    /// 9P / virtfs (`V9FS_MAGIC` 0x01021997), e.g. WSL and VM shared folders.
+    case ninePee = "9p"
+    /// OpenAFS (`AFS_SUPER_MAGIC` 0x5346414F).
+    case afs
+    /// The in-kernel AFS client (`AFS_FS_MAGIC` 0x6B414653).
+    case kafs
+    /// Coda (`CODA_SUPER_MAGIC` 0x73757245).
+    case coda
+    /// NetWare NCP (`NCP_SUPER_MAGIC` 0x564C).
+    case ncp
+    /// GFS2 cluster filesystem (0x01161970).
+    case gfs2
+    /// OCFS2 cluster filesystem (0x7461636F).
+    case ocfs2
+    /// Lustre (0x0BD00BD0).
+    case lustre
+    /// IBM Spectrum Scale / GPFS (0x47504653).
+    case gpfs
+    /// OrangeFS / PVFS2 (0x19830326).
+    case orangefs
 
     /// The Linux superblock magic (`statfs.f_type`, low 32 bits) for this kind.
     public var magic: UInt32 {

@@ -113,13 +113,13 @@ struct InotifyFileWatcherTests {
     @Test func stopIsPromptStopsDeliveryAndEndsTheThread() throws {
         let recorder = EventRecorder()
         let watcher = try started(recorder)
-        #expect(threadCount(named: "booksd-inotify") == 1)
+        #expect(threadCount(named: "booksd-inotify") >= 1)
         let before = monotonicNanoseconds()
         watcher.stop()
         let stopMilliseconds = Double(monotonicNanoseconds() - before) / 1e6
         print("InotifyFileWatcher.stop() took \(stopMilliseconds) ms")
         #expect(stopMilliseconds < 200)
-        #expect(threadCount(named: "booksd-inotify") == 0)
+        #expect(threadsGone(named: "booksd-inotify"))
         try writeFile(books, "5|Late|Nobody\n")
         usleep(settle)
         #expect(recorder.all.isEmpty)
@@ -141,7 +141,7 @@ struct InotifyFileWatcherTests {
         }
         try writeFile(books, "7|Self|Stop\n")
         #expect(recorder.wait(for: .contentMayHaveChanged))
-        #expect(recorder.waitUntil { _ in threadCount(named: "booksd-inotify") == 0 })
+        #expect(threadsGone(named: "booksd-inotify"))
         try writeFile(books, "8|After|Stop\n")
         usleep(settle)
         #expect(recorder.all == [.contentMayHaveChanged])
@@ -176,7 +176,7 @@ struct InotifyFileWatcherTests {
         let recorder = EventRecorder()
         let ok = try started(recorder)
         ok.stop()
-        #expect(threadCount(named: "booksd-inotify") == 0)
+        #expect(threadsGone(named: "booksd-inotify"))
     }
 
     @Test func directoryRemovedIsWatchLostThenReestablished() throws {

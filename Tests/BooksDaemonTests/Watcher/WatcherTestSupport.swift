@@ -84,5 +84,16 @@ func threadCount(named name: String) -> Int {
     }.count
 }
 
+/// Whether no thread named `name` is left within `timeout` seconds. A joined thread can stay
+/// listed in /proc for a moment: the kernel wakes `pthread_join` before it finishes reaping.
+func threadsGone(named name: String, timeout: Double = 1) -> Bool {
+    let deadline = monotonicNanoseconds() + UInt64(timeout * 1e9)
+    while threadCount(named: name) > 0 {
+        if monotonicNanoseconds() > deadline { return false }
+        usleep(1_000)
+    }
+    return true
+}
+
 /// Quiet time used to check that nothing (more) is delivered.
 let settle: useconds_t = 300_000
