@@ -16,7 +16,7 @@ struct InotifyFileWatcherTests {
         try writeFile(books, "1|Dune|Frank Herbert\n")
     }
 
-    private func started(_ recorder: EventRecorder) throws -> InotifyFileWatcher {
+    func started(_ recorder: EventRecorder) throws -> InotifyFileWatcher {
         let watcher = try InotifyFileWatcher(path: books)
         try watcher.start(handler: recorder.handler)
         return watcher

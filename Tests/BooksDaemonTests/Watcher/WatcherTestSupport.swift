@@ -97,3 +97,31 @@ func threadsGone(named name: String, timeout: Double = 1) -> Bool {
 
 /// Quiet time used to check that nothing (more) is delivered.
 let settle: useconds_t = 300_000
+
+/// Runs `arguments` (argv[0] an absolute path) with stdio on /dev/null; returns the exit status,
+/// or nil when it could not be spawned or had to be killed after `timeout` seconds.
+func runTool(_ arguments: [String], timeout: Double = 20) -> Int32? {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+    defer { for p in argv { free(p) } }
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ) == 0 else { return nil }
+    let deadline = monotonicNanoseconds() + UInt64(timeout * 1e9)
+    var status: Int32 = 0
+    while waitpid(pid, &status, WNOHANG) == 0 {
+        if monotonicNanoseconds() > deadline {
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
+            return nil
+        }
+        usleep(5_000)
+    }
+    return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
+}
+
+func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
