@@ -221,6 +221,31 @@ struct InotifyFileWatcherTests {
         #expect(recorder.wait(for: .contentMayHaveChanged))
     }
 
+    @Test func unmountIsWatchLostThenReestablished() throws {
+        let mountPoint = dir.file("mnt")
+        mkdir(mountPoint, 0o755)
+        guard getuid() == 0, isExecutable("/bin/mount"),
+              runTool(["/bin/mount", "-t", "tmpfs", "booksync-test", mountPoint]) == 0 else {
+            print("skipping unmount test: cannot mount a tmpfs here (needs root)")
+            return
+        }
+        var mounted = true
+        defer { if mounted { _ = runTool(["/bin/umount", "-l", mountPoint]) } }
+        let file = mountPoint + "/books.txt"
+        try writeFile(file, "1|Dune|Frank Herbert\n")
+        #expect(detectNetworkFileSystem(path: file) == nil)  // tmpfs is local
+        let recorder = EventRecorder()
+        let watcher = try InotifyFileWatcher(path: file)
+        try watcher.start(handler: recorder.handler)
+        defer { watcher.stop() }
+        #expect(runTool(["/bin/umount", mountPoint]) == 0)
+        mounted = false
+        // IN_UNMOUNT: lost; the mount point itself still exists underneath, so it is re-added.
+        #expect(recorder.wait(for: .watchLost, count: 2, timeout: 4))
+        try writeFile(file, "2|Emma|Jane Austen\n")
+        #expect(recorder.wait(for: .contentMayHaveChanged))
+    }
+
     @Test func queueOverflowIsReported() throws {
         let knob = "/proc/sys/fs/inotify/max_queued_events"
         guard getuid() == 0, let original = readSmallFile(knob) else {
