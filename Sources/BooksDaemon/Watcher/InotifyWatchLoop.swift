@@ -83,7 +83,7 @@ struct InotifyWatchLoop: ~Copyable {
                                                        directoryWatch: directoryWatch,
                                                        fileName: target.name) {
                 case .deliver(let fileEvent):
-                    handler(fileEvent)
+                    deliver(fileEvent)
                 case .directoryLost:
                     lose()
                 case .ignore:
@@ -97,7 +97,7 @@ struct InotifyWatchLoop: ~Copyable {
     /// Reports the loss, drops the whole instance (libinotifytools keeps stale entries for
     /// kernel-removed watches, and a moved directory's watch must go) and tries to re-add at once.
     private mutating func lose() {
-        handler(.watchLost)
+        deliver(.watchLost)
         library.close()
         directoryWatch = -1
         wakeWatch = -1
@@ -116,10 +116,17 @@ struct InotifyWatchLoop: ~Copyable {
         }
         do {
             try addDirectoryWatch()
-            handler(.watchLost)  // re-established: the consumer must fully re-read
+            deliver(.watchLost)  // re-established: the consumer must fully re-read
         } catch {
             scheduleRetry()
         }
+    }
+
+    /// Calls the handler unless a stop was requested (then nothing more is delivered, even when
+    /// the handler itself called `stop()` in the middle of a loss/re-add sequence).
+    private func deliver(_ event: FileWatchEvent) {
+        guard !session.isStopRequested else { return }
+        handler(event)
     }
 
     private mutating func scheduleRetry() {
