@@ -135,7 +135,9 @@ public final class BooksClient: Sendable {
     /// after `close()` or after a `shutdown` event once the daemon hangs up; it throws
     /// `BooksClientError` when the subscribe request fails or the connection breaks. One feed per
     /// connection: a second call while one is active throws `.alreadySubscribed`. Ending the
-    /// iteration (cancel, drop) unsubscribes. This stream does not reconnect.
+    /// iteration (cancel, drop) unsubscribes. This stream does not reconnect. Keep the client alive
+    /// while iterating: releasing it closes the connection (the stream then finishes). Items are
+    /// buffered without bound; the daemon disconnects a subscriber that lags too far behind.
     public func changes(filter: BookFilter = .all, from resume: ResumePoint? = nil)
         -> AsyncThrowingStream<FeedItem, any Error> {
         let (stream, continuation) = AsyncThrowingStream<FeedItem, any Error>.makeStream()

@@ -11,10 +11,15 @@ import Glibc
 public struct SocketPathResolver: Sendable {
     /// Where a resolved path came from (for messages).
     public enum Origin: String, Sendable, Hashable {
+        /// Given explicitly (`--socket`).
         case option = "--socket"
+        /// From `$BOOKS_SOCKET`.
         case environment = "BOOKS_SOCKET"
+        /// `$XDG_RUNTIME_DIR/booksd.sock` (a per-user daemon).
         case runtimeDirectory = "XDG_RUNTIME_DIR"
+        /// `./.booksd.sock` (a daemon started next to `./books.txt`).
         case workingDirectory = "./.booksd.sock"
+        /// `/run/booksd/booksd.sock` (the system service).
         case system = "default"
     }
 
