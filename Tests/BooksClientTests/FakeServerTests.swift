@@ -1,5 +1,6 @@
 import BooksCore
 import BooksProtocol
+import Synchronization
 import Testing
 @testable import BooksClient
 #if canImport(Glibc)
@@ -125,5 +126,56 @@ import Glibc
             if results.count == 2 { break }
         }
         #expect(results == [[Self.a, Self.b], [Self.a, Self.b, Self.c]])
+    }
+
+    /// The daemon goes away entirely (socket removed) and comes back later with a new epoch:
+    /// the subscription retries with back-off, resumes, and reports the difference once.
+    @Test func resilientSubscriptionWaitsForTheDaemonToComeBack() async throws {
+        let first = try FakeServer { _, request in
+            switch request.op {
+            case .hello: return .init(lines: [FakeServer.hello(request)])
+            case .subscribe:
+                return .init(lines: [
+                    FakeServer.ok(request, ReplyResult(epoch: "E1", seq: 7)),
+                    FakeServer.event(Event(event: .snapshot, epoch: "E1", seq: 7, books: [Self.a, Self.b])),
+                    FakeServer.event(Event(event: .shutdown, epoch: "E1", seq: 7, reason: "restart")),
+                ], close: true)
+            default: return .init(lines: [FakeServer.ok(request)])
+            }
+        }
+        let path = first.path
+        let statuses = Mutex<[SubscriptionStatus]>([])
+        let subscription = ResilientSubscription(
+            socketPath: path, backoff: ReconnectBackoff(initial: .milliseconds(20), maximum: .milliseconds(80)),
+            onStatus: { status in statuses.withLock { $0.append(status) } })
+        let stream = subscription.updates()
+        try await Task.sleep(for: .milliseconds(100))
+        first.stop()
+        try await Task.sleep(for: .milliseconds(300))   // several failed attempts: no socket
+        let second = try FakeServer(path: path) { _, request in
+            switch request.op {
+            case .hello: return .init(lines: [FakeServer.hello(request, epoch: "E2", seq: 1)])
+            case .subscribe:
+                return .init(lines: [
+                    FakeServer.ok(request, ReplyResult(epoch: "E2", seq: 1)),
+                    FakeServer.event(Event(event: .resyncRequired, epoch: "E2", seq: 1, reason: "epoch changed")),
+                    FakeServer.event(Event(event: .snapshot, epoch: "E2", seq: 1, books: [Self.b])),
+                    FakeServer.event(Event(event: .change, epoch: "E2", seq: 2, source: .file, inserted: [Self.c])),
+                ])
+            default: return .init(lines: [FakeServer.ok(request)])
+            }
+        }
+        defer { second.stop() }
+        var updates: [MirrorUpdate] = []
+        for try await update in stream {
+            updates.append(update)
+            if updates.count == 2 { break }
+        }
+        #expect(updates.map(\.changes) == [ChangeSet(deleted: [Self.a]), ChangeSet(inserted: [Self.c])])
+        #expect(updates.map(\.origin) == [.resync, .live])
+        #expect(second.requests.first { $0.request.op == .subscribe }?.request.resume == ResumePoint(epoch: "E1", seq: 7))
+        let log = statuses.withLock { $0 }
+        #expect(log.filter { if case .disconnected = $0 { return true } else { return false } }.count >= 2)
+        #expect(log.contains(.resyncRequired(reason: "epoch changed")))
     }
 }

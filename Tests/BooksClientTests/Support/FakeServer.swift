@@ -25,13 +25,13 @@ final class FakeServer: Sendable {
     private let log = Mutex<[(Int, Request)]>([])
     private let clientFD = Mutex<Int32>(-1)
 
-    init(handler: @escaping @Sendable (_ connection: Int, _ request: Request) -> Action) throws {
-        path = "/tmp/booksfake-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+    init(path: String? = nil, handler: @escaping @Sendable (_ connection: Int, _ request: Request) -> Action) throws {
+        self.path = path ?? "/tmp/booksfake-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
         self.handler = handler
-        unlink(path)
+        unlink(self.path)
         listenFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_un()
-        let length = books_make_sockaddr_un(path, &address)
+        let length = books_make_sockaddr_un(self.path, &address)
         let rc = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listenFD, $0, socklen_t(length)) }
         }
@@ -46,7 +46,7 @@ final class FakeServer: Sendable {
     func stop() {
         shutdown(listenFD, Int32(SHUT_RDWR))
         clientFD.withLock { fd in if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) } }
-        unlink(path)
+        unlink(self.path)
     }
 
     private func acceptLoop() {
