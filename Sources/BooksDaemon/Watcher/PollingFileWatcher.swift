@@ -41,14 +41,14 @@ public final class PollingFileWatcher: FileWatcher {
             let run = Run(wake: wake)
             let path = target.path
             let milliseconds = Int32(min(intervalSeconds * 1000, Double(Int32.max)))
-            let initial = FileSnapshot.take(path)
+            let initial = PolledFileState.take(path)
             do throws(FileWatcherError) {
                 let thread = try DedicatedThread.spawn(name: "booksd-poll") {
                     var previous = initial
                     while !run.isStopRequested {
                         if wake.wait(milliseconds: milliseconds) { wake.drain(); continue }  // woken: re-check stop
-                        let current = FileSnapshot.take(path)
-                        if let event = FileSnapshot.event(from: previous, to: current), !run.isStopRequested {
+                        let current = PolledFileState.take(path)
+                        if let event = PolledFileState.event(from: previous, to: current), !run.isStopRequested {
                             handler(event)
                         }
                         previous = current

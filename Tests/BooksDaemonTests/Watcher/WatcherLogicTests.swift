@@ -103,15 +103,15 @@ import Testing
     }
 
     @Test func snapshotTransitions() {
-        let a = FileSnapshot(device: 1, inode: 2, size: 3, modificationSeconds: 4, modificationNanoseconds: 5,
+        let a = PolledFileState(device: 1, inode: 2, size: 3, modificationSeconds: 4, modificationNanoseconds: 5,
                              changeSeconds: 6, changeNanoseconds: 7)
-        let b = FileSnapshot(device: 1, inode: 2, size: 3, modificationSeconds: 4, modificationNanoseconds: 6,
+        let b = PolledFileState(device: 1, inode: 2, size: 3, modificationSeconds: 4, modificationNanoseconds: 6,
                              changeSeconds: 6, changeNanoseconds: 7)
-        #expect(FileSnapshot.event(from: nil, to: nil) == nil)
-        #expect(FileSnapshot.event(from: nil, to: a) == .created)
-        #expect(FileSnapshot.event(from: a, to: nil) == .removed)
-        #expect(FileSnapshot.event(from: a, to: a) == nil)
-        #expect(FileSnapshot.event(from: a, to: b) == .contentMayHaveChanged)
+        #expect(PolledFileState.event(from: nil, to: nil) == nil)
+        #expect(PolledFileState.event(from: nil, to: a) == .created)
+        #expect(PolledFileState.event(from: a, to: nil) == .removed)
+        #expect(PolledFileState.event(from: a, to: a) == nil)
+        #expect(PolledFileState.event(from: a, to: b) == .contentMayHaveChanged)
     }
 
     @Test func errorMessagesCarryErrnoText() {
