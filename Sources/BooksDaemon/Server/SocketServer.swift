@@ -159,6 +159,11 @@ public final class SocketServer: Sendable {
         stats.withLock { body(&$0) }
     }
 
+    /// Runs `body` on the listening fd and owned path under the listener lock.
+    func withListener(_ body: (inout Int32, inout String?) -> Void) {
+        listener.withLock { body(&$0.fd, &$0.ownedPath) }
+    }
+
     /// Closes the listening socket and unlinks the path if this server bound it. Idempotent.
     func closeListener() {
         listener.withLock { l in
