@@ -8,6 +8,9 @@ import BooksProtocol
 /// any → `closing` after a protocol violation, a hello timeout, a lag overflow, end of input or
 /// shutdown. In `closing` no further input is processed and no further output is accepted.
 ///
+/// Half-close: after end of input, a connection still owed replies stays open (not reading)
+/// until they are written, then closes.
+///
 /// Output accounting: every `.send` the machine emits has already been added to `queuedBytes`;
 /// the socket layer reports written bytes with `drained(_:)`. Replies are always queued; while
 /// the queue exceeds `queueLimit` the machine asks to pause reading (no new requests), and to
@@ -54,8 +57,11 @@ public struct ConnectionStateMachine: Sendable {
 
     /// How queued output counts against the limit.
     public enum OutputKind: Sendable, Hashable {
-        /// A reply or an initial event (snapshot, replay): always queued.
+        /// The one reply to a delivered request: always queued.
         case reply
+        /// Output that answers no delivered request (the hello reply, a snapshot or replayed
+        /// changes, a shutdown notice): always queued.
+        case unsolicited
         /// A broadcast event: may overflow the queue and close the connection as lagged.
         case event
     }
@@ -67,6 +73,11 @@ public struct ConnectionStateMachine: Sendable {
     public private(set) var isReadingPaused = false
     /// The reason the machine entered `closing`, if it did.
     public private(set) var closeReason: CloseReason?
+    /// Requests delivered and not yet answered with a `.reply`.
+    public private(set) var pendingReplies = 0
+    /// True after the client closed its sending side while answers were still due; the
+    /// connection closes once they are all written.
+    public private(set) var isInputClosed = false
     /// The output limit in bytes.
     public let queueLimit: Int
     private var exemptBytes = 0
@@ -93,7 +104,7 @@ public struct ConnectionStateMachine: Sendable {
 
     /// Bytes read from the socket.
     public mutating func bytesReceived(_ bytes: UnsafeRawBufferPointer) -> [Action] {
-        guard state != .closing else { return [] }
+        guard state != .closing, !isInputClosed else { return [] }
         var actions: [Action] = []
         for frame in framer.feed(bytes) {
             guard state != .closing else { break }
@@ -108,9 +119,16 @@ public struct ConnectionStateMachine: Sendable {
         return actions
     }
 
-    /// The client closed its end (read returned 0).
+    /// The client closed its sending side (read returned 0). A subscriber, or a connection with
+    /// nothing due, is closed at once; otherwise reading stops and the connection closes after
+    /// the answers to its delivered requests have been written (half-close, as `nc -N` does).
     public mutating func endOfInput() -> [Action] {
-        close(.peerClosed)
+        guard state != .closing, !isInputClosed else { return close(.peerClosed) }
+        if state == .subscribed || (pendingReplies == 0 && queuedBytes == 0) { return close(.peerClosed) }
+        isInputClosed = true
+        if isReadingPaused { return [] }
+        isReadingPaused = true
+        return [.pauseReading]
     }
 
     /// The hello timer fired; closes the connection unless `hello` was completed.
@@ -127,7 +145,8 @@ public struct ConnectionStateMachine: Sendable {
                                  lagNotice: () -> [UInt8] = { [] }) -> [Action] {
         guard state != .closing else { return [] }
         switch kind {
-        case .reply:
+        case .reply, .unsolicited:
+            if kind == .reply { pendingReplies = max(0, pendingReplies - 1) }
             exemptBytes += bytes.count
             queuedBytes += bytes.count
         case .event:
@@ -154,6 +173,9 @@ public struct ConnectionStateMachine: Sendable {
     public mutating func drained(_ count: Int) -> [Action] {
         queuedBytes = max(0, queuedBytes - count)
         exemptBytes = max(0, exemptBytes - count)
+        if isInputClosed {
+            return pendingReplies == 0 && queuedBytes == 0 ? close(.peerClosed) : []
+        }
         if isReadingPaused && queuedBytes <= queueLimit / 2 && state != .closing {
             isReadingPaused = false
             return [.resumeReading]
@@ -217,6 +239,7 @@ public struct ConnectionStateMachine: Sendable {
             violation(ProtocolError(.helloRequired, "the first request must be hello"), id: request.id, into: &actions)
             return
         }
+        pendingReplies += 1
         actions.append(.deliver(request))
     }
 

@@ -129,11 +129,11 @@ final class ServerLoop: @unchecked Sendable {
             }
             server.updateStatistics { $0.accepted += 1 }
             guard connections.count < configuration.maxClients else {
+                server.updateStatistics { $0.rejected += 1 }
                 let line = MessageEncoder.encode(Reply.failure(nil, ProtocolError(
                     .limitExceeded, "too many clients (limit \(configuration.maxClients))")))
                 _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
                 Glibc.close(fd)
-                server.updateStatistics { $0.rejected += 1 }
                 continue
             }
             var cred = books_ucred()
@@ -200,8 +200,8 @@ final class ServerLoop: @unchecked Sendable {
             switch errno {
             case EINTR: continue
             case EAGAIN: return
-            default:
-                perform(connection.machine.endOfInput(), on: connection)
+            default: // ECONNRESET and friends: nobody is left to read our output
+                close(connection)
                 return
             }
         }
@@ -222,7 +222,7 @@ final class ServerLoop: @unchecked Sendable {
                 connection.introduced = true
                 let reply = ConnectionStateMachine.helloReply(id: id, serverName: configuration.serverName,
                                                               epoch: info.epoch, seq: info.seq)
-                perform(connection.machine.enqueue(MessageEncoder.encode(reply), kind: .reply), on: connection)
+                perform(connection.machine.enqueue(MessageEncoder.encode(reply), kind: .unsolicited), on: connection)
                 if connections[connection.id.raw] == nil { return }
             case .pauseReading, .resumeReading:
                 updateInterest(connection)
@@ -325,8 +325,8 @@ final class ServerLoop: @unchecked Sendable {
                 subscriberCount += 1
                 server.updateStatistics { $0.subscribers = subscriberCount }
             }
-            for bytes in [reply] + initialEvents {
-                perform(connection.machine.enqueue(bytes, kind: .reply), on: connection)
+            for (index, bytes) in ([reply] + initialEvents).enumerated() {
+                perform(connection.machine.enqueue(bytes, kind: index == 0 ? .reply : .unsolicited), on: connection)
                 if connections[id.raw] == nil { return }
             }
 
@@ -390,7 +390,7 @@ final class ServerLoop: @unchecked Sendable {
         let notice = MessageEncoder.encode(Event(event: .shutdown, epoch: epoch, seq: lastSeq, reason: reason))
         for connection in Array(connections.values) {
             if connection.subscription != nil {
-                perform(connection.machine.enqueue(notice, kind: .reply), on: connection)
+                perform(connection.machine.enqueue(notice, kind: .unsolicited), on: connection)
                 guard connections[connection.id.raw] != nil else { continue }
             }
             perform(connection.machine.beginShutdown(), on: connection)

@@ -127,7 +127,7 @@ import FoundationEssentials
         let ok = m.subscriptionStarted()
         #expect(ok && m.state == .subscribed)
         // A large snapshot does not count against the broadcast allowance.
-        _ = m.enqueue([UInt8](repeating: 0, count: 1000), kind: .reply)
+        _ = m.enqueue([UInt8](repeating: 0, count: 1000), kind: .unsolicited)
         let e1 = m.enqueue([UInt8](repeating: 1, count: 60), kind: .event)
         #expect(e1.count == 1)
         let actions = m.enqueue([UInt8](repeating: 2, count: 60), kind: .event) { Array("lagged\n".utf8) }
@@ -145,6 +145,26 @@ import FoundationEssentials
         #expect(s2.isEmpty)
         let s3 = m.endOfInput()
         #expect(s3 == [.close(.peerClosed)])
+    }
+
+    @Test func halfCloseWaitsForPendingReplies() {
+        var m = helloed()
+        let delivered = m.bytesReceived(line(#"{"id":"1","op":"list"}"#) + line(#"{"id":"2","op":"ping"}"#))
+        #expect(delivered.count == 2 && m.pendingReplies == 2)
+        let eof = m.endOfInput()
+        #expect(eof == [.pauseReading] && m.isInputClosed && m.state == .active)
+        let r1 = m.enqueue([1, 2, 3], kind: .reply)
+        #expect(r1 == [.send([1, 2, 3])])
+        let d1 = m.drained(3)
+        #expect(d1.isEmpty) // one answer still due
+        let r2 = m.enqueue([4], kind: .reply)
+        #expect(r2 == [.send([4])])
+        let d2 = m.drained(1)
+        #expect(d2 == [.close(.peerClosed)])
+
+        var idle = helloed()
+        let closeNow = idle.endOfInput()
+        #expect(closeNow == [.close(.peerClosed)])
     }
 
     @Test func subscribeRequiresActive() {
