@@ -90,6 +90,23 @@ import BooksCore
         #expect(failure(#"{"id":3,"op":"nope"}"#)?.id == "3")
     }
 
+    @Test func requestsRoundTripThroughEncoder() throws {
+        let requests = [
+            Request(id: "1", op: .hello, version: 1, client: "booksctl/1 \"q\""),
+            Request(id: "2", op: .list, filter: BookFilter([BookCondition(.author, .containsIgnoringCase, "ö")]),
+                    sort: BookSort(.name, ascending: false), limit: 10, offset: 5),
+            Request(id: "3", op: .subscribe, resume: ResumePoint(epoch: "E", seq: 9)),
+            Request(id: "4", op: .insert, books: [BookDraft(name: "n\n", author: "a")]),
+            Request(id: "5", op: .update, patches: [BookPatch(id: "x", name: "y", expectedVersion: 3)]),
+            Request(id: "6", op: .delete, ids: ["a", "b"], expectedVersions: [1, 2]),
+        ]
+        for request in requests {
+            let line = try MessageEncoder.encode(request)
+            #expect(line.last == 10)
+            #expect(try decoder.decode(Array(line.dropLast())) == request)
+        }
+    }
+
     @Test func violationClassification() {
         let disconnecting: Set<ProtocolError.ErrorCode> = [.badRequest, .invalidUTF8, .tooDeep, .tooLarge,
                                                            .helloRequired, .unsupportedVersion, .limitExceeded]

@@ -9,5 +9,6 @@ public struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
     /// Wraps a raw number.
     public init(raw: UInt64) { self.raw = raw }
 
+    /// `#raw`, for logs.
     public var description: String { "#\(raw)" }
 }

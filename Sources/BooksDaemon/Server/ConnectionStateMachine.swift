@@ -66,6 +66,7 @@ public struct ConnectionStateMachine: Sendable {
         case event
     }
 
+    /// The current protocol state.
     public private(set) var state: State = .awaitingHello
     /// Bytes emitted and not yet drained.
     public private(set) var queuedBytes = 0

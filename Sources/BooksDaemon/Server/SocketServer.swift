@@ -104,6 +104,10 @@ public final class SocketServer: Sendable {
     /// `broadcast` whose seq is greater than `afterSeq`, filtered by `filter` (empty filtered
     /// change sets are skipped). Calling it again replaces the filter. Ignored if the connection
     /// is gone. Encoding happens on the calling thread.
+    ///
+    /// For a gapless feed, post this before any `broadcast` with a seq above `afterSeq` (e.g. take
+    /// the snapshot and call this under the lock that also orders your broadcasts): commands are
+    /// applied in posting order, and broadcasts at or below `afterSeq` are skipped for it.
     public func startSubscription(_ connection: ConnectionID, reply: Reply, filter: BookFilter,
                                   initialEvents: [Event], afterSeq: UInt64) {
         channel.post(.startSubscription(connection, reply: MessageEncoder.encode(reply), filter: filter,

@@ -13,6 +13,7 @@ public enum SocketServerError: Error, Sendable, Hashable, CustomStringConvertibl
     /// A system call failed.
     case systemCall(String, errno: Int32)
 
+    /// A human-readable explanation naming the path.
     public var description: String {
         switch self {
         case .addressInUse(let path): return "another booksd is already serving \(path)"

@@ -44,6 +44,22 @@ public enum MessageEncoder {
         return w.bytes
     }
 
+    /// Encodes a request as one line (for clients; uses `JSONEncoder`, requests are small).
+    /// Throws only `EncodingError` for values JSON cannot represent (none in `Request` today).
+    public static func encode(_ request: Request) throws(EncodingError) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        do {
+            var bytes = [UInt8](try encoder.encode(request))
+            bytes.append(UInt8(ascii: "\n"))
+            return bytes
+        } catch let error as EncodingError {
+            throw error
+        } catch {
+            throw EncodingError.invalidValue(request, .init(codingPath: [], debugDescription: "\(error)"))
+        }
+    }
+
     /// The `change` event for `change` as seen through `filter` (see `ChangeSet.filtered(by:)`),
     /// or nil when nothing in it matches the filter. `inserted`, `updated` and `deleted` are
     /// always present (possibly empty).

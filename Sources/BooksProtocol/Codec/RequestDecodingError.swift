@@ -18,6 +18,7 @@ public struct RequestDecodingError: Error, Sendable, Hashable, CustomStringConve
     /// The error reply for this line: `{"id": id-or-null, "ok": false, "error": …}`.
     public var reply: Reply { .failure(id, error) }
 
+    /// The error and the id, for logs.
     public var description: String { "\(error) (id: \(id ?? "null"))" }
 }
 
