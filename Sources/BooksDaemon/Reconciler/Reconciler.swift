@@ -142,6 +142,19 @@ public final class Reconciler: Sendable {
                 } else if !initial, let reason = guardRule.reason(oldBytes: s.context.document.bytes.count,
                                                                  oldBookCount: s.context.bookCount, newBytes: canonical) {
                     scheduleConfirmation(&s, observed: canonical, reason: reason)
+                } else if initial {
+                    // The state at start is the baseline (seq 0), not a change.
+                    let document = BookDocument(parsing: canonical, lineLimit: s.configuration.maxLineBytes)
+                    s.context = BookContext(document: document, epoch: s.context.epoch,
+                                            retention: s.configuration.changeLogRetention)
+                    s.fileState = .present
+                    s.identity = identity
+                    logger.info("loaded \(document.bookCount) books, \(document.badLineCount) bad lines",
+                                ["BOOKS_FILE": store.configuration.path])
+                    if document.badLineCount > 0 {
+                        logger.warning("the book file has \(document.badLineCount) bad line(s); see booksctl status",
+                                       ["BOOKS_FILE": store.configuration.path])
+                    }
                 } else {
                     apply(&s, canonical: canonical, identity: identity)
                 }
@@ -163,7 +176,7 @@ public final class Reconciler: Sendable {
             channel?.broadcast(applied)
         }
         let after = s.context.document.badLineCount
-        if after != before || (after > 0 && s.context.seq == 0) {
+        if after != before {
             logger.warning("the book file has \(after) bad line(s)", ["BOOKS_FILE": store.configuration.path])
         }
     }
@@ -376,7 +389,7 @@ public final class Reconciler: Sendable {
                 do {
                     result = try store.save(plan.save, onto: s.context.document, expected: s.identity)
                     s.writeRetries = 0
-                } catch {
+                } catch let error as StoreError {
                     if case .changedDuringWrite = error, s.writeRetries < 50 {
                         s.writeRetries += 1
                         s.pendingWrites.insert(contentsOf: plan.accepted.map(\.ticket) + deferred, at: 0)
@@ -388,6 +401,8 @@ public final class Reconciler: Sendable {
                     logger.error("write failed: \(error)", ["BOOKS_FILE": store.configuration.path])
                     let failure = ProtocolError(.storeUnavailable, "the write failed and the file is unchanged: \(error)")
                     for (write, _) in plan.accepted { channel?.send(.failure(write.requestID, failure), to: write.connection) }
+                    return
+                } catch {
                     return
                 }
             }

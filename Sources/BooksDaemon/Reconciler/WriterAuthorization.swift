@@ -3,7 +3,7 @@ import Synchronization
 
 /// Who may write: root, the daemon's own user, and the configured writer uids and groups (a peer
 /// is in a group when it is its primary group or one of its user's supplementary groups).
-struct WriterAuthorization: Sendable {
+final class WriterAuthorization: Sendable {
     private let groupCache = Mutex<[UInt32: [gid_t]]>([:])
 
     func mayWrite(_ peer: PeerCredentials, uids: [uid_t], groups: [gid_t]) -> Bool {
