@@ -12,8 +12,12 @@ public struct FileIdentity: Sendable, Hashable {
     public var mode: mode_t
     public var owner: uid_t
     public var group: gid_t
+    /// A hash of the content read with this identity (set by `FileReader`; nil from a bare `stat`).
+    /// Stable within one process only. Lets a writer prove the file it replaces is the one it read.
+    public var contentHash: Int?
 
-    init(_ s: stat) {
+    init(_ s: stat, contentHash: Int? = nil) {
+        self.contentHash = contentHash
         device = UInt64(s.st_dev)
         inode = UInt64(s.st_ino)
         size = Int(s.st_size)
@@ -35,6 +39,14 @@ public struct FileIdentity: Sendable, Hashable {
         hasher.combine(inode)
         hasher.combine(size)
         hasher.combine(modified.tv_nsec)
+    }
+
+    /// The content hash used by `contentHash`.
+    public static func hash(_ bytes: [UInt8]) -> Int {
+        var hasher = Hasher()
+        hasher.combine(bytes.count)
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        return hasher.finalize()
     }
 
     /// The identity of the file at `path` (following symlinks), or nil when there is none.

@@ -42,7 +42,7 @@ public enum FileReader {
         bytes.removeSubrange(total...)
         var after = stat()
         fstat(fd, &after)
-        return .present(bytes: bytes, identity: FileIdentity(after))
+        return .present(bytes: bytes, identity: FileIdentity(after, contentHash: FileIdentity.hash(bytes)))
     }
 
     static func kindName(_ mode: mode_t) -> String {
