@@ -150,11 +150,11 @@ final class DaemonProcess {
 
     /// Starts booksd on `file` and waits until it answers `hello` (or fails the test).
     init(file: String, socket: String, log: String, extra: [String] = [], prefix: [String] = [],
-         waitReady: Bool = true) throws {
+         logLevel: String = "debug", waitReady: Bool = true) throws {
         self.socket = socket
         self.logPath = log
         unlink(socket)
-        let argv = prefix + [Rel.booksd, "--file", file, "--socket", socket, "--log-level", "debug"] + extra
+        let argv = prefix + [Rel.booksd, "--file", file, "--socket", socket, "--log-level", logLevel] + extra
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
