@@ -158,10 +158,11 @@ struct SystemdNotifyTests {
         #expect(!SD.isSocket(d.socketPath), "booksd left its own socket behind")
     }
 
-    @Test("plain timestamped stderr logging when not under systemd")
-    func stderrLogging() throws {
+    @Test("plain timestamped stderr logging when stderr is not the journal (also as a unit with StandardError=file:)",
+          arguments: [false, true])
+    func stderrLogging(asUnitWithFileOutput: Bool) throws {
         let d = BooksdFixture()
-        d.start()
+        d.start(environment: asUnitWithFileOutput ? ["INVOCATION_ID": "0123456789abcdef0123456789abcdef"] : [:])
         _ = try #require(d.waitReady(), "no READY=1; log:\n\(d.log)")
         let line = try #require(d.log.split(separator: "\n").first { $0.contains("booksd ready") }, "log:\n\(d.log)")
         // e.g. "2026-11-30T08:44:39.123Z booksd[123] notice: booksd ready: …"
