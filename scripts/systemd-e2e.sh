@@ -116,10 +116,11 @@ step "/var/lib/booksd created by tmpfiles (0750 books:books)" \
     sh -c "[ \"\$(ns stat -c '%a %U:%G' /var/lib/booksd)\" = '750 books:books' ]"
 
 # Adjustments for the namespace only (drop-ins, not edits of the shipped units): no default
-# dependencies (there is no sysinit.target here) and logs to a file (there is no journal).
+# dependencies (there is no sysinit.target here), logs to a file (there is no journal) and a
+# short WatchdogSec= so the watchdog is exercised within the run.
 ns mkdir -p /run/systemd/system/booksd.socket.d /run/systemd/system/booksd.service.d
 ns sh -c 'printf "[Unit]\nDefaultDependencies=no\n" > /run/systemd/system/booksd.socket.d/e2e.conf'
-ns sh -c 'printf "[Unit]\nDefaultDependencies=no\n[Service]\nStandardOutput=append:/run/booksd-e2e/booksd.log\nStandardError=inherit\n" > /run/systemd/system/booksd.service.d/e2e.conf'
+ns sh -c 'printf "[Unit]\nDefaultDependencies=no\n[Service]\nStandardOutput=append:/run/booksd-e2e/booksd.log\nStandardError=inherit\nWatchdogSec=2s\n" > /run/systemd/system/booksd.service.d/e2e.conf'
 ns sh -c 'printf "e2e-1|Leviathan Wakes|James S. A. Corey\ne2e-2|Piranesi|Susanna Clarke\n" > /var/lib/booksd/books.txt && chown books:books /var/lib/booksd/books.txt && chmod 0640 /var/lib/booksd/books.txt'
 ns systemctl daemon-reload
 
@@ -141,6 +142,12 @@ fi
 step "booksd.service active (READY=1 reached, Type=notify)" wait_for 10 sh -c "[ \"\$(ns systemctl is-active booksd.service)\" = active ]"
 status_line=$(ns systemctl show -p StatusText --value booksd.service)
 step "STATUS= shown by systemd: '$status_line'" sh -c "echo '$status_line' | grep -q '^2 books, 0 bad lines, '"
+
+w1=$(ns systemctl show -p WatchdogTimestampMonotonic --value booksd.service)
+sleep 2.5
+w2=$(ns systemctl show -p WatchdogTimestampMonotonic --value booksd.service)
+step "WATCHDOG=1 pings reach systemd (WatchdogSec=2s; last ping $w1 -> $w2 us), no watchdog restart" \
+    sh -c "[ '${w2:-0}' -gt '${w1:-0}' ] && [ \"\$(ns systemctl show -p NRestarts --value booksd.service)\" = 0 ] && [ \"\$(ns systemctl is-active booksd.service)\" = active ]"
 
 # --- subscriber, hand edit -------------------------------------------------------------------
 ns /usr/local/bin/booksctl --socket "$sock" subscribe --json > "$work/sub.out" 2> "$work/sub.err" &
