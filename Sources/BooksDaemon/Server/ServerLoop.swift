@@ -143,7 +143,8 @@ final class ServerLoop: @unchecked Sendable {
             let id = nextID
             nextID += 1
             let machine = ConnectionStateMachine(maxRequestBytes: configuration.maxRequestBytes,
-                                                 queueLimit: configuration.clientQueueBytes)
+                                                 queueLimit: configuration.clientQueueBytes,
+                                                 maxPendingRequests: configuration.maxPendingRequests)
             guard register(fd, events: EPOLLIN.rawValue, tag: id) else {
                 Glibc.close(fd)
                 continue
