@@ -49,9 +49,10 @@ struct SystemdNotifyTests {
         }
     }
 
-    @Test("WATCHDOG=1 at half of WATCHDOG_USEC when WATCHDOG_PID is booksd; none for another pid")
-    func watchdogPings() throws {
-        let d = BooksdFixture()
+    @Test("WATCHDOG=1 at half of WATCHDOG_USEC when WATCHDOG_PID is booksd; none for another pid",
+          arguments: [false, true])
+    func watchdogPings(forcePolling: Bool) throws {
+        let d = BooksdFixture(extraConfig: forcePolling ? "force_polling = yes\npoll_interval_ms = 200\n" : "")
         d.start(watchdogUSec: 1_000_000)
         _ = try #require(d.waitReady(), "no READY=1; log:\n\(d.log)")
         let first = try #require(d.notify.next(within: 3, containing: "WATCHDOG=1"), "no WATCHDOG=1")
@@ -60,7 +61,7 @@ struct SystemdNotifyTests {
         #expect(times.count == 5, "watchdog pings: \(times.count)")
         let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
         let mean = gaps.reduce(0, +) / Double(max(gaps.count, 1))
-        print("booksd: WATCHDOG_USEC=1s, mean ping interval \(Int(mean * 1000)) ms")
+        print("booksd (\(forcePolling ? "polling" : "inotify")): WATCHDOG_USEC=1s, mean ping interval \(Int(mean * 1000)) ms")
         #expect(mean > 0.35 && mean < 0.7, "gaps \(gaps)")
 
         let other = BooksdFixture()
