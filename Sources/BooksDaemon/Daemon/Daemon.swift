@@ -120,28 +120,15 @@ public final class Daemon: Sendable {
         scheduleHeartbeat(seconds: configuration.heartbeatSeconds)
 
         if let watchdog = SystemdNotifier.watchdogInterval() {
-            // WATCHDOG=1 only when the file watcher's thread is going round its loop and the
-            // socket server's epoll loop and then the reconciler's queue both ran the probe: a
-            // stuck event loop (any of the three) stops the pings.
-            let watcher = running.withLock { $0 }?.watcher
-            let logger = self.logger
-            let reported = ReportedFlag()
+            // WATCHDOG=1 only when the watcher thread, the server loop and the reconciler queue all
+            // prove they run (see WatchdogProbe): a stuck event loop stops the pings.
+            let notifier = self.notifier
+            let probe = WatchdogProbe(watcher: running.withLock { $0 }?.watcher, server: server, reconciler: reconciler,
+                                      logger: logger, ping: { _ = try? notifier.watchdog() })
             let timer = DispatchSource.makeTimerSource(queue: signalQueue)
             let milliseconds = Int(watchdog.components.seconds * 1000 + watchdog.components.attoseconds / 1_000_000_000_000_000)
             timer.schedule(deadline: .now(), repeating: .milliseconds(max(milliseconds, 100)))
-            let notifier = self.notifier
-            timer.setEventHandler {
-                if let watcher, !watcher.isAlive {
-                    if !reported.value.exchange(true, ordering: .relaxed) {
-                        logger.error("the file watcher thread is not responding: withholding WATCHDOG=1")
-                    }
-                    return
-                }
-                reported.value.store(false, ordering: .relaxed)
-                server.afterPendingCommands {
-                    reconciler.onQueue { _ = try? notifier.watchdog() }
-                }
-            }
+            timer.setEventHandler { probe.run() }
             timer.resume()
             sources.keep(timer)
         }
@@ -196,11 +183,6 @@ extension String {
         while s.last == "\n" { s = s.dropLast() }
         return String(s)
     }
-}
-
-/// A flag shared with a dispatch handler (log a problem once, not on every tick).
-final class ReportedFlag: Sendable {
-    let value = Atomic<Bool>(false)
 }
 
 /// Holds the heartbeat timer so a reload can reschedule it.
