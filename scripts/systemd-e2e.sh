@@ -46,7 +46,10 @@ cleanup() {
         for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$sandbox_pid" 2>/dev/null || break; sleep 0.2; done
         kill -9 "$sandbox_pid" 2>/dev/null
     fi
-    [ -n "$unshare_pid" ] && wait "$unshare_pid" 2>/dev/null
+    if [ -n "$unshare_pid" ]; then   # bounded: never block in "wait" on a process that hangs
+        for _ in $(seq 50); do kill -0 "$unshare_pid" 2>/dev/null || break; sleep 0.1; done
+        kill -0 "$unshare_pid" 2>/dev/null || wait "$unshare_pid" 2>/dev/null
+    fi
     rm -rf "$work"
 }
 trap cleanup EXIT

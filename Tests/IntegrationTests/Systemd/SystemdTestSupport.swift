@@ -215,11 +215,28 @@ final class ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 1, out, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
 
+        // The test runs on a Dispatch/pool thread whose signal mask blocks most signals; a child
+        // would inherit it (bash's "wait" then never sees SIGCHLD). Start it with an empty mask
+        // and default dispositions.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM] {
+            sigaddset(&defaults, number)
+        }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
         let cArgs = argv.map { strdup($0) } + [nil]
         let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { cArgs.forEach { free($0) }; cEnv.forEach { free($0) } }
         var child = pid_t()
-        let rc = posix_spawn(&child, argv[0], &actions, nil, cArgs, cEnv)
+        let rc = posix_spawn(&child, argv[0], &actions, &attributes, cArgs, cEnv)
         precondition(rc == 0, "posix_spawn \(argv[0]): \(rc)")
         pid = child
     }
