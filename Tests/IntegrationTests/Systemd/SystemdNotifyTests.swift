@@ -70,7 +70,7 @@ struct SystemdNotifyTests {
         #expect(other.notify.next(within: 1.5, containing: "WATCHDOG=1") == nil, "pinged for another WATCHDOG_PID")
     }
 
-    @Test("a stuck process stops the watchdog pings; they resume when it runs again")
+    @Test("a frozen booksd (SIGSTOP) sends no WATCHDOG=1; pings resume on SIGCONT (stuck queues: WatchdogProbeTests)")
     func watchdogTiedToLiveness() throws {
         let d = BooksdFixture()
         d.start(watchdogUSec: 400_000)
