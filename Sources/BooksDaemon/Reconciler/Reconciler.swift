@@ -136,7 +136,7 @@ public final class Reconciler: Sendable {
                 }
             case .present(let canonical, let identity):
                 s.lastLoggedProblem = nil
-                if canonical == s.context.document.bytes {
+                if ByteComparison.equal(canonical, s.context.document.bytes) {
                     s.fileState = .present
                     s.identity = identity
                     s.confirmationGeneration += 1
@@ -203,7 +203,7 @@ public final class Reconciler: Sendable {
             case (.missing, nil):
                 logger.notice("\(reason), and stayed so: all books are gone", ["BOOKS_FILE": store.configuration.path])
                 apply(&s, canonical: [], identity: nil)
-            case (.present(let canonical, let identity), .some(let seen)) where canonical == seen:
+            case (.present(let canonical, let identity), .some(let seen)) where ByteComparison.equal(canonical, seen):
                 logger.notice("\(reason), and it stood still: applying it", ["BOOKS_FILE": store.configuration.path])
                 apply(&s, canonical: canonical, identity: identity)
             default:
@@ -361,7 +361,7 @@ public final class Reconciler: Sendable {
                     s.identity = nil
                 }
             case .present(let canonical, let identity):
-                if canonical != s.context.document.bytes {
+                if !ByteComparison.equal(canonical, s.context.document.bytes) {
                     if let reason = guardRule.reason(oldBytes: s.context.document.bytes.count,
                                                      oldBookCount: s.context.bookCount, newBytes: canonical) {
                         if case .confirming = s.fileState {} else { scheduleConfirmation(&s, observed: canonical, reason: reason) }
