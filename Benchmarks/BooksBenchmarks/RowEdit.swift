@@ -2,6 +2,7 @@
 struct RowEdit: Sendable {
     enum Kind: String, Sendable, CaseIterable {
         case rename = "edit name (middle row)"
+        case typo = "fix a typo (same length, middle row)"
         case append = "append one row"
         case delete = "delete one row (middle)"
     }
@@ -15,6 +16,19 @@ struct RowEdit: Sendable {
         switch kind {
         case .append:
             edited = original + newRow
+        case .typo:
+            // One ASCII byte of a name near the middle (the first name there starting with ASCII,
+            // so the row stays valid UTF-8), so the file keeps its length.
+            var (start, end) = Self.line(rows / 2, in: original)
+            var at = original[start...].firstIndex(of: UInt8(ascii: "|"))! + 1
+            while original[at] >= 0x80 {
+                start = end
+                end = original[start...].firstIndex(of: 0x0A)! + 1
+                at = original[start...].firstIndex(of: UInt8(ascii: "|"))! + 1
+            }
+            var bytes = original
+            bytes[at] = bytes[at] == UInt8(ascii: "X") ? UInt8(ascii: "Y") : UInt8(ascii: "X")
+            edited = bytes
         case .rename, .delete:
             let (start, end) = Self.line(rows / 2, in: original)
             if kind == .delete {
