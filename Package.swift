@@ -44,6 +44,8 @@ let package = Package(
         .testTarget(name: "BooksProtocolTests", dependencies: ["BooksProtocol"], swiftSettings: strict),
         .testTarget(name: "BooksDaemonTests", dependencies: ["BooksDaemon"], swiftSettings: strict),
         .testTarget(name: "BooksClientTests", dependencies: ["BooksClient"], swiftSettings: strict),
+        .testTarget(name: "BooksBenchmarksTests", dependencies: ["BooksBenchmarks", "BooksCore"],
+                    swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["BooksClient", "BooksCore"], swiftSettings: strict),
     ]
 )
