@@ -50,8 +50,10 @@ struct CoreBenchmark {
     private mutating func measure(rows: Int, path: String, bytes: [UInt8], newRow: [UInt8]) -> SizeResult {
         let runs = options.runs(forRows: rows)
         // (a) Full parse, bytes in memory; then read + parse. The previous document is freed
-        // outside the timed region.
+        // outside the timed region. Each Swift run is paired with one Python peer run right after
+        // it (the machine is shared: paired runs see similar load).
         var parse: [Double] = [], readParse: [Double] = []
+        var pythonParse: [Double] = [], pythonReadParse: [Double] = []
         for _ in 0..<runs {
             var document: BookDocument?
             parse.append(Stopwatch.milliseconds { document = BookDocument(parsing: bytes) })
@@ -62,9 +64,23 @@ struct CoreBenchmark {
             })
             sink &+= document!.bookCount
             precondition(document!.bookCount == rows, "parse found \(document!.bookCount) of \(rows) books")
+            document = nil
+            let peer = ChildProcess.run([options.python, options.peerScript, path, "--runs", "1"])
+            let values = ChildProcess.values(peer.output)
+            if peer.status == 0, values["books"] == Double(rows),
+               let p = values["parse_ms_median"], let rp = values["read_parse_ms_median"] {
+                pythonParse.append(p)
+                pythonReadParse.append(rp)
+            } else {
+                Console.error("python peer failed (status \(peer.status)): \(peer.output)")
+            }
         }
         var result = SizeResult(rows: rows, fileBytes: bytes.count, runs: runs,
                                 swiftParseMS: Stopwatch.median(parse), swiftReadParseMS: Stopwatch.median(readParse))
+        if pythonParse.count == runs {
+            result.pythonParseMS = Stopwatch.median(pythonParse)
+            result.pythonReadParseMS = Stopwatch.median(pythonReadParse)
+        }
         // (b, c) One-row edits: incremental `update(to:)` against `updateFully(to:)`. Each timed
         // step is undone (untimed) so every run starts from the original file.
         for kind in RowEdit.Kind.allCases {
@@ -90,15 +106,6 @@ struct CoreBenchmark {
             sink &+= document.bookCount
             result.edits.append(.init(kind: kind, incrementalMS: Stopwatch.median(incremental),
                                       fullMS: Stopwatch.median(full), path: path))
-        }
-        // The Python peer, same file, same number of runs.
-        let peer = ChildProcess.run([options.python, options.peerScript, path, "--runs", String(runs)])
-        let values = ChildProcess.values(peer.output)
-        if peer.status == 0, values["books"] == Double(rows) {
-            result.pythonParseMS = values["parse_ms_median"]
-            result.pythonReadParseMS = values["read_parse_ms_median"]
-        } else {
-            Console.error("python peer failed (status \(peer.status)): \(peer.output)")
         }
         return result
     }
