@@ -21,7 +21,7 @@ struct CoreReport: Sendable {
         md.append("CI smoke run: `Benchmarks/run-core.sh --quick --no-docs` (1k and 10k rows, N = 3, a few seconds "
                   + "after the build; `--no-docs` leaves this file alone).")
         md.append("Files: generated UUID ids, titles and authors mostly ASCII with accented Latin, CJK and emoji "
-                  + "(deterministic seed); Python peer: `Benchmarks/peers/parse_peer.py` (dict comprehension), one peer run right after each Swift run.")
+                  + "(deterministic seed); Python peer: `Benchmarks/peers/parse_peer.py` (dict comprehension), one peer process right after each Swift run, timed after one untimed warm-up parse.")
         md.append("")
         md.append("### Full parse")
         md.append("")
