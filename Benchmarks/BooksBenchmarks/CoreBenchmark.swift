@@ -56,9 +56,12 @@ struct CoreBenchmark {
         // choice for Swift, whose large buffers are fresh `mmap`s every run).
         var parse: [Double] = [], readParse: [Double] = []
         var pythonParse: [Double] = [], pythonReadParse: [Double] = []
+        var parseCPU: [Double] = [], pythonParseCPU: [Double] = []
         for _ in 0..<runs {
             var document: BookDocument?
+            let cpu = Stopwatch.cpuMilliseconds()
             parse.append(Stopwatch.milliseconds { document = BookDocument(parsing: bytes) })
+            parseCPU.append(Stopwatch.cpuMilliseconds() - cpu)
             sink &+= document!.bookCount
             document = nil
             readParse.append(Stopwatch.milliseconds {
@@ -73,15 +76,18 @@ struct CoreBenchmark {
                let p = values["parse_ms_median"], let rp = values["read_parse_ms_median"] {
                 pythonParse.append(p)
                 pythonReadParse.append(rp)
+                pythonParseCPU.append(values["parse_cpu_ms_median"] ?? .nan)
             } else {
                 Console.error("python peer failed (status \(peer.status)): \(peer.output)")
             }
         }
         var result = SizeResult(rows: rows, fileBytes: bytes.count, runs: runs,
-                                swiftParseMS: Stopwatch.median(parse), swiftReadParseMS: Stopwatch.median(readParse))
+                                swiftParseMS: Stopwatch.median(parse), swiftReadParseMS: Stopwatch.median(readParse),
+                                swiftParseCPUMS: Stopwatch.median(parseCPU))
         if pythonParse.count == runs {
             result.pythonParseMS = Stopwatch.median(pythonParse)
             result.pythonReadParseMS = Stopwatch.median(pythonReadParse)
+            result.pythonParseCPUMS = Stopwatch.median(pythonParseCPU)
         }
         // (b, c) One-row edits: incremental `update(to:)` against `updateFully(to:)`. Each timed
         // step is undone (untimed) so every run starts from the original file.

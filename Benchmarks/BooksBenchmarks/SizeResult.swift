@@ -14,11 +14,15 @@ struct SizeResult: Sendable {
     var runs: Int
     var swiftParseMS: Double
     var swiftReadParseMS: Double
+    /// CPU time (user + system) of the parse: less sensitive than wall time to other load.
+    var swiftParseCPUMS: Double
     var pythonParseMS: Double?
+    var pythonParseCPUMS: Double?
     var pythonReadParseMS: Double?
     var edits: [EditResult] = []
 
     var parseRatio: Double? { pythonParseMS.map { $0 / swiftParseMS } }
+    var parseCPURatio: Double? { pythonParseCPUMS.map { $0 / swiftParseCPUMS } }
     var readParseRatio: Double? { pythonReadParseMS.map { $0 / swiftReadParseMS } }
 }
 

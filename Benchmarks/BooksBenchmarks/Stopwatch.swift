@@ -16,6 +16,15 @@ enum Stopwatch {
         return Double(now() - start) / 1e6
     }
 
+    /// Milliseconds of CPU time (user + system) this process has used so far.
+    static func cpuMilliseconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let micros = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000
+            + Int(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
+        return Double(micros) / 1000
+    }
+
     /// The median of `values` (mean of the middle two for an even count).
     static func median(_ values: [Double]) -> Double {
         precondition(!values.isEmpty)
