@@ -248,6 +248,10 @@ final class RawClient {
             Glibc.close(fd)
             throw RelError("connect \(socket): \(String(cString: strerror(e)))")
         }
+        // Nothing in the suite may block forever on a socket.
+        var limit = timeval(tv_sec: 15, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         if hello {
             let reply = try request(Request(id: "h", op: .hello, version: ProtocolVersion.current, client: "reliability"), timeout: timeout)
             guard reply.ok else { throw RelError("hello refused: \(reply)") }
@@ -294,7 +298,8 @@ final class RawClient {
             if r < 0 && errno == EINTR { continue }
             if r <= 0 { continue }
             var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if n < 0 && (errno == EAGAIN || errno == EINTR) { continue }
             if n <= 0 { return nil }
             buffer.append(contentsOf: chunk[0..<n])
         }

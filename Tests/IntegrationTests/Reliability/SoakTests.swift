@@ -15,6 +15,9 @@ final class SoakSubscriber: @unchecked Sendable {
     var view: [String: Book] = [:]
     var problems: [String] = []
     var changes = 0, snapshots = 0, resumes = 0, sessions = 0
+    var inSession = 0
+    var resumedFrom: UInt64?
+    var finalPhase = false
 
     init(index: Int) { self.index = index }
 
@@ -28,7 +31,7 @@ final class SoakSubscriber: @unchecked Sendable {
             snapshots += 1
         case .change:
             if event.seq != lastSeq + 1 {
-                problems.append("subscriber \(index): seq \(event.seq) after \(lastSeq) (\(event.seq <= lastSeq ? "duplicate" : "gap"))")
+                problems.append("subscriber \(index): seq \(event.seq) after \(lastSeq) (\(event.seq <= lastSeq ? "duplicate" : "gap")); event #\(inSession) of session \(sessions) resumed from \(resumedFrom.map(String.init) ?? "-")\(finalPhase ? " (final)" : "")")
             }
             for b in event.inserted ?? [] {
                 if view[b.id] != nil { problems.append("subscriber \(index): insert of existing \(b.id) at seq \(event.seq)") }
@@ -43,6 +46,7 @@ final class SoakSubscriber: @unchecked Sendable {
             }
             lastSeq = event.seq
             changes += 1
+            inSession += 1
         case .resyncRequired, .heartbeat, .shutdown:
             break
         }
@@ -54,6 +58,8 @@ final class SoakSubscriber: @unchecked Sendable {
         sessions += 1
         let resume = epoch.map { ResumePoint(epoch: $0, seq: lastSeq) }
         if resume != nil { resumes += 1 }
+        resumedFrom = resume?.seq
+        inSession = 0
         guard let reply = try? client.request(Request(id: "sub", op: .subscribe, resume: resume)), reply.ok else { return }
         for e in client.events { apply(e) }
         client.events.removeAll()
@@ -161,9 +167,14 @@ struct SoakTests {
         let status = try client.status()
         #expect(try client.list().byID == fileBooks, "the daemon's view differs from the file")
         for s in subscribers {
+            s.finalPhase = true
             s.session(socket: socket, until: Rel.now() + 10, targetSeq: status.seq)
             #expect(s.lastSeq == status.seq, "subscriber \(s.index) stuck at seq \(s.lastSeq) of \(status.seq)")
-            #expect(s.view == fileBooks, "subscriber \(s.index)'s view differs from the file")
+            s.finalPhase = true
+            let same = s.view == fileBooks
+            _ = s.finalPhase
+            let wrong = Set(s.view.keys).union(fileBooks.keys).filter { s.view[$0] != fileBooks[$0] }.sorted()
+            #expect(same, "subscriber \(s.index)'s view differs from the file on \(wrong.prefix(5))")
             for p in s.problems.prefix(5) { Issue.record(Comment(rawValue: p)) }
         }
         let warm = samples.dropFirst(max(1, samples.count / 4))
