@@ -23,6 +23,7 @@ final class WriteLedger: @unchecked Sendable {
     }
 }
 
+extension ReliabilitySuite {
 @Suite(.serialized)
 struct CrashSafetyTests {
     static let writers = 3
@@ -141,4 +142,5 @@ struct CrashSafetyTests {
             }
         }
     }
+}
 }

@@ -18,6 +18,7 @@ final class StopFlag: @unchecked Sendable {
     var summary: String { lock.lock(); defer { lock.unlock() }; return counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
 }
 
+extension ReliabilitySuite {
 @Suite(.serialized)
 struct HostileClientTests {
     /// Connects without hello; nil when refused.
@@ -158,4 +159,5 @@ struct HostileClientTests {
         #expect(status.subscribers == 1)
         daemon.stop()
     }
+}
 }

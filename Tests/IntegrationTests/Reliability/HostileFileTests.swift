@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 import Testing
 
+extension ReliabilitySuite {
 @Suite(.serialized)
 struct HostileFileTests {
     static func seedLines(_ n: Int = 12) -> [String] {
@@ -208,4 +209,5 @@ struct HostileFileTests {
         #expect(daemon.isRunning)
         daemon.stop()
     }
+}
 }

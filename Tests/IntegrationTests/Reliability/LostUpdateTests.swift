@@ -8,6 +8,7 @@ import Foundation
 import Glibc
 import Testing
 
+extension ReliabilitySuite {
 @Suite(.serialized)
 struct LostUpdateTests {
     struct Counters: CustomStringConvertible {
@@ -198,4 +199,5 @@ struct LostUpdateTests {
         daemon.stop()
         print("[reliability] lost-update: \(operations) operations (seed \(seed)): \(counters)")
     }
+}
 }

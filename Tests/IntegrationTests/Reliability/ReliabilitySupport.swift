@@ -401,3 +401,8 @@ enum BookFile {
 extension Array where Element == Book {
     var byID: [String: Book] { Dictionary(map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }) }
 }
+
+/// The parent of every fault-suite test: serialized, so the suites never run at the same time
+/// (the latency and memory figures, and the kill timing, assume a daemon that is not competing
+/// with another suite's daemon for the CPU).
+@Suite(.serialized) enum ReliabilitySuite {}

@@ -80,6 +80,7 @@ final class SoakStats: @unchecked Sendable {
     func add(_ body: (SoakStats) -> Void) { lock.lock(); body(self); lock.unlock() }
 }
 
+extension ReliabilitySuite {
 @Suite(.serialized)
 struct SoakTests {
     @Test func soakWithHundredReconnectingSubscribers() throws {
@@ -187,4 +188,5 @@ struct SoakTests {
         #expect(stats.refused * 10 <= max(10, stats.clientWrites), "too many refused client writes: \(stats.refused)")
         daemon.stop()
     }
+}
 }
