@@ -258,8 +258,14 @@ final class RawClient {
         }
     }
 
-    func close() { Glibc.close(fd) }
-    deinit { Glibc.close(fd) }
+    private var isClosed = false
+    /// Closes once (a second close could close an fd number another thread reused).
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        Glibc.close(fd)
+    }
+    deinit { close() }
 
     func sendRaw(_ bytes: [UInt8]) throws {
         var done = 0
