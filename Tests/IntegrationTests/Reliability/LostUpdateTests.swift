@@ -128,7 +128,10 @@ struct LostUpdateTests {
                 }
             case 62..<78: // stale expectedVersion after a hand edit: must be refused
                 let id = pick()
-                let (_, version) = try #require(try client.get(id), "op \(op): get \(id)")
+                // `get` answers from the daemon's view, which may not have seen a fresh hand insert yet.
+                var found: (Book, UInt64)?
+                Rel.waitUntil(5) { found = try? client.get(id); return found != nil }
+                let (_, version) = try #require(found, "op \(op): get \(id)")
                 handSet(id, name: "S\(op)")
                 let reply = try clientWrite {
                     Request(id: client.makeID(), op: .update, patches: [BookPatch(id: id, name: "lost\(op)", expectedVersion: version)])
