@@ -1,0 +1,62 @@
+import Glibc
+
+/// Runs an interactive program in a private tmux server (`tmux -L booksync-test-N`).
+final class TmuxSession: @unchecked Sendable {
+    let server: String
+    let tools: ToolRunner
+    static let session = "main"
+
+    init(tools: ToolRunner, command: String) throws {
+        server = "booksync-test-\(getpid())-\(DaemonHarness.uniqueNumber())"
+        self.tools = tools
+        try tmux(["-f", "/dev/null", "new-session", "-d", "-s", Self.session, "-x", "120", "-y", "40", command])
+    }
+
+    @discardableResult
+    func tmux(_ args: [String], timeout: Double = 10) throws -> ToolResult {
+        let result = try tools.run(["tmux", "-L", server] + args, timeout: timeout)
+        guard result.succeeded else { throw HarnessError("tmux \(args) failed: \(result)") }
+        return result
+    }
+
+    func screen() -> String {
+        (try? tools.run(["tmux", "-L", server, "capture-pane", "-p", "-t", Self.session], timeout: 5))?.output ?? ""
+    }
+
+    /// Waits until the screen shows `text`.
+    func waitForScreen(containing text: String, timeout: Double = 10) throws {
+        let deadline = monotonicNow() + timeout
+        while monotonicNow() < deadline {
+            if screen().contains(text) { return }
+            usleep(50_000)
+        }
+        throw HarnessError("tmux screen never showed \(text); screen:\n\(screen())")
+    }
+
+    /// `send-keys` (tmux key names such as Enter, C-o, End are allowed).
+    func send(_ keys: String...) throws {
+        try tmux(["send-keys", "-t", Self.session] + keys)
+    }
+
+    /// Sends text literally (-l).
+    func type(_ text: String) throws {
+        try tmux(["send-keys", "-t", Self.session, "-l", text])
+    }
+
+    /// Waits until the program exits (the session disappears).
+    func waitForExit(timeout: Double = 15) throws {
+        let deadline = monotonicNow() + timeout
+        while monotonicNow() < deadline {
+            let r = try tools.run(["tmux", "-L", server, "has-session", "-t", Self.session], timeout: 5)
+            if !r.succeeded { return }
+            usleep(50_000)
+        }
+        let last = screen()
+        kill()
+        throw HarnessError("program in tmux did not exit within \(timeout) s; screen:\n\(last)")
+    }
+
+    func kill() {
+        _ = try? tools.run(["tmux", "-L", server, "kill-server"], timeout: 5)
+    }
+}
