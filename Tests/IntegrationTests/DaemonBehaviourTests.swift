@@ -1,0 +1,143 @@
+import Glibc
+import Testing
+
+/// Id assignment, bad lines, client writes, start-up without a file, inotify overflow.
+@Suite("Daemon behaviour") struct DaemonBehaviourTests {
+    @Test("a hand-added name|author row gets an id written back at that line")
+    func handAddedRowGetsID() throws {
+        try scenario("hand-added") { h, sub in
+            try h.tools.must("echo 'Snow Crash|Neal Stephenson' >> books.txt")
+            let events = sub.expectEvents([.insertNew(name: "Snow Crash", author: "Neal Stephenson")])
+            guard let id = events.first(where: { $0.kind == "insert" })?.id else { return }
+            #expect(id.count == 36 && id.filter({ $0 == "-" }).count == 4, "assigned id should be a UUID: \(id)")
+            // The daemon writes the id into the file, at the same line (21).
+            let deadline = monotonicNow() + 5
+            var lines: [Substring] = []
+            while monotonicNow() < deadline {
+                lines = h.fileText.split(separator: "\n")
+                if lines.count == 21, lines[20] == "\(id)|Snow Crash|Neal Stephenson" { break }
+                usleep(50_000)
+            }
+            #expect(lines.count == 21 && lines.last.map(String.init) == "\(id)|Snow Crash|Neal Stephenson",
+                    "file should end with the id'd row; file:\n\(h.fileText)")
+            #expect(Array(lines.prefix(20)).map(String.init) == Books.all.map(\.description))
+            // Writing the id back must not produce a second event.
+            sub.expectNoMoreEvents(within: 1.2, "after the id was written back")
+        }
+    }
+
+    @Test("a row losing its author field is a bad line, not a delete")
+    func slipIsBadLineNotDelete() throws {
+        try scenario("slip", checkConvergence: false) { h, sub in
+            try h.tools.must("sed -i 's/^\\(\(fixtureID(4))|Book 4\\)|Author 4$/\\1/' books.txt")
+            #expect(h.fileText.contains("\n\(fixtureID(4))|Book 4\n"))
+            sub.expectNoMoreEvents(within: 1.5, "slip")
+            let status = try h.ctl(["status", "--json"])
+            #expect(status.succeeded, "status --json: \(status)")
+            let text = status.output
+            #expect(text.lowercased().contains("bad"), "status --json should report bad lines: \(text)")
+            #expect(text.contains("4") && (text.contains(fixtureID(4)) || text.contains("Book 4") || text.contains("\"line\":4") || text.contains("\"line\": 4")),
+                    "status --json should name line 4: \(text)")
+            // Fixing the slip restores the same book: still nothing to report.
+            try h.tools.must("sed -i 's/^\\(\(fixtureID(4))|Book 4\\)$/\\1|Author 4/' books.txt")
+            sub.expectNoMoreEvents(within: 1.2, "slip repaired")
+            sub.expectConverged(to: h.fileBooks)
+        }
+    }
+
+    @Test("booksctl add: exactly one insert with source client")
+    func clientAdd() throws {
+        try scenario("client-add") { h, sub in
+            let result = try h.ctl(["add", "Snow Crash", "Neal Stephenson"])
+            #expect(result.succeeded, "booksctl add: \(result)")
+            let id = result.output.split(separator: "\n").last.map { String($0).filter { !$0.isWhitespace } } ?? ""
+            sub.expectEvents([.init(kind: "insert", id: id, name: "Snow Crash", author: "Neal Stephenson", source: "client")])
+            #expect(h.fileText.contains("\(id)|Snow Crash|Neal Stephenson\n"), "file:\n\(h.fileText)")
+            // update and delete through the client, too
+            let upd = try h.ctl(["update", id, "--name", "Snow Crash (2nd ed.)"])
+            #expect(upd.succeeded, "booksctl update: \(upd)")
+            sub.expectEvents([.init(kind: "update", id: id, name: "Snow Crash (2nd ed.)", author: "Neal Stephenson", source: "client")], "update")
+            let del = try h.ctl(["delete", id])
+            #expect(del.succeeded, "booksctl delete: \(del)")
+            sub.expectEvents([.init(kind: "delete", id: id, name: "Snow Crash (2nd ed.)", author: "Neal Stephenson", source: "client")], "delete")
+            #expect(h.fileText == Books.text())
+        }
+    }
+
+    @Test("client writes racing with hand edits lose nothing")
+    func clientRacesHandEdit() throws {
+        try scenario("race") { h, sub in
+            let rounds = 6
+            var expected: [ExpectedEvent] = []
+            for i in 0..<rounds {
+                let n = i + 2
+                let edited = Book(id: fixtureID(n), name: "Book \(n) edited", author: "Author \(n)")
+                // sed -i (rename) and booksctl add at the same moment.
+                let script = """
+                    \(shellQuote(Products.booksctl)) add 'Client \(i)' 'Racer \(i)' > ../add-\(i).out &
+                    sed -i 's/|Book \(n)|/|Book \(n) edited|/' books.txt
+                    wait
+                    """
+                try h.tools.must(script)
+                expected.append(.update(edited))
+                expected.append(.insertNew(name: "Client \(i)", author: "Racer \(i)", source: "client"))
+            }
+            sub.expectEvents(expected, timeout: 15, quiet: 1.5)
+            let books = h.fileBooks
+            for i in 0..<rounds {
+                let n = i + 2
+                #expect(books[fixtureID(n)]?.name == "Book \(n) edited", "hand edit \(i) lost; file:\n\(h.fileText)")
+                #expect(books.values.contains { $0.name == "Client \(i)" && $0.author == "Racer \(i)" }, "client add \(i) lost; file:\n\(h.fileText)")
+                let id = (readFile(h.root + "/add-\(i).out") ?? "").filter { !$0.isWhitespace }
+                #expect(books[id]?.name == "Client \(i)", "booksctl add printed id \(id) not in the file")
+            }
+            #expect(books.count == 20 + rounds)
+        }
+    }
+
+    @Test("books.txt missing at start, then created: inserts")
+    func fileMissingAtStart() throws {
+        try scenario("missing", books: nil) { h, sub in
+            let rows = Array(Books.all.prefix(3))
+            try h.tools.must("printf '%s\\n' \(printfArguments(Fixture.text(rows))) > books.txt")
+            sub.expectEvents(rows.map { .insert($0) })
+        }
+    }
+
+    @Test("inotify queue overflow: the subscriber converges to the file",
+          .enabled(if: isRoot, "needs root to lower /proc/sys/fs/inotify/max_queued_events"))
+    func inotifyOverflow() throws {
+        let knob = "/proc/sys/fs/inotify/max_queued_events"
+        guard let original = readFile(knob)?.filter({ $0.isNumber }), !original.isEmpty else {
+            print("skipping inotifyOverflow: \(knob) is not readable")
+            return
+        }
+        let h = try DaemonHarness("overflow", start: false)
+        defer { h.shutdown() }
+        do {
+            // The limit is taken when the daemon creates its inotify instance: lower it only around start-up.
+            defer { try? writeFile(knob, original + "\n") }
+            do { try writeFile(knob, "16\n") } catch {
+                print("skipping inotifyOverflow: cannot write \(knob): \(error)")
+                return
+            }
+            try h.startDaemon()
+        }
+        #expect(readFile(knob)?.filter({ $0.isNumber }) == original)
+        let sub = try h.subscribe()
+        let script = """
+            for i in $(seq 1 30); do
+              for j in $(seq 1 40); do : > noise-$i-$j; done
+              n=$(( i % 19 + 2 ))
+              sed -i "s/^\\([^|]*\\)|Book $n[^|]*|/\\1|Book $n rev $i|/" books.txt
+              rm -f noise-$i-*
+            done
+            """
+        try h.tools.must(script, timeout: 120)
+        let events = sub.drain(quiet: 2.5, limit: 60)
+        #expect(!events.contains { $0.kind == "delete" }, "no book was deleted, yet: \(events.filter { $0.kind == "delete" })")
+        #expect(!events.isEmpty)
+        sub.expectConverged(to: h.fileBooks)
+        #expect(h.fileBooks.count == 20)
+    }
+}

@@ -1,0 +1,39 @@
+import Glibc
+import Testing
+
+/// The fixture and the edits most tests make.
+enum Books {
+    static let all = Fixture.books()
+    static func n(_ i: Int) -> Book { all[i - 1] }
+    static let dune = n(1)
+    static let duneUpper = Book(id: dune.id, name: "Dune", author: "Frank HERBERT")
+
+    /// The fixture with `changes` applied (replace by id; nil value = delete), plus `appended`.
+    static func text(replacing changes: [String: Book?] = [:], appending appended: [Book] = []) -> String {
+        var rows: [Book] = []
+        for b in all {
+            if let change = changes[b.id] { if let c = change { rows.append(c) } } else { rows.append(b) }
+        }
+        return Fixture.text(rows + appended)
+    }
+}
+
+/// Starts a daemon on a fresh directory, subscribes (after the initial snapshot), runs `body`,
+/// then checks that the state rebuilt from the events equals the file, and cleans up.
+func scenario(_ name: String, base: String = "/var/tmp", books: [Book]? = Fixture.books(),
+              confirmationMs: Int? = nil, checkConvergence: Bool = true,
+              sourceLocation: SourceLocation = #_sourceLocation,
+              _ body: (DaemonHarness, Subscriber) throws -> Void) throws {
+    let h = try DaemonHarness(name, base: base, books: books, confirmationMs: confirmationMs)
+    defer { h.shutdown() }
+    let sub = try h.subscribe(initialCount: books?.count ?? 0)
+    try body(h, sub)
+    if checkConvergence { sub.expectConverged(to: h.fileBooks, sourceLocation: sourceLocation) }
+}
+
+/// A `printf '%s\n' ROWS… > books.txt`-style argument list for `text`.
+func printfArguments(_ text: String) -> String {
+    text.split(separator: "\n").map { shellQuote(String($0)) }.joined(separator: " ")
+}
+
+var isRoot: Bool { geteuid() == 0 }
