@@ -43,7 +43,7 @@ let package = Package(
         .testTarget(name: "BooksStoreTests", dependencies: ["BooksStore"], swiftSettings: strict),
         .testTarget(name: "BooksProtocolTests", dependencies: ["BooksProtocol"], swiftSettings: strict),
         .testTarget(name: "BooksDaemonTests", dependencies: ["BooksDaemon"], swiftSettings: strict),
-        .testTarget(name: "BooksClientTests", dependencies: ["BooksClient"], swiftSettings: strict),
+        .testTarget(name: "BooksClientTests", dependencies: ["BooksClient", "booksctl"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["BooksClient", "BooksCore"], swiftSettings: strict),
     ]
 )

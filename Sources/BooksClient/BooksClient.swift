@@ -1,1 +1,195 @@
-// BooksClient placeholder; replaced by the real module.
+import BooksCore
+import BooksProtocol
+import Synchronization
+
+/// A connection to `booksd`: requests, replies and one change feed over a Unix socket.
+///
+/// Guarantees: every method sends exactly one request and returns its reply (requests from several
+/// tasks may be in flight at once; replies are matched by id). A daemon error is thrown as
+/// `BooksClientError.daemon` with its code; a lost connection fails every pending call with
+/// `.connectionClosed`. The client is `Sendable`; the connection is closed by `close()` or when the
+/// last reference goes away. It does not reconnect: use `ResilientSubscription` or `liveQuery` for that.
+public final class BooksClient: Sendable {
+    /// The socket path this client is connected to.
+    public let socketPath: String
+    /// The daemon's name and version from `hello`, e.g. `booksd 1.0`.
+    public let server: String?
+    /// The daemon's position when the connection was made (nil if the daemon did not say).
+    public let helloPoint: ResumePoint?
+
+    private let connection: SocketConnection
+    private let nextID: Atomic<UInt64>
+
+    private init(socketPath: String, connection: SocketConnection, server: String?,
+                 helloPoint: ResumePoint?, nextID: UInt64) {
+        self.socketPath = socketPath
+        self.connection = connection
+        self.server = server
+        self.helloPoint = helloPoint
+        self.nextID = Atomic(nextID)
+    }
+
+    deinit { connection.close() }
+
+    /// Connects to the daemon's socket and performs the `hello` handshake.
+    ///
+    /// - Throws: `.cannotConnect(path, errno)` (with a hint on starting the daemon) when nothing
+    ///   listens or access is denied; `.protocolError` when the daemon refuses the protocol version;
+    ///   `.connectionClosed` when it hangs up during the handshake.
+    public static func connect(socketPath: String, clientName: String = "booksctl")
+        async throws(BooksClientError) -> BooksClient {
+        let connection = try SocketConnection.open(path: socketPath)
+        let hello = Request(id: "1", op: .hello, version: ProtocolVersion.current, client: clientName)
+        switch await connection.send(hello) {
+        case .success(let reply):
+            let result = reply.result
+            if let version = result?.protocolVersion, version != ProtocolVersion.current {
+                connection.close()
+                throw .protocolError(ProtocolError(.unsupportedVersion,
+                    "daemon speaks protocol version \(version), this client \(ProtocolVersion.current)"))
+            }
+            var point: ResumePoint?
+            if let epoch = result?.epoch, let seq = result?.seq { point = ResumePoint(epoch: epoch, seq: seq) }
+            return BooksClient(socketPath: socketPath, connection: connection, server: result?.server,
+                               helloPoint: point, nextID: 2)
+        case .failure(let error):
+            connection.close()
+            if case .daemon(let protocolError) = error { throw .protocolError(protocolError) }
+            throw error
+        }
+    }
+
+    /// Closes the connection. Pending calls fail with `.closed`; an active change feed finishes
+    /// normally. Idempotent.
+    public func close() { connection.close() }
+
+    /// True once the connection has ended (closed by either side).
+    public var isClosed: Bool { connection.isClosed }
+
+    // MARK: Requests
+
+    /// Checks that the daemon answers; returns its current position (epoch and seq).
+    public func ping() async throws(BooksClientError) -> ResumePoint? {
+        let result = try await call(.ping)
+        guard let epoch = result.epoch, let seq = result.seq else { return nil }
+        return ResumePoint(epoch: epoch, seq: seq)
+    }
+
+    /// The daemon's state: file, bad lines, watcher, epoch/seq, subscribers, uptime.
+    public func status() async throws(BooksClientError) -> DaemonStatus {
+        let result = try await call(.status)
+        guard let status = result.status else { throw missing("status") }
+        return status
+    }
+
+    /// The books matching `query` (filter, sort, limit, offset), evaluated by the daemon.
+    public func list(_ query: BookQuery = BookQuery()) async throws(BooksClientError) -> BookPage {
+        let result = try await call(.list) {
+            $0.filter = query.filter.isEmpty ? nil : query.filter
+            $0.sort = query.sort
+            $0.limit = query.limit
+            $0.offset = query.offset == 0 ? nil : query.offset
+        }
+        let books = result.books ?? []
+        return BookPage(books: books, total: result.total ?? books.count, epoch: result.epoch, seq: result.seq ?? 0)
+    }
+
+    /// The books with the given ids, with their versions, in the order asked.
+    ///
+    /// - Throws: `.daemon` with code `not-found` when an id does not exist.
+    public func get(_ ids: [String]) async throws(BooksClientError) -> [VersionedBook] {
+        let result = try await call(.get) { $0.ids = ids }
+        let books = result.books ?? []
+        let versions = result.versions ?? []
+        guard versions.count == books.count else {
+            throw .protocolError(ProtocolError(.badRequest, "get: \(books.count) books but \(versions.count) versions"))
+        }
+        return zip(books, versions).map { VersionedBook(book: $0, version: $1) }
+    }
+
+    /// Inserts the books atomically (all or none); returns them as written, with their ids.
+    public func insert(_ drafts: [BookDraft]) async throws(BooksClientError) -> [Book] {
+        try await call(.insert) { $0.books = drafts }.books ?? []
+    }
+
+    /// Applies the patches atomically; returns the books as written.
+    ///
+    /// - Throws: `.daemon` with `conflict` (and `current`) when an `expectedVersion` does not match,
+    ///   `not-found` for an unknown id.
+    public func update(_ patches: [BookPatch]) async throws(BooksClientError) -> [Book] {
+        try await call(.update) { $0.patches = patches }.books ?? []
+    }
+
+    /// Deletes the books atomically; with `expectedVersions` (parallel to `ids`), only if unchanged.
+    /// Returns the deleted books as the daemon reports them.
+    @discardableResult
+    public func delete(_ ids: [String], expectedVersions: [UInt64]? = nil) async throws(BooksClientError) -> [Book] {
+        try await call(.delete) { $0.ids = ids; $0.expectedVersions = expectedVersions }.books ?? []
+    }
+
+    // MARK: Change feed
+
+    /// Subscribes this connection to the change feed.
+    ///
+    /// The stream yields what the daemon pushes, in order (see `FeedItem`). It finishes normally
+    /// after `close()` or after a `shutdown` event once the daemon hangs up; it throws
+    /// `BooksClientError` when the subscribe request fails or the connection breaks. One feed per
+    /// connection: a second call while one is active throws `.alreadySubscribed`. Ending the
+    /// iteration (cancel, drop) unsubscribes. This stream does not reconnect. Keep the client alive
+    /// while iterating: releasing it closes the connection (the stream then finishes). Items are
+    /// buffered without bound; the daemon disconnects a subscriber that lags too far behind.
+    public func changes(filter: BookFilter = .all, from resume: ResumePoint? = nil)
+        -> AsyncThrowingStream<FeedItem, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<FeedItem, any Error>.makeStream()
+        do {
+            try connection.installSink(continuation)
+        } catch {
+            continuation.finish(throwing: error)
+            return stream
+        }
+        let connection = self.connection
+        let subscribeID = makeID()
+        let unsubscribeID = makeID()
+        continuation.onTermination = { termination in
+            if case .cancelled = termination {
+                connection.removeSink(finishing: nil)
+                connection.sendAndForget(Request(id: unsubscribeID, op: .unsubscribe))
+            }
+        }
+        let request = Request(id: subscribeID, op: .subscribe, filter: filter.isEmpty ? nil : filter, resume: resume)
+        Task {
+            if case .failure(let error) = await connection.send(request) {
+                connection.removeSink(finishing: error)
+            }
+        }
+        return stream
+    }
+
+    /// A live query that survives daemon restarts: the books matching `query`, emitted once at
+    /// start and again after each change that alters the result (and only then).
+    ///
+    /// Uses its own connections to `socketPath` (see `ResilientSubscription.liveQuery`).
+    public func liveQuery(_ query: BookQuery) -> AsyncThrowingStream<[Book], any Error> {
+        ResilientSubscription.liveQuery(socketPath: socketPath, query: query)
+    }
+
+    // MARK: Plumbing
+
+    private func makeID() -> String {
+        String(nextID.wrappingAdd(1, ordering: .relaxed).oldValue)
+    }
+
+    private func call(_ op: Request.Operation, _ configure: (inout Request) -> Void = { _ in })
+        async throws(BooksClientError) -> ReplyResult {
+        var request = Request(id: makeID(), op: op)
+        configure(&request)
+        switch await connection.send(request) {
+        case .success(let reply): return reply.result ?? ReplyResult()
+        case .failure(let error): throw error
+        }
+    }
+
+    private func missing(_ field: String) -> BooksClientError {
+        .protocolError(ProtocolError(.badRequest, "reply lacks `\(field)`"))
+    }
+}

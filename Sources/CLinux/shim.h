@@ -47,4 +47,10 @@ static inline long books_filesystem_type(const char *path) {
     if (statfs(path, &s) != 0) return -1;
     return (long)s.f_type;
 }
+#include <sys/prctl.h>
+
+/// Names the calling thread (visible in `top -H`, `/proc/PID/task/TID/comm`); at most 15 bytes are kept.
+static inline int books_set_current_thread_name(const char *name) {
+    return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+}
 #endif

@@ -1,1 +1,29 @@
-@main struct BooksdMain { static func main() {} }
+import BooksDaemon
+import Glibc
+
+/// `booksd`: parse the command line and configuration, then run the daemon.
+@main
+struct BooksdMain {
+    static func main() {
+        switch BooksdCommandLine.evaluate(arguments: Array(CommandLine.arguments.dropFirst())) {
+        case .exit(let status, let standardOutput, let standardError):
+            write(1, standardOutput)
+            write(2, standardError)
+            exit(status)
+        case .run(let configuration):
+            let commandLine = (try? BooksdCommandLine.parse(Array(CommandLine.arguments.dropFirst()))) ?? BooksdCommandLine()
+            Daemon(configuration: configuration, commandLine: commandLine).run()
+        }
+    }
+}
+
+/// Writes all of `text` to `fd` (no stdio buffering).
+func write(_ fd: Int32, _ text: String) {
+    var bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        if n <= 0 { if errno == EINTR { continue }; return }
+        offset += n
+    }
+}

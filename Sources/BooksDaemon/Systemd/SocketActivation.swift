@@ -25,5 +25,5 @@ public enum SocketActivation {
     }
 
     /// `SOCK_STREAM` as a plain `Int32` (Glibc imports it as an enum on Linux).
-    static let SOCK_STREAM_VALUE: Int32 = Int32(SOCK_STREAM.rawValue)
+    static let SOCK_STREAM_VALUE: Int32 = 1   // SOCK_STREAM on Linux (stable ABI value)
 }

@@ -42,6 +42,45 @@ public struct Request: Sendable, Hashable, Codable {
         self.expectedVersions = expectedVersions
     }
 
+    /// The JSON keys of a request.
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, op, version, client, filter, sort, limit, offset, resume, ids, books, patches, expectedVersions
+    }
+
+    /// Decodes a request; `id` may be a JSON string or a JSON number (kept as its decimal text,
+    /// e.g. `7` → `"7"`). Every other field has the synthesized shape. Throws `DecodingError` on
+    /// a missing `id`/`op`, a wrong type, or an unknown `op`.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.id = try Request.decodeID(c)
+        self.op = try c.decode(Operation.self, forKey: .op)
+        self.version = try c.decodeIfPresent(Int.self, forKey: .version)
+        self.client = try c.decodeIfPresent(String.self, forKey: .client)
+        self.filter = try c.decodeIfPresent(BookFilter.self, forKey: .filter)
+        self.sort = try c.decodeIfPresent(BookSort.self, forKey: .sort)
+        self.limit = try c.decodeIfPresent(Int.self, forKey: .limit)
+        self.offset = try c.decodeIfPresent(Int.self, forKey: .offset)
+        self.resume = try c.decodeIfPresent(ResumePoint.self, forKey: .resume)
+        self.ids = try c.decodeIfPresent([String].self, forKey: .ids)
+        self.books = try c.decodeIfPresent([BookDraft].self, forKey: .books)
+        self.patches = try c.decodeIfPresent([BookPatch].self, forKey: .patches)
+        self.expectedVersions = try c.decodeIfPresent([UInt64].self, forKey: .expectedVersions)
+    }
+
+    /// Reads `id` as a string, or as a number converted to text.
+    static func decodeID(_ c: KeyedDecodingContainer<CodingKeys>) throws -> String {
+        if let text = try? c.decode(String.self, forKey: .id) { return text }
+        if let n = try? c.decode(Int64.self, forKey: .id) { return String(n) }
+        if let n = try? c.decode(UInt64.self, forKey: .id) { return String(n) }
+        if let d = try? c.decode(Double.self, forKey: .id), d.isFinite { return String(d) }
+        guard c.contains(.id) else {
+            throw DecodingError.keyNotFound(CodingKeys.id, .init(codingPath: c.codingPath,
+                                                                 debugDescription: "missing id"))
+        }
+        throw DecodingError.typeMismatch(String.self, .init(codingPath: c.codingPath + [CodingKeys.id],
+                                                            debugDescription: "id must be a string or a number"))
+    }
+
     /// The operations of protocol version 1.
     public enum Operation: String, Sendable, Hashable, Codable, CaseIterable {
         /// Must be the first request: `version` → `HelloResult`.

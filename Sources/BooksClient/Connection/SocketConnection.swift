@@ -1,0 +1,229 @@
+import BooksProtocol
+import CLinux
+import FoundationEssentials
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One connected Unix stream socket speaking newline-delimited JSON.
+///
+/// Threading: a dedicated reader thread owns all reads and closes the descriptor when the stream
+/// ends; writers serialise on `writeLock`. Replies are matched to requests by id; event lines go to
+/// the single installed event sink, in the order received. When the stream ends, every pending
+/// request fails and the sink finishes — exactly once.
+final class SocketConnection: Sendable {
+    typealias ReplyContinuation = CheckedContinuation<Result<Reply, BooksClientError>, Never>
+
+    /// A change-feed consumer: receives events decoded on the reader thread.
+    struct EventSink: Sendable {
+        let continuation: AsyncThrowingStream<FeedItem, any Error>.Continuation
+        var sawShutdown = false
+    }
+
+    private struct State: Sendable {
+        var pending: [String: ReplyContinuation] = [:]
+        var sink: EventSink?
+        /// Set once the stream has ended; later requests fail with it at once.
+        var endError: BooksClientError?
+        /// Set by `close()`: the end is deliberate.
+        var closing = false
+    }
+
+    let path: String
+    private let fd: Int32
+    private let state = Mutex(State())
+    /// Guards writes and holds "fd is still writable". Writers hold it while sending; the reader
+    /// takes it (inside `fdOpen`) to close `fd`. Lock order: `fdOpen` before `writeLock`.
+    private let writeLock = Mutex(true)
+    /// True while `fd` is open. Guards `shutdown` (from `close()`) against the reader's `close(fd)`.
+    private let fdOpen = Mutex(true)
+
+    private init(path: String, fd: Int32) {
+        self.path = path
+        self.fd = fd
+    }
+
+    /// Connects to the Unix socket at `path` and starts the reader thread.
+    static func open(path: String) throws(BooksClientError) -> SocketConnection {
+        var address = sockaddr_un()
+        let length = books_make_sockaddr_un(path, &address)
+        guard length > 0 else { throw .socketPathTooLong(path) }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .cannotConnect(path: path, errno: errno) }
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(length)) }
+        }
+        if rc != 0 {
+            let code = errno
+            Glibc.close(fd)
+            throw .cannotConnect(path: path, errno: code)
+        }
+        let connection = SocketConnection(path: path, fd: fd)
+        guard DetachedThread.start({ connection.readLoop() }) else {
+            Glibc.close(fd)
+            throw .io(operation: "pthread_create", errno: errno)
+        }
+        return connection
+    }
+
+    // MARK: Requests
+
+    /// Sends `request` and waits for the reply with the same id.
+    ///
+    /// The line is written synchronously (small, bounded by the socket buffer); the wait is async.
+    func send(_ request: Request) async -> Result<Reply, BooksClientError> {
+        let line: [UInt8]
+        do {
+            let encoder = JSONEncoder()
+            line = Array(try encoder.encode(request)) + [UInt8(ascii: "\n")]
+        } catch {
+            return .failure(.protocolError(ProtocolError(.badRequest, "cannot encode request: \(error)")))
+        }
+        return await withCheckedContinuation { (continuation: ReplyContinuation) in
+            let early: BooksClientError? = state.withLock { state in
+                if let error = state.endError { return error }
+                state.pending[request.id] = continuation
+                return nil
+            }
+            if let early {
+                continuation.resume(returning: .failure(early))
+                return
+            }
+            if let error = write(line) {
+                let waiting = state.withLock { $0.pending.removeValue(forKey: request.id) }
+                waiting?.resume(returning: .failure(error))
+            }
+        }
+    }
+
+    /// Sends a line without waiting for its reply (the reply is discarded).
+    func sendAndForget(_ request: Request) {
+        guard let data = try? JSONEncoder().encode(request) else { return }
+        _ = write(Array(data) + [UInt8(ascii: "\n")])
+    }
+
+    private func write(_ bytes: [UInt8]) -> BooksClientError? {
+        writeLock.withLock { writable -> BooksClientError? in
+            guard writable else { return .connectionClosed }
+            return bytes.withUnsafeBytes { raw -> BooksClientError? in
+                var offset = 0
+                while offset < raw.count {
+                    let n = Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        let code = errno
+                        return code == EPIPE || code == ECONNRESET ? .connectionClosed : .io(operation: "send", errno: code)
+                    }
+                    offset += n
+                }
+                return nil
+            }
+        }
+    }
+
+    // MARK: Events
+
+    /// Installs the single change-feed consumer. Fails if one is installed or the stream has ended.
+    func installSink(_ continuation: AsyncThrowingStream<FeedItem, any Error>.Continuation) throws(BooksClientError) {
+        let error: BooksClientError? = state.withLock { state in
+            if let error = state.endError { return error }
+            if state.sink != nil { return .alreadySubscribed }
+            state.sink = EventSink(continuation: continuation)
+            return nil
+        }
+        if let error { throw error }
+    }
+
+    /// Removes the change-feed consumer (if any) and finishes it with `error` (or normally).
+    func removeSink(finishing error: BooksClientError?) {
+        let sink = state.withLock { state -> EventSink? in
+            defer { state.sink = nil }
+            return state.sink
+        }
+        if let error { sink?.continuation.finish(throwing: error) } else { sink?.continuation.finish() }
+    }
+
+    // MARK: Lifecycle
+
+    /// Ends the connection: pending requests fail with `.closed`, an event sink finishes normally.
+    /// Idempotent; returns at once (the reader thread completes the teardown).
+    func close() {
+        state.withLock { $0.closing = true }
+        fdOpen.withLock { open in
+            if open { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    /// True once the stream has ended.
+    var isClosed: Bool { state.withLock { $0.endError != nil } }
+
+    private func readLoop() {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var lines = LineBuffer()
+        var endError: BooksClientError = .connectionClosed
+        reading: while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                if code != ECONNRESET { endError = .io(operation: "read", errno: code) }
+                break
+            }
+            for line in lines.append(buffer[0..<n]) where !line.allSatisfy({ $0 == 32 || $0 == 13 }) {
+                do {
+                    try dispatch(IncomingLine.decode(line))
+                } catch {
+                    endError = error
+                    break reading
+                }
+            }
+        }
+        fdOpen.withLock { open in
+            writeLock.withLock { writable in
+                Glibc.close(fd)
+                writable = false
+            }
+            open = false
+        }
+        finish(endError)
+    }
+
+    private func dispatch(_ line: IncomingLine) throws(BooksClientError) {
+        switch line {
+        case .reply(let reply):
+            guard let id = reply.id else {
+                throw .protocolError(reply.error ?? ProtocolError(.badRequest, "reply without id"))
+            }
+            let waiting = state.withLock { $0.pending.removeValue(forKey: id) }
+            waiting?.resume(returning: reply.ok
+                ? .success(reply)
+                : .failure(.daemon(reply.error ?? ProtocolError(.internalError, "failure without error"))))
+        case .event(let event):
+            let sink = state.withLock { state -> EventSink? in
+                if event.event == .shutdown { state.sink?.sawShutdown = true }
+                return state.sink
+            }
+            sink?.continuation.yield(FeedItem(event))
+        }
+    }
+
+    private func finish(_ error: BooksClientError) {
+        let (pending, sink, closing) = state.withLock { state in
+            let closing = state.closing
+            state.endError = closing ? .closed : error
+            defer { state.pending = [:]; state.sink = nil }
+            return (state.pending, state.sink, closing)
+        }
+        let reported: BooksClientError = closing ? .closed : error
+        for continuation in pending.values { continuation.resume(returning: .failure(reported)) }
+        if let sink {
+            if closing || (sink.sawShutdown && error == .connectionClosed) {
+                sink.continuation.finish()
+            } else {
+                sink.continuation.finish(throwing: reported)
+            }
+        }
+    }
+}

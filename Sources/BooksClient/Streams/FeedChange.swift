@@ -1,0 +1,20 @@
+import BooksCore
+
+/// One numbered change set of the feed (the client-side view of `SequencedChangeSet`).
+public struct FeedChange: Sendable, Hashable {
+    /// The lineage.
+    public var epoch: String
+    /// The sequence number this change brought the daemon to.
+    public var seq: UInt64
+    /// Who made the change.
+    public var source: ChangeSource
+    /// When it was applied (ISO 8601 with milliseconds, UTC), as sent by the daemon.
+    public var time: String?
+    /// The books that changed.
+    public var changes: ChangeSet
+
+    /// Creates a change.
+    public init(epoch: String, seq: UInt64, source: ChangeSource, time: String? = nil, changes: ChangeSet) {
+        self.epoch = epoch; self.seq = seq; self.source = source; self.time = time; self.changes = changes
+    }
+}

@@ -1,0 +1,38 @@
+import BooksCore
+import BooksProtocol
+
+/// One item of a change feed, as pushed by the daemon after `subscribe`.
+///
+/// Order guarantee (from the daemon): a `snapshot` at seq N, then `change`s N+1…; or replayed
+/// `change`s after a resume point; or `resyncRequired` immediately followed by a `snapshot`.
+public enum FeedItem: Sendable, Hashable {
+    /// Every book matching the subscription's filter at `seq`, in file order.
+    case snapshot(FeedSnapshot)
+    /// One applied change set (already filtered by the daemon).
+    case change(FeedChange)
+    /// The resume point cannot be served; a `snapshot` follows unless the daemon disconnects.
+    case resyncRequired(epoch: String, seq: UInt64, reason: String)
+    /// Keep-alive carrying the daemon's current position.
+    case heartbeat(ResumePoint)
+    /// The daemon is stopping; the connection will close.
+    case shutdown(reason: String?)
+
+    /// Converts a wire event (missing arrays are treated as empty).
+    public init(_ event: Event) {
+        switch event.event {
+        case .snapshot:
+            self = .snapshot(FeedSnapshot(epoch: event.epoch, seq: event.seq, books: event.books ?? []))
+        case .change:
+            self = .change(FeedChange(
+                epoch: event.epoch, seq: event.seq, source: event.source ?? .file, time: event.time,
+                changes: ChangeSet(inserted: event.inserted ?? [], updated: event.updated ?? [],
+                                   deleted: event.deleted ?? [])))
+        case .resyncRequired:
+            self = .resyncRequired(epoch: event.epoch, seq: event.seq, reason: event.reason ?? "")
+        case .heartbeat:
+            self = .heartbeat(ResumePoint(epoch: event.epoch, seq: event.seq))
+        case .shutdown:
+            self = .shutdown(reason: event.reason)
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import BooksCore
+import BooksProtocol
+
+/// A change feed that survives daemon restarts, crashes and disconnects.
+///
+/// It keeps a `MirrorState` (the matching books and the last epoch/seq). When the connection ends it
+/// reconnects with back-off (100 ms doubling to 2 s by default) and subscribes with
+/// `resume: {epoch, seq}`; replayed changes already seen are skipped, and after `resync-required`
+/// the new snapshot is diffed against the mirror so that exactly the missed changes are reported.
+/// Across any number of reconnections a consumer misses nothing and sees nothing twice.
+///
+/// The stream ends only when the consumer stops iterating (cancellation), or with an error that
+/// reconnecting cannot fix (e.g. the daemon rejects the filter or the protocol version). If the
+/// first connection fails and `waitForDaemon` is false, that error is thrown at once.
+public struct ResilientSubscription: Sendable {
+    /// The daemon's socket.
+    public var socketPath: String
+    /// Which books to follow (sent to the daemon and applied locally).
+    public var filter: BookFilter
+    /// Report the first snapshot as inserts (otherwise it only seeds the mirror).
+    public var initial: Bool
+    /// Delays between reconnection attempts.
+    public var backoff: ReconnectBackoff
+    /// Keep retrying when the daemon is not reachable at start.
+    public var waitForDaemon: Bool
+    /// The client name sent in `hello`.
+    public var clientName: String
+    /// Called on connection events (from the subscription's task).
+    public var onStatus: (@Sendable (SubscriptionStatus) -> Void)?
+
+    /// Creates a subscription description; nothing happens until `updates()` is iterated.
+    public init(socketPath: String, filter: BookFilter = .all, initial: Bool = false,
+                backoff: ReconnectBackoff = ReconnectBackoff(), waitForDaemon: Bool = false,
+                clientName: String = "booksctl", onStatus: (@Sendable (SubscriptionStatus) -> Void)? = nil) {
+        self.socketPath = socketPath; self.filter = filter; self.initial = initial; self.backoff = backoff
+        self.waitForDaemon = waitForDaemon; self.clientName = clientName; self.onStatus = onStatus
+    }
+
+    /// The mirror's changes, in order, across reconnections (see `MirrorState` for the guarantees).
+    public func updates() -> AsyncThrowingStream<MirrorUpdate, any Error> {
+        run(initialState: MirrorState(filter: filter, emitInitialSnapshot: initial),
+            resumePoint: { $0.resumePoint },
+            step: { state, item in state.apply(item) })
+    }
+
+    /// A resilient live query: the books matching `query`, emitted once at start and again after
+    /// each change that alters the result, and only then.
+    public static func liveQuery(socketPath: String, query: BookQuery, clientName: String = "booksctl",
+                                 waitForDaemon: Bool = false) -> AsyncThrowingStream<[Book], any Error> {
+        let subscription = ResilientSubscription(socketPath: socketPath, filter: query.filter,
+                                                 waitForDaemon: waitForDaemon, clientName: clientName)
+        return subscription.run(initialState: LiveQueryState(query: query),
+                                resumePoint: { $0.mirror.resumePoint },
+                                step: { state, item in state.apply(item) })
+    }
+
+    /// Drives a feed state machine across connections.
+    func run<State: Sendable, Output: Sendable>(
+        initialState: State,
+        resumePoint: @escaping @Sendable (State) -> ResumePoint?,
+        step: @escaping @Sendable (inout State, FeedItem) -> Output?
+    ) -> AsyncThrowingStream<Output, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<Output, any Error>.makeStream()
+        let config = self
+        let task = Task {
+            var state = initialState
+            var failures = 0
+            var everConnected = false
+            while !Task.isCancelled {
+                var reason = "connection closed"
+                do throws(BooksClientError) {
+                    let client = try await BooksClient.connect(socketPath: config.socketPath,
+                                                               clientName: config.clientName)
+                    defer { client.close() }
+                    everConnected = true
+                    let resume = resumePoint(state)
+                    let feed = client.changes(filter: config.filter, from: resume)
+                    var announced = false
+                    do {
+                        for try await item in feed {
+                            if !announced {
+                                announced = true
+                                failures = 0
+                                config.onStatus?(.subscribed(resumed: resume != nil))
+                            }
+                            if case .resyncRequired(_, _, let why) = item { config.onStatus?(.resyncRequired(reason: why)) }
+                            if case .shutdown(let why) = item { reason = "daemon shut down" + (why.map { ": \($0)" } ?? "") }
+                            if let output = step(&state, item) { continuation.yield(output) }
+                        }
+                    } catch let error as BooksClientError {
+                        throw error
+                    } catch {
+                        throw .io(operation: "subscribe", errno: 0)
+                    }
+                } catch {
+                    if !error.isTransient || (!everConnected && !config.waitForDaemon) {
+                        continuation.finish(throwing: error)
+                        return
+                    }
+                    reason = error.description
+                }
+                if Task.isCancelled { break }
+                let delay = config.backoff.delay(attempt: failures)
+                failures += 1
+                config.onStatus?(.disconnected(reason: reason, retryIn: delay))
+                do { try await Task.sleep(for: delay) } catch { break }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+}

@@ -1,0 +1,14 @@
+import BooksCore
+
+/// A book with its version: the seq of the change that last touched it.
+public struct VersionedBook: Sendable, Hashable {
+    /// The book's current values.
+    public var book: Book
+    /// Pass as `expectedVersion` to make a write conditional on the book being unchanged.
+    public var version: UInt64
+
+    /// Creates a versioned book.
+    public init(book: Book, version: UInt64) {
+        self.book = book; self.version = version
+    }
+}

@@ -1,0 +1,190 @@
+import BooksCore
+import BooksStore
+import Dispatch
+import Glibc
+import Synchronization
+
+/// The whole `booksd` process: configuration, store, reconciler, watcher, socket server, systemd
+/// notifications, signals, heartbeats and the watchdog, wired together.
+///
+/// Start-up order makes `READY=1` truthful: the file is loaded, the watch is established and the
+/// socket accepts before readiness is announced. SIGHUP reloads the configuration file, SIGTERM
+/// and SIGINT stop cleanly (pending writes finish, subscribers get a shutdown notice, exit 0).
+public final class Daemon: Sendable {
+    let configuration: DaemonConfiguration
+    let configurationPath: String?
+    let commandLine: BooksdCommandLine
+    let logger: Logger
+    let notifier = SystemdNotifier()
+    let signalQueue = DispatchQueue(label: "booksd.signals")
+    let sources = RetainedSources()
+    let running = Mutex<Running?>(nil)
+
+    struct Running: Sendable {
+        let reconciler: Reconciler
+        let server: SocketServer
+        let watcher: any FileWatcher
+    }
+
+    /// Creates the daemon for a merged configuration.
+    public init(configuration: DaemonConfiguration, commandLine: BooksdCommandLine) {
+        self.configuration = configuration
+        self.commandLine = commandLine
+        self.configurationPath = commandLine.configPath
+        self.logger = Logger.automatic(level: configuration.logLevel)
+    }
+
+    /// Runs until stopped by a signal; never returns (exits the process).
+    public func run() -> Never {
+        signal(SIGPIPE, SIG_IGN)
+        // libinotifytools uses select(): its descriptor must stay below 1024, so take it first.
+        if !configuration.forcePolling { _ = InotifyFileWatcher.prepare() }
+        do {
+            try start()
+        } catch {
+            logger.error("booksd cannot start: \(error)")
+            _ = try? notifier.send("STATUS=failed: \(error)\nERRNO=1")
+            exit(1)
+        }
+        dispatchMain()
+    }
+
+    func start() throws {
+        let path = configuration.filePath
+        let store = makeBookStore(path: path, format: configuration.format, lineLimit: configuration.maxLineBytes)
+        let reconciler = Reconciler(configuration: configuration, store: store, logger: logger, notifier: notifier)
+
+        // The socket: inherited from systemd, or bound here.
+        let inherited = try SocketActivation.listeningSockets().first
+        let socketPath = configuration.effectiveSocketPath()
+        let server = try SocketServer(configuration: SocketServerConfiguration(
+            path: inherited == nil ? socketPath : nil, socketMode: configuration.socketMode,
+            maxClients: configuration.maxClients, maxRequestBytes: configuration.maxRequestBytes,
+            clientQueueBytes: configuration.clientQueueBytes,
+            helloTimeout: .seconds(configuration.helloTimeoutSeconds), serverName: BooksdCommandLine.versionString),
+            inheritedListeningFD: inherited)
+        reconciler.attach(server)
+
+        // The file, then the watch.
+        reconciler.load()
+        let watcher: any FileWatcher
+        var warning: String?
+        if configuration.forcePolling {
+            watcher = try PollingFileWatcher(path: path, intervalSeconds: Double(configuration.pollIntervalMilliseconds) / 1000)
+            warning = "polling forced by configuration"
+        } else {
+            let made = try makeFileWatcher(path: path, pollingIntervalSeconds: Double(configuration.pollIntervalMilliseconds) / 1000)
+            watcher = made.watcher
+            warning = made.warning
+        }
+        if let warning { logger.warning(warning, ["BOOKS_FILE": path]) }
+        switch watcher.mode {
+        case .inotify: reconciler.setWatcher(mode: "inotify", warning: warning)
+        case .polling(let interval): reconciler.setWatcher(mode: "polling", warning: warning ?? "polling every \(interval) s")
+        }
+        try watcher.start { event in reconciler.fileEvent(event) }
+        // A change between load and watch start would be missed: read once more now that we watch.
+        reconciler.fileEvent(.contentMayHaveChanged)
+
+        try server.start(delegate: reconciler)
+        running.withLock { $0 = Running(reconciler: reconciler, server: server, watcher: watcher) }
+        installSignalHandlers()
+        installTimers(reconciler)
+        reconciler.drain()
+        let position = reconciler.position
+        logger.notice("booksd ready: \(path) (\(configuration.format)), socket \(inherited == nil ? socketPath : "inherited from systemd")",
+                      ["BOOKS_FILE": path, "BOOKS_SEQ": "\(position.seq)", "BOOKS_EPOCH": position.epoch])
+        _ = try? notifier.ready()
+        reconciler.publishStatus()
+    }
+
+    func installSignalHandlers() {
+        for number in [SIGTERM, SIGINT, SIGHUP] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
+            source.setEventHandler { [self] in
+                if number == SIGHUP { reload() } else { stop(signal: number) }
+            }
+            source.resume()
+            sources.keep(source)
+        }
+    }
+
+    func installTimers(_ reconciler: Reconciler) {
+        let heartbeat = DispatchSource.makeTimerSource(queue: signalQueue)
+        let interval = max(1, configuration.heartbeatSeconds)
+        heartbeat.schedule(deadline: .now() + .seconds(interval), repeating: .seconds(interval))
+        heartbeat.setEventHandler { reconciler.heartbeat() }
+        heartbeat.resume()
+        sources.keep(heartbeat)
+
+        if let watchdog = SystemdNotifier.watchdogInterval() {
+            // Ping only when the reconciler's queue actually runs: a stuck event loop stops the pings.
+            let timer = DispatchSource.makeTimerSource(queue: signalQueue)
+            let milliseconds = Int(watchdog.components.seconds * 1000 + watchdog.components.attoseconds / 1_000_000_000_000_000)
+            timer.schedule(deadline: .now(), repeating: .milliseconds(max(milliseconds, 100)))
+            let notifier = self.notifier
+            timer.setEventHandler {
+                reconciler.onQueue { _ = try? notifier.watchdog() }
+            }
+            timer.resume()
+            sources.keep(timer)
+        }
+    }
+
+    func reload() {
+        guard let running = running.withLock({ $0 }) else { return }
+        _ = try? notifier.reloading()
+        logger.notice("SIGHUP: reloading the configuration")
+        switch BooksdCommandLine.evaluate(arguments: Array(CommandLine.arguments.dropFirst())) {
+        case .run(let fresh):
+            var live = fresh
+            // The file, format and socket cannot change without a restart.
+            if fresh.filePath != configuration.filePath || fresh.format != configuration.format
+                || fresh.effectiveSocketPath() != configuration.effectiveSocketPath() {
+                logger.warning("file, format and socket changes take effect only after a restart")
+                live.filePath = configuration.filePath
+                live.format = configuration.format
+                live.socketPath = configuration.socketPath
+            }
+            running.reconciler.reconfigure(live)
+            logger.notice("configuration reloaded")
+        case .exit(_, _, let standardError):
+            logger.error("the new configuration is refused, the old one stays in force: \(standardError.trimmingSuffixNewlines())")
+        }
+        _ = try? notifier.ready()
+        running.reconciler.publishStatus()
+    }
+
+    func stop(signal number: Int32) {
+        _ = try? notifier.stopping()
+        logger.notice("signal \(number): stopping")
+        if let running = running.withLock({ $0 }) {
+            running.watcher.stop()
+            running.reconciler.drain()
+            running.server.shutdown(reason: "booksd is stopping", timeout: .seconds(2))
+        }
+        exit(0)
+    }
+}
+
+extension String {
+    func trimmingSuffixNewlines() -> String {
+        var s = Substring(self)
+        while s.last == "\n" { s = s.dropLast() }
+        return String(s)
+    }
+}
+
+/// Keeps dispatch sources alive for the life of the daemon.
+///
+/// `@unchecked Sendable` is safe here: the array is only ever appended to, under the lock, and
+/// never read; the sources themselves are thread-safe dispatch objects.
+final class RetainedSources: @unchecked Sendable {
+    private var items: [any DispatchSourceProtocol] = []
+    private let lock = Mutex(())
+
+    func keep(_ source: any DispatchSourceProtocol) {
+        lock.withLock { _ in items.append(source) }
+    }
+}

@@ -1,0 +1,479 @@
+import BooksCore
+import BooksProtocol
+import BooksStore
+import Dispatch
+import FoundationEssentials
+import Glibc
+import Synchronization
+
+/// The daemon's heart: it owns the book context and applies to it, one at a time, file edits seen
+/// by the watcher and writes asked by clients, then hands every applied change set to the clients.
+///
+/// Threading: every operation runs on one serial dispatch queue (not the cooperative pool, since
+/// it does blocking file I/O); the state lives in a `Mutex` that only that queue locks for long.
+/// Other threads (watcher, socket server, signal handlers) only post work to the queue.
+///
+/// Guarantees:
+/// - File content is read only on a completed write (the watcher's events), and a destructive-
+///   looking state (missing, empty, drastically shrunk) is believed only after it stood still for
+///   the confirmation period; everything else is applied at once.
+/// - A client write first brings the context up to date with the file, then replaces the file
+///   atomically only if it is still the version read (else it starts over), so a concurrent hand
+///   edit is never overwritten. Pending writes are committed together (one durable rewrite).
+/// - The daemon's own writes are applied to the context directly; when the watcher then reports
+///   them, the content equals the context and nothing is reported twice.
+public final class Reconciler: Sendable {
+    struct State: Sendable {
+        var context: BookContext
+        var fileState: FileState = .missing
+        var identity: FileIdentity?
+        var confirmationGeneration = 0
+        var pendingWrites: [PendingWrite] = []
+        var writeRetries = 0
+        var configuration: DaemonConfiguration
+        var watcherMode = "inotify"
+        var watcherWarning: String?
+        var shuttingDown = false
+        var lastLoggedProblem: String?
+        var lastWatchdogTick = ContinuousClock.now
+    }
+
+    /// A client write waiting for the next group commit.
+    struct PendingWrite: Sendable {
+        var requestID: String
+        var connection: ConnectionID
+        var operation: WriteOperation
+    }
+
+    let queue = DispatchQueue(label: "booksd.reconciler")
+    let state: Mutex<State>
+    let store: any BookStore
+    let logger: Logger
+    let notifier: SystemdNotifier
+    let startTime = ContinuousClock.now
+    let channelBox = Mutex<(any ClientChannel)?>(nil)
+    let guardRule = DestructiveChangeGuard()
+    let accounts: WriterAuthorization
+
+    /// Creates a reconciler for `configuration`'s file, with an empty context until `load()`.
+    public init(configuration: DaemonConfiguration, store: any BookStore, logger: Logger,
+                notifier: SystemdNotifier = SystemdNotifier()) {
+        self.store = store
+        self.logger = logger
+        self.notifier = notifier
+        self.accounts = WriterAuthorization()
+        let document = BookDocument(lineLimit: configuration.maxLineBytes)
+        state = Mutex(State(context: BookContext(document: document, retention: configuration.changeLogRetention),
+                            configuration: configuration))
+    }
+
+    /// The channel replies and change sets go to (the socket server).
+    public func attach(_ channel: any ClientChannel) {
+        channelBox.withLock { $0 = channel }
+    }
+
+    var channel: (any ClientChannel)? { channelBox.withLock { $0 } }
+
+    /// Records how the file is watched, for `status`.
+    public func setWatcher(mode: String, warning: String?) {
+        state.withLock { $0.watcherMode = mode; $0.watcherWarning = warning }
+    }
+
+    /// The current lineage and seq (for `hello`, from any thread).
+    public var position: (epoch: String, seq: UInt64) {
+        state.withLock { ($0.context.epoch, $0.context.seq) }
+    }
+
+    /// Loads the file synchronously (before the daemon is ready) and gives ids to hand-typed rows.
+    public func load() {
+        queue.sync {
+            let removed = AtomicFileWriter.removeStaleTemporaries(beside: store.configuration.path)
+            if !removed.isEmpty { logger.notice("removed temporary files left by an interrupted write: \(removed.joined(separator: ", "))") }
+            refresh(initial: true)
+        }
+    }
+
+    // MARK: File events
+
+    /// Called by the watcher (any thread): re-reads the file on the reconciler's queue.
+    public func fileEvent(_ event: FileWatchEvent) {
+        switch event {
+        case .attributesChanged:
+            return   // chmod/touch: no content decision on attributes alone
+        case .overflow:
+            logger.warning("inotify queue overflowed: re-reading the whole file", ["BOOKS_FILE": store.configuration.path])
+        case .watchLost:
+            logger.warning("the watch on the file's directory was lost or re-established: re-reading the file",
+                           ["BOOKS_FILE": store.configuration.path])
+        default:
+            break
+        }
+        queue.async { self.refresh(initial: false) }
+    }
+
+    /// Reads the file and applies what changed (on the queue).
+    func refresh(initial: Bool) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        let snapshot = store.fetch()
+        state.withLock { s in
+            switch snapshot {
+            case .unavailable(let error):
+                s.fileState = .unavailable(error.description)
+                if s.lastLoggedProblem != error.description {
+                    s.lastLoggedProblem = error.description
+                    logger.error("cannot use the book file: \(error)", ["BOOKS_FILE": store.configuration.path])
+                }
+                s.confirmationGeneration += 1
+            case .missing:
+                if s.context.bookCount == 0 || initial {
+                    s.fileState = .missing
+                    s.identity = nil
+                    if initial { logger.notice("the book file does not exist yet; starting with no books", ["BOOKS_FILE": store.configuration.path]) }
+                    if !initial { apply(&s, canonical: [], identity: nil) }
+                } else {
+                    scheduleConfirmation(&s, observed: nil, reason: "the file disappeared")
+                }
+            case .present(let canonical, let identity):
+                s.lastLoggedProblem = nil
+                if canonical == s.context.document.bytes {
+                    s.fileState = .present
+                    s.identity = identity
+                    s.confirmationGeneration += 1
+                } else if !initial, let reason = guardRule.reason(oldBytes: s.context.document.bytes.count,
+                                                                 oldBookCount: s.context.bookCount, newBytes: canonical) {
+                    scheduleConfirmation(&s, observed: canonical, reason: reason)
+                } else if initial {
+                    // The state at start is the baseline (seq 0), not a change.
+                    let document = BookDocument(parsing: canonical, lineLimit: s.configuration.maxLineBytes)
+                    s.context = BookContext(document: document, epoch: s.context.epoch,
+                                            retention: s.configuration.changeLogRetention)
+                    s.fileState = .present
+                    s.identity = identity
+                    logger.info("loaded \(document.bookCount) books, \(document.badLineCount) bad lines",
+                                ["BOOKS_FILE": store.configuration.path])
+                    if document.badLineCount > 0 {
+                        logger.warning("the book file has \(document.badLineCount) bad line(s); see booksctl status",
+                                       ["BOOKS_FILE": store.configuration.path])
+                    }
+                } else {
+                    apply(&s, canonical: canonical, identity: identity)
+                }
+            }
+        }
+        assignIDsToNewRowsIfAny()
+        publishStatus()
+    }
+
+    /// Applies file content to the context and broadcasts the change.
+    func apply(_ s: inout State, canonical: [UInt8], identity: FileIdentity?) {
+        s.confirmationGeneration += 1
+        s.fileState = identity == nil ? .missing : .present
+        s.identity = identity
+        let before = s.context.document.badLineCount
+        if let applied = s.context.apply(bytes: canonical, source: .file) {
+            logger.info("file edit: \(applied.changes.inserted.count) inserted, \(applied.changes.updated.count) updated, \(applied.changes.deleted.count) deleted",
+                        ["BOOKS_SEQ": "\(applied.seq)", "BOOKS_FILE": store.configuration.path])
+            channel?.broadcast(applied)
+        }
+        let after = s.context.document.badLineCount
+        if after != before {
+            logger.warning("the book file has \(after) bad line(s)", ["BOOKS_FILE": store.configuration.path])
+        }
+    }
+
+    /// Waits for a destructive-looking state to stand still, then believes it.
+    func scheduleConfirmation(_ s: inout State, observed: [UInt8]?, reason: String) {
+        s.confirmationGeneration += 1
+        let generation = s.confirmationGeneration
+        s.fileState = .confirming(reason)
+        let delay = s.configuration.confirmationMilliseconds
+        logger.debug("\(reason): waiting \(delay) ms for the file to stand still")
+        queue.asyncAfter(deadline: .now() + .milliseconds(delay)) {
+            self.confirm(generation: generation, observed: observed, reason: reason)
+        }
+    }
+
+    func confirm(generation: Int, observed: [UInt8]?, reason: String) {
+        let snapshot = store.fetch()
+        var again = false
+        state.withLock { s in
+            guard s.confirmationGeneration == generation else { return }
+            switch (snapshot, observed) {
+            case (.missing, nil):
+                logger.notice("\(reason), and stayed so: all books are gone", ["BOOKS_FILE": store.configuration.path])
+                apply(&s, canonical: [], identity: nil)
+            case (.present(let canonical, let identity), .some(let seen)) where canonical == seen:
+                logger.notice("\(reason), and it stood still: applying it", ["BOOKS_FILE": store.configuration.path])
+                apply(&s, canonical: canonical, identity: identity)
+            default:
+                again = true
+            }
+        }
+        if again { refresh(initial: false) } else { publishStatus() }
+        processWritesIfAny()
+    }
+
+    /// Gives permanent ids to rows typed as `name|author` and writes them back in place.
+    func assignIDsToNewRowsIfAny() {
+        let needed = state.withLock { $0.context.document.newBookCount > 0 && $0.fileState == .present }
+        guard needed else { return }
+        commit(writes: [])
+    }
+
+    // MARK: Requests
+
+    /// Handles a request from a client (called on the server thread; answers asynchronously).
+    public func handle(_ request: Request, from connection: ConnectionID, peer: PeerCredentials) {
+        switch request.op {
+        case .insert, .update, .delete:
+            let operation: WriteOperation
+            do {
+                operation = try WriteOperation(request: request)
+            } catch {
+                channel?.send(.failure(request.id, error), to: connection)
+                return
+            }
+            let writers = state.withLock { ($0.configuration.writerUIDs, $0.configuration.writerGroups) }
+            guard accounts.mayWrite(peer, uids: writers.0, groups: writers.1) else {
+                logger.notice("refused a write from uid \(peer.uid) (pid \(peer.pid)): not a configured writer")
+                channel?.send(.failure(request.id, ProtocolError(.permissionDenied,
+                    "uid \(peer.uid) may read but not write; writers are root, the daemon's user and the configured writer_users/writer_groups")),
+                              to: connection)
+                return
+            }
+            state.withLock { $0.pendingWrites.append(PendingWrite(requestID: request.id, connection: connection, operation: operation)) }
+            queue.async { self.processWritesIfAny() }
+        default:
+            queue.async { self.answer(request, connection: connection) }
+        }
+    }
+
+    /// Answers a read request on the queue.
+    func answer(_ request: Request, connection: ConnectionID) {
+        guard let channel else { return }
+        let reply: Reply? = state.withLock { s in
+            let context = s.context
+            switch request.op {
+            case .hello:
+                return .success(request.id, ReplyResult(protocolVersion: ProtocolVersion.current, server: BooksdCommandLine.versionString,
+                                                        epoch: context.epoch, seq: context.seq))
+            case .ping:
+                return .success(request.id, ReplyResult(epoch: context.epoch, seq: context.seq))
+            case .status:
+                return .success(request.id, ReplyResult(epoch: context.epoch, seq: context.seq, status: status(s)))
+            case .list, .query:
+                let query = BookQuery(filter: request.filter ?? .all, sort: request.sort, limit: request.limit,
+                                      offset: request.offset ?? 0)
+                let result = context.query(query)
+                return .success(request.id, ReplyResult(epoch: context.epoch, seq: context.seq, books: result.books,
+                                                        total: result.total))
+            case .get:
+                guard let ids = request.ids, !ids.isEmpty else {
+                    return .failure(request.id, ProtocolError(.invalidArgument, "get needs a non-empty \"ids\" array"))
+                }
+                var books: [Book] = []
+                for id in ids {
+                    guard let book = context.book(id: id) else {
+                        return .failure(request.id, ProtocolError(.notFound, "no book with id \(id)"))
+                    }
+                    books.append(book)
+                }
+                return .success(request.id, ReplyResult(epoch: context.epoch, seq: context.seq, books: books,
+                                                        versions: ids.map(context.version(of:))))
+            case .subscribe:
+                let filter = request.filter ?? .all
+                var initial: [Event] = []
+                if let resume = request.resume {
+                    switch context.replay(fromEpoch: resume.epoch, seq: resume.seq) {
+                    case .replay(let missed):
+                        initial = missed.compactMap { MessageEncoder.changeEvent($0, filter: filter) }
+                    case .resyncRequired(let reason):
+                        initial.append(Event(event: .resyncRequired, epoch: context.epoch, seq: context.seq, reason: reason))
+                        initial.append(snapshot(context, filter))
+                    }
+                } else {
+                    initial.append(snapshot(context, filter))
+                }
+                channel.startSubscription(connection, reply: .success(request.id, ReplyResult(epoch: context.epoch, seq: context.seq)),
+                                          filter: filter, initialEvents: initial, afterSeq: context.seq)
+                return nil
+            case .unsubscribe:
+                channel.stopSubscription(connection, reply: .success(request.id, ReplyResult(epoch: context.epoch, seq: context.seq)))
+                return nil
+            case .insert, .update, .delete:
+                return nil
+            }
+        }
+        if let reply { channel.send(reply, to: connection) }
+    }
+
+    func snapshot(_ context: BookContext, _ filter: BookFilter) -> Event {
+        let books = filter.isEmpty ? context.books : context.books.filter(filter.matches)
+        return Event(event: .snapshot, epoch: context.epoch, seq: context.seq, books: books)
+    }
+
+    func status(_ s: State) -> DaemonStatus {
+        let stats = channel?.statistics ?? ServerStatistics()
+        let context = s.context
+        return DaemonStatus(file: store.configuration.path, format: store.configuration.format.rawValue,
+                            fileState: s.fileState.word, fileProblem: s.fileState.problem, bookCount: context.bookCount,
+                            badLines: Array(context.document.badLines.prefix(1000)), heldBooks: context.held.keys.sorted(),
+                            watcherMode: s.watcherMode, watcherWarning: s.watcherWarning, epoch: context.epoch,
+                            seq: context.seq, oldestReplayableSeq: context.seq - UInt64(min(context.log.count, Int(context.seq))),
+                            subscribers: stats.subscribers, clients: stats.clients,
+                            uptimeSeconds: Double((ContinuousClock.now - startTime).components.seconds),
+                            lastChange: context.lastChange.map(ISO8601.format), server: BooksdCommandLine.versionString)
+    }
+
+    // MARK: Writes
+
+    func processWritesIfAny() {
+        let writes = state.withLock { s -> [PendingWrite] in
+            let taken = s.pendingWrites
+            s.pendingWrites.removeAll()
+            return taken
+        }
+        guard !writes.isEmpty else { return }
+        commit(writes: writes)
+    }
+
+    /// One group commit: sync with the file, plan, save once, apply, answer.
+    func commit(writes: [PendingWrite]) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        // 1. Bring the context up to date with the file.
+        let snapshot = store.fetch()
+        var blocked: ProtocolError?
+        state.withLock { s in
+            switch snapshot {
+            case .unavailable(let error):
+                s.fileState = .unavailable(error.description)
+                blocked = ProtocolError(.storeUnavailable, "the book file cannot be written now: \(error)")
+            case .missing:
+                if s.context.bookCount > 0 {
+                    if case .confirming = s.fileState {} else {
+                        scheduleConfirmation(&s, observed: nil, reason: "the file disappeared")
+                    }
+                    blocked = ProtocolError(.storeUnavailable, "the book file is missing or being replaced; retry in a moment")
+                } else {
+                    s.identity = nil
+                }
+            case .present(let canonical, let identity):
+                if canonical != s.context.document.bytes {
+                    if let reason = guardRule.reason(oldBytes: s.context.document.bytes.count,
+                                                     oldBookCount: s.context.bookCount, newBytes: canonical) {
+                        if case .confirming = s.fileState {} else { scheduleConfirmation(&s, observed: canonical, reason: reason) }
+                        blocked = ProtocolError(.storeUnavailable, "the book file is being rewritten (\(reason)); retry in a moment")
+                    } else {
+                        apply(&s, canonical: canonical, identity: identity)
+                    }
+                } else {
+                    s.identity = identity
+                    s.fileState = .present
+                }
+            }
+        }
+        if let blocked {
+            for write in writes { channel?.send(.failure(write.requestID, blocked), to: write.connection) }
+            return
+        }
+        // 2. Plan and save.
+        var deferred: [PendingWrite] = []
+        var retry = false
+        state.withLock { s in
+            let plan = WritePlan(writes.map { (ticket: $0, operation: $0.operation) }, context: s.context)
+            for (write, error) in plan.refused { channel?.send(.failure(write.requestID, error), to: write.connection) }
+            deferred = plan.deferred.map(\.ticket)
+            let needsSave = !plan.save.isEmpty || s.context.document.newBookCount > 0
+            var result: SaveResult?
+            if needsSave {
+                do {
+                    result = try store.save(plan.save, onto: s.context.document, expected: s.identity)
+                    s.writeRetries = 0
+                } catch let error as StoreError {
+                    if case .changedDuringWrite = error, s.writeRetries < 50 {
+                        s.writeRetries += 1
+                        s.pendingWrites.insert(contentsOf: plan.accepted.map(\.ticket) + deferred, at: 0)
+                        deferred = []
+                        retry = true
+                        return
+                    }
+                    s.writeRetries = 0
+                    logger.error("write failed: \(error)", ["BOOKS_FILE": store.configuration.path])
+                    let failure = ProtocolError(.storeUnavailable, "the write failed and the file is unchanged: \(error)")
+                    for (write, _) in plan.accepted { channel?.send(.failure(write.requestID, failure), to: write.connection) }
+                    return
+                } catch {
+                    return
+                }
+            }
+            if let result {
+                s.identity = result.identity
+                s.fileState = .present
+                if let applied = s.context.apply(bytes: result.canonical, source: .client, remapped: result.remapped) {
+                    logger.info("client write: \(applied.changes.inserted.count) inserted, \(applied.changes.updated.count) updated, \(applied.changes.deleted.count) deleted",
+                                ["BOOKS_SEQ": "\(applied.seq)", "BOOKS_FILE": store.configuration.path])
+                    channel?.broadcast(applied)
+                }
+            }
+            let inserted = Dictionary((result?.inserted ?? []).enumerated().map { (plan.save.inserted[$0.offset].temporaryID, $0.element) },
+                                      uniquingKeysWith: { a, _ in a })
+            for (write, outcome) in plan.accepted {
+                let books: [Book]
+                switch outcome {
+                case .inserted(let temporaryIDs, _): books = temporaryIDs.compactMap { inserted[$0] }
+                case .updated(let updated): books = updated
+                case .deleted(let deleted): books = deleted
+                }
+                channel?.send(.success(write.requestID, ReplyResult(epoch: s.context.epoch, seq: s.context.seq, books: books,
+                                                                   versions: books.map { s.context.version(of: $0.id) })),
+                              to: write.connection)
+            }
+        }
+        if retry {
+            queue.asyncAfter(deadline: .now() + .milliseconds(5)) { self.processWritesIfAny() }
+            return
+        }
+        if !deferred.isEmpty {
+            state.withLock { $0.pendingWrites.insert(contentsOf: deferred, at: 0) }
+            queue.async { self.processWritesIfAny() }
+        }
+        publishStatus()
+    }
+
+    // MARK: Status, heartbeat, watchdog, reload, stop
+
+    /// Sends `STATUS=` to systemd with a one-line summary.
+    func publishStatus() {
+        let line = state.withLock { s -> String in
+            let stats = channel?.statistics ?? ServerStatistics()
+            let last = s.context.lastChange.map { "last change seq \(s.context.seq) at \(ISO8601.format($0))" } ?? "no change yet"
+            return "\(s.context.bookCount) books, \(s.context.document.badLineCount) bad lines, \(stats.subscribers) subscribers, \(last)"
+        }
+        _ = try? notifier.status(line)
+    }
+
+    /// Sends a heartbeat with the current seq to every subscriber.
+    public func heartbeat() {
+        queue.async {
+            let (epoch, seq) = self.position
+            self.channel?.broadcastHeartbeat(epoch: epoch, seq: seq)
+        }
+    }
+
+    /// Runs `body` on the reconciler's queue; used to prove the queue is alive (watchdog) and to
+    /// finish in-flight work before shutdown.
+    public func onQueue(_ body: @escaping @Sendable () -> Void) {
+        queue.async(execute: body)
+    }
+
+    /// Blocks until every write and event queued so far has been processed.
+    public func drain() {
+        queue.sync { processWritesIfAny() }
+    }
+
+    /// Applies a reloaded configuration: log level, writers, confirmation, heartbeat are live.
+    public func reconfigure(_ configuration: DaemonConfiguration) {
+        state.withLock { $0.configuration = configuration }
+        logger.setLevel(configuration.logLevel)
+    }
+}

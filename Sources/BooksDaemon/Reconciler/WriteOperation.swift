@@ -1,0 +1,45 @@
+import BooksCore
+import BooksProtocol
+
+/// One client write request, decoded: what it wants done, atomically.
+public enum WriteOperation: Sendable, Hashable {
+    case insert([BookDraft])
+    case update([BookPatch])
+    case delete(ids: [String], expectedVersions: [UInt64]?)
+
+    /// Builds the operation from a request (`insert`, `update`, `delete`), or an
+    /// `invalid-argument` error naming what is missing.
+    public init(request: Request) throws(ProtocolError) {
+        switch request.op {
+        case .insert:
+            guard let books = request.books, !books.isEmpty else {
+                throw ProtocolError(.invalidArgument, "insert needs a non-empty \"books\" array")
+            }
+            self = .insert(books)
+        case .update:
+            guard let patches = request.patches, !patches.isEmpty else {
+                throw ProtocolError(.invalidArgument, "update needs a non-empty \"patches\" array")
+            }
+            self = .update(patches)
+        case .delete:
+            guard let ids = request.ids, !ids.isEmpty else {
+                throw ProtocolError(.invalidArgument, "delete needs a non-empty \"ids\" array")
+            }
+            if let versions = request.expectedVersions, versions.count != ids.count {
+                throw ProtocolError(.invalidArgument, "\"expectedVersions\" must have one entry per id")
+            }
+            self = .delete(ids: ids, expectedVersions: request.expectedVersions)
+        default:
+            throw ProtocolError(.invalidArgument, "\(request.op.rawValue) is not a write")
+        }
+    }
+
+    /// The ids of existing books this operation touches.
+    var touchedIDs: [String] {
+        switch self {
+        case .insert(let drafts): return drafts.compactMap(\.id)
+        case .update(let patches): return patches.map(\.id)
+        case .delete(let ids, _): return ids
+        }
+    }
+}

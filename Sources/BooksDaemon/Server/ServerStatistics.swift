@@ -1,0 +1,18 @@
+/// Counters of a `SocketServer`, read as one consistent snapshot.
+public struct ServerStatistics: Sendable, Hashable {
+    /// Open client connections (including those that have not said hello yet).
+    public var clients: Int = 0
+    /// Connections with an active subscription.
+    public var subscribers: Int = 0
+    /// Connections accepted since start (including those rejected for `maxClients`).
+    public var accepted: Int = 0
+    /// Connections refused with `limit-exceeded` because `maxClients` were open.
+    public var rejected: Int = 0
+    /// Subscribers disconnected because their output queue overflowed.
+    public var lagged: Int = 0
+    /// Connections closed after a protocol violation or a hello timeout.
+    public var violations: Int = 0
+
+    /// Creates zeroed statistics.
+    public init() {}
+}

@@ -1,0 +1,33 @@
+import Glibc
+
+/// Settings of a `SocketServer`.
+public struct SocketServerConfiguration: Sendable {
+    /// The filesystem path to bind; nil when the listening socket is inherited (socket activation).
+    public var path: String?
+    /// Permissions applied to the socket file after bind (default `0o660`).
+    public var socketMode: mode_t
+    /// The most connections open at once; the next one gets `limit-exceeded` and is closed.
+    public var maxClients: Int
+    /// The longest request line accepted (bytes, newline excluded); longer → `too-large` + disconnect.
+    public var maxRequestBytes: Int
+    /// The bound on a client's pending output. Broadcast events that would exceed it disconnect the
+    /// subscriber as lagged; while replies exceed it, the server stops reading that client's requests.
+    public var clientQueueBytes: Int
+    /// Connections that have not completed `hello` within this time are closed.
+    public var helloTimeout: Duration
+    /// The name and version reported in the hello reply, e.g. `booksd 1.0`.
+    public var serverName: String
+
+    /// Creates a configuration; every limit has the documented default.
+    public init(path: String?, socketMode: mode_t = 0o660, maxClients: Int = 1024,
+                maxRequestBytes: Int = 1 << 20, clientQueueBytes: Int = 8 << 20,
+                helloTimeout: Duration = .seconds(10), serverName: String = "booksd") {
+        self.path = path
+        self.socketMode = socketMode
+        self.maxClients = maxClients
+        self.maxRequestBytes = maxRequestBytes
+        self.clientQueueBytes = clientQueueBytes
+        self.helloTimeout = helloTimeout
+        self.serverName = serverName
+    }
+}

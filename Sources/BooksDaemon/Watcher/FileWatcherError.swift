@@ -1,0 +1,56 @@
+import Glibc
+
+/// Why a ``FileWatcher`` could not start (or could not re-establish its watch).
+public enum FileWatcherError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The path cannot be watched (empty, ends in `/`, `.` or `..`).
+    case invalidPath(String)
+    /// `start` was called on a watcher that is already running.
+    case alreadyStarted
+    /// libinotifytools is a process-wide singleton: only one ``InotifyFileWatcher`` may run per
+    /// process. `activePath` is the file the running one watches.
+    case anotherInotifyWatcherActive(activePath: String)
+    /// `inotifytools_initialize()` (i.e. `inotify_init`) failed.
+    case inotifyInitializationFailed(errno: Int32)
+    /// The inotify descriptor landed at or above `FD_SETSIZE` (1024), where libinotifytools'
+    /// `select()` would abort the process. Start the watcher (or call
+    /// ``InotifyFileWatcher/prepare()``) before the process opens many descriptors.
+    case descriptorAboveSelectLimit(fd: Int32)
+    /// Adding the inotify watch on `directory` failed (missing directory, permission, or the
+    /// `fs.inotify.max_user_watches` limit for `ENOSPC`).
+    case watchFailed(directory: String, errno: Int32)
+    /// A system call needed by the watcher itself (`pipe`, `pthread_create`, …) failed.
+    case systemCallFailed(call: String, errno: Int32)
+
+    /// A one-line message with the `strerror` text and a hint where one helps.
+    public var description: String {
+        switch self {
+        case .invalidPath(let path):
+            return "cannot watch '\(path)': not a file path"
+        case .alreadyStarted:
+            return "the file watcher is already running"
+        case .anotherInotifyWatcherActive(let active):
+            return "another InotifyFileWatcher is already active in this process (watching '\(active)'); "
+                + "libinotifytools is a process-wide singleton, stop that watcher first"
+        case .inotifyInitializationFailed(let code):
+            var hint = ""
+            if code == EMFILE { hint = " (limit fs.inotify.max_user_instances or RLIMIT_NOFILE reached)" }
+            return "inotifytools_initialize failed: \(Self.text(code))\(hint)"
+        case .descriptorAboveSelectLimit(let fd):
+            return "the inotify descriptor is \(fd), not below FD_SETSIZE (1024) that libinotifytools' select() "
+                + "requires; start the watcher (or InotifyFileWatcher.prepare()) before opening many descriptors"
+        case .watchFailed(let directory, let code):
+            var hint = ""
+            if code == ENOSPC { hint = " (inotify watch limit fs.inotify.max_user_watches reached)" }
+            if code == ENOENT { hint = " (directory does not exist)" }
+            if code == EACCES { hint = " (permission denied on the directory)" }
+            if code == ENOTDIR { hint = " (not a directory)" }
+            return "cannot watch directory '\(directory)': \(Self.text(code))\(hint)"
+        case .systemCallFailed(let call, let code):
+            return "\(call) failed: \(Self.text(code))"
+        }
+    }
+
+    static func text(_ code: Int32) -> String {
+        "\(String(cString: strerror(code))) (errno \(code))"
+    }
+}

@@ -1,0 +1,169 @@
+import CInotifyTools
+import Glibc
+import Synchronization
+
+/// Thread-confined handle on the process-wide libinotifytools state.
+///
+/// libinotifytools keeps all of its state in C statics and is not thread-safe, so exactly one
+/// dedicated thread (the ``InotifyFileWatcher`` thread) creates, uses and closes this value.
+/// It is deliberately not `Sendable`.
+struct InotifyToolsLibrary: ~Copyable {
+    /// The inotify descriptor libinotifytools opened (found via `/proc/self/fd`), or -1.
+    private(set) var descriptor: Int32 = -1
+    private(set) var isOpen = false
+
+    /// `FD_SETSIZE`: libinotifytools `select()`s on its descriptor and aborts at or above this.
+    static let selectLimit: Int32 = 1024
+
+    /// The descriptor reservation made by ``reserveSlot()``.
+    enum Reservation: Sendable, Equatable {
+        /// No reservation (``InotifyFileWatcher/prepare()`` was not called, or no low slot was free).
+        case none
+        /// `/dev/null` is held open on this descriptor number (below `FD_SETSIZE`).
+        case held(Int32)
+        /// The slot was released to `inotifytools_initialize()`; it is taken back after cleanup.
+        case inUse
+    }
+
+    /// Keeps a descriptor number below `FD_SETSIZE` free for libinotifytools: held open on
+    /// `/dev/null`, closed just before `inotifytools_initialize()` so that `inotify_init` (which
+    /// takes the lowest free number) lands at or below it, and re-taken after cleanup.
+    static let reservation = Mutex<Reservation>(.none)
+
+    /// Opens `/dev/null` to hold a low descriptor number for the library. Idempotent; returns
+    /// whether a reservation exists (or the library currently uses the reserved slot).
+    @discardableResult
+    static func reserveSlot() -> Bool {
+        reservation.withLock { state in
+            if state == .none { state = holdLowDescriptor() }
+            return state != .none
+        }
+    }
+
+    /// Drops the reservation (tests use it to start from a clean state).
+    static func releaseReservation() {
+        reservation.withLock { state in
+            if case .held(let fd) = state { _ = Glibc.close(fd) }
+            state = .none
+        }
+    }
+
+    private static func holdLowDescriptor() -> Reservation {
+        let fd = Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .none }
+        guard fd < selectLimit else { _ = Glibc.close(fd); return .none }
+        return .held(fd)
+    }
+
+    /// Initialises libinotifytools and checks its descriptor is usable with `select()`.
+    mutating func open() throws(FileWatcherError) {
+        precondition(!isOpen)
+        let result: Result<Int32, FileWatcherError> = Self.reservation.withLock { state in
+            let before = Self.inotifyDescriptors()
+            if case .held(let fd) = state {
+                _ = Glibc.close(fd)
+                state = .inUse
+            }
+            let ok = inotifytools_initialize()
+            guard ok != 0 else {
+                let code = inotifytools_error()
+                if state == .inUse { state = Self.holdLowDescriptor() }
+                return .failure(.inotifyInitializationFailed(errno: code))
+            }
+            return .success(Self.inotifyDescriptors().subtracting(before).max() ?? -1)
+        }
+        switch result {
+        case .failure(let error):
+            throw error
+        case .success(let fd):
+            isOpen = true
+            descriptor = fd
+            if fd >= Self.selectLimit {
+                close()
+                throw .descriptorAboveSelectLimit(fd: fd)
+            }
+            if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }  // libinotifytools does not set it
+        }
+    }
+
+    /// Adds a watch on `path` and returns its watch descriptor.
+    mutating func addWatch(path: String, mask: UInt32, lookupKey: String) throws(FileWatcherError) -> Int32 {
+        precondition(isOpen)
+        guard inotifytools_watch_file(path, Int32(bitPattern: mask)) != 0 else {
+            throw .watchFailed(directory: path, errno: inotifytools_error())
+        }
+        let wd = inotifytools_wd_from_filename(lookupKey)
+        guard wd >= 0 else { throw .watchFailed(directory: path, errno: EINVAL) }
+        return wd
+    }
+
+    /// One raw event, copied out of libinotifytools' static buffer.
+    struct RawEvent {
+        let wd: Int32
+        let mask: UInt32
+        let name: String
+    }
+
+    enum NextResult {
+        case event(RawEvent)
+        case timedOut
+        case failed(errno: Int32)
+    }
+
+    /// Waits up to `timeoutSeconds` (≥ 1) for the next event.
+    func next(timeoutSeconds: Int) -> NextResult {
+        guard let event = inotifytools_next_event(timeoutSeconds) else {
+            let code = inotifytools_error()
+            return code == 0 || code == EINTR ? .timedOut : .failed(errno: code)
+        }
+        let name = String(cString: books_inotify_event_name(event))
+        return .event(RawEvent(wd: event.pointee.wd, mask: event.pointee.mask, name: name))
+    }
+
+    /// Removes every watch and closes the descriptor (`inotifytools_cleanup`). Idempotent.
+    mutating func close() {
+        guard isOpen else { return }
+        Self.shutdown(descriptor: descriptor)
+        isOpen = false
+        descriptor = -1
+    }
+
+    deinit {
+        if isOpen { Self.shutdown(descriptor: descriptor) }
+    }
+
+    private static func shutdown(descriptor: Int32) {
+        // `inotifytools_cleanup` does not reset the static event buffer behind
+        // `inotifytools_next_events`: events still buffered there would be returned after the
+        // next initialisation and matched against the NEW instance's watch descriptors. Consume
+        // them first (timeout 0 = non-blocking select; bounded in case of an event storm).
+        // Never select() on a descriptor at or above FD_SETSIZE (glibc aborts), nor on an unknown one.
+        if descriptor >= 0, descriptor < selectLimit {
+            var drained = 0
+            while drained < 100_000, inotifytools_next_events(0, 1) != nil { drained += 1 }
+        }
+        inotifytools_cleanup()
+        reservation.withLock { state in
+            if state == .inUse { state = holdLowDescriptor() }
+        }
+    }
+
+    /// Descriptors of this process that are inotify instances.
+    static func inotifyDescriptors() -> Set<Int32> {
+        guard let dir = opendir("/proc/self/fd") else { return [] }
+        defer { closedir(dir) }
+        var result = Set<Int32>()
+        var target = [CChar](repeating: 0, count: 64)
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let fd = Int32(name) else { continue }
+            let length = readlink("/proc/self/fd/\(name)", &target, target.count)
+            guard length > 0 else { continue }
+            let link = target[0..<length].map { UInt8(bitPattern: $0) }
+            if String(decoding: link, as: UTF8.self) == "anon_inode:inotify" { result.insert(fd) }
+        }
+        return result
+    }
+}

@@ -1,0 +1,126 @@
+import BooksCore
+
+/// Appends compact JSON to a byte buffer. Strings are escaped per RFC 8259: `"` and `\` are
+/// backslash-escaped, control characters become `\n`, `\t`, `\r`, `\b`, `\f` or `\u00XX`, and
+/// everything else (all non-ASCII) is copied as raw UTF-8.
+struct JSONWriter {
+    var bytes: [UInt8]
+
+    init(capacity: Int = 256) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    @inline(__always) mutating func raw(_ byte: UInt8) { bytes.append(byte) }
+
+    @inline(__always) mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// `"key":`, with a leading comma unless `first`.
+    @inline(__always) mutating func key(_ name: StaticString, first: inout Bool) {
+        if first { first = false } else { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    mutating func string(_ value: String) {
+        var value = value
+        bytes.append(UInt8(ascii: "\""))
+        value.withUTF8 { utf8 in
+            var runStart = 0
+            var i = 0
+            let n = utf8.count
+            while i < n {
+                let b = utf8[i]
+                if b >= 0x20 && b != 0x22 && b != 0x5C { i += 1; continue }
+                if runStart < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i])) }
+                bytes.append(UInt8(ascii: "\\"))
+                switch b {
+                case 0x22: bytes.append(0x22)
+                case 0x5C: bytes.append(0x5C)
+                case 0x0A: bytes.append(UInt8(ascii: "n"))
+                case 0x0D: bytes.append(UInt8(ascii: "r"))
+                case 0x09: bytes.append(UInt8(ascii: "t"))
+                case 0x08: bytes.append(UInt8(ascii: "b"))
+                case 0x0C: bytes.append(UInt8(ascii: "f"))
+                default:
+                    let hex: StaticString = "0123456789abcdef"
+                    bytes.append(UInt8(ascii: "u")); bytes.append(UInt8(ascii: "0")); bytes.append(UInt8(ascii: "0"))
+                    hex.withUTF8Buffer { h in
+                        bytes.append(h[Int(b >> 4)])
+                        bytes.append(h[Int(b & 0xF)])
+                    }
+                }
+                i += 1
+                runStart = i
+            }
+            if runStart < n { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<n])) }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    mutating func unsigned(_ value: UInt64) {
+        var width = 1
+        var t = value
+        while t >= 10 { width += 1; t /= 10 }
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width))
+        var v = value
+        var i = start + width - 1
+        while v > 0 { bytes[i] = UInt8(ascii: "0") &+ UInt8(v % 10); v /= 10; i -= 1 }
+    }
+
+    mutating func signed(_ value: Int) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        unsigned(UInt64(value.magnitude))
+    }
+
+    mutating func bool(_ value: Bool) { value ? raw("true") : raw("false") }
+
+    mutating func book(_ book: Book) {
+        var first = true
+        raw(UInt8(ascii: "{"))
+        key("id", first: &first); string(book.id)
+        key("name", first: &first); string(book.name)
+        key("author", first: &first); string(book.author)
+        raw(UInt8(ascii: "}"))
+    }
+
+    mutating func books(_ books: [Book]) {
+        raw(UInt8(ascii: "["))
+        var first = true
+        for b in books {
+            if first { first = false } else { raw(UInt8(ascii: ",")) }
+            book(b)
+        }
+        raw(UInt8(ascii: "]"))
+    }
+
+    mutating func updates(_ updates: [BookUpdate]) {
+        raw(UInt8(ascii: "["))
+        var first = true
+        for u in updates {
+            if first { first = false } else { raw(UInt8(ascii: ",")) }
+            var f = true
+            raw(UInt8(ascii: "{"))
+            key("old", first: &f); book(u.old)
+            key("new", first: &f); book(u.new)
+            raw(UInt8(ascii: "}"))
+        }
+        raw(UInt8(ascii: "]"))
+    }
+
+    mutating func unsignedArray(_ values: [UInt64]) {
+        raw(UInt8(ascii: "["))
+        var first = true
+        for v in values {
+            if first { first = false } else { raw(UInt8(ascii: ",")) }
+            unsigned(v)
+        }
+        raw(UInt8(ascii: "]"))
+    }
+}
+

@@ -1,0 +1,140 @@
+import Glibc
+
+/// Replaces a file atomically and durably: a temporary file in the same directory, `fsync`,
+/// `rename` over the target, `fsync` of the directory.
+///
+/// Guarantees: a reader sees either the old or the new content, never a mix; after `write`
+/// returns, the new content survives a crash or power loss; the existing file's permission bits
+/// (and, when running as root, its owner) are kept; a symlink at the path is followed, so its
+/// target is replaced and the link stays. On any failure the target is untouched and the
+/// temporary file is removed.
+public enum AtomicFileWriter {
+    /// The temporary-file prefix for `path`'s base name: `.books.txt.booksd-`.
+    public static func temporaryPrefix(for path: String) -> String {
+        "." + PathParts(path).base + ".booksd-"
+    }
+
+    /// Writes `bytes` to `path`. With `expected`, the write is refused with `.changedDuringWrite`
+    /// when the file's identity just before the rename differs (a hand edit happened meanwhile);
+    /// with `expectMissing`, when a file appeared.
+    @discardableResult
+    public static func write(_ bytes: [UInt8], to path: String, expected: FileIdentity? = nil,
+                             expectMissing: Bool = false) throws(StoreError) -> FileIdentity {
+        let target = resolveSymlink(path)
+        let parts = PathParts(target)
+        var template = Array((parts.directory + "/" + temporaryPrefix(for: target) + "XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw .system(path: parts.directory, operation: "create temporary file in", errno: errno) }
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var renamed = false
+        defer {
+            if !renamed { unlink(temporary) }
+        }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        do {
+            defer { close(fd) }
+            var existing = stat()
+            if stat(target, &existing) == 0 {
+                fchmod(fd, existing.st_mode & 0o7777)
+                if geteuid() == 0 { _ = fchown(fd, existing.st_uid, existing.st_gid) }
+            } else {
+                fchmod(fd, 0o666 & ~currentUmask())
+            }
+            var written = 0
+            while written < bytes.count {
+                let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw StoreError.system(path: temporary, operation: "write", errno: errno)
+                }
+                written += n
+            }
+            guard fsync(fd) == 0 else { throw StoreError.system(path: temporary, operation: "fsync", errno: errno) }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .system(path: temporary, operation: "write", errno: EIO)
+        }
+        let now = FileIdentity.of(path: target)
+        if let expected, now != expected { throw .changedDuringWrite(path: path) }
+        if expectMissing, now != nil { throw .changedDuringWrite(path: path) }
+        guard rename(temporary, target) == 0 else { throw .system(path: target, operation: "rename onto", errno: errno) }
+        renamed = true
+        let directory = open(parts.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            fsync(directory)
+            close(directory)
+        }
+        guard let identity = FileIdentity.of(path: target) else {
+            throw .system(path: target, operation: "stat", errno: errno)
+        }
+        return identity
+    }
+
+    /// Removes temporary files a killed writer left beside `path`; returns their names.
+    @discardableResult
+    public static func removeStaleTemporaries(beside path: String) -> [String] {
+        let parts = PathParts(resolveSymlink(path))
+        let prefix = temporaryPrefix(for: parts.directory + "/" + parts.base)
+        guard let dir = opendir(parts.directory) else { return [] }
+        defer { closedir(dir) }
+        var removed: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name.hasPrefix(prefix), name.count == prefix.count + 6 {
+                if unlink(parts.directory + "/" + name) == 0 { removed.append(name) }
+            }
+        }
+        return removed
+    }
+
+    static func resolveSymlink(_ path: String) -> String {
+        var s = stat()
+        guard lstat(path, &s) == 0, s.st_mode & S_IFMT == S_IFLNK, let real = realpath(path, nil) else { return path }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
+    static func currentUmask() -> mode_t {
+        // umask(2) can only be read by setting it; /proc/self/status has it without a race.
+        guard let file = fopen("/proc/self/status", "r") else { return 0o022 }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 256)
+        while fgets(&line, 256, file) != nil {
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if text.hasPrefix("Umask:") {
+                let value = text.dropFirst(6).trimmingCharacters(in: " \t\n")
+                return mode_t(value, radix: 8) ?? 0o022
+            }
+        }
+        return 0o022
+    }
+}
+
+/// A path's directory and base name.
+struct PathParts {
+    let directory: String
+    let base: String
+
+    init(_ path: String) {
+        if let slash = path.lastIndex(of: "/") {
+            let dir = String(path[..<slash])
+            directory = dir.isEmpty ? "/" : dir
+            base = String(path[path.index(after: slash)...])
+        } else {
+            directory = "."
+            base = path
+        }
+    }
+}
+
+extension Substring {
+    func trimmingCharacters(in set: String) -> String {
+        var s = self
+        while let c = s.first, set.contains(c) { s = s.dropFirst() }
+        while let c = s.last, set.contains(c) { s = s.dropLast() }
+        return String(s)
+    }
+}

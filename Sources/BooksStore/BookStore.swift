@@ -1,0 +1,123 @@
+import BooksCore
+import FoundationEssentials
+
+/// A place that keeps the book list (SwiftData's `DataStore` idea): fetch everything, save
+/// inserted/updated/deleted books and get the remapped identifiers back.
+public protocol BookStore: Sendable {
+    /// Where and how the books are kept.
+    var configuration: BookStoreConfiguration { get }
+    /// Reads the whole file.
+    func fetch() -> BookStoreSnapshot
+    /// Applies `request` to `document` (the current content) and replaces the file atomically and
+    /// durably. With `expected`, refuses with `.changedDuringWrite` when the file is no longer that
+    /// version (nil `expected` = the file must still be missing).
+    func save(_ request: SaveRequest, onto document: BookDocument, expected: FileIdentity?) throws(StoreError) -> SaveResult
+}
+
+extension BookStore {
+    /// The shared save: line edits on the document, rendering, format conversion, atomic write.
+    func saveUsingFormat(_ request: SaveRequest, onto document: BookDocument,
+                         expected: FileIdentity?) throws(StoreError) -> SaveResult {
+        var edits: [DocumentEdit] = []
+        var remapped: [IdentifierRemap] = []
+        var inserted: [Book] = []
+        for book in request.updated {
+            guard let line = document.lineIndex(ofBook: book.id) else { throw .unknownBook(book.id) }
+            edits.append(.replace(line: line, with: book))
+        }
+        for id in request.deleted {
+            guard let line = document.lineIndex(ofBook: id) else { throw .unknownBook(id) }
+            edits.append(.delete(line: line))
+        }
+        if request.assignIDsToNewRows {
+            for row in document.newBookRows {
+                let id = UUID().uuidString
+                edits.append(.replace(line: row.lineIndex, with: Book(id: id, name: row.name, author: row.author)))
+                remapped.append(IdentifierRemap(temporaryID: "line:\(row.lineIndex + 1)", permanentID: id))
+            }
+        }
+        for insertion in request.inserted {
+            let book = Book(id: insertion.id ?? UUID().uuidString, name: insertion.name, author: insertion.author)
+            if insertion.id == nil { remapped.append(IdentifierRemap(temporaryID: insertion.temporaryID, permanentID: book.id)) }
+            edits.append(.append(book))
+            inserted.append(book)
+        }
+        let canonical = document.rendering(edits)
+        let fileBytes: [UInt8]
+        switch configuration.format {
+        case .text: fileBytes = canonical
+        case .json: fileBytes = BookFileFormat.json.fileBytes(for: BookDocument(parsing: canonical, lineLimit: .max))
+        }
+        let identity = try AtomicFileWriter.write(fileBytes, to: configuration.path, expected: expected,
+                                                  expectMissing: expected == nil)
+        return SaveResult(canonical: canonical, identity: identity, remapped: remapped, inserted: inserted)
+    }
+
+    /// The shared fetch: read, then convert to canonical text.
+    func fetchUsingFormat() -> BookStoreSnapshot {
+        switch FileReader.read(configuration.path, sizeLimit: configuration.sizeLimit) {
+        case .missing: return .missing
+        case .unavailable(let error): return .unavailable(error)
+        case .present(let bytes, let identity):
+            do {
+                let canonical = try configuration.format.canonicalText(from: bytes)
+                return .present(canonical: canonical, identity: identity)
+            } catch {
+                return .unavailable(.invalidContent(path: configuration.path, detail: error.description))
+            }
+        }
+    }
+}
+
+/// The `books.txt` store: one `id|name|author` row per line (docs/FORMAT.md).
+public struct TextBookStore: BookStore {
+    public let configuration: BookStoreConfiguration
+
+    /// Creates a text store for `path`.
+    public init(path: String, lineLimit: Int = BookDocument.defaultLineLimit) {
+        configuration = BookStoreConfiguration(path: path, format: .text, lineLimit: lineLimit)
+    }
+
+    public func fetch() -> BookStoreSnapshot { fetchUsingFormat() }
+
+    public func save(_ request: SaveRequest, onto document: BookDocument,
+                     expected: FileIdentity?) throws(StoreError) -> SaveResult {
+        try saveUsingFormat(request, onto: document, expected: expected)
+    }
+}
+
+/// The `books.json` store: an array of `{"id","name","author"}` objects. A file that does not
+/// decode, or holds a duplicate or empty id, is reported and never rewritten.
+public struct JSONBookStore: BookStore {
+    public let configuration: BookStoreConfiguration
+
+    /// Creates a JSON store for `path`.
+    public init(path: String) {
+        configuration = BookStoreConfiguration(path: path, format: .json, lineLimit: .max)
+    }
+
+    public func fetch() -> BookStoreSnapshot {
+        let snapshot = fetchUsingFormat()
+        if case .present(let canonical, _) = snapshot {
+            let document = BookDocument(parsing: canonical, lineLimit: .max)
+            if let bad = document.badLines.first {
+                return .unavailable(.invalidContent(path: configuration.path,
+                                                    detail: "book \(bad.lineNumber) of the array: \(bad.reason)"))
+            }
+        }
+        return snapshot
+    }
+
+    public func save(_ request: SaveRequest, onto document: BookDocument,
+                     expected: FileIdentity?) throws(StoreError) -> SaveResult {
+        try saveUsingFormat(request, onto: document, expected: expected)
+    }
+}
+
+/// Makes the store for a configuration.
+public func makeBookStore(path: String, format: BookFileFormat, lineLimit: Int) -> any BookStore {
+    switch format {
+    case .text: return TextBookStore(path: path, lineLimit: lineLimit)
+    case .json: return JSONBookStore(path: path)
+    }
+}

@@ -1,1 +1,0 @@
-// BooksStore placeholder; replaced by the real module.

@@ -1,0 +1,46 @@
+import Glibc
+
+/// What identifies one version of a file on disk: device, inode, size, modification and change
+/// times (nanoseconds). Two reads with the same identity saw the same file object in the same state,
+/// except for writers that keep size and both times (practically none: ctime always moves).
+public struct FileIdentity: Sendable, Hashable {
+    public var device: UInt64
+    public var inode: UInt64
+    public var size: Int
+    public var modified: timespec
+    public var changed: timespec
+    public var mode: mode_t
+    public var owner: uid_t
+    public var group: gid_t
+
+    init(_ s: stat) {
+        device = UInt64(s.st_dev)
+        inode = UInt64(s.st_ino)
+        size = Int(s.st_size)
+        modified = s.st_mtim
+        changed = s.st_ctim
+        mode = s.st_mode
+        owner = s.st_uid
+        group = s.st_gid
+    }
+
+    public static func == (a: FileIdentity, b: FileIdentity) -> Bool {
+        a.device == b.device && a.inode == b.inode && a.size == b.size
+            && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
+            && a.changed.tv_sec == b.changed.tv_sec && a.changed.tv_nsec == b.changed.tv_nsec
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(device)
+        hasher.combine(inode)
+        hasher.combine(size)
+        hasher.combine(modified.tv_nsec)
+    }
+
+    /// The identity of the file at `path` (following symlinks), or nil when there is none.
+    public static func of(path: String) -> FileIdentity? {
+        var s = stat()
+        guard stat(path, &s) == 0 else { return nil }
+        return FileIdentity(s)
+    }
+}

@@ -1,0 +1,59 @@
+import Glibc
+
+/// Reads the book file safely: never blocks on a FIFO, refuses directories and devices, and
+/// bounds the size it reads.
+public enum FileReader {
+    /// The default limit on the file size: 2 GiB.
+    public static let defaultSizeLimit = 2 << 30
+
+    /// Reads `path` completely.
+    public static func read(_ path: String, sizeLimit: Int = defaultSizeLimit) -> FileSnapshot {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        if fd < 0 {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return .missing }
+            if code == ENXIO { return .unavailable(.notARegularFile(path: path, kind: "socket or FIFO without writer")) }
+            return .unavailable(.system(path: path, operation: "open", errno: code))
+        }
+        defer { close(fd) }
+        var s = stat()
+        guard fstat(fd, &s) == 0 else { return .unavailable(.system(path: path, operation: "fstat", errno: errno)) }
+        guard s.st_mode & S_IFMT == S_IFREG else {
+            return .unavailable(.notARegularFile(path: path, kind: kindName(s.st_mode)))
+        }
+        let size = Int(s.st_size)
+        guard size <= sizeLimit else { return .unavailable(.tooLarge(path: path, size: size, limit: sizeLimit)) }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var total = 0
+        // A writer may still be appending: read what is there now, up to the size seen, then any rest.
+        while true {
+            if total == bytes.count { bytes.append(contentsOf: [UInt8](repeating: 0, count: max(4096, bytes.count / 4))) }
+            let n = bytes.withUnsafeMutableBytes { buffer in
+                Glibc.read(fd, buffer.baseAddress! + total, buffer.count - total)
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .unavailable(.system(path: path, operation: "read", errno: errno))
+            }
+            if n == 0 { break }
+            total += n
+            guard total <= sizeLimit else { return .unavailable(.tooLarge(path: path, size: total, limit: sizeLimit)) }
+        }
+        bytes.removeSubrange(total...)
+        var after = stat()
+        fstat(fd, &after)
+        return .present(bytes: bytes, identity: FileIdentity(after))
+    }
+
+    static func kindName(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: return "directory"
+        case S_IFIFO: return "FIFO"
+        case S_IFSOCK: return "socket"
+        case S_IFCHR: return "character device"
+        case S_IFBLK: return "block device"
+        case S_IFLNK: return "symbolic link"
+        default: return "special file"
+        }
+    }
+}

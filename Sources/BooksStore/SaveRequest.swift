@@ -1,0 +1,50 @@
+import BooksCore
+
+/// The changes a save applies, as in SwiftData's `DataStoreSaveChangesRequest`.
+public struct SaveRequest: Sendable, Hashable {
+    /// A book to insert: with an id, or without one (the store assigns a UUID and reports the
+    /// remapping from `temporaryID`).
+    public struct Insertion: Sendable, Hashable {
+        public var temporaryID: String
+        public var id: String?
+        public var name: String
+        public var author: String
+
+        public init(temporaryID: String, id: String? = nil, name: String, author: String) {
+            self.temporaryID = temporaryID
+            self.id = id
+            self.name = name
+            self.author = author
+        }
+    }
+
+    public var inserted: [Insertion]
+    /// Books to rewrite with these values (the ids must exist).
+    public var updated: [Book]
+    /// Ids of books to delete (the ids must exist).
+    public var deleted: [String]
+    /// Also give permanent ids to rows typed by hand as `name|author`.
+    public var assignIDsToNewRows: Bool
+
+    public init(inserted: [Insertion] = [], updated: [Book] = [], deleted: [String] = [], assignIDsToNewRows: Bool = true) {
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+        self.assignIDsToNewRows = assignIDsToNewRows
+    }
+
+    /// True when the request changes nothing by itself.
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}
+
+/// What a save did (SwiftData's `DataStoreSaveChangesResult`).
+public struct SaveResult: Sendable {
+    /// The new content as canonical text (what the document must be moved to).
+    public var canonical: [UInt8]
+    /// The identity of the file written.
+    public var identity: FileIdentity
+    /// Temporary-to-permanent id assignments: insertions without id, and `line:N` rows typed by hand.
+    public var remapped: [IdentifierRemap]
+    /// The inserted books with their permanent ids, in request order.
+    public var inserted: [Book]
+}

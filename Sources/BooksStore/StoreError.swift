@@ -1,0 +1,35 @@
+import Glibc
+
+/// Why a store could not read or write the book file. Every case names the path and the cause.
+public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The path exists but is not a regular file (a directory, FIFO, socket, device).
+    case notARegularFile(path: String, kind: String)
+    /// A system call failed.
+    case system(path: String, operation: String, errno: Int32)
+    /// The file is larger than the store accepts.
+    case tooLarge(path: String, size: Int, limit: Int)
+    /// The content cannot be read as books in this format (e.g. invalid JSON); it is never rewritten.
+    case invalidContent(path: String, detail: String)
+    /// The file changed while a write was being prepared; the write was not done.
+    case changedDuringWrite(path: String)
+    /// A save named a book that the document does not hold.
+    case unknownBook(String)
+
+    public var description: String {
+        switch self {
+        case .notARegularFile(let path, let kind): return "\(path) is a \(kind), not a regular file"
+        case .system(let path, let operation, let code):
+            return "\(operation) \(path): \(String(cString: strerror(code)))"
+        case .tooLarge(let path, let size, let limit): return "\(path) is \(size) bytes, more than the \(limit)-byte limit"
+        case .invalidContent(let path, let detail): return "\(path): \(detail)"
+        case .changedDuringWrite(let path): return "\(path) changed while the write was prepared"
+        case .unknownBook(let id): return "no book with id \(id)"
+        }
+    }
+
+    /// The errno behind the error, if any.
+    public var errnoCode: Int32? {
+        if case .system(_, _, let code) = self { return code }
+        return nil
+    }
+}

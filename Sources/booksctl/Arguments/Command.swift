@@ -1,0 +1,66 @@
+import BooksCore
+
+/// A parsed, validated command line.
+struct Invocation: Equatable {
+    /// `--socket PATH`, if given.
+    var socket: String?
+    var command: Command
+}
+
+/// The subcommands with their typed options.
+enum Command: Equatable {
+    case subscribe(SubscribeOptions)
+    case list(ListOptions)
+    case get(id: String, json: Bool)
+    case add(name: String, author: String)
+    case update(UpdateOptions)
+    case delete(id: String, expectVersion: UInt64?)
+    case status(json: Bool)
+    case ping
+    /// Print help: for the tool (nil) or a subcommand.
+    case help(String?)
+}
+
+/// `subscribe` options.
+struct SubscribeOptions: Equatable {
+    var json = false
+    var name: String?
+    var author: String?
+    var initial = false
+
+    /// The daemon-side filter: case-insensitive "contains" on each given field.
+    var filter: BookFilter { Filters.contains(name: name, author: author) }
+}
+
+/// `list` options.
+struct ListOptions: Equatable {
+    var json = false
+    var name: String?
+    var author: String?
+    var sort: BookSort?
+    var limit: Int?
+    var offset = 0
+
+    /// The query sent to the daemon.
+    var query: BookQuery {
+        BookQuery(filter: Filters.contains(name: name, author: author), sort: sort, limit: limit, offset: offset)
+    }
+}
+
+/// `update` options (at least one of `name`, `author`).
+struct UpdateOptions: Equatable {
+    var id: String
+    var name: String?
+    var author: String?
+    var expectVersion: UInt64?
+}
+
+/// Builds the `--name`/`--author` filters.
+enum Filters {
+    static func contains(name: String?, author: String?) -> BookFilter {
+        var conditions: [BookCondition] = []
+        if let name { conditions.append(BookCondition(.name, .containsIgnoringCase, name)) }
+        if let author { conditions.append(BookCondition(.author, .containsIgnoringCase, author)) }
+        return BookFilter(conditions)
+    }
+}

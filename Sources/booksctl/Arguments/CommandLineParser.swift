@@ -1,0 +1,112 @@
+import BooksCore
+
+/// Turns `booksctl`'s arguments (without the program name) into an `Invocation`.
+///
+/// Grammar: `[--socket PATH] [--help] <command> [args…]`; `--socket` is also accepted after the
+/// command. `CMD --help` and `help CMD` both yield `.help(CMD)`. Every malformed line throws a
+/// `UsageError` naming the command whose help applies.
+enum CommandLineParser {
+    static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+        var socket: String?
+        var index = 0
+        // Global options before the command.
+        while index < arguments.count, arguments[index].hasPrefix("-") {
+            let token = arguments[index]
+            index += 1
+            switch token {
+            case "-h", "--help":
+                return Invocation(socket: socket, command: .help(nil))
+            case "--socket":
+                guard index < arguments.count else { throw UsageError(message: "option --socket needs a value PATH") }
+                socket = arguments[index]
+                index += 1
+            case _ where token.hasPrefix("--socket="):
+                socket = String(token.dropFirst("--socket=".count))
+            default:
+                throw UsageError(message: "unknown option \(token) (options of a command go after its name)")
+            }
+        }
+        guard index < arguments.count else { throw UsageError(message: "missing command") }
+        let name = arguments[index]
+        guard let spec = CommandCatalog.spec(named: name) else {
+            throw UsageError(message: "unknown command '\(name)'")
+        }
+        let scanned = try ScannedArguments.scan(Array(arguments[(index + 1)...]), spec: spec, socket: &socket)
+        if scanned.help { return Invocation(socket: socket, command: .help(name)) }
+        return Invocation(socket: socket, command: try build(spec, scanned))
+    }
+
+    private static func build(_ spec: CommandSpec, _ args: ScannedArguments) throws(UsageError) -> Command {
+        func fail(_ message: String) -> UsageError { UsageError(message: message, command: spec.name) }
+        if spec.name == "help" {
+            guard args.positionals.count <= 1 else { throw fail("help takes at most one command name") }
+            if let topic = args.positionals.first, CommandCatalog.spec(named: topic) == nil {
+                throw UsageError(message: "unknown command '\(topic)'")
+            }
+            return .help(args.positionals.first)
+        }
+        let wanted = spec.positionals.count
+        if args.positionals.count < wanted {
+            throw fail("missing argument \(spec.positionals[args.positionals.count].name)")
+        }
+        if args.positionals.count > wanted {
+            throw fail("unexpected argument '\(args.positionals[wanted])'")
+        }
+        let p = args.positionals
+        for (value, positional) in zip(p, spec.positionals) where value.isEmpty {
+            throw fail("\(positional.name) must not be empty")
+        }
+        let json = args.flags.contains("json")
+        switch spec.name {
+        case "subscribe":
+            return .subscribe(SubscribeOptions(json: json, name: args.values["name"], author: args.values["author"],
+                                               initial: args.flags.contains("initial")))
+        case "list":
+            var options = ListOptions(json: json, name: args.values["name"], author: args.values["author"])
+            if let text = args.values["sort"] {
+                guard let sort = BookSort(parsing: text) else {
+                    throw fail("invalid --sort '\(text)' (expected id, name or author, optionally prefixed by -)")
+                }
+                options.sort = sort
+            }
+            if let text = args.values["limit"] { options.limit = try count(text, "--limit", spec) }
+            if let text = args.values["offset"] { options.offset = try count(text, "--offset", spec) }
+            return .list(options)
+        case "get":
+            return .get(id: p[0], json: json)
+        case "add":
+            return .add(name: p[0], author: p[1])
+        case "update":
+            let options = UpdateOptions(id: p[0], name: args.values["name"], author: args.values["author"],
+                                        expectVersion: try version(args.values["expect-version"], spec))
+            guard options.name != nil || options.author != nil else {
+                throw fail("nothing to change: give --name and/or --author")
+            }
+            if options.name == "" { throw fail("--name must not be empty") }
+            return .update(options)
+        case "delete":
+            return .delete(id: p[0], expectVersion: try version(args.values["expect-version"], spec))
+        case "status":
+            return .status(json: json)
+        case "ping":
+            return .ping
+        default:
+            throw UsageError(message: "unknown command '\(spec.name)'")
+        }
+    }
+
+    private static func count(_ text: String, _ option: String, _ spec: CommandSpec) throws(UsageError) -> Int {
+        guard let value = Int(text), value >= 0 else {
+            throw UsageError(message: "\(option) needs a non-negative integer, not '\(text)'", command: spec.name)
+        }
+        return value
+    }
+
+    private static func version(_ text: String?, _ spec: CommandSpec) throws(UsageError) -> UInt64? {
+        guard let text else { return nil }
+        guard let value = UInt64(text) else {
+            throw UsageError(message: "--expect-version needs a version number, not '\(text)'", command: spec.name)
+        }
+        return value
+    }
+}

@@ -1,0 +1,21 @@
+/// One option a command accepts: `--long` (and an optional `-s`), a flag or one taking a value.
+struct OptionSpec: Sendable, Equatable {
+    /// The long name without dashes, e.g. `name`.
+    var long: String
+    /// A one-letter alias, e.g. `j` for `-j`.
+    var short: Character?
+    /// The value's placeholder in help (nil for a flag).
+    var valueName: String?
+    /// The help text.
+    var help: String
+
+    /// A boolean flag.
+    static func flag(_ long: String, short: Character? = nil, _ help: String) -> OptionSpec {
+        OptionSpec(long: long, short: short, valueName: nil, help: help)
+    }
+
+    /// An option taking one value.
+    static func value(_ long: String, _ valueName: String, short: Character? = nil, _ help: String) -> OptionSpec {
+        OptionSpec(long: long, short: short, valueName: valueName, help: help)
+    }
+}

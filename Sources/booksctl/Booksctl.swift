@@ -1,0 +1,51 @@
+import BooksClient
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `booksctl` program: parse, dispatch, map errors to exit codes.
+enum Booksctl {
+    /// Runs `booksctl` with `arguments` (without the program name); returns the exit code.
+    static func run(_ arguments: [String]) async -> ExitCode {
+        let invocation: Invocation
+        do {
+            invocation = try CommandLineParser.parse(arguments)
+        } catch {
+            OutputWriter.standardError.line(error.description)
+            return .usage
+        }
+        if case .help(let topic) = invocation.command {
+            if let topic, let spec = CommandCatalog.spec(named: topic) {
+                OutputWriter.standardOutput.write(HelpText.command(spec))
+            } else {
+                OutputWriter.standardOutput.write(HelpText.tool)
+            }
+            return .success
+        }
+        let socketPath = SocketPathResolver().resolve(explicit: invocation.socket).path
+        let context = CommandContext(socketPath: socketPath)
+        do throws(BooksClientError) {
+            switch invocation.command {
+            case .subscribe(let options): return try await SubscribeCommand.run(options, context)
+            case .list(let options): return try await ListCommand.run(options, context)
+            case .get(let id, let json): return try await GetCommand.run(id: id, json: json, context)
+            case .add(let name, let author): return try await AddCommand.run(name: name, author: author, context)
+            case .update(let options): return try await UpdateCommand.run(options, context)
+            case .delete(let id, let version): return try await DeleteCommand.run(id: id, expectVersion: version, context)
+            case .status(let json): return try await StatusCommand.run(json: json, context)
+            case .ping: return try await PingCommand.run(context)
+            case .help: return .success
+            }
+        } catch {
+            return ErrorReporter.report(error, to: context.err)
+        }
+    }
+
+    /// SIGINT/SIGTERM end the program with status 0 (output is unbuffered, nothing is lost);
+    /// SIGPIPE is ignored so that a closed pipe shows up as EPIPE.
+    static func installSignalHandlers() {
+        signal(SIGPIPE, SIG_IGN)
+        signal(SIGINT) { _ in _exit(0) }
+        signal(SIGTERM) { _ in _exit(0) }
+    }
+}

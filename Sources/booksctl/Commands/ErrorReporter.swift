@@ -1,0 +1,36 @@
+import BooksClient
+import BooksProtocol
+
+/// Prints a client error to stderr and chooses the exit code.
+enum ErrorReporter {
+    /// The exit code for `error` (see `ExitCode`).
+    static func exitCode(for error: BooksClientError) -> ExitCode {
+        if error.isPermissionDenied { return .permissionDenied }
+        switch error {
+        case .cannotConnect, .socketPathTooLong: return .cannotConnect
+        case .daemon(let e) where e.code == .notFound: return .notFound
+        case .daemon(let e) where e.code == .conflict: return .conflict
+        default: return .daemonError
+        }
+    }
+
+    /// The message for `error`, with the current values on a conflict.
+    static func message(for error: BooksClientError) -> String {
+        guard case .daemon(let e) = error, e.code == .conflict else { return "booksctl: \(error)" }
+        var text = "booksctl: conflict: \(e.message)"
+        if let current = e.current {
+            text += "\ncurrent values"
+            if let version = e.currentVersion { text += " (version \(version))" }
+            text += ":\n  id:     \(TextCell.escape(current.id))\n  name:   \(TextCell.escape(current.name))\n  author: \(TextCell.escape(current.author))"
+        } else {
+            text += "\nthe book no longer exists"
+        }
+        return text
+    }
+
+    /// Reports `error` and returns its exit code.
+    static func report(_ error: BooksClientError, to err: OutputWriter = .standardError) -> ExitCode {
+        err.line(message(for: error))
+        return exitCode(for: error)
+    }
+}

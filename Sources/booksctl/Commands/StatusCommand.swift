@@ -1,0 +1,71 @@
+import BooksClient
+import BooksCore
+import BooksProtocol
+import FoundationEssentials
+
+/// `booksctl status [--json]`.
+enum StatusCommand {
+    static func run(json: Bool, _ context: CommandContext) async throws(BooksClientError) -> ExitCode {
+        let client = try await context.connect()
+        defer { client.close() }
+        let status = try await client.status()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            guard let data = try? encoder.encode(status) else {
+                throw .protocolError(ProtocolError(.internalError, "cannot encode status"))
+            }
+            context.out.line(String(decoding: data, as: UTF8.self))
+        } else {
+            context.out.write(summary(status, style: context.style))
+        }
+        return .success
+    }
+
+    /// The human summary.
+    static func summary(_ s: DaemonStatus, style: Style) -> String {
+        var lines: [String] = []
+        func row(_ key: String, _ value: String) { lines.append(style.bold((key + ":").padding(13)) + value) }
+        row("server", s.server)
+        row("file", "\(s.file) (\(s.format))")
+        var state = s.fileState
+        if let problem = s.fileProblem { state += ": \(problem)" }
+        row("state", s.fileState == "present" ? state : style.red(state))
+        row("books", String(s.bookCount))
+        if s.badLines.isEmpty {
+            row("bad lines", "none")
+        } else {
+            row("bad lines", style.yellow(String(s.badLines.count)))
+            for bad in s.badLines {
+                lines.append("  line \(bad.lineNumber): \(bad.reason): \(TextCell.escape(bad.text))")
+            }
+        }
+        if !s.heldBooks.isEmpty {
+            row("held books", "\(s.heldBooks.count) (kept at last good values): " + s.heldBooks.joined(separator: ", "))
+        }
+        var watcher = s.watcherMode
+        if let warning = s.watcherWarning { watcher += " — " + style.yellow(warning) }
+        row("watcher", watcher)
+        row("epoch", s.epoch)
+        row("seq", "\(s.seq) (replayable from \(s.oldestReplayableSeq))")
+        row("subscribers", String(s.subscribers))
+        row("clients", String(s.clients))
+        row("uptime", duration(s.uptimeSeconds))
+        if let last = s.lastChange { row("last change", last) }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `3d 4h 5m 6s` style.
+    static func duration(_ seconds: Double) -> String {
+        var rest = Int(seconds.rounded(.down))
+        let days = rest / 86400; rest %= 86400
+        let hours = rest / 3600; rest %= 3600
+        let minutes = rest / 60; rest %= 60
+        var parts: [String] = []
+        if days > 0 { parts.append("\(days)d") }
+        if hours > 0 || !parts.isEmpty { parts.append("\(hours)h") }
+        if minutes > 0 || !parts.isEmpty { parts.append("\(minutes)m") }
+        parts.append("\(rest)s")
+        return parts.joined(separator: " ")
+    }
+}

@@ -1,0 +1,40 @@
+import BooksClient
+import BooksCore
+import BooksProtocol
+
+/// `booksctl subscribe`: prints changes until interrupted; reconnects and resumes on its own.
+enum SubscribeCommand {
+    static func run(_ options: SubscribeOptions, _ context: CommandContext) async throws(BooksClientError) -> ExitCode {
+        let err = context.err
+        let subscription = ResilientSubscription(
+            socketPath: context.socketPath, filter: options.filter, initial: options.initial,
+            onStatus: { status in
+                switch status {
+                case .disconnected(let reason, let delay):
+                    err.line("booksctl: \(reason); reconnecting in \(delay.formattedMilliseconds)")
+                case .resyncRequired(let reason):
+                    err.line("booksctl: resync required (\(reason)); reporting missed changes from a snapshot")
+                case .subscribed(let resumed):
+                    if resumed { err.line("booksctl: reconnected, resuming") }
+                }
+            })
+        let formatter = ChangeLineFormatter(json: options.json, style: context.style)
+        do {
+            for try await update in subscription.updates() {
+                for line in formatter.lines(for: update) { context.out.line(line) }
+            }
+        } catch let error as BooksClientError {
+            throw error
+        } catch {
+            throw .io(operation: "subscribe", errno: 0)
+        }
+        return .success
+    }
+}
+
+extension Duration {
+    /// `250 ms`.
+    var formattedMilliseconds: String {
+        "\(components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000) ms"
+    }
+}

@@ -1,0 +1,60 @@
+import BooksClient
+import BooksCore
+import BooksProtocol
+
+/// Formats a mirror update as `subscribe` lines: one line per changed book.
+///
+/// Order within an update: inserts, then updates, then deletes (each in the daemon's order).
+struct ChangeLineFormatter: Sendable {
+    var json: Bool
+    var style: Style
+
+    /// The `source` value of a line: `file`/`client` for live changes, `resync` for a snapshot diff,
+    /// `snapshot` for `--initial` lines.
+    static func source(of update: MirrorUpdate) -> String {
+        switch update.origin {
+        case .live: return update.source?.rawValue ?? "file"
+        case .resync: return "resync"
+        case .snapshot: return "snapshot"
+        }
+    }
+
+    /// The lines (without newlines) for `update`.
+    func lines(for update: MirrorUpdate) -> [String] {
+        let source = Self.source(of: update)
+        var lines: [String] = []
+        for book in update.changes.inserted { lines.append(line(update.seq, "insert", book, nil, source)) }
+        for change in update.changes.updated { lines.append(line(update.seq, "update", change.new, change.old, source)) }
+        for book in update.changes.deleted { lines.append(line(update.seq, "delete", book, nil, source)) }
+        return lines
+    }
+
+    /// `{"seq":N,"kind":…,"id":…,"name":…,"author":…,"source":…[,"oldName":…,"oldAuthor":…]}`.
+    static func jsonLine(seq: UInt64, kind: String, book: Book, old: Book?, source: String) -> String {
+        var pairs: [(String, String)] = [
+            ("seq", String(seq)), ("kind", JSONText.string(kind)), ("id", JSONText.string(book.id)),
+            ("name", JSONText.string(book.name)), ("author", JSONText.string(book.author)),
+            ("source", JSONText.string(source)),
+        ]
+        if let old {
+            pairs.append(("oldName", JSONText.string(old.name)))
+            pairs.append(("oldAuthor", JSONText.string(old.author)))
+        }
+        return JSONText.object(pairs)
+    }
+
+    private func line(_ seq: UInt64, _ kind: String, _ book: Book, _ old: Book?, _ source: String) -> String {
+        if json { return Self.jsonLine(seq: seq, kind: kind, book: book, old: old, source: source) }
+        let text = { (b: Book) in "\(TextCell.escape(b.name)) — \(TextCell.escape(b.author))" }
+        let label: String
+        switch kind {
+        case "insert": label = style.green("+ insert")
+        case "update": label = style.yellow("~ update")
+        default: label = style.red("- delete")
+        }
+        var out = "#\(seq) \(label) \(style.dim(TextCell.escape(book.id)))  "
+        if let old { out += "\(text(old)) → " }
+        out += text(book) + "  " + style.dim("(\(source))")
+        return out
+    }
+}

@@ -1,0 +1,180 @@
+import Testing
+import BooksCore
+import BooksProtocol
+import FoundationEssentials
+@testable import BooksDaemon
+
+@Suite struct ConnectionStateMachineTests {
+    typealias Action = ConnectionStateMachine.Action
+
+    private func replies(_ actions: [Action]) -> [Reply] {
+        actions.compactMap {
+            guard case .send(let bytes) = $0 else { return nil }
+            return try? JSONDecoder().decode(Reply.self, from: Data(bytes))
+        }
+    }
+
+    private func line(_ text: String) -> [UInt8] { Array((text + "\n").utf8) }
+
+    private func helloed() -> ConnectionStateMachine {
+        var m = ConnectionStateMachine()
+        _ = m.bytesReceived(line(#"{"id":"h","op":"hello","version":1}"#))
+        return m
+    }
+
+    @Test func helloMovesToActiveAndAsksForReply() {
+        var m = ConnectionStateMachine()
+        #expect(m.state == .awaitingHello)
+        let actions = m.bytesReceived(line(#"{"id":"h","op":"hello","version":1,"client":"t"}"#))
+        #expect(actions == [.answerHello(id: "h")])
+        #expect(m.state == .active)
+        let reply = ConnectionStateMachine.helloReply(id: "h", serverName: "booksd 1.0", epoch: "E", seq: 3)
+        #expect(reply.result == ReplyResult(protocolVersion: 1, server: "booksd 1.0", epoch: "E", seq: 3))
+    }
+
+    @Test func requestBeforeHelloDisconnects() {
+        var m = ConnectionStateMachine()
+        let actions = m.bytesReceived(line(#"{"id":"p","op":"ping"}"#))
+        #expect(replies(actions).map(\.error?.code) == [.helloRequired])
+        #expect(replies(actions).first?.id == "p")
+        #expect(actions.last == .close(.protocolViolation(.helloRequired)))
+        #expect(m.state == .closing)
+        let late = m.bytesReceived(line(#"{"id":"h","op":"hello","version":1}"#))
+        #expect(late.isEmpty)
+    }
+
+    @Test func wrongVersionDisconnects() {
+        var m = ConnectionStateMachine()
+        let actions = m.bytesReceived(line(#"{"id":"h","op":"hello","version":99}"#))
+        #expect(replies(actions).map(\.error?.code) == [.unsupportedVersion])
+        #expect(actions.last == .close(.protocolViolation(.unsupportedVersion)))
+    }
+
+    @Test func requestsAreDeliveredInOrderAcrossSplitReads() {
+        var m = helloed()
+        var actions = m.bytesReceived(Array(#"{"id":"1","op":"ping"}"#.utf8) + [10] + Array(#"{"id":2,"op":"li"#.utf8))
+        actions += m.bytesReceived(line(#"st"}"#))
+        let ids = actions.compactMap { if case .deliver(let r) = $0 { return r.id } else { return nil } }
+        #expect(ids == ["1", "2"])
+    }
+
+    @Test func unknownOpKeepsConnection() {
+        var m = helloed()
+        let actions = m.bytesReceived(line(#"{"id":"u","op":"teleport"}"#))
+        #expect(replies(actions).map(\.error?.code) == [.unknownOp])
+        #expect(replies(actions).first?.id == "u")
+        #expect(!actions.contains { if case .close = $0 { return true } else { return false } })
+        #expect(m.state == .active)
+    }
+
+    @Test func violationsDisconnect() {
+        let cases: [([UInt8], ProtocolError.ErrorCode)] = [
+            (line("garbage"), .badRequest),
+            ([0xC3, 0x28, 10], .invalidUTF8),
+            (line(String(repeating: "[", count: 40)), .tooDeep),
+            (line(#"{"id":"x","op":"list","limit":"many"}"#), .badRequest),
+        ]
+        for (bytes, code) in cases {
+            var m = helloed()
+            let actions = m.bytesReceived(bytes)
+            #expect(replies(actions).map(\.error?.code) == [code])
+            #expect(actions.last == .close(.protocolViolation(code)))
+        }
+    }
+
+    @Test func tooLargeLine() {
+        var m = ConnectionStateMachine(maxRequestBytes: 100)
+        _ = m.bytesReceived(line(#"{"id":"h","op":"hello","version":1}"#))
+        let actions = m.bytesReceived([UInt8](repeating: 0x61, count: 500))
+        #expect(replies(actions).map(\.error?.code) == [.tooLarge])
+        #expect(actions.last == .close(.protocolViolation(.tooLarge)))
+    }
+
+    @Test func helloTimeoutOnlyBeforeHello() {
+        var waiting = ConnectionStateMachine()
+        let actions = waiting.helloTimeoutElapsed()
+        #expect(actions.last == .close(.helloTimeout))
+        var m = helloed()
+        let none = m.helloTimeoutElapsed()
+        #expect(none.isEmpty)
+    }
+
+    @Test func blankLinesAreIgnored() {
+        var m = ConnectionStateMachine()
+        let blank = m.bytesReceived(Array("\n\r\n  \n".utf8))
+        #expect(blank.isEmpty)
+        #expect(m.state == .awaitingHello)
+    }
+
+    @Test func backPressurePausesAndResumesReading() {
+        var m = ConnectionStateMachine(queueLimit: 100)
+        _ = m.bytesReceived(line(#"{"id":"h","op":"hello","version":1}"#))
+        let first = m.enqueue([UInt8](repeating: 1, count: 80), kind: .reply)
+        #expect(first == [.send([UInt8](repeating: 1, count: 80))])
+        let second = m.enqueue([UInt8](repeating: 2, count: 80), kind: .reply)
+        #expect(second.last == .pauseReading)
+        #expect(m.isReadingPaused)
+        let d1 = m.drained(100) // 60 left > 50
+        #expect(d1.isEmpty)
+        let d2 = m.drained(20)
+        #expect(d2 == [.resumeReading])
+        #expect(!m.isReadingPaused)
+    }
+
+    @Test func laggedSubscriberIsClosedWithNotice() {
+        var m = ConnectionStateMachine(queueLimit: 100)
+        _ = m.bytesReceived(line(#"{"id":"h","op":"hello","version":1}"#))
+        let ok = m.subscriptionStarted()
+        #expect(ok && m.state == .subscribed)
+        // A large snapshot does not count against the broadcast allowance.
+        _ = m.enqueue([UInt8](repeating: 0, count: 1000), kind: .unsolicited)
+        let e1 = m.enqueue([UInt8](repeating: 1, count: 60), kind: .event)
+        #expect(e1.count == 1)
+        let actions = m.enqueue([UInt8](repeating: 2, count: 60), kind: .event) { Array("lagged\n".utf8) }
+        #expect(actions == [.send(Array("lagged\n".utf8)), .close(.lagged)])
+        #expect(m.state == .closing)
+        let dropped = m.enqueue([1], kind: .reply)
+        #expect(dropped.isEmpty)
+    }
+
+    @Test func shutdownStopsInputAndOutput() {
+        var m = helloed()
+        let s1 = m.beginShutdown()
+        #expect(s1 == [.pauseReading])
+        let s2 = m.bytesReceived(line(#"{"id":"p","op":"ping"}"#))
+        #expect(s2.isEmpty)
+        let s3 = m.endOfInput()
+        #expect(s3 == [.close(.peerClosed)])
+    }
+
+    @Test func halfCloseWaitsForPendingReplies() {
+        var m = helloed()
+        let delivered = m.bytesReceived(line(#"{"id":"1","op":"list"}"#) + line(#"{"id":"2","op":"ping"}"#))
+        #expect(delivered.count == 2 && m.pendingReplies == 2)
+        let eof = m.endOfInput()
+        #expect(eof == [.pauseReading] && m.isInputClosed && m.state == .active)
+        let r1 = m.enqueue([1, 2, 3], kind: .reply)
+        #expect(r1 == [.send([1, 2, 3])])
+        let d1 = m.drained(3)
+        #expect(d1.isEmpty) // one answer still due
+        let r2 = m.enqueue([4], kind: .reply)
+        #expect(r2 == [.send([4])])
+        let d2 = m.drained(1)
+        #expect(d2 == [.close(.peerClosed)])
+
+        var idle = helloed()
+        let closeNow = idle.endOfInput()
+        #expect(closeNow == [.close(.peerClosed)])
+    }
+
+    @Test func subscribeRequiresActive() {
+        var m = ConnectionStateMachine()
+        let refused = m.subscriptionStarted()
+        #expect(!refused)
+        var a = helloed()
+        let accepted = a.subscriptionStarted()
+        #expect(accepted)
+        a.subscriptionStopped()
+        #expect(a.state == .active)
+    }
+}
