@@ -120,6 +120,15 @@ import Testing
         }
     }
 
+    @Test("truncate to empty and leave it: every book deleted once the confirmation period passes")
+    func genuineDeleteAll() throws {
+        try scenario("delete-all", confirmationMs: 400) { h, sub in
+            try h.tools.must(": > books.txt")
+            sub.expectEvents(Books.all.map { .delete($0) }, timeout: 8, quiet: 1.2)
+            #expect(h.fileText.isEmpty)
+        }
+    }
+
     @Test("touch yields no events")
     func touchOnly() throws {
         try scenario("touch") { h, sub in

@@ -121,6 +121,20 @@ final class Subscriber: @unchecked Sendable {
                 Issue.record("seq went backwards (\(lastSeq) → \(event.seq)): \(line)", sourceLocation: sourceLocation)
             }
             lastSeq = max(lastSeq, event.seq)
+            if event.kind == "update", let before = state[event.id] {
+                if let oldName = event.oldName, oldName != before.name {
+                    Issue.record("oldName \(oldName) but the last known name was \(before.name): \(line)", sourceLocation: sourceLocation)
+                }
+                if let oldAuthor = event.oldAuthor, oldAuthor != before.author {
+                    Issue.record("oldAuthor \(oldAuthor) but the last known author was \(before.author): \(line)", sourceLocation: sourceLocation)
+                }
+            }
+            if event.kind == "update" || event.kind == "delete", state[event.id] == nil {
+                Issue.record("\(event.kind) of an id the subscriber never saw: \(line)", sourceLocation: sourceLocation)
+            }
+            if event.kind == "insert", event.source != "snapshot", state[event.id] != nil {
+                Issue.record("insert of an id that already exists: \(line)", sourceLocation: sourceLocation)
+            }
             apply(event)
             return event
         }
