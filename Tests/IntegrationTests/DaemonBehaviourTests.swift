@@ -4,10 +4,10 @@ import Testing
 /// Id assignment, bad lines, client writes, start-up without a file, inotify overflow.
 @Suite("Daemon behaviour") struct DaemonBehaviourTests {
     @Test("a hand-added name|author row gets an id written back at that line")
-    func handAddedRowGetsID() throws {
-        try scenario("hand-added") { h, sub in
-            try h.tools.must("echo 'Snow Crash|Neal Stephenson' >> books.txt")
-            let events = sub.expectEvents([.insertNew(name: "Snow Crash", author: "Neal Stephenson")])
+    func handAddedRowGetsID() async throws {
+        try await scenario("hand-added") { h, sub in
+            try await h.tools.must("echo 'Snow Crash|Neal Stephenson' >> books.txt")
+            let events = await sub.expectEvents([.insertNew(name: "Snow Crash", author: "Neal Stephenson")])
             guard let id = events.first(where: { $0.kind == "insert" })?.id else { return }
             #expect(id.count == 36 && id.filter({ $0 == "-" }).count == 4, "assigned id should be a UUID: \(id)")
             // The daemon writes the id into the file, at the same line (21).
@@ -16,57 +16,57 @@ import Testing
             while monotonicNow() < deadline {
                 lines = h.fileText.split(separator: "\n")
                 if lines.count == 21, lines[20] == "\(id)|Snow Crash|Neal Stephenson" { break }
-                usleep(50_000)
+                await pause(0.05)
             }
             #expect(lines.count == 21 && lines.last.map(String.init) == "\(id)|Snow Crash|Neal Stephenson",
                     "file should end with the id'd row; file:\n\(h.fileText)")
             #expect(Array(lines.prefix(20)).map(String.init) == Books.all.map(\.description))
             // Writing the id back must not produce a second event.
-            sub.expectNoMoreEvents(within: 1.2, "after the id was written back")
+            await sub.expectNoMoreEvents(within: 1.2, "after the id was written back")
         }
     }
 
     @Test("a row losing its author field is a bad line, not a delete")
-    func slipIsBadLineNotDelete() throws {
-        try scenario("slip", checkConvergence: false) { h, sub in
-            try h.tools.must("sed -i 's/^\\(\(fixtureID(4))|Book 4\\)|Author 4$/\\1/' books.txt")
+    func slipIsBadLineNotDelete() async throws {
+        try await scenario("slip", checkConvergence: false) { h, sub in
+            try await h.tools.must("sed -i 's/^\\(\(fixtureID(4))|Book 4\\)|Author 4$/\\1/' books.txt")
             #expect(h.fileText.contains("\n\(fixtureID(4))|Book 4\n"))
-            sub.expectNoMoreEvents(within: 1.5, "slip")
-            let status = try h.ctl(["status", "--json"])
+            await sub.expectNoMoreEvents(within: 1.5, "slip")
+            let status = try await h.ctl(["status", "--json"])
             #expect(status.succeeded, "status --json: \(status)")
             let text = status.output
             #expect(text.lowercased().contains("bad"), "status --json should report bad lines: \(text)")
             #expect(text.contains("4") && (text.contains(fixtureID(4)) || text.contains("Book 4") || text.contains("\"line\":4") || text.contains("\"line\": 4")),
                     "status --json should name line 4: \(text)")
             // Fixing the slip restores the same book: still nothing to report.
-            try h.tools.must("sed -i 's/^\\(\(fixtureID(4))|Book 4\\)$/\\1|Author 4/' books.txt")
-            sub.expectNoMoreEvents(within: 1.2, "slip repaired")
+            try await h.tools.must("sed -i 's/^\\(\(fixtureID(4))|Book 4\\)$/\\1|Author 4/' books.txt")
+            await sub.expectNoMoreEvents(within: 1.2, "slip repaired")
             sub.expectConverged(to: h.fileBooks)
         }
     }
 
     @Test("booksctl add: exactly one insert with source client")
-    func clientAdd() throws {
-        try scenario("client-add") { h, sub in
-            let result = try h.ctl(["add", "Snow Crash", "Neal Stephenson"])
+    func clientAdd() async throws {
+        try await scenario("client-add") { h, sub in
+            let result = try await h.ctl(["add", "Snow Crash", "Neal Stephenson"])
             #expect(result.succeeded, "booksctl add: \(result)")
             let id = result.output.split(separator: "\n").last.map { String($0).filter { !$0.isWhitespace } } ?? ""
-            sub.expectEvents([.init(kind: "insert", id: id, name: "Snow Crash", author: "Neal Stephenson", source: "client")])
+            await sub.expectEvents([.init(kind: "insert", id: id, name: "Snow Crash", author: "Neal Stephenson", source: "client")])
             #expect(h.fileText.contains("\(id)|Snow Crash|Neal Stephenson\n"), "file:\n\(h.fileText)")
             // update and delete through the client, too
-            let upd = try h.ctl(["update", id, "--name", "Snow Crash (2nd ed.)"])
+            let upd = try await h.ctl(["update", id, "--name", "Snow Crash (2nd ed.)"])
             #expect(upd.succeeded, "booksctl update: \(upd)")
-            sub.expectEvents([.init(kind: "update", id: id, name: "Snow Crash (2nd ed.)", author: "Neal Stephenson", source: "client")], "update")
-            let del = try h.ctl(["delete", id])
+            await sub.expectEvents([.init(kind: "update", id: id, name: "Snow Crash (2nd ed.)", author: "Neal Stephenson", source: "client")], "update")
+            let del = try await h.ctl(["delete", id])
             #expect(del.succeeded, "booksctl delete: \(del)")
-            sub.expectEvents([.init(kind: "delete", id: id, name: "Snow Crash (2nd ed.)", author: "Neal Stephenson", source: "client")], "delete")
+            await sub.expectEvents([.init(kind: "delete", id: id, name: "Snow Crash (2nd ed.)", author: "Neal Stephenson", source: "client")], "delete")
             #expect(h.fileText == Books.text())
         }
     }
 
     @Test("client writes racing with hand edits lose nothing")
-    func clientRacesHandEdit() throws {
-        try scenario("race") { h, sub in
+    func clientRacesHandEdit() async throws {
+        try await scenario("race") { h, sub in
             let rounds = 6
             var expected: [ExpectedEvent] = []
             for i in 0..<rounds {
@@ -78,11 +78,11 @@ import Testing
                     sed -i 's/|Book \(n)|/|Book \(n) edited|/' books.txt
                     wait
                     """
-                try h.tools.must(script)
+                try await h.tools.must(script)
                 expected.append(.update(edited))
                 expected.append(.insertNew(name: "Client \(i)", author: "Racer \(i)", source: "client"))
             }
-            sub.expectEvents(expected, timeout: 15, quiet: 1.5)
+            await sub.expectEvents(expected, timeout: 15, quiet: 1.5)
             let books = h.fileBooks
             for i in 0..<rounds {
                 let n = i + 2
@@ -96,23 +96,23 @@ import Testing
     }
 
     @Test("books.txt missing at start, then created: inserts")
-    func fileMissingAtStart() throws {
-        try scenario("missing", books: nil) { h, sub in
+    func fileMissingAtStart() async throws {
+        try await scenario("missing", books: nil) { h, sub in
             let rows = Array(Books.all.prefix(3))
-            try h.tools.must("printf '%s\\n' \(printfArguments(Fixture.text(rows))) > books.txt")
-            sub.expectEvents(rows.map { .insert($0) })
+            try await h.tools.must("printf '%s\\n' \(printfArguments(Fixture.text(rows))) > books.txt")
+            await sub.expectEvents(rows.map { .insert($0) })
         }
     }
 
     @Test("inotify queue overflow: the subscriber converges to the file",
           .enabled(if: isRoot, "needs root to lower /proc/sys/fs/inotify/max_queued_events"))
-    func inotifyOverflow() throws {
+    func inotifyOverflow() async throws {
         let knob = "/proc/sys/fs/inotify/max_queued_events"
         guard let original = readFile(knob)?.filter({ $0.isNumber }), !original.isEmpty else {
             print("skipping inotifyOverflow: \(knob) is not readable")
             return
         }
-        let h = try DaemonHarness("overflow", start: false)
+        let h = try await DaemonHarness("overflow", start: false)
         defer { h.shutdown() }
         do {
             // The limit is taken when the daemon creates its inotify instance: lower it only around start-up.
@@ -121,10 +121,10 @@ import Testing
                 print("skipping inotifyOverflow: cannot write \(knob): \(error)")
                 return
             }
-            try h.startDaemon()
+            try await h.startDaemon()
         }
         #expect(readFile(knob)?.filter({ $0.isNumber }) == original)
-        let sub = try h.subscribe()
+        let sub = try await h.subscribe()
         let script = """
             for i in $(seq 1 30); do
               for j in $(seq 1 40); do : > noise-$i-$j; done
@@ -133,8 +133,8 @@ import Testing
               rm -f noise-$i-*
             done
             """
-        try h.tools.must(script, timeout: 120)
-        let events = sub.drain(quiet: 2.5, limit: 60)
+        try await h.tools.must(script, timeout: 120)
+        let events = await sub.drain(quiet: 2.5, limit: 60)
         #expect(!events.contains { $0.kind == "delete" }, "no book was deleted, yet: \(events.filter { $0.kind == "delete" })")
         #expect(!events.isEmpty)
         sub.expectConverged(to: h.fileBooks)

@@ -4,31 +4,31 @@ import Testing
 @Suite("git") struct GitTests {
     static let edited = Book(id: fixtureID(4), name: "Book 4", author: "Edited By Hand")
 
-    private func withRepo(_ name: String, _ body: (DaemonHarness, Subscriber) throws -> Void) throws {
-        try scenario(name) { h, sub in
-            try h.tools.must("git init -q . && git add books.txt && git commit -q -m initial")
-            try h.tools.must("sed -i 's/|Author 4$/|Edited By Hand/' books.txt")
-            sub.expectEvents([.update(Self.edited)], "hand edit before git")
-            try body(h, sub)
+    private func withRepo(_ name: String, _ body: (DaemonHarness, Subscriber) async throws -> Void) async throws {
+        try await scenario(name) { h, sub in
+            try await h.tools.must("git init -q . && git add books.txt && git commit -q -m initial")
+            try await h.tools.must("sed -i 's/|Author 4$/|Edited By Hand/' books.txt")
+            await sub.expectEvents([.update(Self.edited)], "hand edit before git")
+            try await body(h, sub)
         }
     }
 
     @Test("git checkout -- books.txt")
-    func checkout() throws {
-        try withRepo("git-checkout") { h, sub in
-            try h.tools.must("git checkout -- books.txt")
-            sub.expectEvents([.update(Books.n(4))])
+    func checkout() async throws {
+        try await withRepo("git-checkout") { h, sub in
+            try await h.tools.must("git checkout -- books.txt")
+            await sub.expectEvents([.update(Books.n(4))])
             #expect(h.fileText == Books.text())
         }
     }
 
     @Test("git stash")
-    func stash() throws {
-        try withRepo("git-stash") { h, sub in
-            try h.tools.must("git stash -q")
-            sub.expectEvents([.update(Books.n(4))], "stash")
-            try h.tools.must("git stash pop -q")
-            sub.expectEvents([.update(Self.edited)], "stash pop")
+    func stash() async throws {
+        try await withRepo("git-stash") { h, sub in
+            try await h.tools.must("git stash -q")
+            await sub.expectEvents([.update(Books.n(4))], "stash")
+            try await h.tools.must("git stash pop -q")
+            await sub.expectEvents([.update(Self.edited)], "stash pop")
         }
     }
 }

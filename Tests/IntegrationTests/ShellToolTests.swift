@@ -10,98 +10,98 @@ import Testing
     static let mixedEvents: [ExpectedEvent] = [.update(renamed2), .delete(Books.n(3)), .insert(newRow)]
 
     @Test("sed -i (temp file + rename)")
-    func sedInPlace() throws {
-        try scenario("sed") { h, sub in
-            try h.tools.must("sed -i 's/|Frank Herbert$/|Frank HERBERT/' books.txt")
-            sub.expectEvents([.update(Books.duneUpper)])
+    func sedInPlace() async throws {
+        try await scenario("sed") { h, sub in
+            try await h.tools.must("sed -i 's/|Frank Herbert$/|Frank HERBERT/' books.txt")
+            await sub.expectEvents([.update(Books.duneUpper)])
         }
     }
 
     @Test("perl -pi (temp file + rename)")
-    func perlInPlace() throws {
-        try scenario("perl") { h, sub in
-            try h.tools.must("perl -pi -e 's/\\|Author 7$/|Author Seven/' books.txt")
-            sub.expectEvents([.update(Book(id: fixtureID(7), name: "Book 7", author: "Author Seven"))])
+    func perlInPlace() async throws {
+        try await scenario("perl") { h, sub in
+            try await h.tools.must("perl -pi -e 's/\\|Author 7$/|Author Seven/' books.txt")
+            await sub.expectEvents([.update(Book(id: fixtureID(7), name: "Book 7", author: "Author Seven"))])
         }
     }
 
     @Test("ed script (in place)")
-    func edScript() throws {
-        try scenario("ed") { h, sub in
-            try h.tools.must("printf ',s/|Book 3|/|Book Three|/\\nw\\nq\\n' | ed -s books.txt")
-            sub.expectEvents([.update(Book(id: fixtureID(3), name: "Book Three", author: "Author 3"))])
+    func edScript() async throws {
+        try await scenario("ed") { h, sub in
+            try await h.tools.must("printf ',s/|Book 3|/|Book Three|/\\nw\\nq\\n' | ed -s books.txt")
+            await sub.expectEvents([.update(Book(id: fixtureID(3), name: "Book Three", author: "Author 3"))])
         }
     }
 
     @Test("cp other books.txt (in place, O_TRUNC)")
-    func cpOver() throws {
-        try scenario("cp") { h, sub in
+    func cpOver() async throws {
+        try await scenario("cp") { h, sub in
             try writeFile(h.root + "/other.txt", Self.mixedText)
-            try h.tools.must("cp ../other.txt books.txt")
-            sub.expectEvents(Self.mixedEvents)
+            try await h.tools.must("cp ../other.txt books.txt")
+            await sub.expectEvents(Self.mixedEvents)
         }
     }
 
     @Test("mv other books.txt (atomic rename)")
-    func mvOver() throws {
-        try scenario("mv") { h, sub in
+    func mvOver() async throws {
+        try await scenario("mv") { h, sub in
             try writeFile(h.dir + "/other.tmp", Self.mixedText)
-            try h.tools.must("mv other.tmp books.txt")
-            sub.expectEvents(Self.mixedEvents)
+            try await h.tools.must("mv other.tmp books.txt")
+            await sub.expectEvents(Self.mixedEvents)
         }
     }
 
     @Test("printf … > books.txt (in place, O_TRUNC)")
-    func printfTruncate() throws {
-        try scenario("printf") { h, sub in
-            try h.tools.must("printf '%s\\n' \(printfArguments(Self.mixedText)) > books.txt")
-            sub.expectEvents(Self.mixedEvents)
+    func printfTruncate() async throws {
+        try await scenario("printf") { h, sub in
+            try await h.tools.must("printf '%s\\n' \(printfArguments(Self.mixedText)) > books.txt")
+            await sub.expectEvents(Self.mixedEvents)
         }
     }
 
     @Test("echo row >> books.txt (append)")
-    func appendRow() throws {
-        try scenario("append") { h, sub in
-            try h.tools.must("echo \(shellQuote(Self.newRow.description)) >> books.txt")
-            sub.expectEvents([.insert(Self.newRow)])
+    func appendRow() async throws {
+        try await scenario("append") { h, sub in
+            try await h.tools.must("echo \(shellQuote(Self.newRow.description)) >> books.txt")
+            await sub.expectEvents([.insert(Self.newRow)])
         }
     }
 
     @Test("truncate -s 0, 0.3 s pause, append: only the net change")
-    func truncateThenAppend() throws {
-        try scenario("truncate") { h, sub in
+    func truncateThenAppend() async throws {
+        try await scenario("truncate") { h, sub in
             let changed = Book(id: fixtureID(5), name: "Book Five", author: "Author 5")
             let text = Books.text(replacing: [changed.id: changed])
-            try h.tools.must("truncate -s 0 books.txt; sleep 0.3; printf '%s\\n' \(printfArguments(text)) >> books.txt")
-            sub.expectEvents([.update(changed)], timeout: 8, quiet: 1.5)
+            try await h.tools.must("truncate -s 0 books.txt; sleep 0.3; printf '%s\\n' \(printfArguments(text)) >> books.txt")
+            await sub.expectEvents([.update(changed)], timeout: 8, quiet: 1.5)
         }
     }
 
     @Test("rm, recreate after 0.3 s: only the net change")
-    func removeAndRecreate() throws {
-        try scenario("rm-recreate") { h, sub in
+    func removeAndRecreate() async throws {
+        try await scenario("rm-recreate") { h, sub in
             let changed = Book(id: fixtureID(6), name: "Book 6", author: "Author Six")
             let text = Books.text(replacing: [changed.id: changed])
-            try h.tools.must("rm books.txt; sleep 0.3; printf '%s\\n' \(printfArguments(text)) > books.txt")
-            sub.expectEvents([.update(changed)], timeout: 8, quiet: 1.5)
+            try await h.tools.must("rm books.txt; sleep 0.3; printf '%s\\n' \(printfArguments(text)) > books.txt")
+            await sub.expectEvents([.update(changed)], timeout: 8, quiet: 1.5)
         }
     }
 
     @Test("rsync (temp file + rename, mtimes differ)", arguments: [false, true])
-    func rsyncCopy(inplace: Bool) throws {
-        try scenario(inplace ? "rsync-inplace" : "rsync") { h, sub in
+    func rsyncCopy(inplace: Bool) async throws {
+        try await scenario(inplace ? "rsync-inplace" : "rsync") { h, sub in
             let changed = Book(id: fixtureID(8), name: "Book 8", author: "Author 88")
             mkdir(h.root + "/src", 0o755)
             try writeFile(h.root + "/src/books.txt", Books.text(replacing: [changed.id: changed]))
-            try h.tools.must("touch -d '2001-01-01 00:00:00' ../src/books.txt && rsync \(inplace ? "--inplace " : "")../src/books.txt books.txt")
-            sub.expectEvents([.update(changed)])
+            try await h.tools.must("touch -d '2001-01-01 00:00:00' ../src/books.txt && rsync \(inplace ? "--inplace " : "")../src/books.txt books.txt")
+            await sub.expectEvents([.update(changed)])
             #expect(h.fileText == Books.text(replacing: [changed.id: changed]))
         }
     }
 
     @Test("Python writer: half, 0.5 s pause, rest: only the net change")
-    func pythonTwoChunks() throws {
-        try scenario("python") { h, sub in
+    func pythonTwoChunks() async throws {
+        try await scenario("python") { h, sub in
             let first = Book(id: fixtureID(2), name: "Book 2", author: "Early Change")
             let last = Book(id: fixtureID(19), name: "Book 19 (late)", author: "Author 19")
             try writeFile(h.root + "/new.txt", Books.text(replacing: [first.id: first, last.id: last]))
@@ -115,43 +115,43 @@ import Testing
                     f.write(data[half:])
                 """
             try writeFile(h.root + "/writer.py", script)
-            try h.tools.must("python3 ../writer.py")
-            sub.expectEvents([.update(first), .update(last)])
+            try await h.tools.must("python3 ../writer.py")
+            await sub.expectEvents([.update(first), .update(last)])
         }
     }
 
     @Test("truncate to empty and leave it: every book deleted once the confirmation period passes")
-    func genuineDeleteAll() throws {
-        try scenario("delete-all", confirmationMs: 400) { h, sub in
-            try h.tools.must(": > books.txt")
-            sub.expectEvents(Books.all.map { .delete($0) }, timeout: 8, quiet: 1.2)
+    func genuineDeleteAll() async throws {
+        try await scenario("delete-all", confirmationMs: 400) { h, sub in
+            try await h.tools.must(": > books.txt")
+            await sub.expectEvents(Books.all.map { .delete($0) }, timeout: 8, quiet: 1.2)
             #expect(h.fileText.isEmpty)
         }
     }
 
     @Test("touch yields no events")
-    func touchOnly() throws {
-        try scenario("touch") { h, sub in
-            try h.tools.must("touch books.txt")
-            sub.expectNoMoreEvents(within: 1.2)
+    func touchOnly() async throws {
+        try await scenario("touch") { h, sub in
+            try await h.tools.must("touch books.txt")
+            await sub.expectNoMoreEvents(within: 1.2)
         }
     }
 
     @Test("chmod yields no events")
-    func chmodOnly() throws {
-        try scenario("chmod") { h, sub in
-            try h.tools.must("chmod 600 books.txt")
-            sub.expectNoMoreEvents(within: 1.2)
+    func chmodOnly() async throws {
+        try await scenario("chmod") { h, sub in
+            try await h.tools.must("chmod 600 books.txt")
+            await sub.expectNoMoreEvents(within: 1.2)
         }
     }
 
     @Test("mv away and back after 0.3 s: no events, still watching")
-    func moveAwayAndBack() throws {
-        try scenario("mv-away-back") { h, sub in
-            try h.tools.must("mv books.txt books.bak; sleep 0.3; mv books.bak books.txt")
-            sub.expectNoMoreEvents(within: 1.5)
-            try h.tools.must("sed -i 's/|Frank Herbert$/|Frank HERBERT/' books.txt")
-            sub.expectEvents([.update(Books.duneUpper)], "edit after moving back")
+    func moveAwayAndBack() async throws {
+        try await scenario("mv-away-back") { h, sub in
+            try await h.tools.must("mv books.txt books.bak; sleep 0.3; mv books.bak books.txt")
+            await sub.expectNoMoreEvents(within: 1.5)
+            try await h.tools.must("sed -i 's/|Frank Herbert$/|Frank HERBERT/' books.txt")
+            await sub.expectEvents([.update(Books.duneUpper)], "edit after moving back")
         }
     }
 }

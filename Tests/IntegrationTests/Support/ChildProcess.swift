@@ -7,9 +7,10 @@ func monotonicNow() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
-func sleepSeconds(_ seconds: Double) {
+/// Sleeps without blocking a thread of the cooperative pool (other tests keep running).
+func pause(_ seconds: Double) async {
     guard seconds > 0 else { return }
-    usleep(UInt32(seconds * 1_000_000))
+    try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
 }
 
 struct HarnessError: Error, CustomStringConvertible {
@@ -86,7 +87,17 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Waits up to `timeout` seconds; nil when still running.
-    func wait(timeout: Double) -> Int32? {
+    func wait(timeout: Double) async -> Int32? {
+        let deadline = monotonicNow() + timeout
+        while true {
+            if let status = poll() { return status }
+            if monotonicNow() >= deadline { return nil }
+            await pause(0.01)
+        }
+    }
+
+    /// Blocking variant (for clean-up paths that cannot await).
+    func waitBlocking(timeout: Double) -> Int32? {
         let deadline = monotonicNow() + timeout
         while true {
             if let status = poll() { return status }
@@ -105,9 +116,9 @@ final class ChildProcess: @unchecked Sendable {
     func terminate(grace: Double = 5) -> Int32 {
         if let status = poll() { kill(-pid, SIGKILL); return status }
         signal(SIGTERM)
-        if let status = wait(timeout: grace) { kill(-pid, SIGKILL); return status }
+        if let status = waitBlocking(timeout: grace) { kill(-pid, SIGKILL); return status }
         kill(-pid, SIGKILL)
-        return wait(timeout: 5) ?? -1
+        return waitBlocking(timeout: 5) ?? -1
     }
 }
 
@@ -121,11 +132,21 @@ func makePipe() throws -> (read: Int32, write: Int32) {
     return (fds[0], fds[1])
 }
 
-/// Reads whatever is available on `fd` within `timeout` seconds. Returns nil on EOF.
-func readAvailable(_ fd: Int32, timeout: Double) -> [UInt8]? {
+/// Reads whatever is available on `fd` within `timeout` seconds (polling without blocking a
+/// thread). Returns [] when nothing came, nil on EOF.
+func readAvailable(_ fd: Int32, timeout: Double) async -> [UInt8]? {
+    let deadline = monotonicNow() + timeout
+    while true {
+        if let bytes = readNow(fd) { if !bytes.isEmpty { return bytes } } else { return nil }
+        if monotonicNow() >= deadline { return [] }
+        await pause(0.01)
+    }
+}
+
+/// One non-blocking read: [] when nothing is ready, nil on EOF.
+func readNow(_ fd: Int32) -> [UInt8]? {
     var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-    let ms = Int32(max(0, timeout * 1000))
-    let r = Glibc.poll(&pfd, 1, ms)
+    let r = Glibc.poll(&pfd, 1, 0)
     if r <= 0 { return [] }
     var buffer = [UInt8](repeating: 0, count: 65536)
     let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }

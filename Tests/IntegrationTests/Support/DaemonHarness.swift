@@ -23,10 +23,15 @@ enum Products {
         }
         // Fall back to asking SwiftPM once, from the package root derived from this file's path.
         let packageRoot = String(#filePath.split(separator: "/Tests/", maxSplits: 1)[0])
-        let runner = ToolRunner(environment: HarnessEnvironment.base(home: nil), workingDirectory: packageRoot)
-        if let result = try? runner.run(["swift", "build", "--show-bin-path"], timeout: 120), result.succeeded,
-           let last = result.output.split(separator: "\n").last {
-            return String(last)
+        if let pipe = popen("cd '\(packageRoot)' && swift build --show-bin-path 2>/dev/null", "r") {
+            var line = [CChar](repeating: 0, count: 4096)
+            var last = ""
+            while fgets(&line, Int32(line.count), pipe) != nil {
+                last = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+            pclose(pipe)
+            let path = last.filter { $0 != "\n" }
+            if !path.isEmpty { return path }
         }
         return packageRoot + "/.build/debug"
     }
@@ -67,7 +72,7 @@ final class DaemonHarness: @unchecked Sendable {
     ///   - books: initial rows; nil = no books.txt at start.
     ///   - start: start the daemon and wait for readiness.
     init(_ name: String, base: String = "/var/tmp", books: [Book]? = Fixture.books(),
-         confirmationMs: Int? = nil, start: Bool = true) throws {
+         confirmationMs: Int? = nil, start: Bool = true) async throws {
         var template = Array("\(base)/booksync-tests-\(name)-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp failed under \(base)") }
         root = String(cString: made)
@@ -84,7 +89,7 @@ final class DaemonHarness: @unchecked Sendable {
         env["BOOKS_SOCKET"] = socket
         tools = ToolRunner(environment: env, workingDirectory: dir)
         if let books { try writeFile(file, Fixture.text(books)) }
-        if start { try startDaemon() }
+        if start { try await startDaemon() }
     }
 
     static func uniqueNumber() -> Int {
@@ -93,7 +98,7 @@ final class DaemonHarness: @unchecked Sendable {
 
     var daemonLogPath: String { logDir + "/booksd.log" }
 
-    func startDaemon() throws {
+    func startDaemon() async throws {
         var argv = [Products.booksd, "--file", file, "--socket", socket]
         if let confirmationMs {
             let config = root + "/booksd.conf"
@@ -103,18 +108,18 @@ final class DaemonHarness: @unchecked Sendable {
         if let level = getenv("BOOKSYNC_TEST_LOG_LEVEL") { argv += ["--log-level", String(cString: level)] }
         daemon = try ChildProcess.spawn(argv, environment: HarnessEnvironment.base(home: home),
                                         stdout: .appendFile(daemonLogPath), stderr: .appendFile(daemonLogPath))
-        try waitReady(timeout: 15)
+        try await waitReady(timeout: 15)
     }
 
     /// Polls until the socket accepts a connection and `booksctl ping` exits 0.
-    func waitReady(timeout: Double) throws {
+    func waitReady(timeout: Double) async throws {
         let deadline = monotonicNow() + timeout
         while monotonicNow() < deadline {
             if let status = daemon?.poll() {
                 throw HarnessError("booksd exited with status \(status) before it was ready\n\(daemonLog())")
             }
-            if canConnect(), let ping = try? ctl(["ping"], timeout: 5), ping.succeeded { return }
-            usleep(20_000)
+            if canConnect(), let ping = try? await ctl(["ping"], timeout: 5), ping.succeeded { return }
+            await pause(0.02)
         }
         throw HarnessError("booksd not ready after \(timeout) s\n\(daemonLog())")
     }
@@ -138,17 +143,17 @@ final class DaemonHarness: @unchecked Sendable {
     }
 
     /// Runs `booksctl --socket S ARGS…`.
-    func ctl(_ args: [String], timeout: Double = 10) throws -> ToolResult {
-        try tools.run([Products.booksctl, "--socket", socket] + args, timeout: timeout)
+    func ctl(_ args: [String], timeout: Double = 10) async throws -> ToolResult {
+        try await tools.run([Products.booksctl, "--socket", socket] + args, timeout: timeout)
     }
 
     /// Starts `booksctl subscribe --json --initial` and waits until the initial books have arrived,
     /// so that every later edit is seen.
-    func subscribe(initialCount: Int? = nil) throws -> Subscriber {
+    func subscribe(initialCount: Int? = nil) async throws -> Subscriber {
         let expected = initialCount ?? parseBooks(readFile(file) ?? "").count
         let sub = try Subscriber(harness: self, initial: true)
         subscribers.append(sub)
-        try sub.awaitInitial(count: expected, timeout: 10)
+        try await sub.awaitInitial(count: expected, timeout: 10)
         return sub
     }
 
@@ -171,9 +176,9 @@ final class DaemonHarness: @unchecked Sendable {
             }
         }
         daemon = nil
-        if getenv("BOOKSYNC_KEEP_TEST_DIRS") == nil {
-            _ = try? ToolRunner(environment: HarnessEnvironment.base(home: nil), workingDirectory: "/")
-                .run(["rm", "-rf", root], timeout: 30)
+        if getenv("BOOKSYNC_KEEP_TEST_DIRS") == nil, let child = try? ChildProcess.spawn(
+            ["rm", "-rf", root], environment: HarnessEnvironment.base(home: nil)) {
+            _ = child.waitBlocking(timeout: 30)
         }
     }
 }

@@ -23,12 +23,14 @@ enum Books {
 func scenario(_ name: String, base: String = "/var/tmp", books: [Book]? = Fixture.books(),
               confirmationMs: Int? = nil, checkConvergence: Bool = true,
               sourceLocation: SourceLocation = #_sourceLocation,
-              _ body: (DaemonHarness, Subscriber) throws -> Void) throws {
-    let h = try DaemonHarness(name, base: base, books: books, confirmationMs: confirmationMs)
-    defer { h.shutdown() }
-    let sub = try h.subscribe(initialCount: books?.count ?? 0)
-    try body(h, sub)
-    if checkConvergence { sub.expectConverged(to: h.fileBooks, sourceLocation: sourceLocation) }
+              _ body: (DaemonHarness, Subscriber) async throws -> Void) async throws {
+    try await ScenarioGate.shared.limited {
+        let h = try await DaemonHarness(name, base: base, books: books, confirmationMs: confirmationMs)
+        defer { h.shutdown() }
+        let sub = try await h.subscribe(initialCount: books?.count ?? 0)
+        try await body(h, sub)
+        if checkConvergence { sub.expectConverged(to: h.fileBooks, sourceLocation: sourceLocation) }
+    }
 }
 
 /// A `printf '%s\n' ROWS… > books.txt`-style argument list for `text`.
@@ -37,3 +39,29 @@ func printfArguments(_ text: String) -> String {
 }
 
 var isRoot: Bool { geteuid() == 0 }
+
+/// Limits how many daemons run at once (2 cores shared with the unit tests and other users).
+/// BOOKSYNC_TEST_CONCURRENCY overrides the default of 4.
+actor ScenarioGate {
+    static let shared = ScenarioGate(limit: getenv("BOOKSYNC_TEST_CONCURRENCY").flatMap { Int(String(cString: $0)) } ?? 4)
+    private let limit: Int
+    private var running = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(limit: Int) { self.limit = max(1, limit) }
+
+    func enter() async {
+        if running < limit { running += 1; return }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func leave() {
+        if waiting.isEmpty { running -= 1 } else { waiting.removeFirst().resume() }
+    }
+
+    nonisolated func limited(_ body: () async throws -> Void) async throws {
+        await enter()
+        do { try await body() } catch { await leave(); throw error }
+        await leave()
+    }
+}

@@ -86,7 +86,7 @@ final class Subscriber: @unchecked Sendable {
     }
 
     /// The next complete line, or nil after `timeout` seconds / at end of stream.
-    func nextLine(timeout: Double) -> String? {
+    func nextLine(timeout: Double) async -> String? {
         let deadline = monotonicNow() + timeout
         while true {
             if let nl = buffer.firstIndex(of: 0x0A) {
@@ -97,14 +97,14 @@ final class Subscriber: @unchecked Sendable {
             if eof || fd < 0 { return nil }
             let remaining = deadline - monotonicNow()
             if remaining <= 0 { return nil }
-            if let chunk = readAvailable(fd, timeout: min(remaining, 0.25)) { buffer += chunk } else { eof = true }
+            if let chunk = await readAvailable(fd, timeout: min(remaining, 0.25)) { buffer += chunk } else { eof = true }
         }
     }
 
     /// The next event within `timeout` seconds (unparsable lines are recorded as issues and skipped).
-    func next(timeout: Double, sourceLocation: SourceLocation = #_sourceLocation) -> BookEvent? {
+    func next(timeout: Double, sourceLocation: SourceLocation = #_sourceLocation) async -> BookEvent? {
         let deadline = monotonicNow() + timeout
-        while let line = nextLine(timeout: max(0, deadline - monotonicNow())) {
+        while let line = await nextLine(timeout: max(0, deadline - monotonicNow())) {
             if line.allSatisfy({ $0 == " " || $0 == "\r" || $0 == "\t" }) { continue }
             guard var event = try? JSONDecoder().decode(BookEvent.self, from: Data(line.utf8)) else {
                 Issue.record("unparsable subscribe line: \(line)", sourceLocation: sourceLocation)
@@ -149,16 +149,16 @@ final class Subscriber: @unchecked Sendable {
     }
 
     /// Consumes the `--initial` snapshot (`count` books).
-    func awaitInitial(count: Int, timeout: Double) throws {
+    func awaitInitial(count: Int, timeout: Double) async throws {
         if count == 0 {
             // Nothing will arrive to prove the subscription is live; give it a moment.
-            sleepSeconds(0.5)
+            await pause(0.5)
             return
         }
         let deadline = monotonicNow() + timeout
         var got = 0
         while got < count {
-            guard next(timeout: max(0, deadline - monotonicNow())) != nil else {
+            guard await next(timeout: max(0, deadline - monotonicNow())) != nil else {
                 throw HarnessError("subscriber got \(got) of \(count) initial books within \(timeout) s; stderr: \(readFile(logPath) ?? "")\n\(harness?.daemonLog() ?? "")")
             }
             got += 1
@@ -166,20 +166,20 @@ final class Subscriber: @unchecked Sendable {
     }
 
     /// Collects events until `count` arrived or `timeout` passed (whichever first).
-    func collect(count: Int, timeout: Double) -> [BookEvent] {
+    func collect(count: Int, timeout: Double) async -> [BookEvent] {
         var events: [BookEvent] = []
         let deadline = monotonicNow() + timeout
-        while events.count < count, let e = next(timeout: max(0, deadline - monotonicNow())) {
+        while events.count < count, let e = await next(timeout: max(0, deadline - monotonicNow())) {
             events.append(e); received.append(e)
         }
         return events
     }
 
     /// Collects everything that arrives until nothing has arrived for `quiet` seconds (at most `limit`).
-    func drain(quiet: Double, limit: Double = 30) -> [BookEvent] {
+    func drain(quiet: Double, limit: Double = 30) async -> [BookEvent] {
         var events: [BookEvent] = []
         let deadline = monotonicNow() + limit
-        while monotonicNow() < deadline, let e = next(timeout: quiet) {
+        while monotonicNow() < deadline, let e = await next(timeout: quiet) {
             events.append(e); received.append(e)
         }
         return events
@@ -188,9 +188,9 @@ final class Subscriber: @unchecked Sendable {
     /// Asserts that exactly `expected` (in any order) arrive, and then nothing within `quiet` seconds.
     @discardableResult
     func expectEvents(_ expected: [ExpectedEvent], timeout: Double = 8, quiet: Double = 1.2,
-                      _ what: String = "", sourceLocation: SourceLocation = #_sourceLocation) -> [BookEvent] {
-        var events = collect(count: expected.count, timeout: timeout)
-        events += drain(quiet: quiet)
+                      _ what: String = "", sourceLocation: SourceLocation = #_sourceLocation) async -> [BookEvent] {
+        var events = await collect(count: expected.count, timeout: timeout)
+        events += await drain(quiet: quiet)
         var unmatched = events
         var missing: [ExpectedEvent] = []
         for exp in expected {
@@ -212,8 +212,8 @@ final class Subscriber: @unchecked Sendable {
 
     /// Asserts that no event arrives within `seconds`.
     func expectNoMoreEvents(within seconds: Double = 1.2, _ what: String = "",
-                            sourceLocation: SourceLocation = #_sourceLocation) {
-        let events = drain(quiet: seconds, limit: seconds * 3)
+                            sourceLocation: SourceLocation = #_sourceLocation) async {
+        let events = await drain(quiet: seconds, limit: seconds * 3)
         if !events.isEmpty {
             Issue.record("\(what.isEmpty ? "" : what + ": ")expected no events, received \(events.count):\n\(events.map { "  " + $0.description }.joined(separator: "\n"))\n\(harness?.daemonLog(lastLines: 30) ?? "")",
                          sourceLocation: sourceLocation)

@@ -13,7 +13,7 @@ struct ToolRunner: Sendable {
     var workingDirectory: String
 
     /// Runs `argv` directly.
-    func run(_ argv: [String], timeout: Double = 20) throws -> ToolResult {
+    func run(_ argv: [String], timeout: Double = 20) async throws -> ToolResult {
         // Working directory: via a tiny sh wrapper (posix_spawn_file_actions_addchdir_np is not portable).
         let wrapped = ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", workingDirectory] + argv
         let (readEnd, writeEnd) = try makePipe()
@@ -30,15 +30,15 @@ struct ToolRunner: Sendable {
         var eof = false
         while true {
             if !eof {
-                if let chunk = readAvailable(readEnd, timeout: 0.02) { output += chunk } else { eof = true }
+                if let chunk = await readAvailable(readEnd, timeout: 0.02) { output += chunk } else { eof = true }
             } else {
-                usleep(5_000)
+                await pause(0.01)
             }
             if let status = child.poll() {
                 // Drain what is left; a background grandchild may keep the pipe open, so don't wait for EOF.
                 let drainUntil = monotonicNow() + 0.2
                 while !eof, monotonicNow() < drainUntil {
-                    guard let chunk = readAvailable(readEnd, timeout: 0.02) else { break }
+                    guard let chunk = await readAvailable(readEnd, timeout: 0.02) else { break }
                     if chunk.isEmpty { break }
                     output += chunk
                 }
@@ -46,21 +46,21 @@ struct ToolRunner: Sendable {
             }
             if monotonicNow() > deadline {
                 child.signal(SIGKILL, group: true)
-                _ = child.wait(timeout: 5)
+                _ = await child.wait(timeout: 5)
                 return ToolResult(status: -2, output: String(decoding: output, as: UTF8.self) + "\n[timed out after \(timeout) s]")
             }
         }
     }
 
     /// Runs a bash script (`set -e` is NOT implied).
-    func shell(_ script: String, timeout: Double = 20) throws -> ToolResult {
-        try run(["/bin/bash", "-c", script], timeout: timeout)
+    func shell(_ script: String, timeout: Double = 20) async throws -> ToolResult {
+        try await run(["/bin/bash", "-c", script], timeout: timeout)
     }
 
     /// Runs a bash script and throws unless it exits 0.
     @discardableResult
-    func must(_ script: String, timeout: Double = 20) throws -> ToolResult {
-        let result = try shell(script, timeout: timeout)
+    func must(_ script: String, timeout: Double = 20) async throws -> ToolResult {
+        let result = try await shell(script, timeout: timeout)
         guard result.succeeded else { throw HarnessError("command failed: \(script)\n\(result)") }
         return result
     }
