@@ -20,6 +20,9 @@ public struct BooksdCommandLine: Sendable, Equatable {
     public var help = false
     /// `--version`.
     public var version = false
+    /// `--set KEY=VALUE` (repeatable) and the shorthands for common keys, in order: any
+    /// configuration key, applied after the configuration file.
+    public var settings: [String] = []
 
     /// No flags.
     public init() {}
@@ -44,6 +47,11 @@ public struct BooksdCommandLine: Sendable, Equatable {
           --format FORMAT     Book file format: text or json (config key "format"). Default: text
           --log-level LEVEL   debug, info, notice, warning or error (config key "log_level").
                               Default: info
+          --set KEY=VALUE     Set any configuration key (see booksd.conf(5)); repeatable.
+                              Example: --set heartbeat_seconds=5 --set max_clients=64
+          --confirmation-ms N Same as --set confirmation_ms=N: how long an empty, missing or
+                              drastically shrunk file must stand still before it is believed.
+          --force-polling     Same as --set force_polling=yes: poll instead of inotify.
           --check-config      Validate the configuration file and flags, print the effective
                               settings (or the first error) and exit: 0 if valid, 2 if not.
           -h, --help          Print this help and exit.
@@ -111,6 +119,16 @@ public struct BooksdCommandLine: Sendable, Equatable {
                     throw .invalidValue(option: name, value: v, expected: ConfigurationKey.logLevel.expected)
                 }
                 result.logLevel = try once(result.logLevel, l)
+            case "--set":
+                let v = try value()
+                guard let eq = v.firstIndex(of: "="), eq != v.startIndex else {
+                    throw .invalidValue(option: name, value: v, expected: "KEY=VALUE with a booksd.conf key")
+                }
+                result.settings.append(String(v[..<eq]) + " = " + String(v[v.index(after: eq)...]))
+            case "--confirmation-ms": result.settings.append("confirmation_ms = " + (try value()))
+            case "--force-polling":
+                _ = try flag()
+                result.settings.append("force_polling = yes")
             case "--check-config": result.checkConfig = try flag()
             case "--help", "-h": result.help = try flag()
             case "--version": result.version = try flag()
@@ -131,6 +149,9 @@ public struct BooksdCommandLine: Sendable, Equatable {
         var config = DaemonConfiguration()
         if let configPath {
             config = try ConfigurationFile.parse(readFile(configPath)).apply(to: config, resolver: resolver)
+        }
+        if !settings.isEmpty {
+            config = try ConfigurationFile.parse(settings.joined(separator: "\n")).apply(to: config, resolver: resolver)
         }
         if let filePath { config.filePath = filePath }
         if let socketPath { config.socketPath = socketPath }
