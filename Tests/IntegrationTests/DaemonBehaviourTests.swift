@@ -121,8 +121,12 @@ import Testing
                 print("skipping inotifyOverflow: cannot write \(knob): \(error)")
                 return
             }
-            try await h.startDaemon()
+            try h.spawnDaemon()
+            // Restore the limit as soon as the daemon's inotify instance exists (other tests start daemons too).
+            let deadline = monotonicNow() + 10
+            while !h.daemonHasInotifyInstance(), monotonicNow() < deadline { await pause(0.005) }
         }
+        try await h.waitReady(timeout: 15)
         #expect(readFile(knob)?.filter({ $0.isNumber }) == original)
         let sub = try await h.subscribe()
         let script = """

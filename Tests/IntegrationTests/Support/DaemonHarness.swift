@@ -99,6 +99,28 @@ final class DaemonHarness: @unchecked Sendable {
     var daemonLogPath: String { logDir + "/booksd.log" }
 
     func startDaemon() async throws {
+        try spawnDaemon()
+        try await waitReady(timeout: 15)
+    }
+
+    /// True once the daemon process holds an inotify instance (an `anon_inode:inotify` descriptor).
+    func daemonHasInotifyInstance() -> Bool {
+        guard let pid = daemon?.pid, let dirp = opendir("/proc/\(pid)/fd") else { return false }
+        defer { closedir(dirp) }
+        while let entry = readdir(dirp) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            var target = [CChar](repeating: 0, count: 256)
+            let n = readlink("/proc/\(pid)/fd/\(name)", &target, target.count - 1)
+            if n > 0, String(decoding: target[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self).contains("inotify") {
+                return true
+            }
+        }
+        return false
+    }
+
+    func spawnDaemon() throws {
         var argv = [Products.booksd, "--file", file, "--socket", socket]
         if let confirmationMs {
             let config = root + "/booksd.conf"
@@ -108,7 +130,6 @@ final class DaemonHarness: @unchecked Sendable {
         if let level = getenv("BOOKSYNC_TEST_LOG_LEVEL") { argv += ["--log-level", String(cString: level)] }
         daemon = try ChildProcess.spawn(argv, environment: HarnessEnvironment.base(home: home),
                                         stdout: .appendFile(daemonLogPath), stderr: .appendFile(daemonLogPath))
-        try await waitReady(timeout: 15)
     }
 
     /// Polls until the socket accepts a connection and `booksctl ping` exits 0.
