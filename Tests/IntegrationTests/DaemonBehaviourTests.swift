@@ -64,34 +64,44 @@ import Testing
         }
     }
 
-    @Test("client writes racing with hand edits lose nothing")
-    func clientRacesHandEdit() async throws {
-        try await scenario("race") { h, sub in
-            let rounds = 6
+    @Test("client writes racing with hand edits lose nothing", arguments: ["sed -i", "append"])
+    func clientRacesHandEdit(edit: String) async throws {
+        try await scenario(edit == "append" ? "race-append" : "race-sed") { h, sub in
+            let rounds = 8
             var expected: [ExpectedEvent] = []
             for i in 0..<rounds {
                 let n = i + 2
                 let edited = Book(id: fixtureID(n), name: "Book \(n) edited", author: "Author \(n)")
-                // sed -i (rename) and booksctl add at the same moment.
+                let appended = Book(id: fixtureID(200 + i), name: "Appended \(i)", author: "By Hand")
+                // The hand edit and booksctl add at the same moment; the edit starts 0…70 ms after
+                // booksctl so that some rounds hit the daemon's own write of the file.
+                let handEdit = edit == "append"
+                    ? "echo \(shellQuote(appended.description)) >> books.txt"
+                    : "sed -i 's/|Book \(n)|/|Book \(n) edited|/' books.txt"
                 let script = """
                     \(shellQuote(Products.booksctl)) add 'Client \(i)' 'Racer \(i)' > ../add-\(i).out &
-                    sed -i 's/|Book \(n)|/|Book \(n) edited|/' books.txt
+                    sleep 0.0\(i)
+                    \(handEdit)
                     wait
                     """
                 try await h.tools.must(script)
-                expected.append(.update(edited))
+                expected.append(edit == "append" ? .insert(appended) : .update(edited))
                 expected.append(.insertNew(name: "Client \(i)", author: "Racer \(i)", source: "client"))
             }
             await sub.expectEvents(expected, timeout: 15, quiet: 1.5)
             let books = h.fileBooks
             for i in 0..<rounds {
                 let n = i + 2
-                #expect(books[fixtureID(n)]?.name == "Book \(n) edited", "hand edit \(i) lost; file:\n\(h.fileText)")
+                if edit == "append" {
+                    #expect(books[fixtureID(200 + i)]?.name == "Appended \(i)", "appended row \(i) lost; file:\n\(h.fileText)")
+                } else {
+                    #expect(books[fixtureID(n)]?.name == "Book \(n) edited", "hand edit \(i) lost; file:\n\(h.fileText)")
+                }
                 #expect(books.values.contains { $0.name == "Client \(i)" && $0.author == "Racer \(i)" }, "client add \(i) lost; file:\n\(h.fileText)")
                 let id = (readFile(h.root + "/add-\(i).out") ?? "").filter { !$0.isWhitespace }
                 #expect(books[id]?.name == "Client \(i)", "booksctl add printed id \(id) not in the file")
             }
-            #expect(books.count == 20 + rounds)
+            #expect(books.count == 20 + rounds * (edit == "append" ? 2 : 1))
         }
     }
 
