@@ -22,6 +22,15 @@ import Testing
         }
     }
 
+    @Test("vim -Es with each write strategy of EVENTS.md",
+          arguments: ["backupcopy=yes", "backupcopy=no", "backupcopy=auto", "nowritebackup", "backup backupcopy=yes"])
+    func vimExWriteStrategies(options: String) async throws {
+        try await scenario("vim-es-opts") { h, sub in
+            try await h.tools.must("vim -Es -c 'set \(options)' \(Self.vimSubstitute) -c wq books.txt")
+            await sub.expectEvents([.update(Books.duneUpper)])
+        }
+    }
+
     @Test("vim -Es, set backup (keeps books.txt~), then later edits are still seen")
     func vimExBackupKept() async throws {
         try await scenario("vim-es-backup") { h, sub in
@@ -67,6 +76,28 @@ import Testing
             try await tmux.send("C-x")
             try await tmux.waitForExit()
             await sub.expectEvents([.update(Book(id: Books.dune.id, name: "Dune", author: "Frank Herbert Jr."))])
+        }
+    }
+
+    @Test("emacs -nw in tmux (rename, keeps books.txt~, second CLOSE_WRITE)")
+    func emacsInteractive() async throws {
+        try await scenario("emacs-tmux") { h, sub in
+            let tmux = try await TmuxSession(tools: h.tools, command: "emacs -nw -Q books.txt")
+            defer { tmux.kill() }
+            try await tmux.waitForScreen(containing: "Frank Herbert", timeout: 20)
+            try await tmux.send("M-x")
+            try await tmux.type("replace-string")
+            try await tmux.send("Enter")
+            try await tmux.type("Frank Herbert")
+            try await tmux.send("Enter")
+            try await tmux.type("Frank HERBERT")
+            try await tmux.send("Enter")
+            try await tmux.waitForScreen(containing: "Frank HERBERT")
+            try await tmux.send("C-x", "C-s")
+            try await tmux.waitForScreen(containing: "Wrote")
+            try await tmux.send("C-x", "C-c")
+            try await tmux.waitForExit(timeout: 20)
+            await sub.expectEvents([.update(Books.duneUpper)])
         }
     }
 

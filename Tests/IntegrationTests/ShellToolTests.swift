@@ -129,6 +129,23 @@ import Testing
         }
     }
 
+    @Test("Python tempfile in the directory + os.replace (atomic)")
+    func pythonReplace() async throws {
+        try await scenario("py-replace") { h, sub in
+            try writeFile(h.root + "/new.txt", Self.mixedText)
+            let script = """
+                import os, tempfile
+                data = open('../new.txt', 'rb').read()
+                fd, tmp = tempfile.mkstemp(dir='.', prefix='.books.', suffix='.tmp')
+                os.write(fd, data); os.fsync(fd); os.close(fd)
+                os.replace(tmp, 'books.txt')
+                """
+            try writeFile(h.root + "/replace.py", script)
+            try await h.tools.must("python3 ../replace.py")
+            await sub.expectEvents(Self.mixedEvents)
+        }
+    }
+
     @Test("touch yields no events")
     func touchOnly() async throws {
         try await scenario("touch") { h, sub in
