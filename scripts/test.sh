@@ -3,7 +3,12 @@
 #   scripts/test.sh [extra swift test arguments]
 # The integration tests run the built booksd/booksctl from .build and drive the editors and tools
 # in scripts/packages.txt; if any of them (or a library header) is missing, scripts/setup.sh
-# installs them first. Exit status is swift's: non-zero on any build or test failure.
+# installs them first. Exit status: non-zero on any build or test failure.
+#
+# Without arguments the unit tests and the integration tests run as two `swift test` runs (each
+# prints its own summary): the integration tests start real daemons and editors, and on a 2-core
+# machine sharing one test process with the unit tests starves both of CPU and of Swift's
+# cooperative threads (timeouts that mean nothing). With arguments: one `swift test "$@"`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
@@ -21,4 +26,13 @@ if [ -n "$missing" ]; then
     scripts/setup.sh
 fi
 swift build
-swift test "$@"
+if [ "$#" -gt 0 ]; then
+    exec swift test "$@"
+fi
+status=0
+echo "== unit tests"
+swift test --skip IntegrationTests || status=$?
+echo "== integration tests (real booksd, booksctl, editors)"
+swift test --filter IntegrationTests || status=$?
+if [ "$status" -ne 0 ]; then echo "test.sh: FAILED (status $status)" >&2; fi
+exit "$status"
