@@ -64,26 +64,35 @@ import Testing
         }
     }
 
-    @Test("client writes racing with hand edits lose nothing", arguments: ["sed -i", "append"])
+    /// `sed -i` / `>>`: the hand edit starts 0…44 ms after `booksctl add`, so some rounds hit the
+    /// daemon's own write. `stale editor`: an editor that read the file before the client write and
+    /// saves (by rename) after it — what vim or a script holding the file for a while does.
+    @Test("client writes racing with hand edits lose nothing", arguments: ["sed -i", "append", "stale editor"])
     func clientRacesHandEdit(edit: String) async throws {
-        try await scenario(edit == "append" ? "race-append" : "race-sed") { h, sub in
-            let rounds = 8
+        try await scenario("race-" + edit.filter { $0.isLetter }) { h, sub in
+            let rounds = edit == "stale editor" ? 3 : 12
             var expected: [ExpectedEvent] = []
             for i in 0..<rounds {
                 let n = i + 2
                 let edited = Book(id: fixtureID(n), name: "Book \(n) edited", author: "Author \(n)")
                 let appended = Book(id: fixtureID(200 + i), name: "Appended \(i)", author: "By Hand")
-                // The hand edit and booksctl add at the same moment; the edit starts 0…70 ms after
-                // booksctl so that some rounds hit the daemon's own write of the file.
-                let handEdit = edit == "append"
-                    ? "echo \(shellQuote(appended.description)) >> books.txt"
-                    : "sed -i 's/|Book \(n)|/|Book \(n) edited|/' books.txt"
-                let script = """
-                    \(shellQuote(Products.booksctl)) add 'Client \(i)' 'Racer \(i)' > ../add-\(i).out &
-                    sleep 0.0\(i)
-                    \(handEdit)
-                    wait
-                    """
+                let add = "\(shellQuote(Products.booksctl)) add 'Client \(i)' 'Racer \(i)' > ../add-\(i).out"
+                let ms = i * 4
+                let script: String
+                switch edit {
+                case "append":
+                    script = "\(add) & sleep 0.\(ms < 10 ? "00" : "0")\(ms); echo \(shellQuote(appended.description)) >> books.txt; wait"
+                case "sed -i":
+                    script = "\(add) & sleep 0.\(ms < 10 ? "00" : "0")\(ms); sed -i 's/|Book \(n)|/|Book \(n) edited|/' books.txt; wait"
+                default:
+                    script = """
+                        old=$(cat books.txt)
+                        \(add)
+                        sleep 0.2
+                        printf '%s\\n' "$old" | sed 's/|Book \(n)|/|Book \(n) edited|/' > .books.txt.new
+                        mv .books.txt.new books.txt
+                        """
+                }
                 try await h.tools.must(script)
                 expected.append(edit == "append" ? .insert(appended) : .update(edited))
                 expected.append(.insertNew(name: "Client \(i)", author: "Racer \(i)", source: "client"))
