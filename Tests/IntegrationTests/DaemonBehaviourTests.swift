@@ -3,24 +3,29 @@ import Testing
 
 /// Id assignment, bad lines, client writes, start-up without a file, inotify overflow.
 @Suite("Daemon behaviour") struct DaemonBehaviourTests {
-    @Test("a hand-added name|author row gets an id written back at that line")
-    func handAddedRowGetsID() async throws {
+    @Test("a hand-added name|author row gets an id written back at that line", arguments: [21, 10])
+    func handAddedRowGetsID(line: Int) async throws {
         try await scenario("hand-added") { h, sub in
-            try await h.tools.must("echo 'Snow Crash|Neal Stephenson' >> books.txt")
+            let row = "Snow Crash|Neal Stephenson"
+            if line == 21 {
+                try await h.tools.must("echo \(shellQuote(row)) >> books.txt")
+            } else {
+                try await h.tools.must("sed -i \(shellQuote("\(line)i \(row)")) books.txt")
+            }
             let events = await sub.expectEvents([.insertNew(name: "Snow Crash", author: "Neal Stephenson")])
             guard let id = events.first(where: { $0.kind == "insert" })?.id else { return }
             #expect(id.count == 36 && id.filter({ $0 == "-" }).count == 4, "assigned id should be a UUID: \(id)")
-            // The daemon writes the id into the file, at the same line (21).
+            // The daemon writes the id into the file, at the same line; every other line is unchanged.
+            var expectedLines = Books.all.map(\.description)
+            expectedLines.insert("\(id)|\(row)", at: line - 1)
             let deadline = monotonicNow() + 5
-            var lines: [Substring] = []
+            var lines: [String] = []
             while monotonicNow() < deadline {
-                lines = h.fileText.split(separator: "\n")
-                if lines.count == 21, lines[20] == "\(id)|Snow Crash|Neal Stephenson" { break }
+                lines = h.fileText.split(separator: "\n").map(String.init)
+                if lines == expectedLines { break }
                 await pause(0.05)
             }
-            #expect(lines.count == 21 && lines.last.map(String.init) == "\(id)|Snow Crash|Neal Stephenson",
-                    "file should end with the id'd row; file:\n\(h.fileText)")
-            #expect(Array(lines.prefix(20)).map(String.init) == Books.all.map(\.description))
+            #expect(lines == expectedLines, "line \(line) should now be \(id)|\(row); file:\n\(h.fileText)")
             // Writing the id back must not produce a second event.
             await sub.expectNoMoreEvents(within: 1.2, "after the id was written back")
         }

@@ -89,7 +89,9 @@ final class DaemonHarness: @unchecked Sendable {
         env["BOOKS_SOCKET"] = socket
         tools = ToolRunner(environment: env, workingDirectory: dir)
         if let books { try writeFile(file, Fixture.text(books)) }
-        if start { try await startDaemon() }
+        if start {
+            do { try await startDaemon() } catch { shutdown(); throw error }
+        }
     }
 
     static func uniqueNumber() -> Int {
