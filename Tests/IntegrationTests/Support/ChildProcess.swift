@@ -26,7 +26,7 @@ enum ChildIO {
 }
 
 /// A child started with posix_spawnp in its own process group. Not thread-safe; one owner.
-final class ChildProcess: @unchecked Sendable {
+final class SpawnedProcess: @unchecked Sendable {
     let pid: pid_t
     let argv: [String]
     private(set) var terminationStatus: Int32?   // exit code, or 128 + signal
@@ -34,7 +34,7 @@ final class ChildProcess: @unchecked Sendable {
     private init(pid: pid_t, argv: [String]) { self.pid = pid; self.argv = argv }
 
     static func spawn(_ argv: [String], environment: [String: String], stdin: ChildIO = .devNull,
-                      stdout: ChildIO = .devNull, stderr: ChildIO = .devNull) throws -> ChildProcess {
+                      stdout: ChildIO = .devNull, stderr: ChildIO = .devNull) throws -> SpawnedProcess {
         precondition(!argv.isEmpty)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -68,7 +68,7 @@ final class ChildProcess: @unchecked Sendable {
         var pid: pid_t = 0
         let rc = posix_spawnp(&pid, argv[0], &actions, &attr, cArgs, cEnv)
         guard rc == 0 else { throw HarnessError("posix_spawnp \(argv[0]) failed: \(String(cString: strerror(rc)))") }
-        return ChildProcess(pid: pid, argv: argv)
+        return SpawnedProcess(pid: pid, argv: argv)
     }
 
     /// Reaps the child if it has exited; returns its status.

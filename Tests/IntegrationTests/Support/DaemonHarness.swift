@@ -62,9 +62,9 @@ final class DaemonHarness: @unchecked Sendable {
     let logDir: String
     let tools: ToolRunner
     let confirmationMs: Int?
-    private(set) var daemon: ChildProcess?
+    private(set) var daemon: SpawnedProcess?
     private var subscribers: [Subscriber] = []
-    private static let counterLock = Mutex()
+    private static let counterLock = HarnessLock()
     nonisolated(unsafe) private static var counter = 0
 
     /// - Parameters:
@@ -130,7 +130,7 @@ final class DaemonHarness: @unchecked Sendable {
             argv += ["--config", config]
         }
         if let level = getenv("BOOKSYNC_TEST_LOG_LEVEL") { argv += ["--log-level", String(cString: level)] }
-        daemon = try ChildProcess.spawn(argv, environment: HarnessEnvironment.base(home: home),
+        daemon = try SpawnedProcess.spawn(argv, environment: HarnessEnvironment.base(home: home),
                                         stdout: .appendFile(daemonLogPath), stderr: .appendFile(daemonLogPath))
     }
 
@@ -199,7 +199,7 @@ final class DaemonHarness: @unchecked Sendable {
             }
         }
         daemon = nil
-        if getenv("BOOKSYNC_KEEP_TEST_DIRS") == nil, let child = try? ChildProcess.spawn(
+        if getenv("BOOKSYNC_KEEP_TEST_DIRS") == nil, let child = try? SpawnedProcess.spawn(
             ["rm", "-rf", root], environment: HarnessEnvironment.base(home: nil)) {
             _ = child.waitBlocking(timeout: 30)
         }
@@ -207,7 +207,7 @@ final class DaemonHarness: @unchecked Sendable {
 }
 
 /// A minimal lock (pthread mutex) usable from Swift 6 without Synchronization availability checks.
-final class Mutex: @unchecked Sendable {
+final class HarnessLock: @unchecked Sendable {
     private var mutex = pthread_mutex_t()
     init() { pthread_mutex_init(&mutex, nil) }
     deinit { pthread_mutex_destroy(&mutex) }

@@ -56,7 +56,7 @@ struct ExpectedEvent: CustomStringConvertible {
 
 /// `booksctl subscribe --json --initial` as a child process; lines are parsed as they arrive.
 final class Subscriber: @unchecked Sendable {
-    private let process: ChildProcess
+    private let process: SpawnedProcess
     private var fd: Int32
     private var buffer: [UInt8] = []
     private var eof = false
@@ -73,7 +73,7 @@ final class Subscriber: @unchecked Sendable {
         var argv = [Products.booksctl, "--socket", harness.socket, "subscribe", "--json"]
         if initial { argv.append("--initial") }
         do {
-            process = try ChildProcess.spawn(argv, environment: harness.tools.environment,
+            process = try SpawnedProcess.spawn(argv, environment: harness.tools.environment,
                                              stdout: .fd(w), stderr: .appendFile(logPath))
         } catch { close(r); close(w); throw error }
         close(w)

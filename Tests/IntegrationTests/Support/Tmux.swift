@@ -58,7 +58,7 @@ final class TmuxSession: @unchecked Sendable {
 
     /// Kills the tmux server (blocking; usable from defer).
     func kill() {
-        if let child = try? ChildProcess.spawn(["tmux", "-L", server, "kill-server"], environment: tools.environment) {
+        if let child = try? SpawnedProcess.spawn(["tmux", "-L", server, "kill-server"], environment: tools.environment) {
             _ = child.waitBlocking(timeout: 5)
         }
     }

@@ -17,9 +17,9 @@ struct ToolRunner: Sendable {
         // Working directory: via a tiny sh wrapper (posix_spawn_file_actions_addchdir_np is not portable).
         let wrapped = ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", workingDirectory] + argv
         let (readEnd, writeEnd) = try makePipe()
-        let child: ChildProcess
+        let child: SpawnedProcess
         do {
-            child = try ChildProcess.spawn(wrapped, environment: environment, stdout: .fd(writeEnd), stderr: .fd(writeEnd))
+            child = try SpawnedProcess.spawn(wrapped, environment: environment, stdout: .fd(writeEnd), stderr: .fd(writeEnd))
         } catch {
             close(readEnd); close(writeEnd); throw error
         }
