@@ -2,7 +2,7 @@ import Glibc
 import Testing
 
 /// Editors, in place and by rename (see shared/EVENTS.md).
-@Suite("Editors") struct EditorTests {
+@Suite("Editors", .timeLimit(.minutes(3))) struct EditorTests {
     static let vimSubstitute = "-c '%s/Frank Herbert/Frank HERBERT/'"
 
     @Test("vim -Es, no vimrc (backupcopy=yes): in place")

@@ -2,7 +2,7 @@ import Glibc
 import Testing
 
 /// Non-interactive tools and shell idioms (see shared/EVENTS.md).
-@Suite("Shell tools") struct ShellToolTests {
+@Suite("Shell tools", .timeLimit(.minutes(3))) struct ShellToolTests {
     static let renamed2 = Book(id: fixtureID(2), name: "Book Two", author: "Author 2")
     static let newRow = Book(id: fixtureID(100), name: "Neuromancer", author: "William Gibson")
     /// A content change mixing update, delete and insert.

@@ -1,4 +1,6 @@
+import FoundationEssentials
 import Glibc
+import Testing
 
 /// Where the package's built products live (`swift build` runs before `swift test`).
 enum Products {
@@ -178,6 +180,21 @@ final class DaemonHarness: @unchecked Sendable {
         subscribers.append(sub)
         try await sub.awaitInitial(count: expected, timeout: 10)
         return sub
+    }
+
+    /// `booksctl status --json`, decoded.
+    func status(sourceLocation: SourceLocation = #_sourceLocation) async throws -> DaemonStatus {
+        let result = try await ctl(["status", "--json"])
+        guard result.succeeded else { throw HarnessError("booksctl status --json: \(result)") }
+        return try JSONDecoder().decode(DaemonStatus.self, from: Data(result.output.utf8))
+    }
+
+    /// `booksctl list --json`, decoded into books by id.
+    func listedBooks() async throws -> [String: Book] {
+        let result = try await ctl(["list", "--json"])
+        guard result.succeeded else { throw HarnessError("booksctl list --json: \(result)") }
+        let listed = try JSONDecoder().decode([ListedBook].self, from: Data(result.output.utf8))
+        return Dictionary(listed.map { ($0.id, Book(id: $0.id, name: $0.name, author: $0.author)) }, uniquingKeysWith: { a, _ in a })
     }
 
     func daemonLog(lastLines: Int = 60) -> String {

@@ -29,7 +29,12 @@ func scenario(_ name: String, base: String = "/var/tmp", books: [Book]? = Fixtur
         defer { h.shutdown() }
         let sub = try await h.subscribe(initialCount: books?.count ?? 0)
         try await body(h, sub)
-        if checkConvergence { sub.expectConverged(to: h.fileBooks, sourceLocation: sourceLocation) }
+        if checkConvergence {
+            let fileBooks = h.fileBooks
+            sub.expectConverged(to: fileBooks, sourceLocation: sourceLocation)
+            let listed = try await h.listedBooks()
+            #expect(listed == fileBooks, "booksctl list --json differs from the file", sourceLocation: sourceLocation)
+        }
     }
 }
 

@@ -32,6 +32,16 @@ struct BookEvent: Decodable, Equatable, CustomStringConvertible {
     }
 }
 
+/// `booksctl status --json` (the parts the tests look at).
+struct DaemonStatus: Decodable {
+    struct BadLine: Decodable { let lineNumber: Int; let text: String }
+    let badLines: [BadLine]
+    let bookCount: Int
+}
+
+/// One element of `booksctl list --json`.
+struct ListedBook: Decodable { let id: String; let name: String; let author: String }
+
 /// What a test expects to receive. `id == nil` matches any id (a newly assigned one).
 struct ExpectedEvent: CustomStringConvertible {
     let kind: String
