@@ -72,6 +72,21 @@ import Testing
     /// `sed -i` / `>>`: the hand edit starts 0…44 ms after `booksctl add`, so some rounds hit the
     /// daemon's own write. `stale editor`: an editor that read the file before the client write and
     /// saves (by rename) after it — what vim or a script holding the file for a while does.
+    @Test("names with separators, backslashes and Unicode survive a client add and later hand edits")
+    func escapedNamesRoundTrip() async throws {
+        try await scenario("escaped", checkConvergence: false) { h, sub in
+            let name = "Pipes | and \\ backslash", author = "Łukasz Żółć 🦄"
+            let result = try await h.ctl(["add", name, author])
+            #expect(result.succeeded, "booksctl add: \(result)")
+            let id = result.output.split(separator: "\n").last.map { String($0).filter { !$0.isWhitespace } } ?? ""
+            await sub.expectEvents([.init(kind: "insert", id: id, name: name, author: author, source: "client")])
+            // A hand edit elsewhere re-reads the escaped row: nothing but the edited book may change.
+            try await h.tools.must("sed -i 's/|Frank Herbert$/|Frank HERBERT/' books.txt")
+            await sub.expectEvents([.update(Books.duneUpper)], "hand edit after the escaped row")
+            #expect(try await h.listedBooks()[id] == Book(id: id, name: name, author: author))
+        }
+    }
+
     @Test("client writes racing with hand edits lose nothing", arguments: ["sed -i", "append", "stale editor"])
     func clientRacesHandEdit(edit: String) async throws {
         try await scenario("race-" + edit.filter { $0.isLetter }) { h, sub in
