@@ -8,6 +8,11 @@ import BooksProtocol
 /// any → `closing` after a protocol violation, a hello timeout, a lag overflow, end of input or
 /// shutdown. In `closing` no further input is processed and no further output is accepted.
 ///
+/// Flow control: at most `maxPendingRequests` requests are delivered and unanswered at a time,
+/// and none while the output exceeds `queueLimit`; further lines wait and reading pauses, so a
+/// client that pipelines requests without reading replies cannot make the daemon buffer more
+/// than about `queueLimit` plus one read's worth of lines.
+///
 /// Half-close: after end of input, a connection still owed replies stays open (not reading)
 /// until they are written, then closes.
 ///
@@ -72,7 +77,7 @@ public struct ConnectionStateMachine: Sendable {
     public private(set) var state: State = .awaitingHello
     /// Bytes emitted and not yet drained.
     public private(set) var queuedBytes = 0
-    /// True while reading is paused for back-pressure.
+    /// True while the socket layer was told to stop reading (back-pressure, half-close, closing).
     public private(set) var isReadingPaused = false
     /// The reason the machine entered `closing`, if it did.
     public private(set) var closeReason: CloseReason?
@@ -83,15 +88,26 @@ public struct ConnectionStateMachine: Sendable {
     public private(set) var isInputClosed = false
     /// The output limit in bytes.
     public let queueLimit: Int
+    /// The most requests delivered and not yet answered; further complete lines wait (and
+    /// reading stops) until an answer is queued.
+    public let maxPendingRequests: Int
     private var exemptBytes = 0
+    private var outputOverLimit = false
     private var framer: LineFramer
+    private var backlog: [LineFramer.Frame] = []
+    private var backlogHead = 0
     private let decoder = RequestDecoder()
 
     /// Creates the machine of a freshly accepted connection.
-    public init(maxRequestBytes: Int = LineFramer.defaultMaxLineLength, queueLimit: Int = 8 << 20) {
+    public init(maxRequestBytes: Int = LineFramer.defaultMaxLineLength, queueLimit: Int = 8 << 20,
+                maxPendingRequests: Int = 64) {
         framer = LineFramer(maxLineLength: maxRequestBytes)
         self.queueLimit = queueLimit
+        self.maxPendingRequests = max(1, maxPendingRequests)
     }
+
+    /// Complete lines received but not yet processed (waiting for answers or output drain).
+    public var backlogCount: Int { backlog.count - backlogHead }
 
     /// The hello reply for `id`.
     public static func helloReply(id: String, serverName: String, epoch: String, seq: UInt64) -> Reply {
@@ -105,33 +121,28 @@ public struct ConnectionStateMachine: Sendable {
         bytes.withUnsafeBytes { bytesReceived($0) }
     }
 
-    /// Bytes read from the socket.
+    /// Bytes read from the socket. Complete lines are processed in order while fewer than
+    /// `maxPendingRequests` requests await answers and the output is under the limit; the rest
+    /// wait in a backlog (bounded by what one read returns, since reading pauses meanwhile).
     public mutating func bytesReceived(_ bytes: UnsafeRawBufferPointer) -> [Action] {
         guard state != .closing, !isInputClosed else { return [] }
+        backlog.append(contentsOf: framer.feed(bytes))
         var actions: [Action] = []
-        for frame in framer.feed(bytes) {
-            guard state != .closing else { break }
-            switch frame {
-            case .tooLong:
-                violation(ProtocolError(.tooLarge, "request line longer than \(framer.maxLineLength) bytes"),
-                          id: nil, into: &actions)
-            case .line(let line):
-                handle(line, into: &actions)
-            }
-        }
+        processBacklog(into: &actions)
+        syncReading(into: &actions)
         return actions
     }
 
     /// The client closed its sending side (read returned 0). A subscriber, or a connection with
     /// nothing due, is closed at once; otherwise reading stops and the connection closes after
-    /// the answers to its delivered requests have been written (half-close, as `nc -N` does).
+    /// the backlog is processed and every answer is written (half-close, as `nc -N` does).
     public mutating func endOfInput() -> [Action] {
         guard state != .closing, !isInputClosed else { return close(.peerClosed) }
-        if state == .subscribed || (pendingReplies == 0 && queuedBytes == 0) { return close(.peerClosed) }
+        if state == .subscribed || isIdle { return close(.peerClosed) }
         isInputClosed = true
-        if isReadingPaused { return [] }
-        isReadingPaused = true
-        return [.pauseReading]
+        var actions: [Action] = []
+        syncReading(into: &actions)
+        return actions
     }
 
     /// The hello timer fired; closes the connection unless `hello` was completed.
@@ -139,11 +150,14 @@ public struct ConnectionStateMachine: Sendable {
         guard state == .awaitingHello else { return [] }
         var actions = [emit(.failure(nil, ProtocolError(.helloRequired, "no hello within the timeout")))]
         actions += close(.helloTimeout)
+        backlog = []
+        backlogHead = 0
         return actions
     }
 
     /// Queues output that did not come from the machine itself (replies, events).
-    /// `lagNotice` is queued (best effort) before closing a lagged subscriber.
+    /// `lagNotice` is queued (best effort) before closing a lagged subscriber. Queuing a `.reply`
+    /// may release backlogged requests (`.deliver` actions after the `.send`).
     public mutating func enqueue(_ bytes: [UInt8], kind: OutputKind,
                                  lagNotice: () -> [UInt8] = { [] }) -> [Action] {
         guard state != .closing else { return [] }
@@ -167,11 +181,10 @@ public struct ConnectionStateMachine: Sendable {
             }
             queuedBytes += bytes.count
         }
+        if queuedBytes > queueLimit { outputOverLimit = true }
         var actions: [Action] = [.send(bytes)]
-        if queuedBytes > queueLimit && !isReadingPaused {
-            isReadingPaused = true
-            actions.append(.pauseReading)
-        }
+        processBacklog(into: &actions)
+        syncReading(into: &actions)
         return actions
     }
 
@@ -179,14 +192,13 @@ public struct ConnectionStateMachine: Sendable {
     public mutating func drained(_ count: Int) -> [Action] {
         queuedBytes = max(0, queuedBytes - count)
         exemptBytes = max(0, exemptBytes - count)
-        if isInputClosed {
-            return pendingReplies == 0 && queuedBytes == 0 ? close(.peerClosed) : []
-        }
-        if isReadingPaused && queuedBytes <= queueLimit / 2 && state != .closing {
-            isReadingPaused = false
-            return [.resumeReading]
-        }
-        return []
+        if outputOverLimit && queuedBytes <= queueLimit / 2 { outputOverLimit = false }
+        guard state != .closing else { return [] }
+        var actions: [Action] = []
+        processBacklog(into: &actions)
+        if isInputClosed && isIdle { return actions + close(.peerClosed) }
+        syncReading(into: &actions)
+        return actions
     }
 
     /// The delegate started a subscription on this connection (`active` → `subscribed`).
@@ -207,12 +219,52 @@ public struct ConnectionStateMachine: Sendable {
         guard state != .closing else { return [] }
         state = .closing
         closeReason = .shutdown
+        backlog = []
+        backlogHead = 0
         if isReadingPaused { return [] }
         isReadingPaused = true
         return [.pauseReading]
     }
 
     // MARK: Internals
+
+    /// Nothing received is unanswered and nothing is left to write.
+    private var isIdle: Bool { pendingReplies == 0 && queuedBytes == 0 && backlogCount == 0 }
+
+    private var wantsInput: Bool {
+        state != .closing && !isInputClosed && !outputOverLimit && backlogCount == 0
+            && pendingReplies < maxPendingRequests
+    }
+
+    private mutating func syncReading(into actions: inout [Action]) {
+        if state == .closing {
+            isReadingPaused = true // the socket layer stops reading closing connections itself
+            return
+        }
+        let pause = !wantsInput
+        guard pause != isReadingPaused else { return }
+        isReadingPaused = pause
+        actions.append(pause ? .pauseReading : .resumeReading)
+    }
+
+    private mutating func processBacklog(into actions: inout [Action]) {
+        while backlogHead < backlog.count, state != .closing, !outputOverLimit,
+              pendingReplies < maxPendingRequests {
+            let frame = backlog[backlogHead]
+            backlogHead += 1
+            switch frame {
+            case .tooLong:
+                violation(ProtocolError(.tooLarge, "request line longer than \(framer.maxLineLength) bytes"),
+                          id: nil, into: &actions)
+            case .line(let line):
+                handle(line, into: &actions)
+            }
+        }
+        if backlogHead == backlog.count || state == .closing {
+            backlog.removeAll(keepingCapacity: backlog.count < 1024)
+            backlogHead = 0
+        }
+    }
 
     private mutating func handle(_ line: [UInt8], into actions: inout [Action]) {
         if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return } // blank lines are ignored

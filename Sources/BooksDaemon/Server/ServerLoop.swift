@@ -143,7 +143,8 @@ final class ServerLoop: @unchecked Sendable {
             let id = nextID
             nextID += 1
             let machine = ConnectionStateMachine(maxRequestBytes: configuration.maxRequestBytes,
-                                                 queueLimit: configuration.clientQueueBytes)
+                                                 queueLimit: configuration.clientQueueBytes,
+                                                 maxPendingRequests: configuration.maxPendingRequests)
             guard register(fd, events: EPOLLIN.rawValue, tag: id) else {
                 Glibc.close(fd)
                 continue
@@ -212,7 +213,10 @@ final class ServerLoop: @unchecked Sendable {
         for action in actions {
             switch action {
             case .send(let bytes):
+                // With output already waiting, the socket was full: EPOLLOUT will resume writing.
+                let wasEmpty = connection.output.isEmpty
                 connection.output.append(bytes)
+                guard wasEmpty else { continue }
                 flush(connection)
                 if connections[connection.id.raw] == nil { return }
             case .deliver(let request):
@@ -277,6 +281,7 @@ final class ServerLoop: @unchecked Sendable {
     }
 
     private func updateInterest(_ connection: Connection) {
+        guard connections[connection.id.raw] != nil else { return }
         var events: UInt32 = 0
         if connection.machine.state != .closing && !connection.machine.isReadingPaused { events |= EPOLLIN.rawValue }
         if !connection.output.isEmpty { events |= EPOLLOUT.rawValue }

@@ -71,27 +71,29 @@ public final class SocketServer: Sendable {
     /// `RLIMIT_NOFILE` to the hard limit and ignores `SIGPIPE` process-wide (writes also use
     /// `MSG_NOSIGNAL`). Throws `alreadyStarted` on a second call or after `shutdown`.
     public func start(delegate: any SocketServerDelegate) throws(SocketServerError) {
-        let fd = try threadState.withLock { (s: inout ThreadState) throws(SocketServerError) -> Int32 in
+        // Everything happens under the thread-state lock, so a concurrent `shutdown` sees either
+        // no thread (and closes the listener itself) or a running one (and posts to it).
+        try threadState.withLock { (s: inout ThreadState) throws(SocketServerError) -> Void in
             guard !s.started, !s.stopped else { throw .alreadyStarted }
             s.started = true
-            return listener.withLock { $0.fd }
+            let fd = listener.withLock { $0.fd }
+            UnixListener.raiseDescriptorLimit()
+            _ = signal(SIGPIPE, SIG_IGN)
+            let loop = try ServerLoop(server: self, delegate: delegate, configuration: configuration,
+                                      channel: channel, listenFD: fd)
+            var thread = pthread_t()
+            let context = Unmanaged.passRetained(loop).toOpaque()
+            let rc = pthread_create(&thread, nil, { raw in
+                let loop = Unmanaged<ServerLoop>.fromOpaque(raw!).takeRetainedValue()
+                loop.run()
+                return nil
+            }, context)
+            guard rc == 0 else {
+                Unmanaged<ServerLoop>.fromOpaque(context).release()
+                throw .systemCall("pthread_create", errno: rc)
+            }
+            s.thread = thread
         }
-        UnixListener.raiseDescriptorLimit()
-        _ = signal(SIGPIPE, SIG_IGN)
-        let loop = try ServerLoop(server: self, delegate: delegate, configuration: configuration,
-                                  channel: channel, listenFD: fd)
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(loop).toOpaque()
-        let rc = pthread_create(&thread, nil, { raw in
-            let loop = Unmanaged<ServerLoop>.fromOpaque(raw!).takeRetainedValue()
-            loop.run()
-            return nil
-        }, context)
-        guard rc == 0 else {
-            Unmanaged<ServerLoop>.fromOpaque(context).release()
-            throw .systemCall("pthread_create", errno: rc)
-        }
-        threadState.withLock { $0.thread = thread }
     }
 
     /// Queues `reply` for `connection` (ignored if the connection is gone). Never blocks.

@@ -13,6 +13,9 @@ public struct SocketServerConfiguration: Sendable {
     /// The bound on a client's pending output. Broadcast events that would exceed it disconnect the
     /// subscriber as lagged; while replies exceed it, the server stops reading that client's requests.
     public var clientQueueBytes: Int
+    /// The most requests of one connection handed to the delegate and not yet answered; further
+    /// requests wait (and the connection is not read) until answers are queued.
+    public var maxPendingRequests: Int
     /// Connections that have not completed `hello` within this time are closed.
     public var helloTimeout: Duration
     /// The name and version reported in the hello reply, e.g. `booksd 1.0`.
@@ -20,13 +23,14 @@ public struct SocketServerConfiguration: Sendable {
 
     /// Creates a configuration; every limit has the documented default.
     public init(path: String?, socketMode: mode_t = 0o660, maxClients: Int = 1024,
-                maxRequestBytes: Int = 1 << 20, clientQueueBytes: Int = 8 << 20,
+                maxRequestBytes: Int = 1 << 20, clientQueueBytes: Int = 8 << 20, maxPendingRequests: Int = 64,
                 helloTimeout: Duration = .seconds(10), serverName: String = "booksd") {
         self.path = path
         self.socketMode = socketMode
         self.maxClients = maxClients
         self.maxRequestBytes = maxRequestBytes
         self.clientQueueBytes = clientQueueBytes
+        self.maxPendingRequests = maxPendingRequests
         self.helloTimeout = helloTimeout
         self.serverName = serverName
     }

@@ -182,6 +182,59 @@ import FoundationEssentials
         #expect(closeNow == [.close(.peerClosed)])
     }
 
+    private func delivered(_ actions: [Action]) -> [String] {
+        actions.compactMap { if case .deliver(let r) = $0 { return r.id } else { return nil } }
+    }
+
+    @Test func pipelinedRequestsAreHeldBackBeyondPendingLimit() {
+        var m = ConnectionStateMachine(queueLimit: 1000, maxPendingRequests: 2)
+        _ = m.bytesReceived(line(#"{"id":"h","op":"hello","version":1}"#))
+        let burst = (1...5).flatMap { line(#"{"id":"\#($0)","op":"ping"}"#) }
+        let first = m.bytesReceived(burst)
+        #expect(delivered(first) == ["1", "2"])
+        #expect(first.last == .pauseReading)
+        #expect(m.backlogCount == 3)
+        let afterOne = m.enqueue([1], kind: .reply)
+        #expect(afterOne.first == .send([1]))
+        #expect(delivered(afterOne) == ["3"])
+        let unsolicited = m.enqueue([2], kind: .unsolicited)
+        #expect(delivered(unsolicited).isEmpty)
+        _ = m.enqueue([3], kind: .reply)
+        let last = m.enqueue([4], kind: .reply)
+        #expect(delivered(last) == ["5"])
+        #expect(m.backlogCount == 0)
+        let r1 = m.enqueue([5], kind: .reply)
+        let r2 = m.enqueue([6], kind: .reply)
+        #expect(r1 == [.send([5]), .resumeReading]) // one answer due, below the limit again
+        #expect(r2 == [.send([6])])
+    }
+
+    @Test func fullOutputHoldsBackRequests() {
+        var m = ConnectionStateMachine(queueLimit: 100, maxPendingRequests: 100)
+        _ = m.bytesReceived(line(#"{"id":"h","op":"hello","version":1}"#))
+        _ = m.bytesReceived(line(#"{"id":"a","op":"list"}"#))
+        let big = m.enqueue([UInt8](repeating: 0, count: 150), kind: .reply)
+        #expect(big.last == .pauseReading)
+        let held = m.bytesReceived(line(#"{"id":"b","op":"ping"}"#))
+        #expect(delivered(held).isEmpty)
+        #expect(m.backlogCount == 1)
+        let partial = m.drained(60) // 90 > 50: still over the low watermark
+        #expect(delivered(partial).isEmpty)
+        let released = m.drained(60)
+        #expect(delivered(released) == ["b"])
+    }
+
+    @Test func violationInBacklogClosesWithoutFurtherActions() {
+        var m = ConnectionStateMachine(maxPendingRequests: 1)
+        _ = m.bytesReceived(line(#"{"id":"h","op":"hello","version":1}"#))
+        let first = m.bytesReceived(line(#"{"id":"1","op":"ping"}"#) + line("junk") + line(#"{"id":"3","op":"ping"}"#))
+        #expect(delivered(first) == ["1"])
+        let next = m.enqueue([1], kind: .reply)
+        #expect(next.last == .close(.protocolViolation(.badRequest)))
+        #expect(delivered(next).isEmpty)
+        #expect(m.backlogCount == 0)
+    }
+
     @Test func subscribeRequiresActive() {
         var m = ConnectionStateMachine()
         let refused = m.subscriptionStarted()

@@ -31,13 +31,14 @@ final class TestClient {
     private var buffer: [UInt8] = []
 
     init?(path: String, timeoutSeconds: Int = 5) {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var addr = sockaddr_un()
         let length = books_make_sockaddr_un(path, &addr)
         let rc = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(length)) }
         }
-        guard rc == 0 else { Glibc.close(fd); return nil }
+        guard rc == 0 else { Glibc.close(fd); return nil } // before `self.fd` is set: deinit never runs
+        self.fd = fd
         var tv = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }

@@ -1,0 +1,95 @@
+import Testing
+@testable import BooksCore
+
+@Suite struct BookContextTests {
+    func context(_ rows: [String], retention: Int = 100) -> BookContext {
+        BookContext(document: BookDocument(parsing: Samples.file(rows)), epoch: "E", retention: retention)
+    }
+
+    @Test func seqRisesByOnePerNonEmptyChange() {
+        var c = context(["1|A|B"])
+        #expect(c.seq == 0)
+        #expect(c.apply(bytes: Samples.file(["1|A|B", "# only a comment"]), source: .file) == nil)
+        #expect(c.seq == 0)
+        let applied = c.apply(bytes: Samples.file(["1|A|C"]), source: .client)
+        #expect(applied?.seq == 1)
+        #expect(applied?.source == .client)
+        #expect(applied?.epoch == "E")
+        #expect(c.apply(bytes: Samples.file(["1|A|C", "2|X|Y"]), source: .file)?.seq == 2)
+        #expect(c.version(of: "1") == 1)
+        #expect(c.version(of: "2") == 2)
+    }
+
+    @Test func slipOfTheHandHoldsTheBook() {
+        var c = context(["1|Dune|Herbert", "2|Emma|Austen"])
+        // The author field is lost by mistake: the row becomes a bad line that still starts with the id.
+        let slip = c.apply(bytes: Samples.file(["1|Dune", "2|Emma|Austen"]), source: .file)
+        #expect(slip == nil)
+        #expect(c.held["1"] == Book(id: "1", name: "Dune", author: "Herbert"))
+        #expect(c.book(id: "1") != nil)
+        #expect(c.bookCount == 2)
+        #expect(c.document.badLines.first?.lineNumber == 1)
+        // Fixed with a new value: an update from the held values.
+        let fixed = c.apply(bytes: Samples.file(["1|Dune|F. Herbert", "2|Emma|Austen"]), source: .file)
+        #expect(fixed?.changes == ChangeSet(updated: [BookUpdate(old: Book(id: "1", name: "Dune", author: "Herbert"),
+                                                                 new: Book(id: "1", name: "Dune", author: "F. Herbert"))]))
+        #expect(c.held.isEmpty)
+    }
+
+    @Test func slipFixedUnchangedReportsNothing() {
+        var c = context(["1|Dune|Herbert"])
+        _ = c.apply(bytes: Samples.file(["1|Dune|Herbert|"]), source: .file)
+        #expect(c.held.count == 1)
+        #expect(c.apply(bytes: Samples.file(["1|Dune|Herbert"]), source: .file) == nil)
+        #expect(c.held.isEmpty)
+    }
+
+    @Test func slipLineRemovedIsADelete() {
+        var c = context(["1|Dune|Herbert", "2|Emma|Austen"])
+        _ = c.apply(bytes: Samples.file(["1|Dune", "2|Emma|Austen"]), source: .file)
+        let removed = c.apply(bytes: Samples.file(["2|Emma|Austen"]), source: .file)
+        #expect(removed?.changes == ChangeSet(deleted: [Book(id: "1", name: "Dune", author: "Herbert")]))
+        #expect(c.book(id: "1") == nil)
+    }
+
+    @Test func replayServesMissedChangesOrAsksForResync() {
+        var c = context(["1|A|B"], retention: 2)
+        for k in 1...4 { _ = c.apply(bytes: Samples.file(["1|A|\(k)"]), source: .file) }
+        #expect(c.seq == 4)
+        #expect(c.replay(fromEpoch: "E", seq: 4) == .replay([]))
+        guard case .replay(let missed) = c.replay(fromEpoch: "E", seq: 2) else { Issue.record("expected replay"); return }
+        #expect(missed.map(\.seq) == [3, 4])
+        #expect(c.replay(fromEpoch: "E", seq: 1) == .resyncRequired(reason: "history-trimmed"))
+        #expect(c.replay(fromEpoch: "other", seq: 4) == .resyncRequired(reason: "different-epoch"))
+        #expect(c.replay(fromEpoch: "E", seq: 9) == .resyncRequired(reason: "future-seq"))
+    }
+
+    @Test func queriesFilterSortAndPage() {
+        let c = context(["1|Dune|Frank Herbert", "2|Emma|Jane Austen", "3|Persuasion|Jane Austen", "4|dune messiah|Frank Herbert"])
+        let austen = c.query(BookQuery(filter: BookFilter([BookCondition(.author, .equals, "Jane Austen")]),
+                                       sort: BookSort(.name, ascending: false)))
+        #expect(austen.books.map(\.id) == ["3", "2"])
+        #expect(austen.total == 2)
+        let dune = c.query(BookQuery(filter: BookFilter([BookCondition(.name, .containsIgnoringCase, "DUNE")])))
+        #expect(dune.books.map(\.id) == ["1", "4"])
+        let exact = c.query(BookQuery(filter: BookFilter([BookCondition(.name, .contains, "Dune")])))
+        #expect(exact.books.map(\.id) == ["1"])
+        let prefix = c.query(BookQuery(filter: BookFilter([BookCondition(.id, .prefix, "3")])))
+        #expect(prefix.books.map(\.id) == ["3"])
+        let page = c.query(BookQuery(sort: BookSort(.id), limit: 2, offset: 1))
+        #expect(page.books.map(\.id) == ["2", "3"])
+        #expect(page.total == 4)
+        #expect(BookSort(parsing: "-author") == BookSort(.author, ascending: false))
+        #expect(BookSort(parsing: "title") == nil)
+    }
+
+    @Test func changeLogKeepsOnlyRetention() {
+        var log = ChangeLog(retention: 3)
+        for seq in 1...10 as ClosedRange<UInt64> {
+            log.append(SequencedChangeSet(epoch: "E", seq: seq, source: .file, time: .init(timeIntervalSince1970: 0), changes: ChangeSet()))
+        }
+        #expect(log.count == 3)
+        #expect(log.changes(after: 7, currentSeq: 10)?.map(\.seq) == [8, 9, 10])
+        #expect(log.changes(after: 6, currentSeq: 10) == nil)
+    }
+}

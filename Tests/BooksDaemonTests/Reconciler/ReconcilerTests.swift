@@ -1,0 +1,166 @@
+import Testing
+import Glibc
+import Synchronization
+import BooksCore
+import BooksProtocol
+import BooksStore
+@testable import BooksDaemon
+
+/// Records what the reconciler sends, instead of a socket server.
+final class RecordingChannel: ClientChannel {
+    let replies = Mutex<[(ConnectionID, Reply)]>([])
+    let changes = Mutex<[SequencedChangeSet]>([])
+    let subscriptions = Mutex<[(ConnectionID, [Event], UInt64)]>([])
+
+    func send(_ reply: Reply, to connection: ConnectionID) { replies.withLock { $0.append((connection, reply)) } }
+    func startSubscription(_ connection: ConnectionID, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64) {
+        subscriptions.withLock { $0.append((connection, initialEvents, afterSeq)) }
+    }
+    func stopSubscription(_ connection: ConnectionID, reply: Reply) {}
+    func broadcast(_ change: SequencedChangeSet) { changes.withLock { $0.append(change) } }
+    func broadcastHeartbeat(epoch: String, seq: UInt64) {}
+    var statistics: ServerStatistics { ServerStatistics() }
+}
+
+struct SilentLog: LogBackend {
+    func write(level: LogLevel, message: String, fields: [String: String]) {}
+}
+
+@Suite(.serialized) struct ReconcilerTests {
+    let directory: String
+    let path: String
+
+    init() {
+        var template = Array("/var/tmp/booksync-reconciler-XXXXXX".utf8CString)
+        _ = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        directory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        path = directory + "/books.txt"
+    }
+
+    func write(_ text: String) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        _ = Array(text.utf8).withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+    }
+
+    func read() -> String {
+        if case .present(let bytes, _) = FileReader.read(path) { return String(decoding: bytes, as: UTF8.self) }
+        return "<missing>"
+    }
+
+    func make(confirmationMilliseconds: Int = 200) -> (Reconciler, RecordingChannel) {
+        var configuration = DaemonConfiguration()
+        configuration.filePath = path
+        configuration.confirmationMilliseconds = confirmationMilliseconds
+        let reconciler = Reconciler(configuration: configuration, store: TextBookStore(path: path),
+                                    logger: Logger(backend: SilentLog()))
+        let channel = RecordingChannel()
+        reconciler.attach(channel)
+        reconciler.load()
+        return (reconciler, channel)
+    }
+
+    func cleanUp() {
+        unlink(path)
+        rmdir(directory)
+    }
+
+    @Test func loadIsTheBaselineAndEditsAreBroadcast() {
+        defer { cleanUp() }
+        write("1|Dune|Herbert\n2|Emma|Austen\n")
+        let (reconciler, channel) = make()
+        #expect(reconciler.position.seq == 0)
+        write("1|Dune|Frank Herbert\n2|Emma|Austen\n")
+        reconciler.fileEvent(.contentMayHaveChanged)
+        reconciler.drain()
+        let changes = channel.changes.withLock { $0 }
+        #expect(changes.count == 1)
+        #expect(changes.first?.changes.updated.first?.new.author == "Frank Herbert")
+        #expect(changes.first?.source == .file)
+        // touch / repeated events: no change.
+        reconciler.fileEvent(.contentMayHaveChanged)
+        reconciler.drain()
+        #expect(channel.changes.withLock { $0.count } == 1)
+    }
+
+    @Test func clientWritesAreReportedOnceAndKeepHandEdits() {
+        defer { cleanUp() }
+        write("# list\n1|Dune|Herbert\n")
+        let (reconciler, channel) = make()
+        // A hand edit the watcher has not reported yet, then a client insert.
+        write("# list\n1|Dune|Herbert\n2|Emma|Austen\n")
+        reconciler.handle(Request(id: "w", op: .insert, books: [BookDraft(name: "Ulysses", author: "Joyce")]),
+                          from: ConnectionID(raw: 1), peer: PeerCredentials(pid: 1, uid: 0, gid: 0))
+        reconciler.drain()
+        // The daemon's own write, reported by the watcher afterwards, must not be reported again.
+        reconciler.fileEvent(.contentMayHaveChanged)
+        reconciler.drain()
+        let changes = channel.changes.withLock { $0 }
+        #expect(changes.map(\.source) == [.file, .client])
+        #expect(changes.last?.changes.inserted.map(\.name) == ["Ulysses"])
+        let reply = channel.replies.withLock { $0.last?.1 }
+        #expect(reply?.ok == true)
+        let id = reply?.result?.books?.first?.id ?? "?"
+        #expect(read() == "# list\n1|Dune|Herbert\n2|Emma|Austen\n\(id)|Ulysses|Joyce\n")
+    }
+
+    @Test func unauthorizedWritesAreRefused() {
+        defer { cleanUp() }
+        write("1|Dune|Herbert\n")
+        let (reconciler, channel) = make()
+        reconciler.handle(Request(id: "w", op: .delete, ids: ["1"]), from: ConnectionID(raw: 1),
+                          peer: PeerCredentials(pid: 1, uid: 4242, gid: 4242))
+        reconciler.drain()
+        #expect(channel.replies.withLock { $0.last?.1.error?.code } == .permissionDenied)
+        #expect(read() == "1|Dune|Herbert\n")
+    }
+
+    @Test func truncateThenRewriteReportsOnlyTheNetChange() async throws {
+        defer { cleanUp() }
+        write("1|A|B\n2|C|D\n3|E|F\n4|G|H\n")
+        let (reconciler, channel) = make(confirmationMilliseconds: 300)
+        write("")
+        reconciler.fileEvent(.contentMayHaveChanged)
+        reconciler.drain()
+        try await Task.sleep(for: .milliseconds(100))
+        write("1|A|B\n2|C|D\n3|E|F\n4|G|X\n")
+        reconciler.fileEvent(.contentMayHaveChanged)
+        reconciler.drain()
+        try await Task.sleep(for: .milliseconds(500))
+        reconciler.drain()
+        let changes = channel.changes.withLock { $0 }
+        #expect(changes.count == 1)
+        #expect(changes.first?.changes == ChangeSet(updated: [BookUpdate(old: Book(id: "4", name: "G", author: "H"),
+                                                                        new: Book(id: "4", name: "G", author: "X"))]))
+    }
+
+    @Test func aDeletionThatStandsStillIsBelieved() async throws {
+        defer { cleanUp() }
+        write("1|A|B\n2|C|D\n")
+        let (reconciler, channel) = make(confirmationMilliseconds: 200)
+        unlink(path)
+        reconciler.fileEvent(.removed)
+        reconciler.drain()
+        #expect(channel.changes.withLock { $0.isEmpty })
+        try await Task.sleep(for: .milliseconds(450))
+        reconciler.drain()
+        #expect(channel.changes.withLock { $0.first?.changes.deleted.count } == 2)
+    }
+
+    @Test func handTypedRowsGetAnIDWithOneInsert() {
+        defer { cleanUp() }
+        write("1|A|B\n")
+        let (reconciler, channel) = make()
+        write("1|A|B\nEmma|Jane Austen\n")
+        reconciler.fileEvent(.contentMayHaveChanged)
+        reconciler.drain()
+        reconciler.fileEvent(.contentMayHaveChanged)
+        reconciler.drain()
+        let changes = channel.changes.withLock { $0 }
+        #expect(changes.count == 1)
+        let inserted = changes.first?.changes.inserted.first
+        #expect(inserted?.name == "Emma")
+        #expect(changes.first?.remapped.first?.temporaryID == "line:2")
+        #expect(read() == "1|A|B\n\(inserted?.id ?? "?")|Emma|Jane Austen\n")
+    }
+}

@@ -1,0 +1,138 @@
+import Testing
+import Glibc
+import BooksCore
+@testable import BooksStore
+
+@Suite struct TextBookStoreTests {
+    @Test func saveKeepsCommentsBadLinesAndPermissions() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        dir.write("books.txt", lines(["# my list", "1|Dune|Herbert", "broken line", "", "2|Emma|Austen"]))
+        chmod(dir.file("books.txt"), 0o640)
+        let store = TextBookStore(path: dir.file("books.txt"))
+        guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
+        let document = BookDocument(parsing: canonical)
+        let result = try store.save(SaveRequest(inserted: [.init(temporaryID: "t1", name: "Ulysses", author: "Joyce")],
+                                                updated: [Book(id: "2", name: "Emma", author: "J. Austen")],
+                                                deleted: ["1"]),
+                                    onto: document, expected: identity)
+        let newID = try #require(result.remapped.first { $0.temporaryID == "t1" }?.permanentID)
+        #expect(dir.read("books.txt") == lines(["# my list", "broken line", "", "2|Emma|J. Austen", "\(newID)|Ulysses|Joyce"]))
+        #expect(result.canonical == dir.read("books.txt"))
+        var s = stat()
+        stat(dir.file("books.txt"), &s)
+        #expect(s.st_mode & 0o777 == 0o640)
+        #expect(dir.names() == ["books.txt"], "no temporary file is left behind")
+    }
+
+    @Test func handTypedRowsGetPermanentIDsInPlace() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        dir.write("books.txt", lines(["1|Dune|Herbert", "Emma|Jane Austen", "# end"]))
+        let store = TextBookStore(path: dir.file("books.txt"))
+        guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
+        let result = try store.save(SaveRequest(), onto: BookDocument(parsing: canonical), expected: identity)
+        #expect(result.remapped.count == 1)
+        #expect(result.remapped[0].temporaryID == "line:2")
+        let id = result.remapped[0].permanentID
+        #expect(dir.read("books.txt") == lines(["1|Dune|Herbert", "\(id)|Emma|Jane Austen", "# end"]))
+    }
+
+    @Test func aFileChangedSinceItWasReadIsNotOverwritten() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        dir.write("books.txt", lines(["1|Dune|Herbert"]))
+        let store = TextBookStore(path: dir.file("books.txt"))
+        guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
+        dir.write("books.txt", lines(["1|Dune|Herbert", "2|Hand|Edit"]))   // a hand edit meanwhile
+        #expect(throws: StoreError.changedDuringWrite(path: dir.file("books.txt"))) {
+            try store.save(SaveRequest(deleted: ["1"]), onto: BookDocument(parsing: canonical), expected: identity)
+        }
+        #expect(dir.read("books.txt") == lines(["1|Dune|Herbert", "2|Hand|Edit"]))
+        #expect(dir.names() == ["books.txt"])
+    }
+
+    @Test func randomBooksRoundTripThroughTheFile() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let store = TextBookStore(path: dir.file("books.txt"))
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["|", "\\", "\n", "\t", "\r", "🦄", "e\u{301}", "שלום", "#", " ", "a", String(repeating: "long", count: 500)]
+        var insertions: [SaveRequest.Insertion] = []
+        for k in 0..<200 {
+            let name = (0..<Int.random(in: 0...5, using: &generator)).map { _ in pieces.randomElement()! }.joined()
+            let author = (0..<Int.random(in: 0...5, using: &generator)).map { _ in pieces.randomElement()! }.joined()
+            insertions.append(.init(temporaryID: "t\(k)", id: "id-\(k)", name: name, author: author))
+        }
+        _ = try store.save(SaveRequest(inserted: insertions), onto: BookDocument(), expected: nil)
+        guard case .present(let canonical, _) = store.fetch() else { Issue.record("fetch"); return }
+        let books = BookDocument(parsing: canonical).books
+        #expect(books.count == insertions.count)
+        for (book, insertion) in zip(books, insertions) {
+            #expect(book.id == insertion.id)
+            #expect(book.name.utf8.elementsEqual(insertion.name.utf8))
+            #expect(book.author.utf8.elementsEqual(insertion.author.utf8))
+        }
+    }
+
+    @Test func readerRefusesDirectoriesAndFIFOsWithoutBlocking() {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        mkdir(dir.file("adir"), 0o755)
+        mkfifo(dir.file("fifo"), 0o644)
+        defer { rmdir(dir.file("adir")) }
+        guard case .unavailable(let error) = FileReader.read(dir.file("adir")) else { Issue.record("dir"); return }
+        #expect(error == .notARegularFile(path: dir.file("adir"), kind: "directory"))
+        guard case .unavailable = FileReader.read(dir.file("fifo")) else { Issue.record("fifo"); return }
+        guard case .missing = FileReader.read(dir.file("nothing")) else { Issue.record("missing"); return }
+    }
+
+    @Test func staleTemporariesAreRemoved() {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        dir.write("books.txt", lines(["1|A|B"]))
+        dir.write(".books.txt.booksd-Ab12Cd", lines(["half"]))
+        dir.write(".books.txt.swp", lines(["vim"]))
+        #expect(AtomicFileWriter.removeStaleTemporaries(beside: dir.file("books.txt")) == [".books.txt.booksd-Ab12Cd"])
+        #expect(dir.names() == [".books.txt.swp", "books.txt"])
+    }
+
+    @Test func symlinkTargetIsReplacedAndTheLinkKept() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        dir.write("real.txt", lines(["1|A|B"]))
+        symlink(dir.file("real.txt"), dir.file("books.txt"))
+        let store = TextBookStore(path: dir.file("books.txt"))
+        guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
+        _ = try store.save(SaveRequest(deleted: ["1"]), onto: BookDocument(parsing: canonical), expected: identity)
+        var s = stat()
+        lstat(dir.file("books.txt"), &s)
+        #expect(s.st_mode & S_IFMT == S_IFLNK)
+        #expect(dir.read("real.txt") == [])
+    }
+}
+
+@Suite struct JSONBookStoreTests {
+    @Test func savesAndFetchesJSON() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        dir.write("books.json", Array(#"[{"id":"1","name":"Dune","author":"Herbert"}]"#.utf8))
+        let store = JSONBookStore(path: dir.file("books.json"))
+        guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
+        _ = try store.save(SaveRequest(inserted: [.init(temporaryID: "t", id: "2", name: "A \"quoted\" | name", author: "x\ny")]),
+                           onto: BookDocument(parsing: canonical), expected: identity)
+        guard case .present(let again, _) = store.fetch() else { Issue.record("fetch"); return }
+        #expect(BookDocument(parsing: again).books == [Book(id: "1", name: "Dune", author: "Herbert"),
+                                                       Book(id: "2", name: "A \"quoted\" | name", author: "x\ny")])
+    }
+
+    @Test func invalidJSONIsUnavailableAndDuplicateIDsAreRefused() {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        dir.write("a.json", Array("[{\"id\": 1}".utf8))
+        guard case .unavailable = JSONBookStore(path: dir.file("a.json")).fetch() else { Issue.record("invalid"); return }
+        dir.write("b.json", Array(#"[{"id":"1","name":"a","author":"b"},{"id":"1","name":"c","author":"d"}]"#.utf8))
+        guard case .unavailable(let error) = JSONBookStore(path: dir.file("b.json")).fetch() else { Issue.record("dup"); return }
+        #expect(error.description.contains("duplicate id 1"))
+    }
+}
