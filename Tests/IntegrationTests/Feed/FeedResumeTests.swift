@@ -120,6 +120,23 @@ extension FeedTests {
         daemon.stop()
     }
 
+    @Test("SIGTERM sends subscribers a shutdown event with the current epoch and seq, then hangs up")
+    func shutdownNoticeCarriesThePosition() async throws {
+        let daemon = try await FeedDaemon(rows: ["b1|Emma|Jane Austen"])
+        let raw = try RawSocket(path: daemon.socket)
+        let hello = try raw.hello()
+        let epoch = try #require((hello["result"] as? [String: Any])?["epoch"] as? String)
+        raw.send("{\"id\":\"s\",\"op\":\"subscribe\"}\n")
+        #expect(raw.readJSON()?["ok"] as? Bool == true)
+        #expect(raw.readJSON()?["event"] as? String == "snapshot")
+        #expect(daemon.stop() == 0)
+        let notice = raw.readJSON()
+        #expect(notice?["event"] as? String == "shutdown")
+        #expect(notice?["epoch"] as? String == epoch, "\(String(describing: notice))")
+        #expect(notice?["seq"] as? Int == 0)
+        #expect(raw.isClosedByPeer(timeout: .seconds(1)))
+    }
+
     @Test("resync-required when the history was trimmed (change_log_retention=2)")
     func resyncWhenHistoryTrimmed() async throws {
         let daemon = try await FeedDaemon(rows: ["b1|Emma|Jane Austen"], settings: ["change_log_retention=2"])
