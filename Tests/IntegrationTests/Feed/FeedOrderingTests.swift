@@ -114,4 +114,24 @@ extension FeedTests {
         for c in clients { c.close() }
         daemon.stop()
     }
+
+    @Test("a row typed by hand without id gets one and is reported as a file insert")
+    func handTypedRowIsAFileChange() async throws {
+        let daemon = try await FeedDaemon(rows: ["b1|Emma|Jane Austen"])
+        let client = try await daemon.connect()
+        let feed = FeedRecorder(client.changes())
+        await feed.wait("snapshot") { !$0.isEmpty }
+        try daemon.handAppend("Typed By Hand|Someone")
+        await feed.waitForSeq(1)
+        let change = try #require(feed.changes.first)
+        #expect(change.source == .file)
+        #expect(change.changes.inserted.count == 1)
+        let book = try #require(change.changes.inserted.first)
+        #expect(book.name == "Typed By Hand" && book.author == "Someone" && !book.id.isEmpty)
+        #expect(try daemon.fileBooks() == [Book(id: "b1", name: "Emma", author: "Jane Austen"), book])
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(feed.changes.count == 1, "the id assignment must not be reported twice")
+        feed.cancel()
+        daemon.stop()
+    }
 }
