@@ -120,6 +120,22 @@ extension FeedTests {
         daemon.stop()
     }
 
+    @Test("heartbeats carry the current seq, also past changes a filter hides")
+    func heartbeatsCarryTheSeq() async throws {
+        let daemon = try await FeedDaemon(rows: ["b1|Emma|Jane Austen"], settings: ["heartbeat_seconds=1"])
+        let client = try await daemon.connect()
+        let feed = FeedRecorder(client.changes(filter: BookFilter([BookCondition(.author, .equals, "Nobody")])))
+        let writer = try await daemon.connect()
+        _ = try await writer.update([BookPatch(id: "b1", name: "Persuasion")])
+        let ok = await feed.wait("a heartbeat at seq 1", timeout: .seconds(3)) { items in
+            items.contains { if case .heartbeat(let p) = $0 { p.seq == 1 } else { false } }
+        }
+        #expect(ok)
+        #expect(feed.changes.isEmpty, "the filter hides the change")
+        feed.cancel()
+        daemon.stop()
+    }
+
     @Test("SIGTERM sends subscribers a shutdown event with the current epoch and seq, then hangs up")
     func shutdownNoticeCarriesThePosition() async throws {
         let daemon = try await FeedDaemon(rows: ["b1|Emma|Jane Austen"])
