@@ -44,6 +44,6 @@ let package = Package(
         .testTarget(name: "BooksProtocolTests", dependencies: ["BooksProtocol"], swiftSettings: strict),
         .testTarget(name: "BooksDaemonTests", dependencies: ["BooksDaemon"], swiftSettings: strict),
         .testTarget(name: "BooksClientTests", dependencies: ["BooksClient", "booksctl"], swiftSettings: strict),
-        .testTarget(name: "IntegrationTests", dependencies: ["BooksClient", "BooksCore"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["BooksClient", "BooksCore", "booksd", "booksctl"], swiftSettings: strict),
     ]
 )

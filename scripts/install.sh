@@ -2,7 +2,7 @@
 # install.sh — build booksd/booksctl in release mode and install them with their
 # systemd units, sysusers/tmpfiles entries, man pages and default configuration.
 #
-#   [DESTDIR=/tmp/stage] [PREFIX=/usr/local] [SKIP_BUILD=1] scripts/install.sh
+#   [DESTDIR=/tmp/stage] [PREFIX=/usr/local] [SKIP_BUILD=1 | BUILT_BINDIR=DIR] scripts/install.sh
 #
 # Paths and variables: see scripts/install-paths.sh. An existing
 # $SYSCONFDIR/booksd/booksd.conf is never overwritten. On a live systemd system
@@ -14,11 +14,17 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 . "$repo/scripts/install-paths.sh"
 
 cd "$repo"
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
-    swift build -c release --product booksd
-    swift build -c release --product booksctl
+# BUILT_BINDIR: install booksd/booksctl from this directory instead (no build; e.g. .build/debug
+# for scripts/systemd-e2e.sh).
+if [ -n "${BUILT_BINDIR:-}" ]; then
+    bin=$BUILT_BINDIR
+else
+    if [ "${SKIP_BUILD:-0}" != 1 ]; then
+        swift build -c release --product booksd
+        swift build -c release --product booksctl
+    fi
+    bin=$(swift build -c release --show-bin-path)
 fi
-bin=$(swift build -c release --show-bin-path)
 for exe in booksd booksctl; do
     [ -x "$bin/$exe" ] || { echo "install.sh: $bin/$exe not built" >&2; exit 1; }
 done

@@ -23,23 +23,32 @@ public enum FileReader {
         }
         let size = Int(s.st_size)
         guard size <= sizeLimit else { return .unavailable(.tooLarge(path: path, size: size, limit: sizeLimit)) }
+        // Read exactly the size seen, then probe for more: a writer may still be appending.
+        // (Growing the array only when more data arrives keeps its capacity at the file size.)
         var bytes = [UInt8](repeating: 0, count: size)
         var total = 0
-        // A writer may still be appending: read what is there now, up to the size seen, then any rest.
-        while true {
-            if total == bytes.count { bytes.append(contentsOf: [UInt8](repeating: 0, count: max(4096, bytes.count / 4))) }
-            let n = bytes.withUnsafeMutableBytes { buffer in
-                Glibc.read(fd, buffer.baseAddress! + total, buffer.count - total)
-            }
+        while total < size {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + total, size - total) }
             if n < 0 {
                 if errno == EINTR { continue }
                 return .unavailable(.system(path: path, operation: "read", errno: errno))
             }
             if n == 0 { break }
             total += n
+        }
+        if total < size { bytes.removeSubrange(total...) }
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while total == bytes.count {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .unavailable(.system(path: path, operation: "read", errno: errno))
+            }
+            if n == 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+            total += n
             guard total <= sizeLimit else { return .unavailable(.tooLarge(path: path, size: total, limit: sizeLimit)) }
         }
-        bytes.removeSubrange(total...)
         var after = stat()
         fstat(fd, &after)
         return .present(bytes: bytes, identity: FileIdentity(after))

@@ -114,7 +114,7 @@ extension BookDocument {
         let end = record.start + Int(record.length)
         switch record.kind {
         case .badUTF8: return .invalidUTF8
-        case .badTooLong: return .tooLong(limit: lineLimit)
+        case .badTooLong: return .tooLong(limit: min(lineLimit, LineRecord.maximumSeparatorOffset))
         case .badEmptyID: return .emptyID
         case .badFieldCount: return .wrongFieldCount(LineParser.fieldCount(base, start: record.start, end: end))
         case .badMissingField:

@@ -8,7 +8,7 @@ extension BookDocument {
     /// the rest of the file (a duplicate id, an id moved in from outside the window) or is large,
     /// the whole file is parsed and diffed by id instead; both paths yield identical change sets.
     public mutating func update(to newBytes: [UInt8]) -> DocumentUpdate {
-        if newBytes.count == bytes.count, newBytes == bytes { return DocumentUpdate(changes: ChangeSet(), path: .unchanged) }
+        if ByteComparison.equal(newBytes, bytes) { return DocumentUpdate(changes: ChangeSet(), path: .unchanged) }
         if let changes = updateIncrementally(to: newBytes) { return DocumentUpdate(changes: changes, path: .incremental) }
         return DocumentUpdate(changes: updateFully(to: newBytes), path: .full)
     }

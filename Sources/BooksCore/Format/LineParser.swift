@@ -14,37 +14,66 @@ enum LineParser {
         let length = contentEnd - start
         var record = LineRecord(start: start, length: UInt32(truncatingIfNeeded: length), separator1: 0,
                                 separator2: 0, kind: .blank, escaped: false, hasCR: hasCR, hasNewline: hasNewline)
-        if length > lineLimit { record.kind = .badTooLong; return record }
+        if length > min(lineLimit, LineRecord.maximumSeparatorOffset) { record.kind = .badTooLong; return record }
         var firstNonSpace = start
         while firstNonSpace < contentEnd, base[firstNonSpace] == 0x20 || base[firstNonSpace] == 0x09 {
             firstNonSpace += 1
         }
         if firstNonSpace == contentEnd { record.kind = .blank; return record }
         if base[firstNonSpace] == UInt8(ascii: "#") { record.kind = .comment; return record }
-        guard UTF8Validation.isValid(base, start, contentEnd) else { record.kind = .badUTF8; return record }
-
+        // One pass over the line, eight bytes at a time: find up to three separators, and note
+        // backslashes (escape-aware rescan) and non-ASCII bytes (UTF-8 validation) on the way.
         var separators = (0, 0)
         var count = 0
-        if memchr(base + start, Int32(backslash), length) == nil {
-            var from = start
-            while count < 3, from < contentEnd,
-                  let hit = memchr(base + from, Int32(pipe), contentEnd - from) {
-                let offset = UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - base
-                count += 1
-                if count == 1 { separators.0 = offset - start } else if count == 2 { separators.1 = offset - start }
-                from = offset + 1
+        var nonASCII = false
+        var escaped = false
+        var i = start
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let pipes: UInt64 = 0x7C7C_7C7C_7C7C_7C7C, backslashes: UInt64 = 0x5C5C_5C5C_5C5C_5C5C
+        scan: while i < contentEnd {
+            var stop = min(i + 8, contentEnd)
+            if stop - i == 8 {
+                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                if word & highs != 0 { nonASCII = true }
+                let p = word ^ pipes, b = word ^ backslashes
+                if ((p &- ones) & ~p & highs) | ((b &- ones) & ~b & highs) == 0 { i += 8; continue }
+            } else {
+                stop = contentEnd
             }
-        } else {
-            record.escaped = true
-            var i = start
-            while i < contentEnd, count < 3 {
-                let b = base[i]
-                if b == backslash { i += 2; continue }
-                if b == pipe {
+            while i < stop {
+                let byte = base[i]
+                if byte == pipe {
                     count += 1
-                    if count == 1 { separators.0 = i - start } else if count == 2 { separators.1 = i - start }
+                    if count == 1 { separators.0 = i - start } else if count == 2 { separators.1 = i - start } else {
+                        nonASCII = true   // bad anyway; validate so the reason does not depend on where we stopped
+                        break scan
+                    }
+                } else if byte == backslash {
+                    escaped = true
+                    break scan
+                } else if byte >= 0x80 {
+                    nonASCII = true
                 }
                 i += 1
+            }
+        }
+        if nonASCII || escaped, !UTF8Validation.isValid(base, start, contentEnd) {
+            record.kind = .badUTF8
+            return record
+        }
+        if escaped {
+            record.escaped = true
+            separators = (0, 0)
+            count = 0
+            var k = start
+            while k < contentEnd, count < 3 {
+                let b = base[k]
+                if b == backslash { k += 2; continue }
+                if b == pipe {
+                    count += 1
+                    if count == 1 { separators.0 = k - start } else if count == 2 { separators.1 = k - start }
+                }
+                k += 1
             }
         }
         record.separator1 = UInt32(separators.0)

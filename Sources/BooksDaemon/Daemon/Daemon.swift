@@ -19,6 +19,7 @@ public final class Daemon: Sendable {
     let signalQueue = DispatchQueue(label: "booksd.signals")
     let sources = RetainedSources()
     let running = Mutex<Running?>(nil)
+    let heartbeatTimer = TimerBox()
 
     struct Running: Sendable {
         let reconciler: Reconciler
@@ -89,13 +90,13 @@ public final class Daemon: Sendable {
         try server.start(delegate: reconciler)
         running.withLock { $0 = Running(reconciler: reconciler, server: server, watcher: watcher) }
         installSignalHandlers()
-        installTimers(reconciler)
+        installTimers(reconciler, server: server)
         reconciler.drain()
         let position = reconciler.position
         logger.notice("booksd ready: \(path) (\(configuration.format)), socket \(inherited == nil ? socketPath : "inherited from systemd")",
                       ["BOOKS_FILE": path, "BOOKS_SEQ": "\(position.seq)", "BOOKS_EPOCH": position.epoch])
         _ = try? notifier.ready()
-        reconciler.publishStatus()
+        reconciler.republishStatus()
     }
 
     func installSignalHandlers() {
@@ -110,26 +111,33 @@ public final class Daemon: Sendable {
         }
     }
 
-    func installTimers(_ reconciler: Reconciler) {
+    func installTimers(_ reconciler: Reconciler, server: SocketServer) {
         let heartbeat = DispatchSource.makeTimerSource(queue: signalQueue)
-        let interval = max(1, configuration.heartbeatSeconds)
-        heartbeat.schedule(deadline: .now() + .seconds(interval), repeating: .seconds(interval))
         heartbeat.setEventHandler { reconciler.heartbeat() }
         heartbeat.resume()
         sources.keep(heartbeat)
+        heartbeatTimer.set(heartbeat)
+        scheduleHeartbeat(seconds: configuration.heartbeatSeconds)
 
         if let watchdog = SystemdNotifier.watchdogInterval() {
-            // Ping only when the reconciler's queue actually runs: a stuck event loop stops the pings.
+            // WATCHDOG=1 only when the watcher thread, the server loop and the reconciler queue all
+            // prove they run (see WatchdogProbe): a stuck event loop stops the pings.
+            let notifier = self.notifier
+            let probe = WatchdogProbe(watcher: running.withLock { $0 }?.watcher, server: server, reconciler: reconciler,
+                                      logger: logger, ping: { _ = try? notifier.watchdog() })
             let timer = DispatchSource.makeTimerSource(queue: signalQueue)
             let milliseconds = Int(watchdog.components.seconds * 1000 + watchdog.components.attoseconds / 1_000_000_000_000_000)
             timer.schedule(deadline: .now(), repeating: .milliseconds(max(milliseconds, 100)))
-            let notifier = self.notifier
-            timer.setEventHandler {
-                reconciler.onQueue { _ = try? notifier.watchdog() }
-            }
+            timer.setEventHandler { probe.run() }
             timer.resume()
             sources.keep(timer)
         }
+    }
+
+    /// (Re)schedules subscriber heartbeats every `seconds` (live on reload).
+    func scheduleHeartbeat(seconds: Int) {
+        let interval = max(1, seconds)
+        heartbeatTimer.get()?.schedule(deadline: .now() + .seconds(interval), repeating: .seconds(interval))
     }
 
     func reload() {
@@ -148,12 +156,13 @@ public final class Daemon: Sendable {
                 live.socketPath = configuration.socketPath
             }
             running.reconciler.reconfigure(live)
+            scheduleHeartbeat(seconds: live.heartbeatSeconds)
             logger.notice("configuration reloaded")
         case .exit(_, _, let standardError):
             logger.error("the new configuration is refused, the old one stays in force: \(standardError.trimmingSuffixNewlines())")
         }
         _ = try? notifier.ready()
-        running.reconciler.publishStatus()
+        running.reconciler.republishStatus()
     }
 
     func stop(signal number: Int32) {
@@ -174,6 +183,18 @@ extension String {
         while s.last == "\n" { s = s.dropLast() }
         return String(s)
     }
+}
+
+/// Holds the heartbeat timer so a reload can reschedule it.
+///
+/// `@unchecked Sendable` is safe: the reference is only read and written under the lock, and a
+/// dispatch timer may be rescheduled from any thread.
+final class TimerBox: @unchecked Sendable {
+    private var timer: (any DispatchSourceTimer)?
+    private let lock = Mutex(())
+
+    func set(_ timer: any DispatchSourceTimer) { lock.withLock { _ in self.timer = timer } }
+    func get() -> (any DispatchSourceTimer)? { lock.withLock { _ in timer } }
 }
 
 /// Keeps dispatch sources alive for the life of the daemon.

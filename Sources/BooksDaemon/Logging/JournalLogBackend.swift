@@ -6,7 +6,9 @@ import Glibc
 ///
 /// Field names are normalised by `journalFieldName(_:)`; caller fields named `MESSAGE`, `PRIORITY`
 /// or `SYSLOG_IDENTIFIER` are dropped so they cannot override the record's own. If the journal
-/// rejects a record (e.g. no journald), it is written to `fallback` instead.
+/// rejects a record, it is written to `fallback` instead. Note that `sd_journal_sendv` reports
+/// success when there is no journal socket at all (ENOENT is ignored), which is why
+/// `LogDestination.detect` only picks the journal when stderr is connected to it.
 public struct JournalLogBackend: LogBackend {
     /// The `SYSLOG_IDENTIFIER` value.
     public let identifier: String

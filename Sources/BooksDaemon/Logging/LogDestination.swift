@@ -2,20 +2,23 @@ import Glibc
 
 /// Which backend suits the current process.
 public enum LogDestination: Sendable, Equatable {
-    /// stderr is connected to the journal, or the process runs as a systemd unit: use `JournalLogBackend`.
+    /// stderr is connected to the journal: use `JournalLogBackend`.
     case journal
     /// Plain timestamped lines on stderr: use `StderrLogBackend`.
     case stderr
 
-    /// Detects the destination: `.journal` when `INVOCATION_ID` is set or when `JOURNAL_STREAM`
-    /// (`"<dev>:<ino>"`) names the device and inode of stderr; `.stderr` otherwise.
+    /// Detects the destination: `.journal` when `JOURNAL_STREAM` (`"<dev>:<ino>"`) names the device
+    /// and inode of stderr (systemd's documented test, see systemd.exec(5)); `.stderr` otherwise.
+    ///
+    /// `INVOCATION_ID` alone is not enough: a unit with `StandardError=file:…` (or a manager without
+    /// journald, e.g. in a container) also has it, and `sd_journal_sendv` returns success when the
+    /// journal socket does not exist, so records would silently vanish instead of reaching the file.
     ///
     /// - Parameters:
     ///   - environment: the variables to consult (defaults to the process environment).
     ///   - stderrIdentity: the `(dev, ino)` of stderr, or nil if it cannot be `fstat`ed.
     public static func detect(environment: [String: String] = ProcessEnvironment.current(),
                               stderrIdentity: (dev: UInt64, ino: UInt64)? = LogDestination.stderrIdentity()) -> LogDestination {
-        if let id = environment["INVOCATION_ID"], !id.isEmpty { return .journal }
         guard let stream = environment["JOURNAL_STREAM"], let identity = stderrIdentity else { return .stderr }
         let parts = stream.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else { return .stderr }

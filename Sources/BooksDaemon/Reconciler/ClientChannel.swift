@@ -13,6 +13,18 @@ public protocol ClientChannel: AnyObject, Sendable {
     func broadcast(_ change: SequencedChangeSet)
     func broadcastHeartbeat(epoch: String, seq: UInt64)
     var statistics: ServerStatistics { get }
+    /// Runs `body` (off the caller's thread is allowed) after every call made before it took effect.
+    @discardableResult
+    func afterPendingCommands(_ body: @escaping @Sendable () -> Void) -> Bool
+}
+
+extension ClientChannel {
+    /// Default for channels that apply calls synchronously: runs `body` at once.
+    @discardableResult
+    public func afterPendingCommands(_ body: @escaping @Sendable () -> Void) -> Bool {
+        body()
+        return true
+    }
 }
 
 extension SocketServer: ClientChannel {}

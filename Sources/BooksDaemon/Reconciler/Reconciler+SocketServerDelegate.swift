@@ -10,5 +10,7 @@ extension Reconciler: SocketServerDelegate {
         position
     }
 
-    public func server(_ server: SocketServer, connectionClosed connection: ConnectionID) {}
+    public func server(_ server: SocketServer, connectionClosed connection: ConnectionID) {
+        connectionClosed()
+    }
 }

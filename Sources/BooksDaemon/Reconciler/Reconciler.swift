@@ -36,6 +36,7 @@ public final class Reconciler: Sendable {
         var shuttingDown = false
         var lastLoggedProblem: String?
         var lastWatchdogTick = ContinuousClock.now
+        var lastStatusLine: String?
     }
 
     /// A client write waiting for the next group commit.
@@ -135,7 +136,7 @@ public final class Reconciler: Sendable {
                 }
             case .present(let canonical, let identity):
                 s.lastLoggedProblem = nil
-                if canonical == s.context.document.bytes {
+                if ByteComparison.equal(canonical, s.context.document.bytes) {
                     s.fileState = .present
                     s.identity = identity
                     s.confirmationGeneration += 1
@@ -202,7 +203,7 @@ public final class Reconciler: Sendable {
             case (.missing, nil):
                 logger.notice("\(reason), and stayed so: all books are gone", ["BOOKS_FILE": store.configuration.path])
                 apply(&s, canonical: [], identity: nil)
-            case (.present(let canonical, let identity), .some(let seen)) where canonical == seen:
+            case (.present(let canonical, let identity), .some(let seen)) where ByteComparison.equal(canonical, seen):
                 logger.notice("\(reason), and it stood still: applying it", ["BOOKS_FILE": store.configuration.path])
                 apply(&s, canonical: canonical, identity: identity)
             default:
@@ -296,9 +297,11 @@ public final class Reconciler: Sendable {
                 }
                 channel.startSubscription(connection, reply: .success(request.id, ReplyResult(epoch: context.epoch, seq: context.seq)),
                                           filter: filter, initialEvents: initial, afterSeq: context.seq)
+                publishStatusAfterServerCounts()
                 return nil
             case .unsubscribe:
                 channel.stopSubscription(connection, reply: .success(request.id, ReplyResult(epoch: context.epoch, seq: context.seq)))
+                publishStatusAfterServerCounts()
                 return nil
             case .insert, .update, .delete:
                 return nil
@@ -358,7 +361,7 @@ public final class Reconciler: Sendable {
                     s.identity = nil
                 }
             case .present(let canonical, let identity):
-                if canonical != s.context.document.bytes {
+                if !ByteComparison.equal(canonical, s.context.document.bytes) {
                     if let reason = guardRule.reason(oldBytes: s.context.document.bytes.count,
                                                      oldBookCount: s.context.bookCount, newBytes: canonical) {
                         if case .confirming = s.fileState {} else { scheduleConfirmation(&s, observed: canonical, reason: reason) }
@@ -445,14 +448,35 @@ public final class Reconciler: Sendable {
 
     // MARK: Status, heartbeat, watchdog, reload, stop
 
-    /// Sends `STATUS=` to systemd with a one-line summary.
+    /// Sends `STATUS=` to systemd with a one-line summary (books, bad lines, subscribers, last
+    /// change), unless it equals the last one sent.
     func publishStatus() {
-        let line = state.withLock { s -> String in
+        let line = state.withLock { s -> String? in
             let stats = channel?.statistics ?? ServerStatistics()
             let last = s.context.lastChange.map { "last change seq \(s.context.seq) at \(ISO8601.format($0))" } ?? "no change yet"
-            return "\(s.context.bookCount) books, \(s.context.document.badLineCount) bad lines, \(stats.subscribers) subscribers, \(last)"
+            let line = "\(s.context.bookCount) books, \(s.context.document.badLineCount) bad lines, \(stats.subscribers) subscribers, \(last)"
+            guard line != s.lastStatusLine else { return nil }
+            s.lastStatusLine = line
+            return line
         }
-        _ = try? notifier.status(line)
+        if let line { _ = try? notifier.status(line) }
+    }
+
+    /// Sends `STATUS=` again unconditionally (after `READY=1`, so the line shown is current).
+    func republishStatus() {
+        state.withLock { $0.lastStatusLine = nil }
+        publishStatus()
+    }
+
+    /// Publishes the status once the server has applied what was posted so far (its subscriber
+    /// count is updated on the server thread).
+    func publishStatusAfterServerCounts() {
+        channel?.afterPendingCommands { [self] in queue.async { self.publishStatus() } }
+    }
+
+    /// A client went away: the subscriber count may have changed.
+    func connectionClosed() {
+        queue.async { self.publishStatus() }
     }
 
     /// Sends a heartbeat with the current seq to every subscriber.

@@ -8,4 +8,6 @@ enum ServerCommand: Sendable {
     case broadcast(SequencedChangeSet)
     case heartbeat(epoch: String, seq: UInt64)
     case shutdown(reason: String, deadline: ContinuousClock.Instant)
+    /// Runs a closure on the server thread (liveness probe, "after the commands before me").
+    case run(@Sendable () -> Void)
 }

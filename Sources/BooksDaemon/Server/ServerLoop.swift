@@ -374,6 +374,9 @@ final class ServerLoop: @unchecked Sendable {
 
         case .shutdown(let reason, let deadline):
             beginShutdown(reason: reason, deadline: deadline)
+
+        case .run(let body):
+            body()
         }
     }
 

@@ -156,6 +156,15 @@ public final class SocketServer: Sendable {
         }
     }
 
+    /// Runs `body` on the server thread once every command posted before it has been applied.
+    /// The watchdog uses it to prove the epoll loop is alive; the reconciler, to read statistics
+    /// that reflect a subscription it just posted. Returns false (and never runs `body`) once the
+    /// server is shut down. Must not block.
+    @discardableResult
+    public func afterPendingCommands(_ body: @escaping @Sendable () -> Void) -> Bool {
+        channel.post(.run(body))
+    }
+
     /// Current counters (thread-safe snapshot).
     public var statistics: ServerStatistics { stats.withLock { $0 } }
 

@@ -15,4 +15,13 @@ public protocol FileWatcher: AnyObject, Sendable {
     func start(handler: @escaping @Sendable (FileWatchEvent) -> Void) throws(FileWatcherError)
     /// Stops watching promptly (well under a second) and waits for the watcher thread to exit.
     func stop()
+    /// Whether the watcher's thread is running and went round its loop recently (it wakes at
+    /// least every second for inotify, every poll interval when polling). False before `start`,
+    /// after `stop`, and when the thread is stuck or gone. Used by the daemon's watchdog.
+    var isAlive: Bool { get }
+}
+
+extension FileWatcher {
+    /// Default for watchers without a thread of their own (e.g. test doubles): always alive.
+    public var isAlive: Bool { true }
 }

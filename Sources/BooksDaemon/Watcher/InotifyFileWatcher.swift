@@ -87,6 +87,11 @@ public final class InotifyFileWatcher: FileWatcher {
         running.requestStop()
     }
 
+    /// The thread went round its loop within the last 10 s (it wakes at least every second).
+    public var isAlive: Bool {
+        session.withLock { $0 }?.liveness.isAlive(withinMilliseconds: 10_000) ?? false
+    }
+
     deinit { stop() }
 }
 
@@ -102,6 +107,7 @@ extension InotifyFileWatcher {
         let go = DispatchSemaphore(value: 0)
         let startupError = Mutex<FileWatcherError?>(nil)
         let thread = Mutex<DedicatedThread?>(nil)
+        let liveness = LoopLiveness()
 
         init(wake: WakePipe) { self.wake = wake }
 
@@ -120,6 +126,7 @@ extension InotifyFileWatcher {
                 spawned = try DedicatedThread.spawn(name: "booksd-inotify") {
                     var loop = InotifyWatchLoop(target: target, session: session, handler: handler)
                     loop.run()
+                    session.liveness.markExited()
                     wake.close()
                     onExit()
                 }

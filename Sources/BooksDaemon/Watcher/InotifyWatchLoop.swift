@@ -60,6 +60,7 @@ struct InotifyWatchLoop: ~Copyable {
         session.go.wait()
 
         while !session.isStopRequested {
+            session.liveness.tick()
             if directoryWatch < 0, Self.now() >= nextRetry {
                 reestablish()
                 continue

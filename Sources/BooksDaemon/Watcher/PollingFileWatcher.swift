@@ -46,6 +46,7 @@ public final class PollingFileWatcher: FileWatcher {
                 let thread = try DedicatedThread.spawn(name: "booksd-poll") {
                     var previous = initial
                     while !run.isStopRequested {
+                        run.liveness.tick()
                         if wake.wait(milliseconds: milliseconds) { wake.drain(); continue }  // woken: re-check stop
                         let current = PolledFileState.take(path)
                         if let event = PolledFileState.event(from: previous, to: current), !run.isStopRequested {
@@ -53,6 +54,7 @@ public final class PollingFileWatcher: FileWatcher {
                         }
                         previous = current
                     }
+                    run.liveness.markExited()
                     wake.close()
                 }
                 run.thread.withLock { $0 = thread }
@@ -75,6 +77,12 @@ public final class PollingFileWatcher: FileWatcher {
         run.thread.withLock { $0 }?.joinOrDetach()
     }
 
+    /// The thread went round its loop within two poll intervals plus 10 s.
+    public var isAlive: Bool {
+        let bound = Int64(intervalSeconds * 2000) + 10_000
+        return running.withLock { $0 }?.liveness.isAlive(withinMilliseconds: bound) ?? false
+    }
+
     deinit { stop() }
 
     /// State shared between the owner and the polling thread.
@@ -84,6 +92,7 @@ public final class PollingFileWatcher: FileWatcher {
         let stopRequested = Atomic<Bool>(false)
         let wake: WakePipe
         let thread = Mutex<DedicatedThread?>(nil)
+        let liveness = LoopLiveness()
         init(wake: WakePipe) { self.wake = wake }
         var isStopRequested: Bool { stopRequested.load(ordering: .sequentiallyConsistent) }
     }

@@ -27,39 +27,7 @@ struct JSONWriter {
     }
 
     mutating func string(_ value: String) {
-        var value = value
-        bytes.append(UInt8(ascii: "\""))
-        value.withUTF8 { utf8 in
-            var runStart = 0
-            var i = 0
-            let n = utf8.count
-            while i < n {
-                let b = utf8[i]
-                if b >= 0x20 && b != 0x22 && b != 0x5C { i += 1; continue }
-                if runStart < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i])) }
-                bytes.append(UInt8(ascii: "\\"))
-                switch b {
-                case 0x22: bytes.append(0x22)
-                case 0x5C: bytes.append(0x5C)
-                case 0x0A: bytes.append(UInt8(ascii: "n"))
-                case 0x0D: bytes.append(UInt8(ascii: "r"))
-                case 0x09: bytes.append(UInt8(ascii: "t"))
-                case 0x08: bytes.append(UInt8(ascii: "b"))
-                case 0x0C: bytes.append(UInt8(ascii: "f"))
-                default:
-                    let hex: StaticString = "0123456789abcdef"
-                    bytes.append(UInt8(ascii: "u")); bytes.append(UInt8(ascii: "0")); bytes.append(UInt8(ascii: "0"))
-                    hex.withUTF8Buffer { h in
-                        bytes.append(h[Int(b >> 4)])
-                        bytes.append(h[Int(b & 0xF)])
-                    }
-                }
-                i += 1
-                runStart = i
-            }
-            if runStart < n { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<n])) }
-        }
-        bytes.append(UInt8(ascii: "\""))
+        JSONText.appendString(value, to: &bytes)
     }
 
     mutating func unsigned(_ value: UInt64) {

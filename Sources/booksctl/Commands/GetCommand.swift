@@ -12,9 +12,9 @@ enum GetCommand {
         }
         let book = found.book
         if json {
-            context.out.line(JSONText.object([
-                ("id", JSONText.string(book.id)), ("name", JSONText.string(book.name)),
-                ("author", JSONText.string(book.author)), ("version", String(found.version)),
+            context.out.line(JSONLine.object([
+                ("id", JSONLine.string(book.id)), ("name", JSONLine.string(book.name)),
+                ("author", JSONLine.string(book.author)), ("version", String(found.version)),
             ]))
         } else {
             let s = context.style

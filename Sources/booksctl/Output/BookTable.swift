@@ -23,8 +23,8 @@ enum BookTable {
     static func json(_ books: [Book]) -> String {
         guard !books.isEmpty else { return "[]" }
         let items = books.map {
-            "  " + JSONText.object([("id", JSONText.string($0.id)), ("name", JSONText.string($0.name)),
-                                    ("author", JSONText.string($0.author))])
+            "  " + JSONLine.object([("id", JSONLine.string($0.id)), ("name", JSONLine.string($0.name)),
+                                    ("author", JSONLine.string($0.author))])
         }
         return "[\n" + items.joined(separator: ",\n") + "\n]"
     }

@@ -32,15 +32,15 @@ struct ChangeLineFormatter: Sendable {
     /// `{"seq":N,"kind":…,"id":…,"name":…,"author":…,"source":…[,"oldName":…,"oldAuthor":…]}`.
     static func jsonLine(seq: UInt64, kind: String, book: Book, old: Book?, source: String) -> String {
         var pairs: [(String, String)] = [
-            ("seq", String(seq)), ("kind", JSONText.string(kind)), ("id", JSONText.string(book.id)),
-            ("name", JSONText.string(book.name)), ("author", JSONText.string(book.author)),
-            ("source", JSONText.string(source)),
+            ("seq", String(seq)), ("kind", JSONLine.string(kind)), ("id", JSONLine.string(book.id)),
+            ("name", JSONLine.string(book.name)), ("author", JSONLine.string(book.author)),
+            ("source", JSONLine.string(source)),
         ]
         if let old {
-            pairs.append(("oldName", JSONText.string(old.name)))
-            pairs.append(("oldAuthor", JSONText.string(old.author)))
+            pairs.append(("oldName", JSONLine.string(old.name)))
+            pairs.append(("oldAuthor", JSONLine.string(old.author)))
         }
-        return JSONText.object(pairs)
+        return JSONLine.object(pairs)
     }
 
     private func line(_ seq: UInt64, _ kind: String, _ book: Book, _ old: Book?, _ source: String) -> String {

@@ -76,7 +76,10 @@ private final class RecordingBackend: LogBackend {
 
     @Test func destinationDetection() {
         #expect(LogDestination.detect(environment: [:], stderrIdentity: (1, 2)) == .stderr)
-        #expect(LogDestination.detect(environment: ["INVOCATION_ID": "abc"], stderrIdentity: nil) == .journal)
+        // Under systemd with StandardError=file:… (INVOCATION_ID set, no JOURNAL_STREAM): plain stderr.
+        #expect(LogDestination.detect(environment: ["INVOCATION_ID": "abc"], stderrIdentity: nil) == .stderr)
+        #expect(LogDestination.detect(environment: ["INVOCATION_ID": "abc"], stderrIdentity: (8, 1)) == .stderr)
+        #expect(LogDestination.detect(environment: ["INVOCATION_ID": "abc", "JOURNAL_STREAM": "8:1"], stderrIdentity: (8, 1)) == .journal)
         #expect(LogDestination.detect(environment: ["JOURNAL_STREAM": "8:12345"], stderrIdentity: (8, 12345)) == .journal)
         #expect(LogDestination.detect(environment: ["JOURNAL_STREAM": "8:12345"], stderrIdentity: (8, 999)) == .stderr)
         #expect(LogDestination.detect(environment: ["JOURNAL_STREAM": "garbage"], stderrIdentity: (8, 12345)) == .stderr)

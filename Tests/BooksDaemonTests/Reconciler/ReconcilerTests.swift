@@ -118,15 +118,16 @@ struct SilentLog: LogBackend {
     @Test func truncateThenRewriteReportsOnlyTheNetChange() async throws {
         defer { cleanUp() }
         write("1|A|B\n2|C|D\n3|E|F\n4|G|H\n")
-        let (reconciler, channel) = make(confirmationMilliseconds: 300)
+        // A long confirmation period so that a loaded machine cannot make the pause look "still".
+        let (reconciler, channel) = make(confirmationMilliseconds: 1500)
         write("")
         reconciler.fileEvent(.contentMayHaveChanged)
         reconciler.drain()
-        try await Task.sleep(for: .milliseconds(100))
+        try await Task.sleep(for: .milliseconds(50))
         write("1|A|B\n2|C|D\n3|E|F\n4|G|X\n")
         reconciler.fileEvent(.contentMayHaveChanged)
         reconciler.drain()
-        try await Task.sleep(for: .milliseconds(500))
+        try await Task.sleep(for: .milliseconds(1700))
         reconciler.drain()
         let changes = channel.changes.withLock { $0 }
         #expect(changes.count == 1)

@@ -1,0 +1,100 @@
+@testable import BooksDaemon
+import BooksStore
+import Dispatch
+import Glibc
+import Synchronization
+import Testing
+
+/// booksd's watchdog ping is tied to real liveness: a stuck reconciler queue, a stopped server
+/// loop or a dead watcher thread each stop `WATCHDOG=1`.
+@Suite struct WatchdogProbeTests {
+    final class PingCounter: Sendable {
+        let count = Atomic<Int>(0)
+        var value: Int { count.load(ordering: .sequentiallyConsistent) }
+    }
+
+    final class FakeWatcher: FileWatcher {
+        let alive = Atomic<Bool>(true)
+        var mode: WatchMode { .inotify }
+        func start(handler: @escaping @Sendable (FileWatchEvent) -> Void) throws(FileWatcherError) {}
+        func stop() {}
+        var isAlive: Bool { alive.load(ordering: .sequentiallyConsistent) }
+    }
+
+    struct Rig {
+        let directory: String
+        let reconciler: Reconciler
+        let server: SocketServer
+        let watcher = FakeWatcher()
+        let pings = PingCounter()
+        let probe: WatchdogProbe
+
+        init() throws {
+            var template = Array("/tmp/bsd-wd-XXXXXX".utf8CString)
+            directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+            let logger = Logger(backend: StderrLogBackend(fileDescriptor: open("/dev/null", O_WRONLY | O_CLOEXEC)))
+            reconciler = Reconciler(configuration: DaemonConfiguration(),
+                                    store: makeBookStore(path: directory + "/books.txt", format: .text, lineLimit: 1 << 20),
+                                    logger: logger)
+            server = try SocketServer(configuration: SocketServerConfiguration(path: directory + "/s.sock"))
+            reconciler.attach(server)
+            try server.start(delegate: reconciler)
+            let pings = self.pings
+            probe = WatchdogProbe(watcher: watcher, server: server, reconciler: reconciler, logger: logger,
+                                  ping: { pings.count.add(1, ordering: .sequentiallyConsistent) })
+        }
+
+        func waitForPings(_ n: Int, seconds: Double = 2) -> Bool {
+            for _ in 0..<Int(seconds * 100) {
+                if pings.value >= n { return true }
+                usleep(10_000)
+            }
+            return pings.value >= n
+        }
+
+        func tearDown() {
+            server.shutdown(reason: "test over", timeout: .milliseconds(100))
+            _ = system("rm -rf '\(directory)'")
+        }
+    }
+
+    @Test func pingsWhenEverythingRuns() throws {
+        let rig = try Rig()
+        defer { rig.tearDown() }
+        #expect(rig.probe.run())
+        #expect(rig.waitForPings(1))
+    }
+
+    @Test func stuckReconcilerQueueStopsThePingsUntilItRunsAgain() throws {
+        let rig = try Rig()
+        defer { rig.tearDown() }
+        let release = DispatchSemaphore(value: 0)
+        rig.reconciler.onQueue { release.wait() }   // the reconciler's event loop is now stuck
+        for _ in 0..<3 { rig.probe.run() }
+        usleep(300_000)
+        #expect(rig.pings.value == 0)
+        release.signal()
+        #expect(rig.waitForPings(3))
+    }
+
+    @Test func stoppedServerLoopStopsThePings() throws {
+        let rig = try Rig()
+        defer { rig.tearDown() }
+        rig.server.shutdown(reason: "gone", timeout: .milliseconds(100))
+        rig.probe.run()
+        usleep(300_000)
+        #expect(rig.pings.value == 0)
+    }
+
+    @Test func deadWatcherThreadStopsThePings() throws {
+        let rig = try Rig()
+        defer { rig.tearDown() }
+        rig.watcher.alive.store(false, ordering: .sequentiallyConsistent)
+        #expect(!rig.probe.run())
+        usleep(200_000)
+        #expect(rig.pings.value == 0)
+        rig.watcher.alive.store(true, ordering: .sequentiallyConsistent)
+        #expect(rig.probe.run())
+        #expect(rig.waitForPings(1))
+    }
+}
