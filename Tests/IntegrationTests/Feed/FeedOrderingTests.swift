@@ -11,7 +11,7 @@ struct FeedTests {}
 
 /// What a subscriber with `filter` must see of `changes` (independent of the daemon's code):
 /// an update leaving the filter is a delete, one entering it an insert.
-func expectedView(_ changes: ChangeSet, _ filter: BookFilter) -> ChangeSet {
+func feedExpectedView(_ changes: ChangeSet, _ filter: BookFilter) -> ChangeSet {
     var view = ChangeSet()
     view.inserted = changes.inserted.filter(filter.matches)
     view.deleted = changes.deleted.filter(filter.matches)
@@ -27,7 +27,7 @@ func expectedView(_ changes: ChangeSet, _ filter: BookFilter) -> ChangeSet {
 }
 
 /// A change set made comparable regardless of the order inside each list.
-func normalized(_ c: ChangeSet) -> ChangeSet {
+func feedNormalized(_ c: ChangeSet) -> ChangeSet {
     ChangeSet(inserted: c.inserted.sorted { $0.id < $1.id }, updated: c.updated.sorted { $0.old.id < $1.old.id },
               deleted: c.deleted.sorted { $0.id < $1.id })
 }
@@ -91,12 +91,12 @@ extension FeedTests {
         #expect(recorders[4].changes == all)
         for (k, filter) in filters.enumerated() where k > 0 && k < 4 {
             let expected = all.compactMap { change -> (UInt64, ChangeSet)? in
-                let view = expectedView(change.changes, filter)
-                return view.isEmpty ? nil : (change.seq, normalized(view))
+                let view = feedExpectedView(change.changes, filter)
+                return view.isEmpty ? nil : (change.seq, feedNormalized(view))
             }
-            let ok = await waitUntil { recorders[k].changes.count >= expected.count }
+            let ok = await feedWaitUntil { recorders[k].changes.count >= expected.count }
             #expect(ok, "filter \(k) got \(recorders[k].changes.count) of \(expected.count) changes")
-            let got = recorders[k].changes.map { ($0.seq, normalized($0.changes)) }
+            let got = recorders[k].changes.map { ($0.seq, feedNormalized($0.changes)) }
             #expect(got.map(\.0) == expected.map(\.0), "filter \(k): seqs")
             #expect(got.map(\.1) == expected.map(\.1), "filter \(k): contents")
             // Filtered seqs are a strictly increasing subsequence of the full stream.

@@ -9,14 +9,14 @@ extension FeedTests {
     @Test("a subscriber that stops reading is disconnected; another keeps receiving every change")
     func stalledSubscriberIsDisconnected() async throws {
         let daemon = try await FeedDaemon(rows: ["b1|Emma|Jane Austen"], settings: ["client_queue_bytes=4K"])
-        let stalled = try RawSocket(path: daemon.socket, receiveBuffer: 4096)
+        let stalled = try FeedRawSocket(path: daemon.socket, receiveBuffer: 4096)
         _ = try stalled.hello()
         stalled.send("{\"id\":\"s\",\"op\":\"subscribe\"}\n")
         // ...and never reads again.
         let good = try await daemon.connect("good")
         let feed = FeedRecorder(good.changes())
         let writer = try await daemon.connect("writer")
-        #expect(await waitUntilAsync { ((try? await writer.status().subscribers) ?? 0) == 2 })
+        #expect(await feedWaitUntilAsync { ((try? await writer.status().subscribers) ?? 0) == 2 })
 
         // 12 changes of 50 books with 1 KiB names: ~600 KiB of events, far beyond the socket
         // buffers plus 4 KiB of queue.
@@ -29,7 +29,7 @@ extension FeedTests {
         #expect(ContinuousClock.now - started < .seconds(10))
         #expect(feed.changes.map(\.seq) == Array(1...12))
         #expect(feed.changes.allSatisfy { $0.changes.inserted.count == 50 })
-        #expect(await waitUntilAsync { ((try? await writer.status().subscribers) ?? 0) == 1 },
+        #expect(await feedWaitUntilAsync { ((try? await writer.status().subscribers) ?? 0) == 1 },
                 "the stalled subscriber was not dropped")
 
         // What the stalled client finds when it finally reads: its snapshot, a gap-free prefix of
@@ -70,11 +70,11 @@ extension FeedTests {
 
         // A violation after hello: the error line, then the daemon hangs up.
         func violation(_ bytes: [UInt8], _ code: String, id: String? = nil, _ what: String) async throws {
-            let raw = try RawSocket(path: daemon.socket)
+            let raw = try FeedRawSocket(path: daemon.socket)
             _ = try raw.hello()
             raw.send(bytes)
             let reply = raw.readJSON()
-            #expect(errorCode(reply) == code, "\(what): \(String(describing: reply))")
+            #expect(feedErrorCode(reply) == code, "\(what): \(String(describing: reply))")
             #expect(reply?["ok"] as? Bool == false)
             #expect((reply?["id"] as? String) == id, "\(what): id")
             #expect(raw.isClosedByPeer(timeout: .seconds(2)), "\(what): not disconnected")
@@ -92,11 +92,11 @@ extension FeedTests {
 
         // Unknown op: an error reply, and the connection stays usable.
         do {
-            let raw = try RawSocket(path: daemon.socket)
+            let raw = try FeedRawSocket(path: daemon.socket)
             _ = try raw.hello()
             raw.send("{\"id\":7,\"op\":\"frobnicate\"}\n")
             let reply = raw.readJSON()
-            #expect(errorCode(reply) == "unknown-op")
+            #expect(feedErrorCode(reply) == "unknown-op")
             #expect(reply?["id"] as? String == "7", "numeric ids come back as text")
             raw.send("{\"id\":\"p\",\"op\":\"ping\"}\n")
             let pong = raw.readJSON()
@@ -107,36 +107,36 @@ extension FeedTests {
 
         // A request before hello: hello-required and disconnect.
         do {
-            let raw = try RawSocket(path: daemon.socket)
+            let raw = try FeedRawSocket(path: daemon.socket)
             raw.send("{\"id\":\"early\",\"op\":\"ping\"}\n")
             let reply = raw.readJSON()
-            #expect(errorCode(reply) == "hello-required")
+            #expect(feedErrorCode(reply) == "hello-required")
             #expect(reply?["id"] as? String == "early")
             #expect(raw.isClosedByPeer(timeout: .seconds(2)))
         }
 
         // A line that never ends: no answer, nothing blocks; once it outgrows the limit: too-large.
         do {
-            let raw = try RawSocket(path: daemon.socket)
+            let raw = try FeedRawSocket(path: daemon.socket)
             _ = try raw.hello()
             raw.send("{\"id\":\"partial\",\"op\":\"pi")
             #expect(raw.readLine(timeout: .milliseconds(300)) == nil)
             try await stillWorks("partial line")
             raw.send(String(repeating: "n", count: 17_000))
             let reply = raw.readJSON()
-            #expect(errorCode(reply) == "too-large", "\(String(describing: reply))")
+            #expect(feedErrorCode(reply) == "too-large", "\(String(describing: reply))")
             #expect(raw.isClosedByPeer(timeout: .seconds(2)))
         }
 
         // Never says hello (timeout 1 s), also with a partial line pending.
         do {
-            let silent = try RawSocket(path: daemon.socket)
-            let partial = try RawSocket(path: daemon.socket)
+            let silent = try FeedRawSocket(path: daemon.socket)
+            let partial = try FeedRawSocket(path: daemon.socket)
             partial.send("{\"id\":\"h\",\"op\":\"hel")
             let started = ContinuousClock.now
             for raw in [silent, partial] {
                 let reply = raw.readJSON(timeout: .seconds(3))
-                #expect(errorCode(reply) == "hello-required", "\(String(describing: reply))")
+                #expect(feedErrorCode(reply) == "hello-required", "\(String(describing: reply))")
                 #expect(reply?["id"] is NSNull)
                 #expect(raw.isClosedByPeer(timeout: .seconds(1)))
             }

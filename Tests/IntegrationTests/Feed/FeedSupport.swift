@@ -74,7 +74,7 @@ final class FeedDaemon: @unchecked Sendable {
     func start() async throws {
         var args = ["--file", file, "--socket", socket, "--confirmation-ms", "150", "--log-level", "debug"]
         for setting in settings { args += ["--set", setting] }
-        pid = try ChildProcess.spawn(FeedEnv.booksd, args, stdoutPath: logPath, stderrPath: logPath)
+        pid = try FeedProcess.spawn(FeedEnv.booksd, args, stdoutPath: logPath, stderrPath: logPath)
         let deadline = ContinuousClock.now + .seconds(15)
         while ContinuousClock.now < deadline {
             if let client = try? await BooksClient.connect(socketPath: socket, clientName: "feed-probe") {
@@ -198,7 +198,7 @@ final class FeedRecorder: Sendable {
     @discardableResult
     func wait(_ what: String, timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation,
               _ condition: ([FeedItem]) -> Bool) async -> Bool {
-        let ok = await waitUntil(timeout: timeout) { condition(self.snapshot) }
+        let ok = await feedWaitUntil(timeout: timeout) { condition(self.snapshot) }
         if !ok { Issue.record("timed out waiting for \(what); got \(snapshot)", sourceLocation: sourceLocation) }
         return ok
     }
@@ -209,7 +209,7 @@ final class FeedRecorder: Sendable {
 }
 
 /// Polls `condition` every few milliseconds until it holds or `timeout` passes.
-func waitUntil(timeout: Duration = .seconds(5), _ condition: () throws -> Bool) async rethrows -> Bool {
+func feedWaitUntil(timeout: Duration = .seconds(5), _ condition: () throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while true {
         if try condition() { return true }
@@ -219,7 +219,7 @@ func waitUntil(timeout: Duration = .seconds(5), _ condition: () throws -> Bool) 
 }
 
 /// The seq of a feed item, if it has one.
-func seqOf(_ item: FeedItem) -> UInt64? {
+func feedSeq(_ item: FeedItem) -> UInt64? {
     switch item {
     case .change(let c): return c.seq
     case .snapshot(let s): return s.seq
@@ -230,7 +230,7 @@ func seqOf(_ item: FeedItem) -> UInt64? {
 }
 
 /// A raw, blocking Unix-socket client that speaks bytes, for protocol abuse.
-final class RawSocket: @unchecked Sendable {
+final class FeedRawSocket: @unchecked Sendable {
     let fd: Int32
     private var buffer: [UInt8] = []
 
@@ -316,12 +316,12 @@ final class RawSocket: @unchecked Sendable {
 }
 
 /// The error code of a raw reply object.
-func errorCode(_ reply: [String: Any]?) -> String? {
+func feedErrorCode(_ reply: [String: Any]?) -> String? {
     (reply?["error"] as? [String: Any])?["code"] as? String
 }
 
 /// Child processes with output captured to files.
-enum ChildProcess {
+enum FeedProcess {
     static func spawn(_ path: String, _ args: [String], stdoutPath: String, stderrPath: String,
                       prefix: [String] = []) throws -> pid_t {
         let argv = prefix.isEmpty ? [path] + args : prefix + [path] + args

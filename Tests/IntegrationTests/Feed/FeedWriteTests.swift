@@ -34,7 +34,7 @@ extension FeedTests {
         let script = daemon.directory + "/client.py"
         try nobodyClient.write(toFile: script, atomically: true, encoding: .utf8)
         chmod(script, 0o644)
-        let result = try await ChildProcess.run("/usr/bin/python3", [script, daemon.socket],
+        let result = try await FeedProcess.run("/usr/bin/python3", [script, daemon.socket],
                                                 prefix: ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"])
         let replies = result.out.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
@@ -43,7 +43,7 @@ extension FeedTests {
         #expect(replies[0]["ok"] as? Bool == true)
         #expect(replies[1]["ok"] as? Bool == true)
         #expect(((replies[1]["result"] as? [String: Any])?["books"] as? [Any])?.count == 1)
-        #expect(errorCode(replies[2]) == "permission-denied", "\(replies[2])")
+        #expect(feedErrorCode(replies[2]) == "permission-denied", "\(replies[2])")
         #expect(replies[2]["id"] as? String == "3")
         #expect(replies[3]["ok"] as? Bool == true, "the connection stays after a refused write")
 
@@ -51,13 +51,13 @@ extension FeedTests {
         if FileManager.default.isExecutableFile(atPath: FeedEnv.booksctl),
            access(FeedEnv.booksctl, X_OK) == 0 {
             let asNobody = ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
-            let list = try await ChildProcess.run(FeedEnv.booksctl, ["--socket", daemon.socket, "list", "--json"], prefix: asNobody)
+            let list = try await FeedProcess.run(FeedEnv.booksctl, ["--socket", daemon.socket, "list", "--json"], prefix: asNobody)
             if list.err.contains("Permission denied") && list.status == 126 {
                 print("booksctl not executable by nobody here; skipped the booksctl part")
             } else {
                 #expect(list.status == 0, "\(list)")
                 #expect(list.out.contains("Emma"))
-                let add = try await ChildProcess.run(FeedEnv.booksctl, ["--socket", daemon.socket, "add", "Intruder", "Nobody"], prefix: asNobody)
+                let add = try await FeedProcess.run(FeedEnv.booksctl, ["--socket", daemon.socket, "add", "Intruder", "Nobody"], prefix: asNobody)
                 #expect(add.status != 0)
                 #expect(add.err.lowercased().contains("permission") || add.err.contains("may read but not write"), "\(add)")
             }
@@ -118,7 +118,7 @@ extension FeedTests {
             _ = try await write
         }
         // Settle: the daemon has seen every hand row.
-        let ok = await waitUntilAsync { ((try? await client.list().books.count) ?? 0) == 10 }
+        let ok = await feedWaitUntilAsync { ((try? await client.list().books.count) ?? 0) == 10 }
         #expect(ok, "the daemon did not see every hand row")
         let file = try daemon.fileBooks()
         #expect(file.first { $0.id == "b1" }?.name == "Emma 8")
@@ -149,7 +149,7 @@ extension FeedTests {
                 #expect(e.current?.author == "Hand \(k)")
             }
             // Wait until the daemon has taken in the hand edit.
-            let seen = await waitUntilAsync { (try? await client.get(["b1"])[0].book.author) == "Hand \(k)" }
+            let seen = await feedWaitUntilAsync { (try? await client.get(["b1"])[0].book.author) == "Hand \(k)" }
             #expect(seen, "the hand edit \(k) was lost")
             let row = try #require(try daemon.fileBooks().first { $0.id == "b1" })
             #expect(row.author == "Hand \(k)", "hand edit lost in the file: \(row)")
