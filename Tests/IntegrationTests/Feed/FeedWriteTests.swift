@@ -108,6 +108,28 @@ extension FeedTests {
         daemon.stop()
     }
 
+    @Test("inserted ids and values round-trip through the file; ids the format would escape are refused")
+    func insertedValuesRoundTrip() async throws {
+        let daemon = try await FeedDaemon(rows: ["b1|Emma|Jane Austen"])
+        let client = try await daemon.connect()
+        let written = try await client.insert([BookDraft(id: "c1", name: "pipe|back\\slash", author: "multi\nline\ttab")])
+        #expect(try await client.get(["c1"]).map(\.book) == written)
+        do {
+            _ = try await client.insert([BookDraft(id: "x|y", name: "A", author: "B")])
+            Issue.record("an id with | was accepted")
+        } catch {
+            guard case .daemon(let e) = error else { Issue.record("\(error)"); return }
+            #expect(e.code == .invalidArgument)
+        }
+        // A restarted daemon reads the same book back from the file.
+        daemon.stop()
+        try await daemon.start()
+        let again = try await daemon.connect()
+        #expect(try await again.get(["c1"]).map(\.book) == written)
+        #expect(try await again.list().books.map(\.id) == ["b1", "c1"])
+        daemon.stop()
+    }
+
     @Test("a client write racing a hand edit on different books: nothing is lost")
     func raceOnDifferentBooks() async throws {
         let daemon = try await FeedDaemon(rows: ["b1|Emma|Jane Austen", "b2|Dune|Frank Herbert"])
