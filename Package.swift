@@ -25,8 +25,9 @@ let package = Package(
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
                        providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        .systemLibrary(name: "CBooksSupport", path: "Sources/CBooksSupport"),
 
-        .target(name: "BooksCore", swiftSettings: strict),
+        .target(name: "BooksCore", dependencies: ["CBooksSupport"], swiftSettings: strict),
         .target(name: "BooksStore", dependencies: ["BooksCore", "CLinux"], swiftSettings: strict),
         .target(name: "BooksProtocol", dependencies: ["BooksCore"], swiftSettings: strict),
         .target(name: "BooksDaemon",
@@ -44,6 +45,8 @@ let package = Package(
         .testTarget(name: "BooksProtocolTests", dependencies: ["BooksProtocol"], swiftSettings: strict),
         .testTarget(name: "BooksDaemonTests", dependencies: ["BooksDaemon"], swiftSettings: strict),
         .testTarget(name: "BooksClientTests", dependencies: ["BooksClient", "booksctl"], swiftSettings: strict),
+        .testTarget(name: "BooksBenchmarksTests", dependencies: ["BooksBenchmarks", "BooksCore"],
+                    swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["BooksClient", "BooksCore", "booksd", "booksctl"], swiftSettings: strict),
     ]
 )

@@ -44,16 +44,21 @@ public struct BookDocument: Sendable {
         self.init(lineLimit: lineLimit)
         self.bytes = bytes
         let estimate = bytes.count / 48 + 16
-        self.index = IDIndex(expectedCount: estimate)
         lines = Self.parseLines(bytes, from: 0, to: bytes.count, lineLimit: lineLimit)
         lineEnding = Self.detectLineEnding(lines)
         var counters = Counters()
-        var index = self.index
+        self.index = IDIndex(expectedCount: 0)   // released: the local index below is the only copy
+        var index = IDIndex(expectedCount: estimate)
         let slips = previous?.slipIDs() ?? []
         bytes.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
             lines.withUnsafeMutableBufferPointer { records in
+                let lookahead = 16
                 for k in records.indices {
+                    if k + lookahead < records.count, records[k + lookahead].kind == .book {
+                        let ahead = records[k + lookahead]
+                        index.prefetch(IDIndex.hash(base, ahead.start, Int(ahead.separator1)))
+                    }
                     Self.classify(k, records, base, &index, &counters, previous: previous, slips: slips)
                 }
             }
