@@ -416,7 +416,10 @@ public final class Reconciler: Sendable {
             if let result {
                 s.identity = result.identity
                 s.fileState = .present
-                if let applied = s.context.apply(bytes: result.canonical, source: .client, remapped: result.remapped) {
+                // Without client writes, the save only gave ids to rows typed by hand: that
+                // change is the hand edit's, so it is reported with source `file`.
+                let source: ChangeSource = plan.accepted.isEmpty ? .file : .client
+                if let applied = s.context.apply(bytes: result.canonical, source: source, remapped: result.remapped) {
                     logger.info("client write: \(applied.changes.inserted.count) inserted, \(applied.changes.updated.count) updated, \(applied.changes.deleted.count) deleted",
                                 ["BOOKS_SEQ": "\(applied.seq)", "BOOKS_FILE": store.configuration.path])
                     channel?.broadcast(applied)
