@@ -42,7 +42,7 @@ import Testing
             await sub.expectNoMoreEvents(within: 1.2, "edit of books.txt~")
             // The new books.txt is watched (not the renamed old inode).
             try await h.tools.must("echo '\(fixtureID(77))|After Backup|Someone' >> books.txt")
-            await sub.expectEvents([.insert(Book(id: fixtureID(77), name: "After Backup", author: "Someone"))], "append after vim")
+            await sub.expectEvents([.insert(TestBook(id: fixtureID(77), name: "After Backup", author: "Someone"))], "append after vim")
         }
     }
 
@@ -75,7 +75,7 @@ import Testing
             try await tmux.waitForScreen(containing: "Wrote")
             try await tmux.send("C-x")
             try await tmux.waitForExit()
-            await sub.expectEvents([.update(Book(id: Books.dune.id, name: "Dune", author: "Frank Herbert Jr."))])
+            await sub.expectEvents([.update(TestBook(id: Books.dune.id, name: "Dune", author: "Frank Herbert Jr."))])
         }
     }
 
@@ -111,7 +111,7 @@ import Testing
             if base == "/var/tmp" { #expect(fileExists(h.dir + "/books.txt~"), "emacs should have kept books.txt~") }
             // Still watching the live books.txt.
             try await h.tools.must("sed -i 's/Author 3$/Author Three/' books.txt")
-            await sub.expectEvents([.update(Book(id: fixtureID(3), name: "Book 3", author: "Author Three"))], "sed after emacs")
+            await sub.expectEvents([.update(TestBook(id: fixtureID(3), name: "Book 3", author: "Author Three"))], "sed after emacs")
         }
     }
 

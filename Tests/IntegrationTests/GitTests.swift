@@ -2,7 +2,7 @@ import Testing
 
 /// git in a repository whose work tree is the watched directory (unlink + create).
 @Suite("git", .timeLimit(.minutes(3))) struct GitTests {
-    static let edited = Book(id: fixtureID(4), name: "Book 4", author: "Edited By Hand")
+    static let edited = TestBook(id: fixtureID(4), name: "Book 4", author: "Edited By Hand")
 
     private func withRepo(_ name: String, _ body: (DaemonHarness, Subscriber) async throws -> Void) async throws {
         try await scenario(name) { h, sub in

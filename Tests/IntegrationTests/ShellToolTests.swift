@@ -3,8 +3,8 @@ import Testing
 
 /// Non-interactive tools and shell idioms (see shared/EVENTS.md).
 @Suite("Shell tools", .timeLimit(.minutes(3))) struct ShellToolTests {
-    static let renamed2 = Book(id: fixtureID(2), name: "Book Two", author: "Author 2")
-    static let newRow = Book(id: fixtureID(100), name: "Neuromancer", author: "William Gibson")
+    static let renamed2 = TestBook(id: fixtureID(2), name: "Book Two", author: "Author 2")
+    static let newRow = TestBook(id: fixtureID(100), name: "Neuromancer", author: "William Gibson")
     /// A content change mixing update, delete and insert.
     static let mixedText = Books.text(replacing: [fixtureID(2): renamed2, fixtureID(3): nil], appending: [newRow])
     static let mixedEvents: [ExpectedEvent] = [.update(renamed2), .delete(Books.n(3)), .insert(newRow)]
@@ -21,7 +21,7 @@ import Testing
     func perlInPlace() async throws {
         try await scenario("perl") { h, sub in
             try await h.tools.must("perl -pi -e 's/\\|Author 7$/|Author Seven/' books.txt")
-            await sub.expectEvents([.update(Book(id: fixtureID(7), name: "Book 7", author: "Author Seven"))])
+            await sub.expectEvents([.update(TestBook(id: fixtureID(7), name: "Book 7", author: "Author Seven"))])
         }
     }
 
@@ -29,7 +29,7 @@ import Testing
     func edScript() async throws {
         try await scenario("ed") { h, sub in
             try await h.tools.must("printf ',s/|Book 3|/|Book Three|/\\nw\\nq\\n' | ed -s books.txt")
-            await sub.expectEvents([.update(Book(id: fixtureID(3), name: "Book Three", author: "Author 3"))])
+            await sub.expectEvents([.update(TestBook(id: fixtureID(3), name: "Book Three", author: "Author 3"))])
         }
     }
 
@@ -70,7 +70,7 @@ import Testing
     @Test("truncate -s 0, 0.3 s pause, append: only the net change")
     func truncateThenAppend() async throws {
         try await scenario("truncate") { h, sub in
-            let changed = Book(id: fixtureID(5), name: "Book Five", author: "Author 5")
+            let changed = TestBook(id: fixtureID(5), name: "Book Five", author: "Author 5")
             let text = Books.text(replacing: [changed.id: changed])
             try await h.tools.must("truncate -s 0 books.txt; sleep 0.3; printf '%s\\n' \(printfArguments(text)) >> books.txt")
             await sub.expectEvents([.update(changed)], timeout: 8, quiet: 1.5)
@@ -80,7 +80,7 @@ import Testing
     @Test("rm, recreate after 0.3 s: only the net change")
     func removeAndRecreate() async throws {
         try await scenario("rm-recreate") { h, sub in
-            let changed = Book(id: fixtureID(6), name: "Book 6", author: "Author Six")
+            let changed = TestBook(id: fixtureID(6), name: "Book 6", author: "Author Six")
             let text = Books.text(replacing: [changed.id: changed])
             try await h.tools.must("rm books.txt; sleep 0.3; printf '%s\\n' \(printfArguments(text)) > books.txt")
             await sub.expectEvents([.update(changed)], timeout: 8, quiet: 1.5)
@@ -90,7 +90,7 @@ import Testing
     @Test("rsync (temp file + rename, mtimes differ)", arguments: [false, true])
     func rsyncCopy(inplace: Bool) async throws {
         try await scenario(inplace ? "rsync-inplace" : "rsync") { h, sub in
-            let changed = Book(id: fixtureID(8), name: "Book 8", author: "Author 88")
+            let changed = TestBook(id: fixtureID(8), name: "Book 8", author: "Author 88")
             mkdir(h.root + "/src", 0o755)
             try writeFile(h.root + "/src/books.txt", Books.text(replacing: [changed.id: changed]))
             try await h.tools.must("touch -d '2001-01-01 00:00:00' ../src/books.txt && rsync \(inplace ? "--inplace " : "")../src/books.txt books.txt")
@@ -102,8 +102,8 @@ import Testing
     @Test("Python writer: half, 0.5 s pause, rest: only the net change")
     func pythonTwoChunks() async throws {
         try await scenario("python") { h, sub in
-            let first = Book(id: fixtureID(2), name: "Book 2", author: "Early Change")
-            let last = Book(id: fixtureID(19), name: "Book 19 (late)", author: "Author 19")
+            let first = TestBook(id: fixtureID(2), name: "Book 2", author: "Early Change")
+            let last = TestBook(id: fixtureID(19), name: "Book 19 (late)", author: "Author 19")
             try writeFile(h.root + "/new.txt", Books.text(replacing: [first.id: first, last.id: last]))
             let script = """
                 import time

@@ -73,7 +73,7 @@ final class DaemonHarness: @unchecked Sendable {
     ///   - base: parent of the temp dir (`/var/tmp` by default; `/tmp` for the in-place editor variants).
     ///   - books: initial rows; nil = no books.txt at start.
     ///   - start: start the daemon and wait for readiness.
-    init(_ name: String, base: String = "/var/tmp", books: [Book]? = Fixture.books(),
+    init(_ name: String, base: String = "/var/tmp", books: [TestBook]? = Fixture.books(),
          confirmationMs: Int? = nil, start: Bool = true) async throws {
         var template = Array("\(base)/booksync-tests-\(name)-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw HarnessError("mkdtemp failed under \(base)") }
@@ -190,11 +190,11 @@ final class DaemonHarness: @unchecked Sendable {
     }
 
     /// `booksctl list --json`, decoded into books by id.
-    func listedBooks() async throws -> [String: Book] {
+    func listedBooks() async throws -> [String: TestBook] {
         let result = try await ctl(["list", "--json"])
         guard result.succeeded else { throw HarnessError("booksctl list --json: \(result)") }
         let listed = try JSONDecoder().decode([ListedBook].self, from: Data(result.output.utf8))
-        return Dictionary(listed.map { ($0.id, Book(id: $0.id, name: $0.name, author: $0.author)) }, uniquingKeysWith: { a, _ in a })
+        return Dictionary(listed.map { ($0.id, TestBook(id: $0.id, name: $0.name, author: $0.author)) }, uniquingKeysWith: { a, _ in a })
     }
 
     func daemonLog(lastLines: Int = 60) -> String {
@@ -203,7 +203,7 @@ final class DaemonHarness: @unchecked Sendable {
     }
 
     var fileText: String { readFile(file) ?? "" }
-    var fileBooks: [String: Book] { parseBooks(fileText) }
+    var fileBooks: [String: TestBook] { parseBooks(fileText) }
 
     /// Stops subscribers and the daemon (SIGTERM, SIGKILL after 5 s) and removes the directory.
     func shutdown() {

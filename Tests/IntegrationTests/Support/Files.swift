@@ -35,7 +35,7 @@ func writeFile(_ path: String, _ contents: String) throws {
 func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
 /// A book as the tests see it.
-struct Book: Hashable, CustomStringConvertible {
+struct TestBook: Hashable, CustomStringConvertible {
     var id: String
     var name: String
     var author: String
@@ -43,14 +43,14 @@ struct Book: Hashable, CustomStringConvertible {
 }
 
 /// Parses `id|name|author` rows (no escapes in test data); other lines are ignored.
-func parseBooks(_ text: String) -> [String: Book] {
-    var books: [String: Book] = [:]
+func parseBooks(_ text: String) -> [String: TestBook] {
+    var books: [String: TestBook] = [:]
     for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
         let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
         if trimmed.hasPrefix("#") { continue }
         let fields = trimmed.split(separator: "|", omittingEmptySubsequences: false)
         guard fields.count == 3, !fields[0].isEmpty else { continue }
-        books[String(fields[0])] = Book(id: String(fields[0]), name: String(fields[1]), author: String(fields[2]))
+        books[String(fields[0])] = TestBook(id: String(fields[0]), name: String(fields[1]), author: String(fields[2]))
     }
     return books
 }
@@ -63,14 +63,14 @@ func fixtureID(_ n: Int) -> String {
 
 enum Fixture {
     /// Row 1 is `Dune|Frank Herbert`; rows 2…count are `Book N|Author N`.
-    static func books(count: Int = 20) -> [Book] {
+    static func books(count: Int = 20) -> [TestBook] {
         (1...count).map { n in
-            n == 1 ? Book(id: fixtureID(1), name: "Dune", author: "Frank Herbert")
-                   : Book(id: fixtureID(n), name: "Book \(n)", author: "Author \(n)")
+            n == 1 ? TestBook(id: fixtureID(1), name: "Dune", author: "Frank Herbert")
+                   : TestBook(id: fixtureID(n), name: "Book \(n)", author: "Author \(n)")
         }
     }
 
-    static func text(_ books: [Book]) -> String {
+    static func text(_ books: [TestBook]) -> String {
         books.map { $0.description + "\n" }.joined()
     }
 }

@@ -4,13 +4,13 @@ import Testing
 /// The fixture and the edits most tests make.
 enum Books {
     static let all = Fixture.books()
-    static func n(_ i: Int) -> Book { all[i - 1] }
+    static func n(_ i: Int) -> TestBook { all[i - 1] }
     static let dune = n(1)
-    static let duneUpper = Book(id: dune.id, name: "Dune", author: "Frank HERBERT")
+    static let duneUpper = TestBook(id: dune.id, name: "Dune", author: "Frank HERBERT")
 
     /// The fixture with `changes` applied (replace by id; nil value = delete), plus `appended`.
-    static func text(replacing changes: [String: Book?] = [:], appending appended: [Book] = []) -> String {
-        var rows: [Book] = []
+    static func text(replacing changes: [String: TestBook?] = [:], appending appended: [TestBook] = []) -> String {
+        var rows: [TestBook] = []
         for b in all {
             if let change = changes[b.id] { if let c = change { rows.append(c) } } else { rows.append(b) }
         }
@@ -20,7 +20,7 @@ enum Books {
 
 /// Starts a daemon on a fresh directory, subscribes (after the initial snapshot), runs `body`,
 /// then checks that the state rebuilt from the events equals the file, and cleans up.
-func scenario(_ name: String, base: String = "/var/tmp", books: [Book]? = Fixture.books(),
+func scenario(_ name: String, base: String = "/var/tmp", books: [TestBook]? = Fixture.books(),
               confirmationMs: Int? = nil, checkConvergence: Bool = true,
               sourceLocation: SourceLocation = #_sourceLocation,
               _ body: (DaemonHarness, Subscriber) async throws -> Void) async throws {

@@ -50,9 +50,9 @@ struct ExpectedEvent: CustomStringConvertible {
     let author: String
     let source: String
 
-    static func insert(_ b: Book, source: String = "file") -> ExpectedEvent { .init(kind: "insert", id: b.id, name: b.name, author: b.author, source: source) }
-    static func update(_ b: Book, source: String = "file") -> ExpectedEvent { .init(kind: "update", id: b.id, name: b.name, author: b.author, source: source) }
-    static func delete(_ b: Book, source: String = "file") -> ExpectedEvent { .init(kind: "delete", id: b.id, name: b.name, author: b.author, source: source) }
+    static func insert(_ b: TestBook, source: String = "file") -> ExpectedEvent { .init(kind: "insert", id: b.id, name: b.name, author: b.author, source: source) }
+    static func update(_ b: TestBook, source: String = "file") -> ExpectedEvent { .init(kind: "update", id: b.id, name: b.name, author: b.author, source: source) }
+    static func delete(_ b: TestBook, source: String = "file") -> ExpectedEvent { .init(kind: "delete", id: b.id, name: b.name, author: b.author, source: source) }
     static func insertNew(name: String, author: String, source: String = "file") -> ExpectedEvent {
         .init(kind: "insert", id: nil, name: name, author: author, source: source)
     }
@@ -72,7 +72,7 @@ final class Subscriber: @unchecked Sendable {
     private var eof = false
     private weak var harness: DaemonHarness?
     private(set) var received: [BookEvent] = []       // after the initial snapshot
-    private(set) var state: [String: Book] = [:]      // reconstructed from all events
+    private(set) var state: [String: TestBook] = [:]      // reconstructed from all events
     private var lastSeq = Int.min
     let logPath: String
 
@@ -154,7 +154,7 @@ final class Subscriber: @unchecked Sendable {
     private func apply(_ e: BookEvent) {
         switch e.kind {
         case "delete": state[e.id] = nil
-        default: state[e.id] = Book(id: e.id, name: e.name, author: e.author)
+        default: state[e.id] = TestBook(id: e.id, name: e.name, author: e.author)
         }
     }
 
@@ -231,7 +231,7 @@ final class Subscriber: @unchecked Sendable {
     }
 
     /// Asserts that the state rebuilt from the events equals the books in the file.
-    func expectConverged(to books: [String: Book], sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectConverged(to books: [String: TestBook], sourceLocation: SourceLocation = #_sourceLocation) {
         if state != books {
             let extra = state.values.filter { books[$0.id] != $0 }.map(\.description).sorted()
             let lacking = books.values.filter { state[$0.id] != $0 }.map(\.description).sorted()
