@@ -54,7 +54,14 @@ enum HarnessEnvironment {
     }
 }
 
-/// A booksd on a fresh temporary directory (never under /tmp unless asked: editors behave differently there).
+/// A booksd on a fresh temporary directory (`<base>/booksync-tests-NAME-XXXXXX/`: `data/` is the
+/// watched directory with books.txt and the socket, `logs/` holds booksd.log and subscriber stderr,
+/// `home/` is HOME for the tools: no user vimrc, emacs init or git config).
+///
+/// Environment knobs: BOOKSYNC_BIN_DIR (where booksd/booksctl are; default: next to the test
+/// bundle), BOOKSYNC_KEEP_TEST_DIRS=1 (keep the directories for a post-mortem),
+/// BOOKSYNC_TEST_LOG_LEVEL (booksd --log-level), BOOKSYNC_TEST_CONCURRENCY (daemons at once, 4).
+/// (never under /tmp unless asked: editors behave differently there).
 final class DaemonHarness: @unchecked Sendable {
     let root: String          // everything of this test
     let dir: String           // the watched directory: books.txt and the socket
