@@ -87,7 +87,7 @@ import Testing
         }
     }
 
-    @Test("rsync (temp file + rename, mtimes differ)", arguments: [false, true])
+    @Test("rsync, default (temp file + rename) and --inplace; source mtime differs", arguments: [false, true])
     func rsyncCopy(inplace: Bool) async throws {
         try await scenario(inplace ? "rsync-inplace" : "rsync") { h, sub in
             let changed = TestBook(id: fixtureID(8), name: "Book 8", author: "Author 88")
