@@ -122,6 +122,12 @@ public final class Reconciler: Sendable {
     /// Reads the file and applies what changed (on the queue).
     func refresh(initial: Bool) {
         dispatchPrecondition(condition: .onQueue(queue))
+        // A client write is being retried because the file changed under it: the retry reads the
+        // file itself and tells the hand edit's rows from the client's.
+        if !initial, state.withLock({ $0.writeRetries > 0 && !$0.pendingWrites.isEmpty }) {
+            processWritesIfAny()
+            return
+        }
         let snapshot = store.fetch()
         state.withLock { s in
             switch snapshot {
@@ -408,6 +414,18 @@ public final class Reconciler: Sendable {
                                                      oldBookCount: s.context.bookCount, newBytes: canonical) {
                         if case .confirming = s.fileState {} else { scheduleConfirmation(&s, observed: canonical, reason: reason) }
                         blocked = ProtocolError(.storeUnavailable, "the book file is being rewritten (\(reason)); retry in a moment")
+                    } else if s.writeRetries > 0, !writes.isEmpty {
+                        // A retry: the hand edit that made the write retry may carry rows the
+                        // first attempt appended. Report the hand edit as such, and the client's
+                        // rows as the client's.
+                        let ours = Set(writes.flatMap(\.assignedIDs))
+                        applyTheirsFirst(&s, content: canonical, ours: ours)
+                        s.identity = identity
+                        s.fileState = .present
+                        if let applied = s.context.apply(bytes: canonical, source: .client) {
+                            s.writeGuard.record(applied.changes)
+                            channel?.broadcast(applied)
+                        }
                     } else {
                         apply(&s, canonical: canonical, identity: identity)
                     }
@@ -518,11 +536,17 @@ public final class Reconciler: Sendable {
                b.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, b.count) == 0 } }) {
             return   // exactly our rows were added
         }
-        let ours = Set(result.inserted.map(\.id))
-        let document = BookDocument(parsing: result.canonical, lineLimit: s.configuration.maxLineBytes,
+        applyTheirsFirst(&s, content: result.canonical, ours: Set(result.inserted.map(\.id)))
+    }
+
+    /// Applies `content` without the rows of the books `ours` (ids of a client write in progress)
+    /// as a file change; the caller then applies `content` itself as the client's change. Used
+    /// when a hand edit and a client write landed in the file together.
+    func applyTheirsFirst(_ s: inout State, content: [UInt8], ours: Set<String>) {
+        let document = BookDocument(parsing: content, lineLimit: s.configuration.maxLineBytes,
                                     previous: s.context.document)
         let edits = ours.compactMap { id in document.lineIndex(ofBook: id).map { DocumentEdit.delete(line: $0) } }
-        let theirs = document.rendering(edits)
+        let theirs = edits.isEmpty ? content : document.rendering(edits)
         if let applied = s.context.apply(bytes: theirs, source: .file) {
             logger.info("a file edit raced with a client write; reported separately", ["BOOKS_SEQ": "\(applied.seq)"])
             channel?.broadcast(applied)
