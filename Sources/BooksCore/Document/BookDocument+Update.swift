@@ -28,9 +28,16 @@ extension BookDocument {
             new.bytes.withUnsafeBufferPointer { newBuffer in
                 let oldBase = oldBuffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
                 let newBase = newBuffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
-                for record in new.lines where record.kind == .book {
+                var matched = 0
+                let lines = new.lines
+                for (n, record) in lines.enumerated() where record.kind == .book {
+                    if n + 16 < lines.count, lines[n + 16].kind == .book {
+                        let ahead = lines[n + 16]
+                        old.index.prefetch(IDIndex.hash(newBase, ahead.start, Int(ahead.separator1)))
+                    }
                     let id = UnsafeBufferPointer(start: newBase + record.start, count: Int(record.separator1))
                     if let k = old.lineIndex(ofID: id) {
+                        matched += 1
                         let before = old.lines[k]
                         if !sameValues(before, oldBase, record, newBase) {
                             changes.updated.append(BookUpdate(old: decodeBook(before, oldBase), new: decodeBook(record, newBase)))
@@ -39,6 +46,8 @@ extension BookDocument {
                         changes.inserted.append(decodeBook(record, newBase))
                     }
                 }
+                // Ids are unique among books: when every old book matched, none was deleted.
+                guard matched < old.bookCount else { return }
                 for record in old.lines where record.kind == .book {
                     let id = UnsafeBufferPointer(start: oldBase + record.start, count: Int(record.separator1))
                     if !new.containsID(bytes: id) { changes.deleted.append(decodeBook(record, oldBase)) }

@@ -36,6 +36,7 @@ public final class Reconciler: Sendable {
         var shuttingDown = false
         var lastLoggedProblem: String?
         var lastWatchdogTick = ContinuousClock.now
+        var writeGuard = ClientWriteGuard()
         var lastStatusLine: String?
     }
 
@@ -44,6 +45,9 @@ public final class Reconciler: Sendable {
         var requestID: String
         var connection: ConnectionID
         var operation: WriteOperation
+        /// Ids the daemon gave to this write's inserts (kept across retries, so a retry of a write
+        /// that did land finds its books instead of adding them twice).
+        var assignedIDs: [String] = []
     }
 
     let queue = DispatchQueue(label: "booksd.reconciler")
@@ -88,6 +92,9 @@ public final class Reconciler: Sendable {
     /// Loads the file synchronously (before the daemon is ready) and gives ids to hand-typed rows.
     public func load() {
         queue.sync {
+            if let repaired = AppendWriter.recover(path: store.configuration.path) {
+                logger.warning(repaired, ["BOOKS_FILE": store.configuration.path])
+            }
             let removed = AtomicFileWriter.removeStaleTemporaries(beside: store.configuration.path)
             if !removed.isEmpty { logger.notice("removed temporary files left by an interrupted write: \(removed.joined(separator: ", "))") }
             refresh(initial: true)
@@ -115,6 +122,12 @@ public final class Reconciler: Sendable {
     /// Reads the file and applies what changed (on the queue).
     func refresh(initial: Bool) {
         dispatchPrecondition(condition: .onQueue(queue))
+        // A client write is being retried because the file changed under it: the retry reads the
+        // file itself and tells the hand edit's rows from the client's.
+        if !initial, state.withLock({ $0.writeRetries > 0 && !$0.pendingWrites.isEmpty }) {
+            processWritesIfAny()
+            return
+        }
         let snapshot = store.fetch()
         state.withLock { s in
             switch snapshot {
@@ -171,6 +184,10 @@ public final class Reconciler: Sendable {
         s.fileState = identity == nil ? .missing : .present
         s.identity = identity
         let before = s.context.document.badLineCount
+        var canonical = canonical
+        if !s.writeGuard.isEmpty, let identity {
+            canonical = reapplyRevertedClientWrites(&s, canonical: canonical, identity: identity)
+        }
         if let applied = s.context.apply(bytes: canonical, source: .file) {
             logger.info("file edit: \(applied.changes.inserted.count) inserted, \(applied.changes.updated.count) updated, \(applied.changes.deleted.count) deleted",
                         ["BOOKS_SEQ": "\(applied.seq)", "BOOKS_FILE": store.configuration.path])
@@ -179,6 +196,26 @@ public final class Reconciler: Sendable {
         let after = s.context.document.badLineCount
         if after != before {
             logger.warning("the book file has \(after) bad line(s)", ["BOOKS_FILE": store.configuration.path])
+        }
+    }
+
+    /// Re-applies client writes that a save based on stale content undid (see `ClientWriteGuard`);
+    /// returns the content to apply.
+    func reapplyRevertedClientWrites(_ s: inout State, canonical: [UInt8], identity: FileIdentity) -> [UInt8] {
+        var probe = s.context
+        guard let change = probe.apply(bytes: canonical, source: .file),
+              let request = s.writeGuard.reverted(by: change.changes) else { return canonical }
+        do {
+            let document = BookDocument(parsing: canonical, lineLimit: s.configuration.maxLineBytes,
+                                        previous: s.context.document)
+            let result = try store.save(request, onto: document, expected: identity)
+            s.identity = result.identity
+            logger.notice("a save based on stale content undid \(request.inserted.count + request.updated.count + request.deleted.count) acknowledged client write(s); they were applied again on top of it",
+                          ["BOOKS_FILE": store.configuration.path])
+            return result.canonical
+        } catch {
+            logger.warning("could not re-apply client writes undone by a stale save: \(error)", ["BOOKS_FILE": store.configuration.path])
+            return canonical
         }
     }
 
@@ -242,7 +279,18 @@ public final class Reconciler: Sendable {
                               to: connection)
                 return
             }
-            state.withLock { $0.pendingWrites.append(PendingWrite(requestID: request.id, connection: connection, operation: operation)) }
+            var write = PendingWrite(requestID: request.id, connection: connection, operation: operation)
+            if case .insert(let drafts) = operation {
+                let withIDs = drafts.map { draft -> BookDraft in
+                    guard draft.id == nil else { return draft }
+                    var assigned = draft
+                    assigned.id = UUID().uuidString
+                    write.assignedIDs.append(assigned.id!)
+                    return assigned
+                }
+                write.operation = .insert(withIDs)
+            }
+            state.withLock { [write] in $0.pendingWrites.append(write) }
             queue.async { self.processWritesIfAny() }
         default:
             queue.async { self.answer(request, connection: connection) }
@@ -366,6 +414,18 @@ public final class Reconciler: Sendable {
                                                      oldBookCount: s.context.bookCount, newBytes: canonical) {
                         if case .confirming = s.fileState {} else { scheduleConfirmation(&s, observed: canonical, reason: reason) }
                         blocked = ProtocolError(.storeUnavailable, "the book file is being rewritten (\(reason)); retry in a moment")
+                    } else if s.writeRetries > 0, !writes.isEmpty {
+                        // A retry: the hand edit that made the write retry may carry rows the
+                        // first attempt appended. Report the hand edit as such, and the client's
+                        // rows as the client's.
+                        let ours = Set(writes.flatMap(\.assignedIDs))
+                        applyTheirsFirst(&s, content: canonical, ours: ours)
+                        s.identity = identity
+                        s.fileState = .present
+                        if let applied = s.context.apply(bytes: canonical, source: .client) {
+                            s.writeGuard.record(applied.changes)
+                            channel?.broadcast(applied)
+                        }
                     } else {
                         apply(&s, canonical: canonical, identity: identity)
                     }
@@ -383,14 +443,16 @@ public final class Reconciler: Sendable {
         var deferred: [PendingWrite] = []
         var retry = false
         state.withLock { s in
-            let plan = WritePlan(writes.map { (ticket: $0, operation: $0.operation) }, context: s.context)
+            let plan = WritePlan(writes.map { (ticket: $0, operation: $0.operation) }, context: s.context,
+                                 assignedIDs: Set(writes.flatMap(\.assignedIDs)))
             for (write, error) in plan.refused { channel?.send(.failure(write.requestID, error), to: write.connection) }
             deferred = plan.deferred.map(\.ticket)
             let needsSave = !plan.save.isEmpty || s.context.document.newBookCount > 0
             var result: SaveResult?
             if needsSave {
                 do {
-                    result = try store.save(plan.save, onto: s.context.document, expected: s.identity)
+                    result = try store.appendIfPossible(plan.save, onto: s.context.document, expected: s.identity)
+                        ?? store.save(plan.save, onto: s.context.document, expected: s.identity)
                     s.writeRetries = 0
                 } catch let error as StoreError {
                     if case .changedDuringWrite = error, s.writeRetries < 50 {
@@ -412,18 +474,38 @@ public final class Reconciler: Sendable {
             if let result {
                 s.identity = result.identity
                 s.fileState = .present
-                if let applied = s.context.apply(bytes: result.canonical, source: .client, remapped: result.remapped) {
+                separateForeignEdits(&s, result)
+                // Without client writes, the save only gave ids to rows typed by hand: that
+                // change is the hand edit's, so it is reported with source `file`.
+                let source: ChangeSource = plan.accepted.isEmpty ? .file : .client
+                if let applied = s.context.apply(bytes: result.canonical, source: source, remapped: result.remapped) {
+                    if source == .client { s.writeGuard.record(applied.changes) }
                     logger.info("client write: \(applied.changes.inserted.count) inserted, \(applied.changes.updated.count) updated, \(applied.changes.deleted.count) deleted",
                                 ["BOOKS_SEQ": "\(applied.seq)", "BOOKS_FILE": store.configuration.path])
                     channel?.broadcast(applied)
                 }
             }
-            let inserted = Dictionary((result?.inserted ?? []).enumerated().map { (plan.save.inserted[$0.offset].temporaryID, $0.element) },
-                                      uniquingKeysWith: { a, _ in a })
+            // Acknowledge only what the file now holds: a writer that overwrote the file right
+            // after our write (possible with the append path) sends the writes round again.
+            let landed = plan.accepted.allSatisfy { write, outcome in
+                switch outcome {
+                case .inserted(let books): return books.allSatisfy { s.context.book(id: $0.id) == $0 }
+                case .updated(let books): return books.allSatisfy { s.context.book(id: $0.id) == $0 }
+                case .deleted(let books): return books.allSatisfy { s.context.book(id: $0.id) == nil }
+                }
+            }
+            if !landed, s.writeRetries < 50 {
+                s.writeRetries += 1
+                logger.notice("the file changed while a write was applied; applying the write again on top of it")
+                s.pendingWrites.insert(contentsOf: plan.accepted.map(\.ticket) + deferred, at: 0)
+                deferred = []
+                retry = true
+                return
+            }
             for (write, outcome) in plan.accepted {
                 let books: [Book]
                 switch outcome {
-                case .inserted(let temporaryIDs, _): books = temporaryIDs.compactMap { inserted[$0] }
+                case .inserted(let inserted): books = inserted
                 case .updated(let updated): books = updated
                 case .deleted(let deleted): books = deleted
                 }
@@ -441,6 +523,34 @@ public final class Reconciler: Sendable {
             queue.async { self.processWritesIfAny() }
         }
         publishStatus()
+    }
+
+    /// When someone else wrote to the file between an append's check and its read-back (an
+    /// `echo >>` racing with a client insert), applies their edit first, as a file change, so that
+    /// the client change set holds only the client's books.
+    func separateForeignEdits(_ s: inout State, _ result: SaveResult) {
+        guard let appended = result.appendedByteCount else { return }
+        let base = s.context.document.bytes
+        if result.canonical.count == base.count + appended,
+           result.canonical.withUnsafeBufferPointer({ a in base.withUnsafeBufferPointer { b in
+               b.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, b.count) == 0 } }) {
+            return   // exactly our rows were added
+        }
+        applyTheirsFirst(&s, content: result.canonical, ours: Set(result.inserted.map(\.id)))
+    }
+
+    /// Applies `content` without the rows of the books `ours` (ids of a client write in progress)
+    /// as a file change; the caller then applies `content` itself as the client's change. Used
+    /// when a hand edit and a client write landed in the file together.
+    func applyTheirsFirst(_ s: inout State, content: [UInt8], ours: Set<String>) {
+        let document = BookDocument(parsing: content, lineLimit: s.configuration.maxLineBytes,
+                                    previous: s.context.document)
+        let edits = ours.compactMap { id in document.lineIndex(ofBook: id).map { DocumentEdit.delete(line: $0) } }
+        let theirs = edits.isEmpty ? content : document.rendering(edits)
+        if let applied = s.context.apply(bytes: theirs, source: .file) {
+            logger.info("a file edit raced with a client write; reported separately", ["BOOKS_SEQ": "\(applied.seq)"])
+            channel?.broadcast(applied)
+        }
     }
 
     // MARK: Status, heartbeat, watchdog, reload, stop
