@@ -26,8 +26,8 @@ struct HostileFileTests {
 
     /// Waits until `status` reports `word`; returns the last status.
     @discardableResult
-    static func waitForState(_ client: RawClient, _ word: String, seconds: Double = 8) throws -> DaemonStatus {
-        var last: DaemonStatus?
+    static func waitForState(_ client: RawClient, _ word: String, seconds: Double = 8) throws -> BooksProtocol.DaemonStatus {
+        var last: BooksProtocol.DaemonStatus?
         _ = Rel.waitUntil(seconds) {
             last = try? client.status()
             return last?.fileState == word

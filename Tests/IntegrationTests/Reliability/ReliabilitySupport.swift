@@ -348,7 +348,7 @@ final class RawClient {
         throw RelError("timeout waiting for reply \(id)")
     }
 
-    func status() throws -> DaemonStatus {
+    func status() throws -> BooksProtocol.DaemonStatus {
         let reply = try request(Request(id: makeID(), op: .status))
         guard let status = reply.result?.status else { throw RelError("status failed: \(reply)") }
         return status
