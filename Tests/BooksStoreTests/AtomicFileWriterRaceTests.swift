@@ -9,7 +9,7 @@ import Testing
     func scratch() -> String {
         var template = Array("/var/tmp/booksstore-race-XXXXXX".utf8CString)
         _ = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        return String(cString: template)
+        return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     func put(_ path: String, _ text: String) {

@@ -1,17 +1,18 @@
 import BooksCore
 import BooksStore
 
-/// Protects acknowledged client writes from saves based on stale content.
+/// Recognises file edits that exactly undo a recent client write.
 ///
 /// A program that read `books.txt` before a client write and saves its copy afterwards (a script
-/// doing read–modify–write, an editor that does not check the file's time) would silently undo
-/// that write. For a short window after each client write, a file edit that restores a written
+/// doing read–modify–write, an editor that does not check the file's time) undoes that write. From
+/// the content alone this cannot be told from a person deliberately reverting the write, and the
+/// daemon never overwrites a hand edit, so such an edit stands; the reconciler logs a warning
+/// naming the books. For a short window after each client write, an edit that restores a written
 /// book *exactly* to its value before the write — drops an inserted book, puts back the old
-/// values of an updated one, brings back a deleted one — is taken as stale: the client write is
-/// applied again on top of the new content (the rest of the edit stands). An edit that changes
-/// such a book to anything else is a deliberate edit and ends the protection.
+/// values of an updated one, brings back a deleted one — is reported; an edit that changes such a
+/// book to anything else ends the watch on it.
 ///
-/// Pure: it inspects change sets and returns what to re-apply; the reconciler does the I/O.
+/// Pure: it inspects change sets and returns the save that would re-apply the undone writes.
 public struct ClientWriteGuard: Sendable {
     struct Protection: Sendable {
         var before: Book?

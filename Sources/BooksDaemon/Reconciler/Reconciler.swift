@@ -184,10 +184,7 @@ public final class Reconciler: Sendable {
         s.fileState = identity == nil ? .missing : .present
         s.identity = identity
         let before = s.context.document.badLineCount
-        var canonical = canonical
-        if !s.writeGuard.isEmpty, let identity {
-            canonical = reapplyRevertedClientWrites(&s, canonical: canonical, identity: identity)
-        }
+        if !s.writeGuard.isEmpty { warnAboutRevertedClientWrites(&s, canonical: canonical) }
         if let applied = s.context.apply(bytes: canonical, source: .file) {
             logger.info("file edit: \(applied.changes.inserted.count) inserted, \(applied.changes.updated.count) updated, \(applied.changes.deleted.count) deleted",
                         ["BOOKS_SEQ": "\(applied.seq)", "BOOKS_FILE": store.configuration.path])
@@ -199,24 +196,16 @@ public final class Reconciler: Sendable {
         }
     }
 
-    /// Re-applies client writes that a save based on stale content undid (see `ClientWriteGuard`);
-    /// returns the content to apply.
-    func reapplyRevertedClientWrites(_ s: inout State, canonical: [UInt8], identity: FileIdentity) -> [UInt8] {
+    /// Warns when a file edit exactly undoes a recent client write (see `ClientWriteGuard`): the
+    /// edit stands — the daemon never overwrites a hand edit — but if the program that saved had
+    /// read the file before the write, the write is gone, and the log says so.
+    func warnAboutRevertedClientWrites(_ s: inout State, canonical: [UInt8]) {
         var probe = s.context
         guard let change = probe.apply(bytes: canonical, source: .file),
-              let request = s.writeGuard.reverted(by: change.changes) else { return canonical }
-        do {
-            let document = BookDocument(parsing: canonical, lineLimit: s.configuration.maxLineBytes,
-                                        previous: s.context.document)
-            let result = try store.save(request, onto: document, expected: identity)
-            s.identity = result.identity
-            logger.notice("a save based on stale content undid \(request.inserted.count + request.updated.count + request.deleted.count) acknowledged client write(s); they were applied again on top of it",
-                          ["BOOKS_FILE": store.configuration.path])
-            return result.canonical
-        } catch {
-            logger.warning("could not re-apply client writes undone by a stale save: \(error)", ["BOOKS_FILE": store.configuration.path])
-            return canonical
-        }
+              let reverted = s.writeGuard.reverted(by: change.changes) else { return }
+        let ids = reverted.inserted.map { $0.id ?? "?" } + reverted.updated.map(\.id) + reverted.deleted
+        logger.warning("a file edit undid \(ids.count) client write(s) made seconds before (books \(ids.joined(separator: ", "))); if the program that saved read the file before those writes, they are lost",
+                       ["BOOKS_FILE": store.configuration.path])
     }
 
     /// Waits for a destructive-looking state to stand still, then believes it.

@@ -123,7 +123,7 @@ final class ScratchDir: Sendable {
         var template = Array("/var/tmp/booksd-rel-\(name)-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil, "mkdtemp failed")
-        path = String(cString: template)
+        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         chmod(path, 0o755)
     }
 

@@ -91,7 +91,6 @@ struct SoakTests {
         let daemon = try DaemonProcess(file: dir.bookFile, socket: dir.socket, log: dir.log,
                                        extra: ["--set", "heartbeat_seconds=1"], logLevel: "notice")
         let socket = dir.socket
-        let flag = StopFlag()
         let stats = SoakStats()
         let group = DispatchGroup()
         func spawn(_ body: @escaping @Sendable () -> Void) {
