@@ -15,6 +15,7 @@ extension BookDocument {
 
     /// Moves the document to `newBytes` by parsing all of it and diffing by id.
     public mutating func updateFully(to newBytes: [UInt8]) -> ChangeSet {
+        if ByteComparison.equal(newBytes, bytes) { return ChangeSet() }
         let next = BookDocument(parsing: newBytes, lineLimit: lineLimit, previous: self)
         let changes = Self.diff(from: self, to: next)
         self = next
@@ -91,6 +92,10 @@ extension BookDocument {
         // 2. The old window's lines [i, j).
         let i = firstLine(atOrAfter: windowStart)
         let j = firstLine(atOrAfter: oldEnd)
+        // Whether a `name|author` row is a new book depends on the ids known around it: rows of
+        // that kind outside the window could change kind, so let the full path decide (they are
+        // rare — the daemon gives them ids at once).
+        if newBookCount > 0, newBookCount > lines[i..<j].reduce(0, { $0 + ($1.kind == .newBook ? 1 : 0) }) { return nil }
 
         // 3. Parse the new window and classify it against the old index.
         var window = Self.parseLines(newBytes, from: windowStart, to: newEnd, lineLimit: lineLimit)
