@@ -11,8 +11,11 @@ import Glibc
 /// must still read the file back and check its rows are there before acknowledging, since a
 /// truncating writer may overwrite them right after.
 public enum AppendWriter {
-    /// Appends `bytes` to `path`, which must still be `expected`.
-    public static func append(_ bytes: [UInt8], to path: String, expected: FileIdentity) throws(StoreError) {
+    /// Appends `bytes` to `path`, which must still be `expected`. Returns the file's identity after
+    /// the append when the file is exactly the expected content plus `bytes` as far as its size and
+    /// its tail show (the caller can then skip reading it back), nil when someone else wrote too.
+    @discardableResult
+    public static func append(_ bytes: [UInt8], to path: String, expected: FileIdentity) throws(StoreError) -> FileIdentity? {
         let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else {
             if errno == ENOENT { throw .changedDuringWrite(path: path) }
@@ -53,6 +56,23 @@ public enum AppendWriter {
         guard stat(path, &now) == 0, now.st_ino == before.st_ino, now.st_dev == before.st_dev else {
             throw .changedDuringWrite(path: path)
         }
+        guard Int(now.st_size) == Int(before.st_size) + bytes.count else { return nil }
+        // The tail must be exactly what was appended.
+        let reader = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard reader >= 0 else { return nil }
+        defer { close(reader) }
+        var tail = [UInt8](repeating: 0, count: bytes.count)
+        var got = 0
+        let wanted = bytes.count
+        while got < wanted {
+            let n = tail.withUnsafeMutableBytes { pread(reader, $0.baseAddress! + got, wanted - got, off_t(Int(before.st_size) + got)) }
+            if n < 0 { if errno == EINTR { continue }; return nil }
+            if n == 0 { return nil }
+            got += n
+        }
+        var after = stat()
+        guard tail == bytes, fstat(reader, &after) == 0, FileIdentity(after) == FileIdentity(now) else { return nil }
+        return FileIdentity(after)
     }
 
     /// The intent record's path for `path`: `.books.txt.booksd-append-intent`.

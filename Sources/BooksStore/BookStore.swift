@@ -73,7 +73,13 @@ extension BookStore {
             inserted.append(book)
         }
         guard payload.count <= 1 << 20 else { return nil }
-        try AppendWriter.append(payload, to: configuration.path, expected: expected)
+        if var identity = try AppendWriter.append(payload, to: configuration.path, expected: expected) {
+            // The file is the content we had plus our rows: no need to read it back.
+            let canonical = document.bytes + payload
+            identity.contentHash = FileIdentity.hash(canonical)
+            return SaveResult(canonical: canonical, identity: identity, remapped: remapped, inserted: inserted,
+                              appendedByteCount: payload.count)
+        }
         switch FileReader.read(configuration.path, sizeLimit: configuration.sizeLimit) {
         case .present(let bytes, let identity):
             return SaveResult(canonical: bytes, identity: identity, remapped: remapped, inserted: inserted,

@@ -8,7 +8,9 @@ public enum ByteComparison {
         guard a.count == b.count else { return false }
         if a.isEmpty { return true }
         return a.withUnsafeBufferPointer { x in
-            b.withUnsafeBufferPointer { y in memcmp(x.baseAddress!, y.baseAddress!, a.count) == 0 }
+            b.withUnsafeBufferPointer { y in
+                x.baseAddress == y.baseAddress || memcmp(x.baseAddress!, y.baseAddress!, a.count) == 0
+            }
         }
     }
 }

@@ -170,6 +170,9 @@ public final class Daemon: Sendable {
         logger.notice("signal \(number): stopping")
         if let running = running.withLock({ $0 }) {
             running.watcher.stop()
+            // Requests already sent before the signal may still sit in socket buffers: give the
+            // server thread a moment to read and hand them over, then finish every queued write.
+            usleep(50_000)
             running.reconciler.drain()
             running.server.shutdown(reason: "booksd is stopping", timeout: .seconds(2))
         }
