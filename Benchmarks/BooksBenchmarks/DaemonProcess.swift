@@ -36,6 +36,7 @@ final class DaemonProcess {
     var pid: pid_t { child.pid }
     var rssKB: Int { ProcStatus.kB("VmRSS", pid: pid) }
     var cpuMS: Double { ProcStatus.cpuMilliseconds(pid: pid) }
+    var schedMS: Double { ProcStatus.schedMilliseconds(pid: pid) }
 
     func stop() { child.stop() }
 }

@@ -13,6 +13,7 @@ struct FanOutBenchmark {
         var last: Distribution
         var missed: Int
         var cpuPerChangeMS: Double
+        var schedPerChangeMS: Double
         var burst: Int
         var burstMS: Double
         var rssBeforeKB: Int
@@ -44,7 +45,7 @@ struct FanOutBenchmark {
             usleep(200_000)
             let rssAfter = daemon.rssKB
             var first: [Double] = [], last: [Double] = [], missed = 0
-            let cpuStart = daemon.cpuMS
+            let cpuStart = daemon.cpuMS, schedStart = daemon.schedMS
             for _ in 0..<changes {
                 let (expected, at) = file.perform(.append)
                 let arrivals = pool.arrival(of: expected.id, since: at, timeoutNS: 30_000_000_000)
@@ -57,6 +58,7 @@ struct FanOutBenchmark {
                 usleep(20_000)
             }
             let cpuPerChange = (daemon.cpuMS - cpuStart) / Double(changes)
+            let schedPerChange = (daemon.schedMS - schedStart) / Double(changes)
             // Burst: `burst` inserts pipelined on one writer connection; done when every subscriber
             // has the last one (changes are delivered in seq order).
             var burstMS = Double.nan
@@ -75,17 +77,17 @@ struct FanOutBenchmark {
             pool.close()
             usleep(200_000)
             let row = Row(subscribers: count, first: Distribution(first), last: Distribution(last), missed: missed,
-                          cpuPerChangeMS: cpuPerChange, burst: burst, burstMS: burstMS, rssBeforeKB: rssBefore, rssAfterKB: rssAfter)
-            Console.error("  last p50 \(CoreReport.ms(row.last.p50)) ms, cpu/change \(CoreReport.ms(cpuPerChange)) ms, "
+                          cpuPerChangeMS: cpuPerChange, schedPerChangeMS: schedPerChange, burst: burst, burstMS: burstMS, rssBeforeKB: rssBefore, rssAfterKB: rssAfter)
+            Console.error("  last p50 \(CoreReport.ms(row.last.p50)) ms, cpu/change \(CoreReport.ms(schedPerChange)) ms (stat \(CoreReport.ms(cpuPerChange))), "
                           + "burst \(CoreReport.ms(burstMS)) ms, RSS +\(rssAfter - rssBefore) KiB")
             rows.append(row)
         }
         ResultsFile.write("fanout", header: ["subscribers", "first_p50", "last_p50", "last_p99", "last_max", "missed",
-                                             "cpu_per_change_ms", "burst", "burst_ms", "changes_per_s", "deliveries_per_s",
+                                             "cpu_per_change_ms", "sched_per_change_ms", "burst", "burst_ms", "changes_per_s", "deliveries_per_s",
                                              "rss_before_kb", "rss_after_kb"],
                           rows: rows.map { r in
                               [String(r.subscribers), String(r.first.p50), String(r.last.p50), String(r.last.p99), String(r.last.max),
-                               String(r.missed), String(r.cpuPerChangeMS), String(r.burst), String(r.burstMS),
+                               String(r.missed), String(r.cpuPerChangeMS), String(r.schedPerChangeMS), String(r.burst), String(r.burstMS),
                                String(r.changesPerSecond), String(r.deliveriesPerSecond), String(r.rssBeforeKB), String(r.rssAfterKB)]
                           }, options: options)
         ResultsFile.publish(heading: Self.heading, markdown: markdown(machine: machine), options: options)
@@ -97,14 +99,14 @@ struct FanOutBenchmark {
                   + "(`--set max_clients=4000`); all subscribers are raw Unix-socket connections held by the one benchmark "
                   + "process and read by one `poll` loop (hello, then `subscribe` resuming at the hello point: no snapshot). "
                   + "Per subscriber count: \(changes) file appends (latency from `close()` to the `read()` of the change on the "
-                  + "first and on the last subscriber), booksd CPU per change from /proc/PID/stat (utime+stime) over those appends, "
+                  + "first and on the last subscriber), booksd CPU per change over those appends, from /proc/PID/task/*/schedstat (ns resolution) and from /proc/PID/stat utime+stime (10 ms ticks: coarse for small N), "
                   + "then a burst of \(burst) client inserts pipelined on one extra connection (time until every subscriber has the last one).")
         md.append("")
-        md.append("| subscribers | first p50 ms | last p50 ms | last p99 ms | last max ms | missed | booksd CPU ms/change | burst ms | changes/s | deliveries/s | VmRSS before → after subscribing MB |")
+        md.append("| subscribers | first p50 ms | last p50 ms | last p99 ms | last max ms | missed | booksd CPU ms/change (schedstat / stat) | burst ms | changes/s | deliveries/s | VmRSS before → after subscribing MB |")
         md.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in rows {
             md.append("| \(r.subscribers) | \(CoreReport.ms(r.first.p50)) | \(CoreReport.ms(r.last.p50)) | \(CoreReport.ms(r.last.p99)) | "
-                      + "\(CoreReport.ms(r.last.max)) | \(r.missed) | \(CoreReport.ms(r.cpuPerChangeMS)) | \(CoreReport.ms(r.burstMS)) | "
+                      + "\(CoreReport.ms(r.last.max)) | \(r.missed) | \(CoreReport.ms(r.schedPerChangeMS)) / \(CoreReport.ms(r.cpuPerChangeMS)) | \(CoreReport.ms(r.burstMS)) | "
                       + "\(CoreReport.f(r.changesPerSecond, 0)) | \(CoreReport.f(r.deliveriesPerSecond, 0)) | "
                       + "\(CoreReport.f(Double(r.rssBeforeKB) / 1024, 1)) → \(CoreReport.f(Double(r.rssAfterKB) / 1024, 1)) |")
         }

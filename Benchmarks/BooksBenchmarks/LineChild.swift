@@ -125,6 +125,23 @@ enum ProcStatus {
         return 0
     }
 
+    /// CPU time of all current threads of a process, in milliseconds, from
+    /// /proc/PID/task/*/schedstat (nanosecond resolution; utime/stime tick only every 10 ms).
+    static func schedMilliseconds(pid: pid_t) -> Double {
+        guard let directory = opendir("/proc/\(pid)/task") else { return .nan }
+        defer { closedir(directory) }
+        var total: UInt64 = 0
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.first?.isNumber == true,
+                  let bytes = try? FileBytes.readStream("/proc/\(pid)/task/\(name)/schedstat"),
+                  let first = String(decoding: bytes, as: UTF8.self).split(separator: " ").first,
+                  let ns = UInt64(first) else { continue }
+            total += ns
+        }
+        return Double(total) / 1e6
+    }
+
     /// utime + stime of a process, in milliseconds.
     static func cpuMilliseconds(pid: pid_t) -> Double {
         guard let bytes = try? FileBytes.readStream("/proc/\(pid)/stat") else { return .nan }
