@@ -53,6 +53,37 @@ extension BookStore {
         return SaveResult(canonical: canonical, identity: identity, remapped: remapped, inserted: inserted)
     }
 
+    /// The fast path for a save that only inserts into a text file: the new rows are appended in
+    /// place (`AppendWriter`) instead of rewriting the whole file, then the file is read back.
+    /// Returns nil when the request does not qualify (the caller then uses `save`).
+    public func appendIfPossible(_ request: SaveRequest, onto document: BookDocument,
+                                 expected: FileIdentity?) throws(StoreError) -> SaveResult? {
+        guard configuration.format == .text, let expected, !request.inserted.isEmpty,
+              request.updated.isEmpty, request.deleted.isEmpty,
+              !request.assignIDsToNewRows || document.newBookCount == 0,
+              document.bytes.isEmpty || document.bytes.last == 0x0A else { return nil }
+        var payload: [UInt8] = []
+        var remapped: [IdentifierRemap] = []
+        var inserted: [Book] = []
+        for insertion in request.inserted {
+            let book = Book(id: insertion.id ?? UUID().uuidString, name: insertion.name, author: insertion.author)
+            if insertion.id == nil { remapped.append(IdentifierRemap(temporaryID: insertion.temporaryID, permanentID: book.id)) }
+            payload.append(contentsOf: RowEscaping.row(for: book))
+            payload.append(contentsOf: document.lineEnding.bytes)
+            inserted.append(book)
+        }
+        guard payload.count <= 1 << 20 else { return nil }
+        try AppendWriter.append(payload, to: configuration.path, expected: expected)
+        switch FileReader.read(configuration.path, sizeLimit: configuration.sizeLimit) {
+        case .present(let bytes, let identity):
+            return SaveResult(canonical: bytes, identity: identity, remapped: remapped, inserted: inserted)
+        case .missing:
+            throw .changedDuringWrite(path: configuration.path)
+        case .unavailable(let error):
+            throw error
+        }
+    }
+
     /// The shared fetch: read, then convert to canonical text.
     func fetchUsingFormat() -> BookStoreSnapshot {
         switch FileReader.read(configuration.path, sizeLimit: configuration.sizeLimit) {

@@ -149,7 +149,12 @@ import Glibc
             socketPath: path, backoff: ReconnectBackoff(initial: .milliseconds(20), maximum: .milliseconds(80)),
             onStatus: { status in statuses.withLock { $0.append(status) } })
         let stream = subscription.updates()
-        try await Task.sleep(for: .milliseconds(100))
+        // Stop the first daemon only once the subscription is established (a loaded machine may
+        // take longer than any fixed pause).
+        for _ in 0..<500 where !first.requests.contains(where: { $0.request.op == .subscribe }) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try await Task.sleep(for: .milliseconds(50))
         first.stop()
         try await Task.sleep(for: .milliseconds(300))   // several failed attempts: no socket
         let second = try FakeServer(path: path) { _, request in

@@ -136,3 +136,59 @@ import BooksCore
         #expect(error.description.contains("duplicate id 1"))
     }
 }
+
+@Suite struct AppendWriterTests {
+    @Test func insertsAreAppendedInPlaceAndReadBack() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        dir.write("books.txt", lines(["# list", "1|Dune|Herbert"]))
+        let store = TextBookStore(path: dir.file("books.txt"))
+        guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
+        let before = FileIdentity.of(path: dir.file("books.txt"))
+        let result = try #require(try store.appendIfPossible(SaveRequest(inserted: [.init(temporaryID: "t", id: "2", name: "Emma", author: "Austen")]),
+                                                             onto: BookDocument(parsing: canonical), expected: identity))
+        #expect(dir.read("books.txt") == lines(["# list", "1|Dune|Herbert", "2|Emma|Austen"]))
+        #expect(result.canonical == dir.read("books.txt"))
+        #expect(FileIdentity.of(path: dir.file("books.txt"))?.inode == before?.inode, "appended in place, not replaced")
+        #expect(dir.names() == ["books.txt"], "the intent record is removed")
+    }
+
+    @Test func updatesDeletesAndChangedFilesDoNotTakeTheAppendPath() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        dir.write("books.txt", lines(["1|Dune|Herbert"]))
+        let store = TextBookStore(path: dir.file("books.txt"))
+        guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
+        let document = BookDocument(parsing: canonical)
+        #expect(try store.appendIfPossible(SaveRequest(deleted: ["1"]), onto: document, expected: identity) == nil)
+        dir.write("books.txt", lines(["1|Dune|Herbert", "3|Hand|Edit"]))
+        #expect(throws: StoreError.changedDuringWrite(path: dir.file("books.txt"))) {
+            try store.appendIfPossible(SaveRequest(inserted: [.init(temporaryID: "t", name: "A", author: "B")]),
+                                       onto: document, expected: identity)
+        }
+        #expect(dir.read("books.txt") == lines(["1|Dune|Herbert", "3|Hand|Edit"]))
+    }
+
+    @Test func aTornAppendIsCutOffAfterACrash() {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let original = lines(["1|Dune|Herbert"])
+        let payload = lines(["2|Emma|Austen", "3|Ulysses|Joyce"])
+        dir.write("books.txt", original + payload.prefix(20))   // the crash hit mid-append
+        dir.write(".books.txt.booksd-append-intent", Array("\(original.count)\n".utf8) + payload)
+        #expect(AppendWriter.recover(path: dir.file("books.txt")) != nil)
+        #expect(dir.read("books.txt") == original)
+        #expect(dir.names() == ["books.txt"])
+    }
+
+    @Test func aCompleteAppendIsKept() {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let original = lines(["1|Dune|Herbert"])
+        let payload = lines(["2|Emma|Austen"])
+        dir.write("books.txt", original + payload)
+        dir.write(".books.txt.booksd-append-intent", Array("\(original.count)\n".utf8) + payload)
+        #expect(AppendWriter.recover(path: dir.file("books.txt")) == nil)
+        #expect(dir.read("books.txt") == original + payload)
+    }
+}

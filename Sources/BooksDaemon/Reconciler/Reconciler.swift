@@ -88,6 +88,9 @@ public final class Reconciler: Sendable {
     /// Loads the file synchronously (before the daemon is ready) and gives ids to hand-typed rows.
     public func load() {
         queue.sync {
+            if let repaired = AppendWriter.recover(path: store.configuration.path) {
+                logger.warning(repaired, ["BOOKS_FILE": store.configuration.path])
+            }
             let removed = AtomicFileWriter.removeStaleTemporaries(beside: store.configuration.path)
             if !removed.isEmpty { logger.notice("removed temporary files left by an interrupted write: \(removed.joined(separator: ", "))") }
             refresh(initial: true)
@@ -390,7 +393,8 @@ public final class Reconciler: Sendable {
             var result: SaveResult?
             if needsSave {
                 do {
-                    result = try store.save(plan.save, onto: s.context.document, expected: s.identity)
+                    result = try store.appendIfPossible(plan.save, onto: s.context.document, expected: s.identity)
+                        ?? store.save(plan.save, onto: s.context.document, expected: s.identity)
                     s.writeRetries = 0
                 } catch let error as StoreError {
                     if case .changedDuringWrite = error, s.writeRetries < 50 {
@@ -412,7 +416,10 @@ public final class Reconciler: Sendable {
             if let result {
                 s.identity = result.identity
                 s.fileState = .present
-                if let applied = s.context.apply(bytes: result.canonical, source: .client, remapped: result.remapped) {
+                // Without client writes, the save only gave ids to rows typed by hand: that
+                // change is the hand edit's, so it is reported with source `file`.
+                let source: ChangeSource = plan.accepted.isEmpty ? .file : .client
+                if let applied = s.context.apply(bytes: result.canonical, source: source, remapped: result.remapped) {
                     logger.info("client write: \(applied.changes.inserted.count) inserted, \(applied.changes.updated.count) updated, \(applied.changes.deleted.count) deleted",
                                 ["BOOKS_SEQ": "\(applied.seq)", "BOOKS_FILE": store.configuration.path])
                     channel?.broadcast(applied)
@@ -420,6 +427,24 @@ public final class Reconciler: Sendable {
             }
             let inserted = Dictionary((result?.inserted ?? []).enumerated().map { (plan.save.inserted[$0.offset].temporaryID, $0.element) },
                                       uniquingKeysWith: { a, _ in a })
+            // Acknowledge only what the file now holds: a writer that overwrote the file right
+            // after our write (possible with the append path) sends the writes round again.
+            let landed = plan.accepted.allSatisfy { write, outcome in
+                switch outcome {
+                case .inserted(let temporaryIDs, _):
+                    return temporaryIDs.allSatisfy { inserted[$0].map { s.context.book(id: $0.id) == $0 } ?? false }
+                case .updated(let books): return books.allSatisfy { s.context.book(id: $0.id) == $0 }
+                case .deleted(let books): return books.allSatisfy { s.context.book(id: $0.id) == nil }
+                }
+            }
+            if !landed, s.writeRetries < 50 {
+                s.writeRetries += 1
+                logger.notice("the file changed while a write was applied; applying the write again on top of it")
+                s.pendingWrites.insert(contentsOf: plan.accepted.map(\.ticket) + deferred, at: 0)
+                deferred = []
+                retry = true
+                return
+            }
             for (write, outcome) in plan.accepted {
                 let books: [Book]
                 switch outcome {

@@ -66,8 +66,11 @@ public struct WritePlan<Ticket: Sendable>: Sendable {
             for draft in drafts {
                 if let id = draft.id {
                     if id.isEmpty { return .failure(ProtocolError(.invalidArgument, "a book id cannot be empty")) }
-                    if id.hasPrefix("#") || id.contains(where: { $0 == "\n" || $0 == "\r" }) || id.first?.isWhitespace == true {
-                        return .failure(ProtocolError(.invalidArgument, "book id \(id.debugDescription) cannot start with # or a space, or contain a line break"))
+                    // Ids are stored verbatim (never unescaped when read), so characters the row
+                    // format escapes would not read back as the same id.
+                    if id.hasPrefix("#") || id.first?.isWhitespace == true
+                        || id.unicodeScalars.contains(where: { "|\\\n\r\t".unicodeScalars.contains($0) }) {
+                        return .failure(ProtocolError(.invalidArgument, "book id \(id.debugDescription) cannot start with # or a space, or contain |, \\, a tab or a line break"))
                     }
                     if let current = context.book(id: id) {
                         return .failure(ProtocolError(.conflict, "a book with id \(id) exists", current: current,

@@ -20,7 +20,9 @@ import BooksProtocol
 /// the socket layer reports written bytes with `drained(_:)`. Replies are always queued; while
 /// the queue exceeds `queueLimit` the machine asks to pause reading (no new requests), and to
 /// resume below half of it. Broadcast events that would make the queue exceed `queueLimit`
-/// (not counting replies and initial events still queued) close the connection as lagged.
+/// (not counting replies and initial events still queued) close the connection as lagged,
+/// except that one event is always accepted when no broadcast bytes are pending (so a change
+/// set larger than the limit reaches a subscriber that keeps up).
 public struct ConnectionStateMachine: Sendable {
     /// The connection's protocol state.
     public enum State: Sendable, Hashable {
@@ -165,7 +167,10 @@ public struct ConnectionStateMachine: Sendable {
             exemptBytes += bytes.count
             queuedBytes += bytes.count
         case .event:
-            if queuedBytes - exemptBytes + bytes.count > queueLimit {
+            // An event always fits into an empty broadcast queue: a single change set larger than
+            // the limit must not disconnect a subscriber that keeps up.
+            let pending = queuedBytes - exemptBytes
+            if pending > 0 && pending + bytes.count > queueLimit {
                 var actions: [Action] = []
                 let notice = lagNotice()
                 if !notice.isEmpty {

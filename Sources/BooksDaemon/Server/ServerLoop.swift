@@ -395,7 +395,11 @@ final class ServerLoop: @unchecked Sendable {
             server.closeListener()
             listenFD = -1
         }
-        let notice = MessageEncoder.encode(Event(event: .shutdown, epoch: epoch, seq: lastSeq, reason: reason))
+        // The current position from the delegate: `epoch`/`lastSeq` are only known here after a
+        // broadcast or heartbeat, and a daemon stopped before either must not announce epoch "".
+        let position = delegate.serverHelloInfo(server)
+        let notice = MessageEncoder.encode(Event(event: .shutdown, epoch: position.epoch,
+                                                 seq: max(position.seq, lastSeq), reason: reason))
         for connection in Array(connections.values) {
             if connection.subscription != nil {
                 perform(connection.machine.enqueue(notice, kind: .unsolicited), on: connection)

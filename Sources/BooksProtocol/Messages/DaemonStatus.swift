@@ -6,7 +6,8 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     public var file: String
     /// `text` or `json`.
     public var format: String
-    /// `present`, `missing`, `unreadable`, `invalid` (JSON that does not decode), `not-a-file`.
+    /// `present`, `missing`, `unavailable` (unreadable, JSON that does not decode, not a regular
+    /// file …; see `fileProblem`) or `confirming` (a destructive-looking state is being confirmed).
     public var fileState: String
     /// A human explanation when `fileState` is not `present`.
     public var fileProblem: String?

@@ -37,6 +37,16 @@ import BooksProtocol
         #expect(plan.refused.map(\.error.code) == [.notFound, .conflict, .invalidArgument])
     }
 
+    @Test func idsWithCharactersTheFormatEscapesAreRefused() {
+        let ids = ["x|y", "back\\slash", "tab\tbed", "line\nbreak", "cr\r\nlf", " lead"]
+        let plan = WritePlan<Int>(ids.enumerated().map { ($0.offset, .insert([BookDraft(id: $0.element, name: "A", author: "B")])) },
+                                  context: context)
+        #expect(plan.accepted.isEmpty)
+        #expect(plan.refused.map(\.error.code) == Array(repeating: .invalidArgument, count: ids.count))
+        let fine = WritePlan<Int>([(1, .insert([BookDraft(id: "ok-id_1.2:3", name: "A|B", author: "C\\D")]))], context: context)
+        #expect(fine.refused.isEmpty)
+    }
+
     @Test func aBatchIsAllOrNothing() {
         let plan = WritePlan<Int>([(1, .update([BookPatch(id: "1", name: "ok"), BookPatch(id: "missing", name: "x")]))], context: context)
         #expect(plan.accepted.isEmpty)

@@ -137,6 +137,21 @@ import FoundationEssentials
         #expect(dropped.isEmpty)
     }
 
+    @Test func eventLargerThanLimitFitsAnEmptyQueue() {
+        var m = ConnectionStateMachine(queueLimit: 100)
+        _ = m.bytesReceived(line(#"{"id":"h","op":"hello","version":1}"#))
+        _ = m.subscriptionStarted()
+        let big = m.enqueue([UInt8](repeating: 1, count: 500), kind: .event) { Array("lagged\n".utf8) }
+        #expect(big.first == .send([UInt8](repeating: 1, count: 500)))
+        #expect(m.state == .subscribed)
+        _ = m.drained(500)
+        let again = m.enqueue([UInt8](repeating: 2, count: 500), kind: .event) { Array("lagged\n".utf8) }
+        #expect(again.first == .send([UInt8](repeating: 2, count: 500)))
+        // But not on top of pending broadcast bytes.
+        let third = m.enqueue([UInt8](repeating: 3, count: 10), kind: .event) { Array("lagged\n".utf8) }
+        #expect(third == [.send(Array("lagged\n".utf8)), .close(.lagged)])
+    }
+
     @Test func shutdownStopsInputAndOutput() {
         var m = helloed()
         let s1 = m.beginShutdown()
