@@ -38,8 +38,9 @@ final class SubscriberPool {
         var remaining = sockets.count
         let deadline = since + timeoutNS
         while remaining > 0 && Stopwatch.now() < deadline {
-            waitReadable(timeoutMS: 50)
-            for (k, socket) in sockets.enumerated() {
+            // Only the sockets poll reports readable are read (no EAGAIN reads of idle ones).
+            for k in readable(timeoutMS: 50) {
+                let socket = sockets[k]
                 let lines = socket.readLines()
                 let now = Stopwatch.now()
                 if arrived[k] == nil, lines.contains(where: { $0.contains(marker) }) {
@@ -49,6 +50,13 @@ final class SubscriberPool {
             }
         }
         return arrived
+    }
+
+    /// Indices of the sockets with input (or hang-up) after waiting up to `timeoutMS`.
+    private func readable(timeoutMS: Int32) -> [Int] {
+        var fds = sockets.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+        guard poll(&fds, nfds_t(fds.count), timeoutMS) > 0 else { return [] }
+        return fds.indices.filter { fds[$0].revents != 0 }
     }
 
     private func waitReadable(timeoutMS: Int32) {
