@@ -30,7 +30,11 @@ public enum AppendWriter {
         let intent = intentPath(for: path)
         var record = Array("\(before.st_size)\n".utf8)
         record.append(contentsOf: bytes)
-        guard writeWhole(record, to: intent) else { throw .system(path: intent, operation: "write", errno: errno) }
+        guard writeWhole(record, to: intent) else {
+            let code = errno
+            unlink(intent)   // e.g. ENOSPC: never leave a partial intent record behind
+            throw .system(path: intent, operation: "write", errno: code)
+        }
         defer { unlink(intent) }
         var written = 0
         while written < bytes.count {

@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// Replaces a file atomically and durably: a temporary file in the same directory, `fsync`,
@@ -58,17 +59,57 @@ public enum AtomicFileWriter {
         let now = FileIdentity.of(path: target)
         if let expected, now != expected { throw .changedDuringWrite(path: path) }
         if expectMissing, now != nil { throw .changedDuringWrite(path: path) }
+        if let expected, let expectedHash = expected.contentHash {
+            // Close the window between the check above and the rename: exchange the two entries,
+            // then prove that what was replaced is exactly the version read (same inode, same
+            // content). A hand edit that slipped in (in place or by rename) is put back and the
+            // write is refused, so it is retried on top of the edit instead of overwriting it.
+            if books_rename_exchange(temporary, target) == 0 {
+                var replacedIsExpected = false
+                if case .present(let old, let identity) = FileReader.read(temporary),
+                   identity.device == expected.device, identity.inode == expected.inode,
+                   FileIdentity.hash(old) == expectedHash {
+                    replacedIsExpected = true
+                }
+                if !replacedIsExpected {
+                    guard books_rename_exchange(temporary, target) == 0 else {
+                        renamed = true   // keep the user's file, now at the temporary name
+                        throw .system(path: temporary, operation: "put back a concurrent edit of \(target) (kept at)", errno: errno)
+                    }
+                    throw .changedDuringWrite(path: path)
+                }
+                // `temporary` now names the replaced version: the deferred unlink removes it.
+                syncDirectory(parts.directory)
+                guard let identity = FileIdentity.of(path: target) else {
+                    throw .system(path: target, operation: "stat", errno: errno)
+                }
+                var written = identity
+                written.contentHash = FileIdentity.hash(bytes)
+                return written
+            }
+            let code = errno
+            if code == ENOENT { throw .changedDuringWrite(path: path) }
+            guard code == EINVAL || code == ENOSYS || code == EOPNOTSUPP else {
+                throw .system(path: target, operation: "exchange onto", errno: code)
+            }
+            // The file system cannot exchange: fall back to the checked rename.
+        }
         guard rename(temporary, target) == 0 else { throw .system(path: target, operation: "rename onto", errno: errno) }
         renamed = true
-        let directory = open(parts.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        syncDirectory(parts.directory)
+        guard var identity = FileIdentity.of(path: target) else {
+            throw .system(path: target, operation: "stat", errno: errno)
+        }
+        identity.contentHash = FileIdentity.hash(bytes)
+        return identity
+    }
+
+    static func syncDirectory(_ path: String) {
+        let directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directory >= 0 {
             fsync(directory)
             close(directory)
         }
-        guard let identity = FileIdentity.of(path: target) else {
-            throw .system(path: target, operation: "stat", errno: errno)
-        }
-        return identity
     }
 
     /// Removes temporary files a killed writer left beside `path`; returns their names.

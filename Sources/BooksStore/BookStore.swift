@@ -76,7 +76,8 @@ extension BookStore {
         try AppendWriter.append(payload, to: configuration.path, expected: expected)
         switch FileReader.read(configuration.path, sizeLimit: configuration.sizeLimit) {
         case .present(let bytes, let identity):
-            return SaveResult(canonical: bytes, identity: identity, remapped: remapped, inserted: inserted)
+            return SaveResult(canonical: bytes, identity: identity, remapped: remapped, inserted: inserted,
+                              appendedByteCount: payload.count)
         case .missing:
             throw .changedDuringWrite(path: configuration.path)
         case .unavailable(let error):

@@ -51,7 +51,7 @@ public enum FileReader {
         }
         var after = stat()
         fstat(fd, &after)
-        return .present(bytes: bytes, identity: FileIdentity(after))
+        return .present(bytes: bytes, identity: FileIdentity(after, contentHash: FileIdentity.hash(bytes)))
     }
 
     static func kindName(_ mode: mode_t) -> String {

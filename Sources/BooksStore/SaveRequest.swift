@@ -47,4 +47,7 @@ public struct SaveResult: Sendable {
     public var remapped: [IdentifierRemap]
     /// The inserted books with their permanent ids, in request order.
     public var inserted: [Book]
+    /// For an append (`appendIfPossible`): how many bytes were appended to the content the save
+    /// was based on. When `canonical` is longer than that, someone else wrote meanwhile.
+    public var appendedByteCount: Int? = nil
 }

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -53,4 +54,17 @@ static inline long books_filesystem_type(const char *path) {
 static inline int books_set_current_thread_name(const char *name) {
     return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }
+#include <sys/syscall.h>
+
+/// Atomically exchanges the directory entries `a` and `b` (renameat2 RENAME_EXCHANGE); -1/errno
+/// (EINVAL or ENOSYS where the file system or kernel does not support it).
+static inline int books_rename_exchange(const char *a, const char *b) {
+#ifdef SYS_renameat2
+    return (int)syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, 1 << 1 /* RENAME_EXCHANGE */);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
 #endif

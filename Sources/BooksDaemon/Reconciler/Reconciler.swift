@@ -36,6 +36,7 @@ public final class Reconciler: Sendable {
         var shuttingDown = false
         var lastLoggedProblem: String?
         var lastWatchdogTick = ContinuousClock.now
+        var writeGuard = ClientWriteGuard()
         var lastStatusLine: String?
     }
 
@@ -44,6 +45,9 @@ public final class Reconciler: Sendable {
         var requestID: String
         var connection: ConnectionID
         var operation: WriteOperation
+        /// Ids the daemon gave to this write's inserts (kept across retries, so a retry of a write
+        /// that did land finds its books instead of adding them twice).
+        var assignedIDs: [String] = []
     }
 
     let queue = DispatchQueue(label: "booksd.reconciler")
@@ -118,6 +122,12 @@ public final class Reconciler: Sendable {
     /// Reads the file and applies what changed (on the queue).
     func refresh(initial: Bool) {
         dispatchPrecondition(condition: .onQueue(queue))
+        // A client write is being retried because the file changed under it: the retry reads the
+        // file itself and tells the hand edit's rows from the client's.
+        if !initial, state.withLock({ $0.writeRetries > 0 && !$0.pendingWrites.isEmpty }) {
+            processWritesIfAny()
+            return
+        }
         let snapshot = store.fetch()
         state.withLock { s in
             switch snapshot {
@@ -174,6 +184,7 @@ public final class Reconciler: Sendable {
         s.fileState = identity == nil ? .missing : .present
         s.identity = identity
         let before = s.context.document.badLineCount
+        if !s.writeGuard.isEmpty { warnAboutRevertedClientWrites(&s, canonical: canonical) }
         if let applied = s.context.apply(bytes: canonical, source: .file) {
             logger.info("file edit: \(applied.changes.inserted.count) inserted, \(applied.changes.updated.count) updated, \(applied.changes.deleted.count) deleted",
                         ["BOOKS_SEQ": "\(applied.seq)", "BOOKS_FILE": store.configuration.path])
@@ -183,6 +194,18 @@ public final class Reconciler: Sendable {
         if after != before {
             logger.warning("the book file has \(after) bad line(s)", ["BOOKS_FILE": store.configuration.path])
         }
+    }
+
+    /// Warns when a file edit exactly undoes a recent client write (see `ClientWriteGuard`): the
+    /// edit stands — the daemon never overwrites a hand edit — but if the program that saved had
+    /// read the file before the write, the write is gone, and the log says so.
+    func warnAboutRevertedClientWrites(_ s: inout State, canonical: [UInt8]) {
+        var probe = s.context
+        guard let change = probe.apply(bytes: canonical, source: .file),
+              let reverted = s.writeGuard.reverted(by: change.changes) else { return }
+        let ids = reverted.inserted.map { $0.id ?? "?" } + reverted.updated.map(\.id) + reverted.deleted
+        logger.warning("a file edit undid \(ids.count) client write(s) made seconds before (books \(ids.joined(separator: ", "))); if the program that saved read the file before those writes, they are lost",
+                       ["BOOKS_FILE": store.configuration.path])
     }
 
     /// Waits for a destructive-looking state to stand still, then believes it.
@@ -245,7 +268,18 @@ public final class Reconciler: Sendable {
                               to: connection)
                 return
             }
-            state.withLock { $0.pendingWrites.append(PendingWrite(requestID: request.id, connection: connection, operation: operation)) }
+            var write = PendingWrite(requestID: request.id, connection: connection, operation: operation)
+            if case .insert(let drafts) = operation {
+                let withIDs = drafts.map { draft -> BookDraft in
+                    guard draft.id == nil else { return draft }
+                    var assigned = draft
+                    assigned.id = UUID().uuidString
+                    write.assignedIDs.append(assigned.id!)
+                    return assigned
+                }
+                write.operation = .insert(withIDs)
+            }
+            state.withLock { [write] in $0.pendingWrites.append(write) }
             queue.async { self.processWritesIfAny() }
         default:
             queue.async { self.answer(request, connection: connection) }
@@ -369,6 +403,18 @@ public final class Reconciler: Sendable {
                                                      oldBookCount: s.context.bookCount, newBytes: canonical) {
                         if case .confirming = s.fileState {} else { scheduleConfirmation(&s, observed: canonical, reason: reason) }
                         blocked = ProtocolError(.storeUnavailable, "the book file is being rewritten (\(reason)); retry in a moment")
+                    } else if s.writeRetries > 0, !writes.isEmpty {
+                        // A retry: the hand edit that made the write retry may carry rows the
+                        // first attempt appended. Report the hand edit as such, and the client's
+                        // rows as the client's.
+                        let ours = Set(writes.flatMap(\.assignedIDs))
+                        applyTheirsFirst(&s, content: canonical, ours: ours)
+                        s.identity = identity
+                        s.fileState = .present
+                        if let applied = s.context.apply(bytes: canonical, source: .client) {
+                            s.writeGuard.record(applied.changes)
+                            channel?.broadcast(applied)
+                        }
                     } else {
                         apply(&s, canonical: canonical, identity: identity)
                     }
@@ -386,7 +432,8 @@ public final class Reconciler: Sendable {
         var deferred: [PendingWrite] = []
         var retry = false
         state.withLock { s in
-            let plan = WritePlan(writes.map { (ticket: $0, operation: $0.operation) }, context: s.context)
+            let plan = WritePlan(writes.map { (ticket: $0, operation: $0.operation) }, context: s.context,
+                                 assignedIDs: Set(writes.flatMap(\.assignedIDs)))
             for (write, error) in plan.refused { channel?.send(.failure(write.requestID, error), to: write.connection) }
             deferred = plan.deferred.map(\.ticket)
             let needsSave = !plan.save.isEmpty || s.context.document.newBookCount > 0
@@ -416,23 +463,22 @@ public final class Reconciler: Sendable {
             if let result {
                 s.identity = result.identity
                 s.fileState = .present
+                separateForeignEdits(&s, result)
                 // Without client writes, the save only gave ids to rows typed by hand: that
                 // change is the hand edit's, so it is reported with source `file`.
                 let source: ChangeSource = plan.accepted.isEmpty ? .file : .client
                 if let applied = s.context.apply(bytes: result.canonical, source: source, remapped: result.remapped) {
+                    if source == .client { s.writeGuard.record(applied.changes) }
                     logger.info("client write: \(applied.changes.inserted.count) inserted, \(applied.changes.updated.count) updated, \(applied.changes.deleted.count) deleted",
                                 ["BOOKS_SEQ": "\(applied.seq)", "BOOKS_FILE": store.configuration.path])
                     channel?.broadcast(applied)
                 }
             }
-            let inserted = Dictionary((result?.inserted ?? []).enumerated().map { (plan.save.inserted[$0.offset].temporaryID, $0.element) },
-                                      uniquingKeysWith: { a, _ in a })
             // Acknowledge only what the file now holds: a writer that overwrote the file right
             // after our write (possible with the append path) sends the writes round again.
             let landed = plan.accepted.allSatisfy { write, outcome in
                 switch outcome {
-                case .inserted(let temporaryIDs, _):
-                    return temporaryIDs.allSatisfy { inserted[$0].map { s.context.book(id: $0.id) == $0 } ?? false }
+                case .inserted(let books): return books.allSatisfy { s.context.book(id: $0.id) == $0 }
                 case .updated(let books): return books.allSatisfy { s.context.book(id: $0.id) == $0 }
                 case .deleted(let books): return books.allSatisfy { s.context.book(id: $0.id) == nil }
                 }
@@ -448,7 +494,7 @@ public final class Reconciler: Sendable {
             for (write, outcome) in plan.accepted {
                 let books: [Book]
                 switch outcome {
-                case .inserted(let temporaryIDs, _): books = temporaryIDs.compactMap { inserted[$0] }
+                case .inserted(let inserted): books = inserted
                 case .updated(let updated): books = updated
                 case .deleted(let deleted): books = deleted
                 }
@@ -466,6 +512,34 @@ public final class Reconciler: Sendable {
             queue.async { self.processWritesIfAny() }
         }
         publishStatus()
+    }
+
+    /// When someone else wrote to the file between an append's check and its read-back (an
+    /// `echo >>` racing with a client insert), applies their edit first, as a file change, so that
+    /// the client change set holds only the client's books.
+    func separateForeignEdits(_ s: inout State, _ result: SaveResult) {
+        guard let appended = result.appendedByteCount else { return }
+        let base = s.context.document.bytes
+        if result.canonical.count == base.count + appended,
+           result.canonical.withUnsafeBufferPointer({ a in base.withUnsafeBufferPointer { b in
+               b.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, b.count) == 0 } }) {
+            return   // exactly our rows were added
+        }
+        applyTheirsFirst(&s, content: result.canonical, ours: Set(result.inserted.map(\.id)))
+    }
+
+    /// Applies `content` without the rows of the books `ours` (ids of a client write in progress)
+    /// as a file change; the caller then applies `content` itself as the client's change. Used
+    /// when a hand edit and a client write landed in the file together.
+    func applyTheirsFirst(_ s: inout State, content: [UInt8], ours: Set<String>) {
+        let document = BookDocument(parsing: content, lineLimit: s.configuration.maxLineBytes,
+                                    previous: s.context.document)
+        let edits = ours.compactMap { id in document.lineIndex(ofBook: id).map { DocumentEdit.delete(line: $0) } }
+        let theirs = edits.isEmpty ? content : document.rendering(edits)
+        if let applied = s.context.apply(bytes: theirs, source: .file) {
+            logger.info("a file edit raced with a client write; reported separately", ["BOOKS_SEQ": "\(applied.seq)"])
+            channel?.broadcast(applied)
+        }
     }
 
     // MARK: Status, heartbeat, watchdog, reload, stop

@@ -10,8 +10,8 @@ import BooksStore
 public struct WritePlan<Ticket: Sendable>: Sendable {
     /// What an accepted write will report once saved.
     public enum Outcome: Sendable {
-        /// Inserted books, by the temporary ids of the save request (in draft order).
-        case inserted(temporaryIDs: [String], drafts: [BookDraft])
+        /// Inserted books with their ids (in draft order).
+        case inserted([Book])
         case updated([Book])
         case deleted([Book])
     }
@@ -21,8 +21,11 @@ public struct WritePlan<Ticket: Sendable>: Sendable {
     public var refused: [(ticket: Ticket, error: ProtocolError)] = []
     public var deferred: [(ticket: Ticket, operation: WriteOperation)] = []
 
-    /// Plans `writes` in order. Each write is all-or-nothing.
-    public init(_ writes: [(ticket: Ticket, operation: WriteOperation)], context: BookContext) {
+    /// Plans `writes` in order. Each write is all-or-nothing. `assignedIDs` are ids the daemon
+    /// gave to inserts itself: when such a book is already in the file with the same values (a
+    /// retried write that did land), the insert succeeds without writing it again.
+    public init(_ writes: [(ticket: Ticket, operation: WriteOperation)], context: BookContext,
+                assignedIDs: Set<String> = []) {
         var touched = Set<String>()
         var counter = 0
         for (ticket, operation) in writes {
@@ -30,20 +33,23 @@ public struct WritePlan<Ticket: Sendable>: Sendable {
                 deferred.append((ticket, operation))
                 continue
             }
-            switch Self.check(operation, context: context) {
+            switch Self.check(operation, context: context, assignedIDs: assignedIDs) {
             case .failure(let error):
                 refused.append((ticket, error))
             case .success(let outcome):
                 switch operation {
                 case .insert(let drafts):
-                    var temporaryIDs: [String] = []
+                    var books: [Book] = []
                     for draft in drafts {
                         counter += 1
-                        let temporary = "new:\(counter)"
-                        temporaryIDs.append(temporary)
-                        save.inserted.append(.init(temporaryID: temporary, id: draft.id, name: draft.name, author: draft.author))
+                        let book = Book(id: draft.id ?? "", name: draft.name, author: draft.author)
+                        books.append(book)
+                        if context.book(id: book.id) != book {
+                            save.inserted.append(.init(temporaryID: "new:\(counter)", id: draft.id, name: draft.name,
+                                                       author: draft.author))
+                        }
                     }
-                    accepted.append((ticket, .inserted(temporaryIDs: temporaryIDs, drafts: drafts)))
+                    accepted.append((ticket, .inserted(books)))
                 case .update:
                     if case .updated(let books) = outcome {
                         save.updated.append(contentsOf: books.filter { context.book(id: $0.id) != $0 })
@@ -59,7 +65,8 @@ public struct WritePlan<Ticket: Sendable>: Sendable {
     }
 
     /// Validates one write against the context.
-    static func check(_ operation: WriteOperation, context: BookContext) -> Result<Outcome, ProtocolError> {
+    static func check(_ operation: WriteOperation, context: BookContext,
+                      assignedIDs: Set<String> = []) -> Result<Outcome, ProtocolError> {
         switch operation {
         case .insert(let drafts):
             var seen = Set<String>()
@@ -72,7 +79,8 @@ public struct WritePlan<Ticket: Sendable>: Sendable {
                         || id.unicodeScalars.contains(where: { "|\\\n\r\t".unicodeScalars.contains($0) }) {
                         return .failure(ProtocolError(.invalidArgument, "book id \(id.debugDescription) cannot start with # or a space, or contain |, \\, a tab or a line break"))
                     }
-                    if let current = context.book(id: id) {
+                    if let current = context.book(id: id),
+                       !(assignedIDs.contains(id) && current == Book(id: id, name: draft.name, author: draft.author)) {
                         return .failure(ProtocolError(.conflict, "a book with id \(id) exists", current: current,
                                                       currentVersion: context.version(of: id)))
                     }
@@ -81,7 +89,7 @@ public struct WritePlan<Ticket: Sendable>: Sendable {
                     }
                 }
             }
-            return .success(.inserted(temporaryIDs: [], drafts: drafts))
+            return .success(.inserted([]))
         case .update(let patches):
             var books: [Book] = []
             var seen = Set<String>()

@@ -165,3 +165,25 @@ struct SilentLog: LogBackend {
         #expect(read() == "1|A|B\n\(inserted?.id ?? "?")|Emma|Jane Austen\n")
     }
 }
+
+extension ReconcilerTests {
+    @Test func aStaleSaveStandsAsAHandEdit() {
+        defer { cleanUp() }
+        write("1|Dune|Herbert\n2|Emma|Austen\n")
+        let (reconciler, channel) = make()
+        let stale = "1|Dune|Herbert\n2|Emma|J. Austen\n"   // a script's copy from before the client write, edited
+        reconciler.handle(Request(id: "w", op: .insert, books: [BookDraft(name: "Ulysses", author: "Joyce")]),
+                          from: ConnectionID(raw: 1), peer: PeerCredentials(pid: 1, uid: 0, gid: 0))
+        reconciler.drain()
+        write(stale)
+        reconciler.fileEvent(.contentMayHaveChanged)
+        reconciler.drain()
+        let changes = channel.changes.withLock { $0 }
+        #expect(changes.map(\.source) == [.client, .file])
+        let inserted = changes.first?.changes.inserted.first
+        #expect(changes.last?.changes == ChangeSet(updated: [BookUpdate(old: Book(id: "2", name: "Emma", author: "Austen"),
+                                                                        new: Book(id: "2", name: "Emma", author: "J. Austen"))],
+                                                   deleted: inserted.map { [$0] } ?? []))
+        #expect(read() == stale, "the daemon never overwrites a hand edit")
+    }
+}

@@ -1,0 +1,67 @@
+// Regression for the lost update found by Tests/IntegrationTests/Reliability/LostUpdateTests:
+// a hand edit landing between the writer's last identity check and its rename was overwritten.
+// The writer now exchanges the entries and proves the replaced file is the version it read.
+import BooksStore
+import Glibc
+import Testing
+
+@Suite struct AtomicFileWriterRaceTests {
+    func scratch() -> String {
+        var template = Array("/var/tmp/booksstore-race-XXXXXX".utf8CString)
+        _ = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    func put(_ path: String, _ text: String) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        _ = text.withCString { write(fd, $0, strlen($0)) }
+        close(fd)
+    }
+
+    func contents(_ path: String) -> String {
+        guard case .present(let bytes, _) = FileReader.read(path) else { return "<none>" }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test func aReplacedFileWhoseContentIsNotTheVersionReadIsPutBack() throws {
+        let dir = scratch()
+        defer { _ = system("rm -rf '\(dir)'") }
+        let path = dir + "/books.txt"
+        put(path, "a|1|x\n")
+        guard case .present(_, var identity) = FileReader.read(path) else { Issue.record("read"); return }
+        // Simulate an edit that the metadata check cannot see (same inode, size and times):
+        // the identity claims the content read was different from what is on disk now.
+        identity.contentHash = FileIdentity.hash(Array("a|0|x\n".utf8))
+        #expect(throws: StoreError.changedDuringWrite(path: path)) {
+            try AtomicFileWriter.write(Array("a|2|client\n".utf8), to: path, expected: identity)
+        }
+        #expect(contents(path) == "a|1|x\n", "the concurrent edit was not put back")
+        #expect(AtomicFileWriter.removeStaleTemporaries(beside: path).isEmpty, "temporary file left behind")
+    }
+
+    @Test func aFileReplacedByRenameAfterTheReadIsNotOverwritten() throws {
+        let dir = scratch()
+        defer { _ = system("rm -rf '\(dir)'") }
+        let path = dir + "/books.txt"
+        put(path, "a|1|x\n")
+        guard case .present(_, let identity) = FileReader.read(path) else { Issue.record("read"); return }
+        put(dir + "/edit", "a|1|x\n")   // same content, new inode (an editor's rename-over)
+        rename(dir + "/edit", path)
+        #expect(throws: StoreError.changedDuringWrite(path: path)) {
+            try AtomicFileWriter.write(Array("a|2|client\n".utf8), to: path, expected: identity)
+        }
+        #expect(contents(path) == "a|1|x\n")
+    }
+
+    @Test func theVersionReadIsReplaced() throws {
+        let dir = scratch()
+        defer { _ = system("rm -rf '\(dir)'") }
+        let path = dir + "/books.txt"
+        put(path, "a|1|x\n")
+        guard case .present(_, let identity) = FileReader.read(path) else { Issue.record("read"); return }
+        let written = try AtomicFileWriter.write(Array("a|2|client\n".utf8), to: path, expected: identity)
+        #expect(contents(path) == "a|2|client\n")
+        #expect(written.contentHash == FileIdentity.hash(Array("a|2|client\n".utf8)))
+        #expect(AtomicFileWriter.removeStaleTemporaries(beside: path).isEmpty)
+    }
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# test.sh — build every product, then run every test (unit and integration).
+#   scripts/test.sh [extra swift test arguments]
+# The integration tests run the built booksd/booksctl from .build and drive the editors and tools
+# in scripts/packages.txt; if any of them (or a library header) is missing, scripts/setup.sh
+# installs them first. Exit status: non-zero on any build or test failure.
+#
+# Without arguments the unit tests and the integration tests run as two `swift test` runs (each
+# prints its own summary): the integration tests start real daemons and editors, and on a 2-core
+# machine sharing one test process with the unit tests starves both of CPU and of Swift's
+# cooperative threads (timeouts that mean nothing). With arguments: one `swift test "$@"`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
+    export PATH="/opt/swift/usr/bin:$PATH"
+fi
+missing=""
+for tool in inotifywait vim nano emacs ed sed perl python3 rsync git tmux truncate systemd-analyze; do
+    command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
+done
+for header in /usr/include/inotifytools/inotifytools.h /usr/include/systemd/sd-daemon.h; do
+    [ -f "$header" ] || missing="$missing $header"
+done
+if [ -n "$missing" ]; then
+    echo "test.sh: missing:$missing — running scripts/setup.sh" >&2
+    scripts/setup.sh
+fi
+swift build
+if [ "$#" -gt 0 ]; then
+    exec swift test "$@"
+fi
+status=0
+echo "== unit tests"
+swift test --skip IntegrationTests || status=$?
+echo "== integration tests (real booksd, booksctl, editors)"
+swift test --filter IntegrationTests || status=$?
+echo "== systemd units (systemd-analyze verify; security score at most 1.5)"
+scripts/check-units.sh || status=$?
+echo "== fuzzing smoke run (libFuzzer, 20 s per target; long runs: see docs/RELIABILITY.md)"
+scripts/fuzz.sh all 20 || status=$?
+echo "== benchmark smoke run (release build, small sizes; no times are asserted)"
+Benchmarks/run-core.sh --quick --no-docs || status=$?
+if [ "$status" -ne 0 ]; then echo "test.sh: FAILED (status $status)" >&2; fi
+exit "$status"
