@@ -38,7 +38,7 @@ echo "== systemd units (systemd-analyze verify; security score at most 1.5)"
 scripts/check-units.sh || status=$?
 echo "== fuzzing smoke run (libFuzzer, 20 s per target; long runs: see docs/RELIABILITY.md)"
 scripts/fuzz.sh all 20 || status=$?
-echo "== benchmark smoke run (release build, small sizes; no times are asserted)"
-Benchmarks/run-core.sh --quick --no-docs || status=$?
+echo "== benchmark smoke run (release build, small sizes, peers included; no times are asserted)"
+Benchmarks/run-all.sh --quick || status=$?
 if [ "$status" -ne 0 ]; then echo "test.sh: FAILED (status $status)" >&2; fi
 exit "$status"

@@ -1,12 +1,19 @@
 import Glibc
 
-/// `BooksBenchmarks <subcommand>`: `core [--quick] [--work-dir DIR] [--docs FILE|--no-docs]`.
+/// `BooksBenchmarks <subcommand>`:
+/// - `core [--quick] [--work-dir DIR] [--docs FILE|--no-docs]`: parse/diff against a Python peer.
+/// - `latency`, `fanout`, `writes`, `startup`, `targets` (`LiveOptions.usage`): the live daemon
+///   against inotifywait, watchdog and watchman; `Benchmarks/run-all.sh` runs them all.
 /// `core-rss FILE` is internal: the child process that measures peak memory after one parse.
 @main
 struct BenchmarkMain {
     static func main() {
         var arguments = Array(CommandLine.arguments.dropFirst())
         let subcommand = arguments.isEmpty ? "" : arguments.removeFirst()
+        signal(SIGPIPE, SIG_IGN)
+        #if DEBUG
+        if subcommand != "core-rss" { Console.error("warning: debug build; timings are meaningless (use Benchmarks/run-all.sh)") }
+        #endif
         switch subcommand {
         case "core":
             guard let options = CoreOptions(arguments: arguments) else {
@@ -17,8 +24,17 @@ struct BenchmarkMain {
         case "core-rss":
             guard arguments.count == 1 else { fail("usage: BooksBenchmarks core-rss FILE") }
             RSSProbe.run(path: arguments[0])
+        case "latency", "fanout", "writes", "startup", "targets":
+            guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
+            switch subcommand {
+            case "latency": var b = LatencyBenchmark(options: options); b.run()
+            case "fanout": var b = FanOutBenchmark(options: options); b.run()
+            case "writes": var b = WriteBenchmark(options: options); b.run()
+            case "startup": StartupBenchmark(options: options).run()
+            default: TargetsReport(options: options).run()
+            }
         default:
-            fail("usage: BooksBenchmarks core [--quick] [--work-dir DIR] [--docs FILE | --no-docs]")
+            fail("usage: BooksBenchmarks core|latency|fanout|writes|startup|targets [options]\n\n" + CoreOptions.usage + "\n" + LiveOptions.usage)
         }
     }
 

@@ -1,0 +1,121 @@
+import Glibc
+
+/// How a hand edit reaches `books.txt` in the latency benchmark.
+enum LiveEditKind: String, Sendable, CaseIterable {
+    /// `open(O_APPEND)`, write one new row, `close()`: one insert.
+    case append = "append"
+    /// `open(O_TRUNC)`, write the whole file with one name changed, `close()`: one update.
+    case rewrite = "in-place rewrite"
+    /// Whole file to a temporary file, `rename()` over books.txt, one row deleted: one delete.
+    case replace = "atomic replace"
+    /// `sed -i` changing one row's name (timed from sed's exit): one update.
+    case sed = "sed -i"
+
+    var slug: String {
+        switch self {
+        case .append: "append"
+        case .rewrite: "rewrite"
+        case .replace: "replace"
+        case .sed: "sed"
+        }
+    }
+}
+
+/// The change a subscriber must report for one edit.
+struct ExpectedChange: Sendable, Equatable {
+    var kind: String   // insert | update | delete
+    var id: String
+}
+
+/// A generated `books.txt` kept in memory and edited on disk the way people and tools do.
+struct LiveBookFile {
+    let path: String
+    private(set) var content: [UInt8]
+    private(set) var rows: Int
+    private var generator: BookFileGenerator
+    private var counter = 0
+
+    /// Writes a fresh file of `rows` generated rows at `path`.
+    init(path: String, rows: Int) throws {
+        self.path = path
+        generator = BookFileGenerator()
+        content = generator.file(rows: rows)
+        self.rows = rows
+        try FileBytes.write(content, to: path)
+    }
+
+    /// Performs one edit; returns what a subscriber must report and the `CLOCK_MONOTONIC` time
+    /// at which the editing call (close/rename/sed's exit) returned.
+    mutating func perform(_ kind: LiveEditKind) -> (expected: ExpectedChange, at: UInt64) {
+        counter += 1
+        switch kind {
+        case .append:
+            let row = generator.row()
+            let id = String(decoding: row[..<36], as: UTF8.self)
+            let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+            precondition(fd >= 0, "open \(path)")
+            Self.writeAll(fd, row)
+            close(fd)
+            let at = Stopwatch.now()
+            content += row
+            rows += 1
+            return (ExpectedChange(kind: "insert", id: id), at)
+        case .rewrite:
+            let (id, edited) = renamed(row: pickRow(), to: "Rewritten \(counter) ✎")
+            let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+            precondition(fd >= 0, "open \(path)")
+            Self.writeAll(fd, edited)
+            close(fd)
+            let at = Stopwatch.now()
+            content = edited
+            return (ExpectedChange(kind: "update", id: id), at)
+        case .replace:
+            let (start, end) = RowEdit.line(pickRow(), in: content)
+            let id = String(decoding: content[start..<(start + 36)], as: UTF8.self)
+            let edited = Array(content[..<start]) + content[end...]
+            let temporary = path + ".bench-tmp"
+            let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            precondition(fd >= 0, "open \(temporary)")
+            Self.writeAll(fd, edited)
+            close(fd)
+            precondition(rename(temporary, path) == 0, "rename")
+            let at = Stopwatch.now()
+            content = edited
+            rows -= 1
+            return (ExpectedChange(kind: "delete", id: id), at)
+        case .sed:
+            let name = "Sed edit \(counter)"
+            let (id, edited) = renamed(row: pickRow(), to: name)
+            let status = ChildProcess.run(["sed", "-i", "s/^\(id)|[^|]*|/\(id)|\(name)|/", path]).status
+            let at = Stopwatch.now()
+            precondition(status == 0, "sed -i failed")
+            content = edited
+            return (ExpectedChange(kind: "update", id: id), at)
+        }
+    }
+
+    /// A row index spread over the file (never the same twice in a row).
+    private func pickRow() -> Int { (counter &* 7919) % max(rows - 1, 1) }
+
+    /// The id of row `k` and the content with that row's name replaced.
+    private func renamed(row k: Int, to name: String) -> (String, [UInt8]) {
+        let (start, end) = RowEdit.line(k, in: content)
+        let line = content[start..<end]
+        let first = line.firstIndex(of: UInt8(ascii: "|"))!
+        let second = line[(first + 1)...].firstIndex(of: UInt8(ascii: "|"))!
+        let id = String(decoding: content[start..<first], as: UTF8.self)
+        return (id, Array(content[...first]) + Array(name.utf8) + content[second...])
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buffer in
+            var done = 0
+            while done < buffer.count {
+                let n = write(fd, buffer.baseAddress! + done, buffer.count - done)
+                if n < 0, errno == EINTR { continue }
+                precondition(n > 0, "write failed")
+                done += n
+            }
+        }
+    }
+}

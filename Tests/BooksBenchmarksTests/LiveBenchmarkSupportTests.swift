@@ -1,0 +1,109 @@
+@testable import BooksBenchmarks
+import BooksCore
+import Glibc
+import Testing
+
+/// The live benchmarks' helpers: percentile math, line matching, edits, the Python peers' diff
+/// logic and target verdicts. Nothing here is timed.
+struct LiveBenchmarkSupportTests {
+    @Test func nearestRankPercentiles() {
+        let d = Distribution((1...100).map(Double.init).reversed())
+        #expect(d.p50 == 50)
+        #expect(d.p90 == 90)
+        #expect(d.p99 == 99)
+        #expect(d.max == 100)
+        let small = Distribution([3, 1, 2])
+        #expect(small.p50 == 2)
+        #expect(small.p99 == 3)
+        #expect(small.percentile(1) == 1)
+        #expect(Distribution([]).p50.isNaN)
+        #expect(Distribution([7]).p90 == 7)
+    }
+
+    @Test func readsFieldsOfSubscriberLines() {
+        let line = #"{"seq":12,"kind":"update","id":"0b6e-x","name":"Le \"Rouge\" ✎","author":"Zoë","source":"file"}"#
+        #expect(JSONLine.string("kind", in: line) == "update")
+        #expect(JSONLine.string("id", in: line) == "0b6e-x")
+        #expect(JSONLine.string("name", in: line) == #"Le "Rouge" ✎"#)
+        #expect(JSONLine.integer("seq", in: line) == 12)
+        #expect(JSONLine.string("missing", in: line) == nil)
+        #expect(JSONLine.quoted("a\"b\\c\n") == #""a\"b\\c\n""#)
+        let expected = ExpectedChange(kind: "update", id: "0b6e-x")
+        #expect(LatencyBenchmark.matches(line, expected, peer: "booksd"))
+        #expect(LatencyBenchmark.matches(line, expected, peer: "watchdog"))
+        #expect(!LatencyBenchmark.matches(line, ExpectedChange(kind: "delete", id: "0b6e-x"), peer: "booksd"))
+        let fromClient = #"{"seq":13,"kind":"update","id":"0b6e-x","name":"N","author":"A","source":"client"}"#
+        #expect(!LatencyBenchmark.matches(fromClient, expected, peer: "booksd"))
+        #expect(LatencyBenchmark.matches(fromClient, expected, peer: "watchdog"))
+        #expect(LatencyBenchmark.matches("CLOSE_WRITE,CLOSE books.txt", expected, peer: "inotifywait"))
+        #expect(!LatencyBenchmark.matches("CLOSE_WRITE,CLOSE books.txt.bench-tmp", expected, peer: "inotifywait"))
+    }
+
+    /// Each edit kind changes exactly the one book it announces, as the daemon's diff sees it.
+    @Test(arguments: LiveEditKind.allCases)
+    func everyLiveEditAnnouncesItsOneChange(kind: LiveEditKind) throws {
+        let directory = "/tmp/books-bench-test-\(getpid())-\(kind.slug)"
+        FileBytes.makeDirectory(directory)
+        defer { unlink(directory + "/books.txt"); rmdir(directory) }
+        var file = try LiveBookFile(path: directory + "/books.txt", rows: 200)
+        var document = BookDocument(parsing: file.content)
+        for _ in 0..<3 {
+            let (expected, _) = file.perform(kind)
+            let onDisk = try FileBytes.read(file.path)
+            #expect(onDisk == file.content)
+            let changes = document.updateFully(to: onDisk)
+            #expect(changes.count == 1)
+            let ids = changes.inserted.map(\.id) + changes.updated.map(\.new.id) + changes.deleted.map(\.id)
+            #expect(ids == [expected.id])
+            let kindSeen = !changes.inserted.isEmpty ? "insert" : (!changes.updated.isEmpty ? "update" : "delete")
+            #expect(kindSeen == expected.kind)
+        }
+    }
+
+    /// The Python peers' re-read-and-diff (Benchmarks/peers/bookdiff.py), run on two small files.
+    @Test func pythonPeerDiffReportsEachChangedBookOnce() throws {
+        let python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3"
+        let directory = "/tmp/books-bench-diff-\(getpid())"
+        FileBytes.makeDirectory(directory)
+        defer { unlink(directory + "/old.txt"); unlink(directory + "/new.txt"); rmdir(directory) }
+        try FileBytes.write(Array("a|A|x\nb|B|y\nc|C|z\nbad line\n".utf8), to: directory + "/old.txt")
+        try FileBytes.write(Array("a|A|x\nb|B2|y\nd|Dé|w\n".utf8), to: directory + "/new.txt")
+        let result = ChildProcess.run([python, "Benchmarks/peers/bookdiff.py", "--diff", directory + "/old.txt", directory + "/new.txt"])
+        #expect(result.status == 0)
+        let lines = result.output.split(separator: "\n").map(String.init)
+        let seen = lines.map { "\(JSONLine.string("kind", in: $0) ?? "?") \(JSONLine.string("id", in: $0) ?? "?")" }
+        #expect(seen == ["update b", "insert d", "delete c"])
+        #expect(lines.map { JSONLine.integer("seq", in: $0) } == [1, 2, 3])
+        #expect(JSONLine.string("name", in: lines[1]) == "Dé")
+    }
+
+    @Test func targetsAreJudgedAndMissesShown() {
+        func cell(_ peer: String, _ rows: Int, _ edit: String, _ p50: Double, _ p99: Double) -> [String: String] {
+            ["peer": peer, "rows": String(rows), "edit": edit, "p50": String(p50), "p99": String(p99)]
+        }
+        var latency: [[String: String]] = []
+        for edit in LiveEditKind.allCases.map(\.slug) {
+            latency += [cell("inotifywait", 1000, edit, 0.1, 0.2), cell("booksd", 1000, edit, 0.5, 1),
+                        cell("inotifywait", 10_000, edit, 0.1, 0.2), cell("booksd", 10_000, edit, 2, 3),
+                        cell("booksd", 100_000, edit, 1, 2), cell("watchdog", 100_000, edit, 40, 50), cell("watchman", 100_000, edit, 35, 90)]
+        }
+        let verdicts = TargetsReport.judge(latency: latency, rss: [["rows": "1000000", "booksd_kb": "100", "watchdog_kb": "600"]],
+                                           fanout: [["subscribers": "1", "last_p50": "1"], ["subscribers": "1000", "last_p50": "12"]],
+                                           writes: [["rows": "1000000", "writers": "1", "per_second": "10", "p50": "5", "rewrite_ms": "100"],
+                                                    ["rows": "1000000", "writers": "32", "per_second": "40", "p50": "9", "rewrite_ms": "100"]],
+                                           startup: [])
+        func verdict(_ prefix: String) -> Bool?? { verdicts.first { $0.target.hasPrefix(prefix) }.map(\.hit) }
+        #expect(verdict("1k append") == .some(true))
+        #expect(verdict("10k append") == .some(false))           // 2 ms vs floor 0.1 ms
+        #expect(verdict("100k append p50") == .some(true))       // 35×
+        #expect(verdict("100k append p99") == .some(false))      // best peer p99 50 ms / 2 ms = 25×
+        #expect(verdicts.first { $0.target.hasPrefix("100k append p99") }?.measured.hasSuffix("25.0×") == true)
+        #expect(verdict("1M VmRSS") == .some(true))
+        #expect(verdict("1000 subscribers") == .some(false))
+        #expect(verdict("1M rows: 32 writers") == .some(false))
+        #expect(verdict("1M rows: one durable insert") == .some(true))
+        #expect(verdict("1M rows: exec") == .some(nil))
+        #expect(verdict("1M append p50") == .some(nil))
+    }
+}
+
