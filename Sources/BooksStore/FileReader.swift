@@ -25,18 +25,24 @@ public enum FileReader {
         guard size <= sizeLimit else { return .unavailable(.tooLarge(path: path, size: size, limit: sizeLimit)) }
         // Read exactly the size seen, then probe for more: a writer may still be appending.
         // (Growing the array only when more data arrives keeps its capacity at the file size.)
-        var bytes = [UInt8](repeating: 0, count: size)
-        var total = 0
-        while total < size {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + total, size - total) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .unavailable(.system(path: path, operation: "read", errno: errno))
+        // Filled by read(2) directly: no zeroing pass over a buffer that is about to be overwritten.
+        var failure: Int32 = 0
+        var bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            var total = 0
+            while total < size {
+                let n = Glibc.read(fd, buffer.baseAddress! + total, size - total)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    break
+                }
+                if n == 0 { break }
+                total += n
             }
-            if n == 0 { break }
-            total += n
+            initialized = total
         }
-        if total < size { bytes.removeSubrange(total...) }
+        if failure != 0 { return .unavailable(.system(path: path, operation: "read", errno: failure)) }
+        var total = bytes.count
         var chunk = [UInt8](repeating: 0, count: 65536)
         while total == bytes.count {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }

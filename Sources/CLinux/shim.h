@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <errno.h>
 #include <stddef.h>
+#include <malloc.h>
 #include <string.h>
 
 struct books_ucred { pid_t pid; uid_t uid; gid_t gid; };
@@ -66,5 +67,8 @@ static inline int books_rename_exchange(const char *a, const char *b) {
     return -1;
 #endif
 }
+
+/// Fixes glibc's mmap threshold (disabling its adaptive growth); returns 1 on success.
+static inline int books_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 
 #endif

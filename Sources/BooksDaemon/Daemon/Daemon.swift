@@ -1,5 +1,6 @@
 import BooksCore
 import BooksStore
+import CLinux
 import Dispatch
 import Glibc
 import Synchronization
@@ -38,6 +39,10 @@ public final class Daemon: Sendable {
     /// Runs until stopped by a signal; never returns (exits the process).
     public func run() -> Never {
         signal(SIGPIPE, SIG_IGN)
+        // Book files and their line tables are large, short-lived buffers: a fixed mmap threshold
+        // keeps each in its own mapping, returned to the system when freed (glibc's adaptive
+        // threshold would otherwise move buffers of up to 32 MB into the heap, which then stays big).
+        _ = books_set_mmap_threshold(1 << 20)
         // libinotifytools uses select(): its descriptor must stay below 1024, so take it first.
         if !configuration.forcePolling { _ = InotifyFileWatcher.prepare() }
         do {
