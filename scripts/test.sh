@@ -34,6 +34,8 @@ echo "== unit tests"
 swift test --skip IntegrationTests || status=$?
 echo "== integration tests (real booksd, booksctl, editors)"
 swift test --filter IntegrationTests || status=$?
+echo "== unit tests under AddressSanitizer (separate build directory)"
+ASAN_OPTIONS=detect_leaks=0 swift test --build-path .build-asan -Xswiftc -sanitize=address --skip IntegrationTests || status=$?
 echo "== systemd units (systemd-analyze verify; security score at most 1.5)"
 scripts/check-units.sh || status=$?
 echo "== fuzzing smoke run (libFuzzer, 20 s per target; long runs: see docs/RELIABILITY.md)"
