@@ -1,3 +1,4 @@
+import BooksCore
 /// Minimal field access for the flat JSON lines of `booksctl subscribe --json` and the peers
 /// (`{"seq":1,"kind":"insert","id":"…",…}`): no Foundation, no full parser.
 enum JSONLine {
@@ -42,19 +43,6 @@ extension JSONLine {
         return nil
     }
 
-    /// `text` as a JSON string literal.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            default:
-                if scalar.value < 0x20 { out += "\\u00" + (scalar.value < 16 ? "0" : "") + String(scalar.value, radix: 16) }
-                else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out + "\""
-    }
+    /// `text` as a JSON string literal (the project's one escaper, `BooksCore.JSONText`).
+    static func quoted(_ text: String) -> String { JSONText.string(text) }
 }
