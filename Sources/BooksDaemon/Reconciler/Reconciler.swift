@@ -35,7 +35,6 @@ public final class Reconciler: Sendable {
         var watcherWarning: String?
         var shuttingDown = false
         var lastLoggedProblem: String?
-        var lastWatchdogTick = ContinuousClock.now
         var writeGuard = ClientWriteGuard()
         var lastStatusLine: String?
     }
@@ -184,8 +183,8 @@ public final class Reconciler: Sendable {
         s.fileState = identity == nil ? .missing : .present
         s.identity = identity
         let before = s.context.document.badLineCount
-        if !s.writeGuard.isEmpty { warnAboutRevertedClientWrites(&s, canonical: canonical) }
         if let applied = s.context.apply(bytes: canonical, source: .file) {
+            if !s.writeGuard.isEmpty { warnAboutRevertedClientWrites(&s, applied.changes) }
             logger.info("file edit: \(applied.changes.inserted.count) inserted, \(applied.changes.updated.count) updated, \(applied.changes.deleted.count) deleted",
                         ["BOOKS_SEQ": "\(applied.seq)", "BOOKS_FILE": store.configuration.path])
             channel?.broadcast(applied)
@@ -199,10 +198,8 @@ public final class Reconciler: Sendable {
     /// Warns when a file edit exactly undoes a recent client write (see `ClientWriteGuard`): the
     /// edit stands — the daemon never overwrites a hand edit — but if the program that saved had
     /// read the file before the write, the write is gone, and the log says so.
-    func warnAboutRevertedClientWrites(_ s: inout State, canonical: [UInt8]) {
-        var probe = s.context
-        guard let change = probe.apply(bytes: canonical, source: .file),
-              let reverted = s.writeGuard.reverted(by: change.changes) else { return }
+    func warnAboutRevertedClientWrites(_ s: inout State, _ changes: ChangeSet) {
+        guard let reverted = s.writeGuard.reverted(by: changes) else { return }
         let ids = reverted.inserted.map { $0.id ?? "?" } + reverted.updated.map(\.id) + reverted.deleted
         logger.warning("a file edit undid \(ids.count) client write(s) made seconds before (books \(ids.joined(separator: ", "))); if the program that saved read the file before those writes, they are lost",
                        ["BOOKS_FILE": store.configuration.path])
