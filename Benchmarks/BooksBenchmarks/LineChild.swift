@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// A child process whose standard output is read line by line through a pipe, each line stamped
@@ -132,7 +133,7 @@ enum ProcStatus {
         defer { closedir(directory) }
         var total: UInt64 = 0
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = String(cString: books_dirent_name(entry))
             guard name.first?.isNumber == true,
                   let bytes = try? FileBytes.readStream("/proc/\(pid)/task/\(name)/schedstat"),
                   let first = String(decoding: bytes, as: UTF8.self).split(separator: " ").first,

@@ -121,9 +121,7 @@ public enum AtomicFileWriter {
         defer { closedir(dir) }
         var removed: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
+            let name = String(cString: books_dirent_name(entry))
             if name.hasPrefix(prefix), name.count == prefix.count + 6 {
                 if unlink(parts.directory + "/" + name) == 0 { removed.append(name) }
             }

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <malloc.h>
+#include <dirent.h>
 #include <string.h>
 
 struct books_ucred { pid_t pid; uid_t uid; gid_t gid; };
@@ -70,5 +71,9 @@ static inline int books_rename_exchange(const char *a, const char *b) {
 
 /// Fixes glibc's mmap threshold (disabling its adaptive growth); returns 1 on success.
 static inline int books_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+
+/// The entry's name. (Copying `d_name` as a whole reads past the end of short entries: readdir's
+/// buffer holds only `d_reclen` bytes of each, so always read the name through this pointer.)
+static inline const char *books_dirent_name(const struct dirent *entry) { return entry->d_name; }
 
 #endif

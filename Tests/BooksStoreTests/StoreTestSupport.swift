@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import BooksCore
 @testable import BooksStore
@@ -32,7 +33,7 @@ struct TemporaryDirectory {
         defer { closedir(dir) }
         var result: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            let name = String(cString: books_dirent_name(entry))
             if name != "." && name != ".." { result.append(name) }
         }
         return result.sorted()

@@ -1,3 +1,4 @@
+import CLinux
 import CInotifyTools
 import Glibc
 import Synchronization
@@ -155,9 +156,7 @@ struct InotifyToolsLibrary: ~Copyable {
         var result = Set<Int32>()
         var target = [CChar](repeating: 0, count: 64)
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = String(cString: books_dirent_name(entry))
             guard let fd = Int32(name) else { continue }
             let length = readlink("/proc/self/fd/\(name)", &target, target.count)
             guard length > 0 else { continue }

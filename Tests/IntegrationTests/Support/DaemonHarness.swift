@@ -1,3 +1,4 @@
+import CLinux
 import FoundationEssentials
 import Glibc
 import Testing
@@ -119,9 +120,7 @@ final class DaemonHarness: @unchecked Sendable {
         guard let pid = daemon?.pid, let dirp = opendir("/proc/\(pid)/fd") else { return false }
         defer { closedir(dirp) }
         while let entry = readdir(dirp) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = String(cString: books_dirent_name(entry))
             var target = [CChar](repeating: 0, count: 256)
             let n = readlink("/proc/\(pid)/fd/\(name)", &target, target.count - 1)
             if n > 0, String(decoding: target[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self).contains("inotify") {
