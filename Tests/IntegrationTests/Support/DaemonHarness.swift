@@ -1,4 +1,3 @@
-import CLinux
 import FoundationEssentials
 import Glibc
 import Testing
@@ -120,7 +119,7 @@ final class DaemonHarness: @unchecked Sendable {
         guard let pid = daemon?.pid, let dirp = opendir("/proc/\(pid)/fd") else { return false }
         defer { closedir(dirp) }
         while let entry = readdir(dirp) {
-            let name = String(cString: books_dirent_name(entry))
+            let name = String(cString: UnsafeRawPointer(entry).advanced(by: MemoryLayout<dirent>.offset(of: \dirent.d_name)!).assumingMemoryBound(to: CChar.self))
             var target = [CChar](repeating: 0, count: 256)
             let n = readlink("/proc/\(pid)/fd/\(name)", &target, target.count - 1)
             if n > 0, String(decoding: target[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self).contains("inotify") {
