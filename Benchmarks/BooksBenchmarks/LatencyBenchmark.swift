@@ -31,7 +31,7 @@ struct LatencyBenchmark {
         for rows in options.sizes {
             let directory = "\(options.workDirectory)/live/latency-\(rows)"
             FileBytes.makeDirectory(directory)
-            for peer in Self.peers {
+            for peer in options.peers(Self.peers) {
                 // The same file and the same sequence of edits for every peer.
                 guard var file = try? LiveBookFile(path: directory + "/books.txt", rows: rows) else {
                     Console.error("cannot write \(directory)/books.txt"); exit(1)

@@ -10,6 +10,8 @@ struct LiveOptions: Sendable {
           --docs       Markdown file whose section is replaced (default docs/BENCHMARKS.md)
           --python     Python 3 with watchdog and pywatchman, for the peers (default /usr/bin/python3)
           --command    the command line to print in the docs (default: Benchmarks/run-all.sh)
+          --sizes LIST rows per file for latency and writes, comma-separated (e.g. 1000000)
+          --peers LIST latency peers to run, comma-separated (inotifywait,booksd,watchdog,watchman)
         """
 
     var quick = false
@@ -18,6 +20,8 @@ struct LiveOptions: Sendable {
     var docsPath: String? = "docs/BENCHMARKS.md"
     var python = "/usr/bin/python3"
     var command: String?
+    var onlySizes: [Int]?
+    var onlyPeers: [String]?
 
     init?(arguments: [String]) {
         var rest = arguments[...]
@@ -30,13 +34,27 @@ struct LiveOptions: Sendable {
             case "--docs": guard let v = rest.popFirst() else { return nil }; docsPath = v
             case "--python": guard let v = rest.popFirst() else { return nil }; python = v
             case "--command": guard let v = rest.popFirst() else { return nil }; command = v
+            case "--sizes":
+                guard let v = rest.popFirst() else { return nil }
+                let sizes = v.split(separator: ",").compactMap { Int($0) }
+                guard !sizes.isEmpty, sizes.allSatisfy({ $0 > 0 }) else { return nil }
+                onlySizes = sizes
+            case "--peers":
+                guard let v = rest.popFirst() else { return nil }
+                onlyPeers = v.split(separator: ",").map(String.init)
             default: return nil
             }
         }
         if quick && !arguments.contains("--edits") { edits = 5 }
     }
 
-    var sizes: [Int] { quick ? [1_000, 10_000] : [1_000, 10_000, 100_000, 1_000_000] }
+    var sizes: [Int] { onlySizes ?? (quick ? [1_000, 10_000] : [1_000, 10_000, 100_000, 1_000_000]) }
+
+    /// The latency peers to run, in `all` order, limited by `--peers`.
+    func peers(_ all: [String]) -> [String] {
+        guard let onlyPeers else { return all }
+        return all.filter(onlyPeers.contains)
+    }
 
     func edits(forRows rows: Int) -> Int { rows >= 1_000_000 ? max(3, edits / 6) : edits }
 

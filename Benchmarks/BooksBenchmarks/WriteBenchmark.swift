@@ -20,7 +20,7 @@ struct WriteBenchmark {
     let options: LiveOptions
     var results: [Row] = []
     var rewriteMS: [Int: Double] = [:]
-    var sizes: [Int] { options.quick ? [10_000] : [10_000, 1_000_000] }
+    var sizes: [Int] { options.onlySizes ?? (options.quick ? [10_000] : [10_000, 1_000_000]) }
     func duration(rows: Int) -> Double { options.quick ? 1 : (rows >= 1_000_000 ? 8 : 4) }
 
     init(options: LiveOptions) { self.options = options }

@@ -17,10 +17,14 @@ public enum AtomicFileWriter {
 
     /// Writes `bytes` to `path`. With `expected`, the write is refused with `.changedDuringWrite`
     /// when the file's identity just before the rename differs (a hand edit happened meanwhile);
-    /// with `expectMissing`, when a file appeared.
+    /// with `expectMissing`, when a file appeared. With `expected` and `isExpectedContent` (the
+    /// test that the content replaced is the version the write was planned on), the file is
+    /// swapped in atomically and the version replaced is checked after the swap and put back when
+    /// the test fails, which closes the window between the identity check and the rename.
     @discardableResult
     public static func write(_ bytes: [UInt8], to path: String, expected: FileIdentity? = nil,
-                             expectMissing: Bool = false) throws(StoreError) -> FileIdentity {
+                             expectMissing: Bool = false,
+                             isExpectedContent: (([UInt8]) -> Bool)? = nil) throws(StoreError) -> FileIdentity {
         let target = resolveSymlink(path)
         let parts = PathParts(target)
         var template = Array((parts.directory + "/" + temporaryPrefix(for: target) + "XXXXXX").utf8CString)
@@ -59,7 +63,7 @@ public enum AtomicFileWriter {
         let now = FileIdentity.of(path: target)
         if let expected, now != expected { throw .changedDuringWrite(path: path) }
         if expectMissing, now != nil { throw .changedDuringWrite(path: path) }
-        if let expected, let expectedHash = expected.contentHash {
+        if let expected, let isExpectedContent {
             // Close the window between the check above and the rename: exchange the two entries,
             // then prove that what was replaced is exactly the version read (same inode, same
             // content). A hand edit that slipped in (in place or by rename) is put back and the
@@ -68,7 +72,7 @@ public enum AtomicFileWriter {
                 var replacedIsExpected = false
                 if case .present(let old, let identity) = FileReader.read(temporary),
                    identity.device == expected.device, identity.inode == expected.inode,
-                   FileIdentity.hash(old) == expectedHash {
+                   isExpectedContent(old) {
                     replacedIsExpected = true
                 }
                 if !replacedIsExpected {
@@ -83,9 +87,7 @@ public enum AtomicFileWriter {
                 guard let identity = FileIdentity.of(path: target) else {
                     throw .system(path: target, operation: "stat", errno: errno)
                 }
-                var written = identity
-                written.contentHash = FileIdentity.hash(bytes)
-                return written
+                return identity
             }
             let code = errno
             if code == ENOENT { throw .changedDuringWrite(path: path) }
@@ -97,10 +99,9 @@ public enum AtomicFileWriter {
         guard rename(temporary, target) == 0 else { throw .system(path: target, operation: "rename onto", errno: errno) }
         renamed = true
         syncDirectory(parts.directory)
-        guard var identity = FileIdentity.of(path: target) else {
+        guard let identity = FileIdentity.of(path: target) else {
             throw .system(path: target, operation: "stat", errno: errno)
         }
-        identity.contentHash = FileIdentity.hash(bytes)
         return identity
     }
 

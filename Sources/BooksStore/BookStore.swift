@@ -8,6 +8,9 @@ public protocol BookStore: Sendable {
     var configuration: BookStoreConfiguration { get }
     /// Reads the whole file.
     func fetch() -> BookStoreSnapshot
+    /// Compares the file with `document` (the content fetched or saved last): the change as the
+    /// smallest splice of its canonical text, or `.unchanged`.
+    func compare(with document: BookDocument) -> FileComparison
     /// Applies `request` to `document` (the current content) and replaces the file atomically and
     /// durably. With `expected`, refuses with `.changedDuringWrite` when the file is no longer that
     /// version (nil `expected` = the file must still be missing).
@@ -48,9 +51,18 @@ extension BookStore {
         case .text: fileBytes = canonical
         case .json: fileBytes = BookFileFormat.json.fileBytes(for: BookDocument(parsing: canonical, lineLimit: .max))
         }
+        let format = configuration.format
         let identity = try AtomicFileWriter.write(fileBytes, to: configuration.path, expected: expected,
-                                                  expectMissing: expected == nil)
-        return SaveResult(canonical: canonical, identity: identity, remapped: remapped, inserted: inserted)
+                                                  expectMissing: expected == nil,
+                                                  isExpectedContent: { replaced in
+            // The version replaced must be the one planned on: the document's content.
+            switch format {
+            case .text: return ByteComparison.equal(replaced, document.bytes)
+            case .json: return (try? format.canonicalText(from: replaced)).map { ByteComparison.equal($0, document.bytes) } ?? false
+            }
+        })
+        return SaveResult(splice: ByteSplice(from: document.bytes, to: canonical), identity: identity,
+                          remapped: remapped, inserted: inserted)
     }
 
     /// The fast path for a save that only inserts into a text file: the new rows are appended in
@@ -73,21 +85,32 @@ extension BookStore {
             inserted.append(book)
         }
         guard payload.count <= 1 << 20 else { return nil }
-        if var identity = try AppendWriter.append(payload, to: configuration.path, expected: expected) {
+        if let identity = try AppendWriter.append(payload, to: configuration.path, expected: expected) {
             // The file is the content we had plus our rows: no need to read it back.
-            let canonical = document.bytes + payload
-            identity.contentHash = FileIdentity.hash(canonical)
-            return SaveResult(canonical: canonical, identity: identity, remapped: remapped, inserted: inserted,
-                              appendedByteCount: payload.count)
+            return SaveResult(splice: .append(payload, to: document.bytes.count), identity: identity, remapped: remapped,
+                              inserted: inserted, appended: payload)
         }
-        switch FileReader.read(configuration.path, sizeLimit: configuration.sizeLimit) {
-        case .present(let bytes, let identity):
-            return SaveResult(canonical: bytes, identity: identity, remapped: remapped, inserted: inserted,
-                              appendedByteCount: payload.count)
+        switch FileReader.compare(configuration.path, with: document.bytes, sizeLimit: configuration.sizeLimit) {
+        case .unchanged(let identity):
+            return SaveResult(splice: ByteSplice(range: 0..<0, replacement: []), identity: identity, remapped: remapped,
+                              inserted: inserted, appended: payload)
+        case .changed(let splice, let identity):
+            return SaveResult(splice: splice, identity: identity, remapped: remapped, inserted: inserted, appended: payload)
         case .missing:
             throw .changedDuringWrite(path: configuration.path)
         case .unavailable(let error):
             throw error
+        }
+    }
+
+    /// The shared comparison: fetch, then the smallest splice from the document's bytes.
+    func compareUsingFormat(with document: BookDocument) -> FileComparison {
+        switch fetch() {
+        case .missing: return .missing
+        case .unavailable(let error): return .unavailable(error)
+        case .present(let canonical, let identity):
+            let splice = ByteSplice(from: document.bytes, to: canonical)
+            return splice.isEmpty ? .unchanged(identity: identity) : .changed(splice, identity: identity)
         }
     }
 
@@ -118,6 +141,12 @@ public struct TextBookStore: BookStore {
 
     public func fetch() -> BookStoreSnapshot { fetchUsingFormat() }
 
+    /// Reads the file in cache-sized chunks and compares as it goes (`FileReader.compare`): no
+    /// second file-sized buffer.
+    public func compare(with document: BookDocument) -> FileComparison {
+        FileReader.compare(configuration.path, with: document.bytes, sizeLimit: configuration.sizeLimit)
+    }
+
     public func save(_ request: SaveRequest, onto document: BookDocument,
                      expected: FileIdentity?) throws(StoreError) -> SaveResult {
         try saveUsingFormat(request, onto: document, expected: expected)
@@ -145,6 +174,8 @@ public struct JSONBookStore: BookStore {
         }
         return snapshot
     }
+
+    public func compare(with document: BookDocument) -> FileComparison { compareUsingFormat(with: document) }
 
     public func save(_ request: SaveRequest, onto document: BookDocument,
                      expected: FileIdentity?) throws(StoreError) -> SaveResult {

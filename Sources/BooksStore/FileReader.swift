@@ -8,21 +8,11 @@ public enum FileReader {
 
     /// Reads `path` completely.
     public static func read(_ path: String, sizeLimit: Int = defaultSizeLimit) -> FileSnapshot {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        if fd < 0 {
-            let code = errno
-            if code == ENOENT || code == ENOTDIR { return .missing }
-            if code == ENXIO { return .unavailable(.notARegularFile(path: path, kind: "socket or FIFO without writer")) }
-            return .unavailable(.system(path: path, operation: "open", errno: code))
-        }
-        defer { close(fd) }
-        var s = stat()
-        guard fstat(fd, &s) == 0 else { return .unavailable(.system(path: path, operation: "fstat", errno: errno)) }
-        guard s.st_mode & S_IFMT == S_IFREG else {
-            return .unavailable(.notARegularFile(path: path, kind: kindName(s.st_mode)))
-        }
-        let size = Int(s.st_size)
-        guard size <= sizeLimit else { return .unavailable(.tooLarge(path: path, size: size, limit: sizeLimit)) }
+        withRegularFile(path, sizeLimit: sizeLimit) { fd, size in read(fd, size: size, path: path, sizeLimit: sizeLimit) }
+    }
+
+    /// Reads the open file `fd` of `size` bytes (at the time it was opened) to its end.
+    static func read(_ fd: Int32, size: Int, path: String, sizeLimit: Int) -> FileSnapshot {
         // Read exactly the size seen, then probe for more: a writer may still be appending.
         // (Growing the array only when more data arrives keeps its capacity at the file size.)
         // Filled by read(2) directly: no zeroing pass over a buffer that is about to be overwritten.
@@ -57,7 +47,54 @@ public enum FileReader {
         }
         var after = stat()
         fstat(fd, &after)
-        return .present(bytes: bytes, identity: FileIdentity(after, contentHash: FileIdentity.hash(bytes)))
+        return .present(bytes: bytes, identity: FileIdentity(after))
+    }
+
+    /// Opens `path` with `openRegularFile`, runs `body` on the descriptor and the size, closes it.
+    static func withRegularFile<Outcome: FileOpeningOutcome>(_ path: String, sizeLimit: Int,
+                                                          _ body: (Int32, Int) -> Outcome) -> Outcome {
+        switch openRegularFile(path, sizeLimit: sizeLimit) {
+        case .opened(let fd, let size):
+            defer { close(fd) }
+            return body(fd, size)
+        case .missing: return .missing
+        case .unavailable(let error): return .unavailable(error)
+        }
+    }
+
+    /// What opening the file found.
+    enum OpenedFile {
+        case opened(fd: Int32, size: Int)
+        case missing
+        case unavailable(StoreError)
+    }
+
+    /// Opens `path` for reading without blocking (a FIFO never stalls the reader) and checks that
+    /// it is a regular file within `sizeLimit`. The caller closes the descriptor.
+    static func openRegularFile(_ path: String, sizeLimit: Int) -> OpenedFile {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        if fd < 0 {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return .missing }
+            if code == ENXIO { return .unavailable(.notARegularFile(path: path, kind: "socket or FIFO without writer")) }
+            return .unavailable(.system(path: path, operation: "open", errno: code))
+        }
+        var s = stat()
+        guard fstat(fd, &s) == 0 else {
+            let code = errno
+            close(fd)
+            return .unavailable(.system(path: path, operation: "fstat", errno: code))
+        }
+        guard s.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            return .unavailable(.notARegularFile(path: path, kind: kindName(s.st_mode)))
+        }
+        let size = Int(s.st_size)
+        guard size <= sizeLimit else {
+            close(fd)
+            return .unavailable(.tooLarge(path: path, size: size, limit: sizeLimit))
+        }
+        return .opened(fd: fd, size: size)
     }
 
     static func kindName(_ mode: mode_t) -> String {
@@ -72,3 +109,13 @@ public enum FileReader {
         }
     }
 }
+
+/// A reader's result type that can say the file is missing or unavailable (`FileSnapshot`,
+/// `FileComparison`).
+protocol FileOpeningOutcome {
+    static var missing: Self { get }
+    static func unavailable(_ error: StoreError) -> Self
+}
+
+extension FileSnapshot: FileOpeningOutcome {}
+extension FileComparison: FileOpeningOutcome {}

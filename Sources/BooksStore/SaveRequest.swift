@@ -39,15 +39,20 @@ public struct SaveRequest: Sendable, Hashable {
 
 /// What a save did (SwiftData's `DataStoreSaveChangesResult`).
 public struct SaveResult: Sendable {
-    /// The new content as canonical text (what the document must be moved to).
-    public var canonical: [UInt8]
+    /// How the canonical text changed from the document the save was based on (apply it with
+    /// `BookContext.apply(splice:)`). For an append that raced with another writer, this also
+    /// holds the other writer's bytes.
+    public var splice: ByteSplice
     /// The identity of the file written.
     public var identity: FileIdentity
     /// Temporary-to-permanent id assignments: insertions without id, and `line:N` rows typed by hand.
     public var remapped: [IdentifierRemap]
     /// The inserted books with their permanent ids, in request order.
     public var inserted: [Book]
-    /// For an append (`appendIfPossible`): how many bytes were appended to the content the save
-    /// was based on. When `canonical` is longer than that, someone else wrote meanwhile.
-    public var appendedByteCount: Int? = nil
+    /// For an append (`appendIfPossible`): the bytes appended to the content the save was based
+    /// on. When `splice` is anything else than appending exactly these, someone else wrote meanwhile.
+    public var appended: [UInt8]? = nil
+
+    /// The new canonical text, given the content the save was based on (a new array).
+    public func content(basedOn base: [UInt8]) -> [UInt8] { splice.applied(to: base) }
 }

@@ -76,12 +76,21 @@ extension BadLine {
         var rows: [String] = []
         for k in 0..<Int.random(in: 1...200, using: &rng) { rows.append(randomRow(&rng, k)) }
         var incremental = BookDocument(parsing: Samples.file(rows))
+        var spliced = incremental
         var paths: [DocumentUpdate.Path: Int] = [:]
         for step in 0..<300 {
             mutate(&rows, &rng, step)
             let bytes = Samples.file(rows, crlf: false)
             var full = incremental
             let expected = full.updateFully(to: bytes)
+            // The same edit as a splice, widened at random over unchanged bytes (as a reader
+            // comparing in chunks could report it): applied in place, it must agree too.
+            let splice = widened(ByteSplice(from: spliced.bytes, to: bytes), old: spliced.bytes, &rng)
+            #expect(splice.applied(to: spliced.bytes) == bytes)
+            let splicedResult = spliced.update(applying: splice)
+            #expect(splicedResult.changes == expected, "seed \(seed) step \(step) (splice)")
+            #expect(spliced.bytes == bytes)
+            #expect(spliced.books == full.books)
             let result = incremental.update(to: bytes)
             paths[result.path, default: 0] += 1
             #expect(normalized(result.changes) == normalized(expected), "seed \(seed) step \(step)")
@@ -99,6 +108,16 @@ extension BadLine {
     }
 
     func normalized(_ c: ChangeSet) -> ChangeSet { c }
+
+    /// `splice` extended by up to 40 unchanged bytes on each side.
+    func widened(_ splice: ByteSplice, old: [UInt8], _ rng: inout SeededGenerator) -> ByteSplice {
+        let before = Int.random(in: 0...min(40, splice.range.lowerBound), using: &rng)
+        let after = Int.random(in: 0...min(40, old.count - splice.range.upperBound), using: &rng)
+        let range = (splice.range.lowerBound - before)..<(splice.range.upperBound + after)
+        let replacement = Array(old[range.lowerBound..<splice.range.lowerBound]) + splice.replacement
+            + Array(old[splice.range.upperBound..<range.upperBound])
+        return ByteSplice(range: range, replacement: replacement)
+    }
 
     func twoFieldLines(_ doc: BookDocument) -> Set<Int> {
         Set(doc.newBookRows.map { $0.lineIndex + 1 }).union(doc.badLines.filter(\.isSlip).map(\.lineNumber))

@@ -28,12 +28,13 @@ import Testing
         defer { _ = system("rm -rf '\(dir)'") }
         let path = dir + "/books.txt"
         put(path, "a|1|x\n")
-        guard case .present(_, var identity) = FileReader.read(path) else { Issue.record("read"); return }
+        guard case .present(_, let identity) = FileReader.read(path) else { Issue.record("read"); return }
         // Simulate an edit that the metadata check cannot see (same inode, size and times):
-        // the identity claims the content read was different from what is on disk now.
-        identity.contentHash = FileIdentity.hash(Array("a|0|x\n".utf8))
+        // the version the write was planned on was different from what is on disk now.
+        let planned = Array("a|0|x\n".utf8)
         #expect(throws: StoreError.changedDuringWrite(path: path)) {
-            try AtomicFileWriter.write(Array("a|2|client\n".utf8), to: path, expected: identity)
+            try AtomicFileWriter.write(Array("a|2|client\n".utf8), to: path, expected: identity,
+                                       isExpectedContent: { $0 == planned })
         }
         #expect(contents(path) == "a|1|x\n", "the concurrent edit was not put back")
         #expect(AtomicFileWriter.removeStaleTemporaries(beside: path).isEmpty, "temporary file left behind")
@@ -48,7 +49,8 @@ import Testing
         put(dir + "/edit", "a|1|x\n")   // same content, new inode (an editor's rename-over)
         rename(dir + "/edit", path)
         #expect(throws: StoreError.changedDuringWrite(path: path)) {
-            try AtomicFileWriter.write(Array("a|2|client\n".utf8), to: path, expected: identity)
+            try AtomicFileWriter.write(Array("a|2|client\n".utf8), to: path, expected: identity,
+                                       isExpectedContent: { $0 == Array("a|1|x\n".utf8) })
         }
         #expect(contents(path) == "a|1|x\n")
     }
@@ -58,10 +60,11 @@ import Testing
         defer { _ = system("rm -rf '\(dir)'") }
         let path = dir + "/books.txt"
         put(path, "a|1|x\n")
-        guard case .present(_, let identity) = FileReader.read(path) else { Issue.record("read"); return }
-        let written = try AtomicFileWriter.write(Array("a|2|client\n".utf8), to: path, expected: identity)
+        guard case .present(let read, let identity) = FileReader.read(path) else { Issue.record("read"); return }
+        let written = try AtomicFileWriter.write(Array("a|2|client\n".utf8), to: path, expected: identity,
+                                                 isExpectedContent: { $0 == read })
         #expect(contents(path) == "a|2|client\n")
-        #expect(written.contentHash == FileIdentity.hash(Array("a|2|client\n".utf8)))
+        #expect(written == FileIdentity.of(path: path))
         #expect(AtomicFileWriter.removeStaleTemporaries(beside: path).isEmpty)
     }
 }

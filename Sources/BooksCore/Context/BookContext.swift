@@ -75,7 +75,21 @@ public struct BookContext: Sendable {
     @discardableResult
     public mutating func apply(bytes: [UInt8], source: ChangeSource, time: Date = Date(),
                                remapped: [IdentifierRemap] = []) -> SequencedChangeSet? {
-        var changes = document.update(to: bytes).changes
+        record(document.update(to: bytes).changes, source: source, time: time, remapped: remapped)
+    }
+
+    /// Moves the context to its file content changed by `splice` (in place: the same result as
+    /// `apply(bytes: splice.applied(to: document.bytes), …)` without a second copy of the file).
+    @discardableResult
+    public mutating func apply(splice: ByteSplice, source: ChangeSource, time: Date = Date(),
+                               remapped: [IdentifierRemap] = []) -> SequencedChangeSet? {
+        record(document.update(applying: splice).changes, source: source, time: time, remapped: remapped)
+    }
+
+    /// Sequences and logs the change set of a document update.
+    private mutating func record(_ documentChanges: ChangeSet, source: ChangeSource, time: Date,
+                                 remapped: [IdentifierRemap]) -> SequencedChangeSet? {
+        var changes = documentChanges
         resolveHeldBooks(&changes)
         guard !changes.isEmpty else { return nil }
         seq += 1

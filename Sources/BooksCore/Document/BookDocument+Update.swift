@@ -9,8 +9,37 @@ extension BookDocument {
     /// the whole file is parsed and diffed by id instead; both paths yield identical change sets.
     public mutating func update(to newBytes: [UInt8]) -> DocumentUpdate {
         if ByteComparison.equal(newBytes, bytes) { return DocumentUpdate(changes: ChangeSet(), path: .unchanged) }
-        if let changes = updateIncrementally(to: newBytes) { return DocumentUpdate(changes: changes, path: .incremental) }
+        let (prefix, suffix) = ByteComparison.commonEnds(bytes, newBytes)
+        if let changes = updateIncrementally(prefix: prefix, oldSuffixStart: bytes.count - suffix, content: .whole(newBytes)) {
+            return DocumentUpdate(changes: changes, path: .incremental)
+        }
         return DocumentUpdate(changes: updateFully(to: newBytes), path: .full)
+    }
+
+    /// Moves the document to its bytes changed by `splice` and returns the record-level changes:
+    /// the same change set as `update(to: splice.applied(to: bytes))`, but the bytes are changed in
+    /// place (no second copy of the file) and only the lines around the splice are parsed.
+    public mutating func update(applying splice: ByteSplice) -> DocumentUpdate {
+        precondition(splice.range.lowerBound >= 0 && splice.range.upperBound <= bytes.count, "splice outside the document")
+        // Trim what the splice replaces with the same bytes: the window is then the real change.
+        let trimmed = bytes.withUnsafeBufferPointer { old in
+            splice.replacement.withUnsafeBufferPointer { new -> ByteSplice? in
+                let r = splice.range
+                guard let o = old.baseAddress, let n = new.baseAddress else { return nil }
+                let shorter = min(r.count, new.count)
+                let prefix = ByteComparison.commonPrefix(o + r.lowerBound, n, shorter)
+                let suffix = ByteComparison.commonSuffix(o + r.lowerBound, r.count, n, new.count, limit: shorter - prefix)
+                if prefix == 0 && suffix == 0 { return nil }
+                return ByteSplice(range: (r.lowerBound + prefix)..<(r.upperBound - suffix),
+                                  replacement: Array(splice.replacement[prefix..<(new.count - suffix)]))
+            }
+        } ?? splice
+        if trimmed.isEmpty { return DocumentUpdate(changes: ChangeSet(), path: .unchanged) }
+        if let changes = updateIncrementally(prefix: trimmed.range.lowerBound, oldSuffixStart: trimmed.range.upperBound,
+                                             content: .splice(trimmed.replacement)) {
+            return DocumentUpdate(changes: changes, path: .incremental)
+        }
+        return DocumentUpdate(changes: updateFully(to: trimmed.applied(to: bytes)), path: .full)
     }
 
     /// Moves the document to `newBytes` by parsing all of it and diffing by id.
@@ -58,35 +87,43 @@ extension BookDocument {
         return changes
     }
 
-    /// The incremental path; nil when the full path must be taken.
-    mutating func updateIncrementally(to newBytes: [UInt8]) -> ChangeSet? {
-        guard duplicateCount == 0, !bytes.isEmpty, !newBytes.isEmpty else { return nil }
-        let oldCount = bytes.count, newCount = newBytes.count
-        // 1. The changed window, aligned to whole lines.
-        let (windowStart, oldEnd) = bytes.withUnsafeBufferPointer { oldBuffer in
-            newBytes.withUnsafeBufferPointer { newBuffer -> (Int, Int) in
-                let a = oldBuffer.baseAddress!, b = newBuffer.baseAddress!
-                let shorter = min(oldCount, newCount)
-                let prefix = Self.commonPrefix(a, b, shorter)
-                let suffix = Self.commonSuffix(a, oldCount, b, newCount, limit: shorter - prefix)
-                var start = prefix
-                while start > 0, a[start - 1] != 0x0A { start -= 1 }
-                let suffixStart = oldCount - suffix
-                // The window ends just after a line end inside the common suffix (so it is a line
-                // start in both files), or at the end of the file.
-                var end = suffixStart
-                if end < oldCount {
-                    if let hit = memchr(a + end, 0x0A, oldCount - end) {
-                        end = UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - a + 1
-                    } else {
-                        end = oldCount
-                    }
+    /// Where the new content of an incremental update comes from.
+    enum NewContent {
+        /// The whole new content: the document adopts this array.
+        case whole([UInt8])
+        /// The bytes that replace `prefix..<oldSuffixStart` of the current content, in place.
+        case splice([UInt8])
+    }
+
+    /// The incremental path for new content that equals the old bytes before `prefix` and from
+    /// `oldSuffixStart` on; nil when the full path must be taken (nothing is changed then).
+    mutating func updateIncrementally(prefix: Int, oldSuffixStart: Int, content: NewContent) -> ChangeSet? {
+        let oldCount = bytes.count
+        let replacementCount: Int
+        switch content {
+        case .whole(let newBytes): replacementCount = newBytes.count - prefix - (oldCount - oldSuffixStart)
+        case .splice(let replacement): replacementCount = replacement.count
+        }
+        let newCount = oldCount - (oldSuffixStart - prefix) + replacementCount
+        guard duplicateCount == 0, oldCount > 0, newCount > 0 else { return nil }
+        // 1. The changed window, aligned to whole lines: from the start of the line holding the
+        // first change to just after a line end inside the common suffix (a line start in both
+        // versions), or to the end of the file.
+        let (windowStart, oldEnd) = bytes.withUnsafeBufferPointer { oldBuffer -> (Int, Int) in
+            let a = oldBuffer.baseAddress!
+            var start = prefix
+            while start > 0, a[start - 1] != 0x0A { start -= 1 }
+            var end = oldSuffixStart
+            if end < oldCount {
+                if let hit = memchr(a + end, 0x0A, oldCount - end) {
+                    end = UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - a + 1
+                } else {
+                    end = oldCount
                 }
-                return (start, end)
             }
+            return (start, end)
         }
         let delta = newCount - oldCount
-        let newEnd = oldEnd + delta
         if oldEnd - windowStart > max(oldCount / 4, 64 * 1024) { return nil }
 
         // 2. The old window's lines [i, j).
@@ -97,14 +134,23 @@ extension BookDocument {
         // rare — the daemon gives them ids at once).
         if newBookCount > 0, newBookCount > lines[i..<j].reduce(0, { $0 + ($1.kind == .newBook ? 1 : 0) }) { return nil }
 
-        // 3. Parse the new window and classify it against the old index.
-        var window = Self.parseLines(newBytes, from: windowStart, to: newEnd, lineLimit: lineLimit)
+        // 3. The new window's bytes (offsets relative to `windowStart`), parsed and classified
+        // against the old index.
+        var newWindow: [UInt8] = []
+        newWindow.reserveCapacity(oldEnd - windowStart + delta)
+        newWindow.append(contentsOf: bytes[windowStart..<prefix])
+        switch content {
+        case .whole(let newBytes): newWindow.append(contentsOf: newBytes[prefix..<(prefix + replacementCount)])
+        case .splice(let replacement): newWindow.append(contentsOf: replacement)
+        }
+        newWindow.append(contentsOf: bytes[oldSuffixStart..<oldEnd])
+        var window = Self.parseLines(newWindow, from: 0, to: newWindow.count, lineLimit: lineLimit)
         var counters = Counters()
         var windowIDs = [IDKey: Int]()   // id → index in `window`
         var fallback = false
         var slips: Set<IDKey>?
-        newBytes.withUnsafeBufferPointer { newBuffer in
-            let b = newBuffer.baseAddress!
+        newWindow.withUnsafeBufferPointer { newBuffer in
+            let b = newBuffer.baseAddress ?? UnsafePointer(bitPattern: 1)!   // no lines when empty
             for m in window.indices {
                 let record = window[m]
                 switch record.kind {
@@ -143,8 +189,8 @@ extension BookDocument {
         var changes = ChangeSet()
         var oldWindowCounters = Counters()
         bytes.withUnsafeBufferPointer { oldBuffer in
-            newBytes.withUnsafeBufferPointer { newBuffer in
-                let a = oldBuffer.baseAddress!, b = newBuffer.baseAddress!
+            newWindow.withUnsafeBufferPointer { newBuffer in
+                let a = oldBuffer.baseAddress!, b = newBuffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
                 var matched = Set<Int>()
                 for k in i..<j {
                     let record = lines[k]
@@ -196,13 +242,17 @@ extension BookDocument {
         // 6. Splice the lines, shift what follows, re-index the window.
         let lineDelta = window.count - (j - i)
         index.shiftLines(from: j, by: lineDelta)
+        for m in window.indices { window[m].start += windowStart }
         lines.replaceSubrange(i..<j, with: window)
         if delta != 0 {
             lines.withUnsafeMutableBufferPointer { records in
                 for k in (i + window.count)..<records.count { records[k].start += delta }
             }
         }
-        bytes = newBytes
+        switch content {
+        case .whole(let newBytes): bytes = newBytes
+        case .splice(let replacement): bytes.replaceSubrange(prefix..<oldSuffixStart, with: replacement)
+        }
         bytes.withUnsafeBufferPointer { buffer in
             let b = buffer.baseAddress!
             for (m, record) in window.enumerated() where record.kind == .book {
@@ -225,21 +275,5 @@ extension BookDocument {
             if lines[mid].start < offset { low = mid + 1 } else { high = mid }
         }
         return low
-    }
-
-    static func commonPrefix(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Int {
-        let block = 4096
-        var i = 0
-        while i + block <= n, memcmp(a + i, b + i, block) == 0 { i += block }
-        while i < n, a[i] == b[i] { i += 1 }
-        return i
-    }
-
-    static func commonSuffix(_ a: UnsafePointer<UInt8>, _ na: Int, _ b: UnsafePointer<UInt8>, _ nb: Int, limit: Int) -> Int {
-        let block = 4096
-        var s = 0
-        while s + block <= limit, memcmp(a + na - s - block, b + nb - s - block, block) == 0 { s += block }
-        while s < limit, a[na - s - 1] == b[nb - s - 1] { s += 1 }
-        return s
     }
 }

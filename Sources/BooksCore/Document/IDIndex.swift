@@ -99,14 +99,15 @@ struct IDIndex: Sendable {
     /// Adds `delta` to every stored line index `>= from` (after lines were inserted or removed).
     mutating func shiftLines(from: Int, by delta: Int) {
         guard delta != 0 else { return }
+        // Branch-free (half the slots move, at random: a branch would mispredict on every other
+        // slot): empty slots store line 0, below any threshold, and `line + 1 + delta` stays
+        // positive, so adding `delta` to the whole word never borrows from the hash half.
         let threshold = UInt64(from + 1)
+        let step = UInt64(bitPattern: Int64(delta))
         slots.withUnsafeMutableBufferPointer { buffer in
             for k in buffer.indices {
                 let slot = buffer[k]
-                let line = slot & 0xFFFF_FFFF
-                if slot != 0 && line >= threshold {
-                    buffer[k] = (slot & 0xFFFF_FFFF_0000_0000) | UInt64(Int(line) + delta)
-                }
+                buffer[k] = slot &+ ((slot & 0xFFFF_FFFF) >= threshold ? step : 0)
             }
         }
     }

@@ -127,9 +127,57 @@ public final class Reconciler: Sendable {
             processWritesIfAny()
             return
         }
+        if initial { loadInitialContent() } else { applyFileChanges() }
+        assignIDsToNewRowsIfAny()
+        publishStatus()
+    }
+
+    /// Reads the whole file at start: its content is the baseline (seq 0), not a change.
+    func loadInitialContent() {
         let snapshot = store.fetch()
         state.withLock { s in
             switch snapshot {
+            case .unavailable(let error):
+                s.fileState = .unavailable(error.description)
+                s.lastLoggedProblem = error.description
+                logger.error("cannot use the book file: \(error)", ["BOOKS_FILE": store.configuration.path])
+                s.confirmationGeneration += 1
+            case .missing:
+                s.fileState = .missing
+                s.identity = nil
+                logger.notice("the book file does not exist yet; starting with no books", ["BOOKS_FILE": store.configuration.path])
+            case .present(let canonical, let identity):
+                s.lastLoggedProblem = nil
+                let document = BookDocument(parsing: canonical, lineLimit: s.configuration.maxLineBytes)
+                s.context = BookContext(document: document, epoch: s.context.epoch,
+                                        retention: s.configuration.changeLogRetention)
+                s.fileState = .present
+                s.identity = identity
+                logger.info("loaded \(document.bookCount) books, \(document.badLineCount) bad lines",
+                            ["BOOKS_FILE": store.configuration.path])
+                if document.badLineCount > 0 {
+                    logger.warning("the book file has \(document.badLineCount) bad line(s); see booksctl status",
+                                   ["BOOKS_FILE": store.configuration.path])
+                }
+            }
+        }
+    }
+
+    /// Compares the file with the context's document (on the queue, which alone changes the
+    /// context, so the result still applies when the state is locked next). The document copy
+    /// taken here is released on return, so a splice is then applied in place without copying.
+    func compareWithFile() -> FileComparison {
+        dispatchPrecondition(condition: .onQueue(queue))
+        let document = state.withLock { $0.context.document }
+        return store.compare(with: document)
+    }
+
+    /// Re-reads the file after a watcher event and applies what changed; a destructive-looking
+    /// state waits for confirmation.
+    func applyFileChanges() {
+        let comparison = compareWithFile()
+        state.withLock { s in
+            switch comparison {
             case .unavailable(let error):
                 s.fileState = .unavailable(error.description)
                 if s.lastLoggedProblem != error.description {
@@ -138,52 +186,46 @@ public final class Reconciler: Sendable {
                 }
                 s.confirmationGeneration += 1
             case .missing:
-                if s.context.bookCount == 0 || initial {
+                if s.context.bookCount == 0 {
                     s.fileState = .missing
                     s.identity = nil
-                    if initial { logger.notice("the book file does not exist yet; starting with no books", ["BOOKS_FILE": store.configuration.path]) }
-                    if !initial { apply(&s, canonical: [], identity: nil) }
+                    apply(&s, canonical: [], identity: nil)
                 } else {
                     scheduleConfirmation(&s, observed: nil, reason: "the file disappeared")
                 }
-            case .present(let canonical, let identity):
+            case .unchanged(let identity):
                 s.lastLoggedProblem = nil
-                if ByteComparison.equal(canonical, s.context.document.bytes) {
-                    s.fileState = .present
-                    s.identity = identity
-                    s.confirmationGeneration += 1
-                } else if !initial, let reason = guardRule.reason(oldBytes: s.context.document.bytes.count,
-                                                                 oldBookCount: s.context.bookCount, newBytes: canonical) {
-                    scheduleConfirmation(&s, observed: canonical, reason: reason)
-                } else if initial {
-                    // The state at start is the baseline (seq 0), not a change.
-                    let document = BookDocument(parsing: canonical, lineLimit: s.configuration.maxLineBytes)
-                    s.context = BookContext(document: document, epoch: s.context.epoch,
-                                            retention: s.configuration.changeLogRetention)
-                    s.fileState = .present
-                    s.identity = identity
-                    logger.info("loaded \(document.bookCount) books, \(document.badLineCount) bad lines",
-                                ["BOOKS_FILE": store.configuration.path])
-                    if document.badLineCount > 0 {
-                        logger.warning("the book file has \(document.badLineCount) bad line(s); see booksctl status",
-                                       ["BOOKS_FILE": store.configuration.path])
-                    }
+                s.fileState = .present
+                s.identity = identity
+                s.confirmationGeneration += 1
+            case .changed(let splice, let identity):
+                s.lastLoggedProblem = nil
+                if let reason = guardRule.reason(old: s.context.document.bytes, oldBookCount: s.context.bookCount, splice: splice) {
+                    scheduleConfirmation(&s, observed: splice.applied(to: s.context.document.bytes), reason: reason)
                 } else {
-                    apply(&s, canonical: canonical, identity: identity)
+                    apply(&s, splice: splice, identity: identity)
                 }
             }
         }
-        assignIDsToNewRowsIfAny()
-        publishStatus()
     }
 
     /// Applies file content to the context and broadcasts the change.
     func apply(_ s: inout State, canonical: [UInt8], identity: FileIdentity?) {
+        apply(&s, identity: identity) { $0.apply(bytes: canonical, source: .file) }
+    }
+
+    /// Applies a file edit, as a splice of the current content, to the context (in place).
+    func apply(_ s: inout State, splice: ByteSplice, identity: FileIdentity) {
+        apply(&s, identity: identity) { $0.apply(splice: splice, source: .file) }
+    }
+
+    /// Applies a file edit with `change` and broadcasts it.
+    func apply(_ s: inout State, identity: FileIdentity?, _ change: (inout BookContext) -> SequencedChangeSet?) {
         s.confirmationGeneration += 1
         s.fileState = identity == nil ? .missing : .present
         s.identity = identity
         let before = s.context.document.badLineCount
-        if let applied = s.context.apply(bytes: canonical, source: .file) {
+        if let applied = change(&s.context) {
             if !s.writeGuard.isEmpty { warnAboutRevertedClientWrites(&s, applied.changes) }
             logger.info("file edit: \(applied.changes.inserted.count) inserted, \(applied.changes.updated.count) updated, \(applied.changes.deleted.count) deleted",
                         ["BOOKS_SEQ": "\(applied.seq)", "BOOKS_FILE": store.configuration.path])
@@ -378,10 +420,10 @@ public final class Reconciler: Sendable {
     func commit(writes: [PendingWrite]) {
         dispatchPrecondition(condition: .onQueue(queue))
         // 1. Bring the context up to date with the file.
-        let snapshot = store.fetch()
+        let comparison = compareWithFile()
         var blocked: ProtocolError?
         state.withLock { s in
-            switch snapshot {
+            switch comparison {
             case .unavailable(let error):
                 s.fileState = .unavailable(error.description)
                 blocked = ProtocolError(.storeUnavailable, "the book file cannot be written now: \(error)")
@@ -394,30 +436,30 @@ public final class Reconciler: Sendable {
                 } else {
                     s.identity = nil
                 }
-            case .present(let canonical, let identity):
-                if !ByteComparison.equal(canonical, s.context.document.bytes) {
-                    if let reason = guardRule.reason(oldBytes: s.context.document.bytes.count,
-                                                     oldBookCount: s.context.bookCount, newBytes: canonical) {
-                        if case .confirming = s.fileState {} else { scheduleConfirmation(&s, observed: canonical, reason: reason) }
-                        blocked = ProtocolError(.storeUnavailable, "the book file is being rewritten (\(reason)); retry in a moment")
-                    } else if s.writeRetries > 0, !writes.isEmpty {
-                        // A retry: the hand edit that made the write retry may carry rows the
-                        // first attempt appended. Report the hand edit as such, and the client's
-                        // rows as the client's.
-                        let ours = Set(writes.flatMap(\.assignedIDs))
-                        applyTheirsFirst(&s, content: canonical, ours: ours)
-                        s.identity = identity
-                        s.fileState = .present
-                        if let applied = s.context.apply(bytes: canonical, source: .client) {
-                            s.writeGuard.record(applied.changes)
-                            channel?.broadcast(applied)
-                        }
-                    } else {
-                        apply(&s, canonical: canonical, identity: identity)
+            case .unchanged(let identity):
+                s.identity = identity
+                s.fileState = .present
+            case .changed(let splice, let identity):
+                if let reason = guardRule.reason(old: s.context.document.bytes, oldBookCount: s.context.bookCount, splice: splice) {
+                    if case .confirming = s.fileState {} else {
+                        scheduleConfirmation(&s, observed: splice.applied(to: s.context.document.bytes), reason: reason)
                     }
-                } else {
+                    blocked = ProtocolError(.storeUnavailable, "the book file is being rewritten (\(reason)); retry in a moment")
+                } else if s.writeRetries > 0, !writes.isEmpty {
+                    // A retry: the hand edit that made the write retry may carry rows the
+                    // first attempt appended. Report the hand edit as such, and the client's
+                    // rows as the client's.
+                    let canonical = splice.applied(to: s.context.document.bytes)
+                    let ours = Set(writes.flatMap(\.assignedIDs))
+                    applyTheirsFirst(&s, content: canonical, ours: ours)
                     s.identity = identity
                     s.fileState = .present
+                    if let applied = s.context.apply(bytes: canonical, source: .client) {
+                        s.writeGuard.record(applied.changes)
+                        channel?.broadcast(applied)
+                    }
+                } else {
+                    apply(&s, splice: splice, identity: identity)
                 }
             }
         }
@@ -460,11 +502,16 @@ public final class Reconciler: Sendable {
             if let result {
                 s.identity = result.identity
                 s.fileState = .present
-                separateForeignEdits(&s, result)
                 // Without client writes, the save only gave ids to rows typed by hand: that
                 // change is the hand edit's, so it is reported with source `file`.
                 let source: ChangeSource = plan.accepted.isEmpty ? .file : .client
-                if let applied = s.context.apply(bytes: result.canonical, source: source, remapped: result.remapped) {
+                let applied: SequencedChangeSet?
+                if let content = separateForeignEdits(&s, result) {
+                    applied = s.context.apply(bytes: content, source: source, remapped: result.remapped)
+                } else {
+                    applied = s.context.apply(splice: result.splice, source: source, remapped: result.remapped)
+                }
+                if let applied {
                     if source == .client { s.writeGuard.record(applied.changes) }
                     logger.info("client write: \(applied.changes.inserted.count) inserted, \(applied.changes.updated.count) updated, \(applied.changes.deleted.count) deleted",
                                 ["BOOKS_SEQ": "\(applied.seq)", "BOOKS_FILE": store.configuration.path])
@@ -513,16 +560,14 @@ public final class Reconciler: Sendable {
 
     /// When someone else wrote to the file between an append's check and its read-back (an
     /// `echo >>` racing with a client insert), applies their edit first, as a file change, so that
-    /// the client change set holds only the client's books.
-    func separateForeignEdits(_ s: inout State, _ result: SaveResult) {
-        guard let appended = result.appendedByteCount else { return }
-        let base = s.context.document.bytes
-        if result.canonical.count == base.count + appended,
-           result.canonical.withUnsafeBufferPointer({ a in base.withUnsafeBufferPointer { b in
-               b.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, b.count) == 0 } }) {
-            return   // exactly our rows were added
-        }
-        applyTheirsFirst(&s, content: result.canonical, ours: Set(result.inserted.map(\.id)))
+    /// the client change set holds only the client's books. Returns the file's whole content
+    /// then (to apply as the client's change); nil when exactly our rows were added.
+    func separateForeignEdits(_ s: inout State, _ result: SaveResult) -> [UInt8]? {
+        guard let appended = result.appended,
+              result.splice != .append(appended, to: s.context.document.bytes.count) else { return nil }
+        let content = result.content(basedOn: s.context.document.bytes)
+        applyTheirsFirst(&s, content: content, ours: Set(result.inserted.map(\.id)))
+        return content
     }
 
     /// Applies `content` without the rows of the books `ours` (ids of a client write in progress)

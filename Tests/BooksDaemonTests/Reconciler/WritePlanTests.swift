@@ -71,16 +71,28 @@ import BooksProtocol
 @Suite struct DestructiveChangeGuardTests {
     let rule = DestructiveChangeGuard()
 
-    @Test func missingEmptyAndDrasticShrinksWait() {
-        #expect(rule.reason(oldBytes: 100, oldBookCount: 3, newBytes: nil) != nil)
-        #expect(rule.reason(oldBytes: 100, oldBookCount: 3, newBytes: []) != nil)
-        #expect(rule.reason(oldBytes: 100, oldBookCount: 3, newBytes: Array("# all gone\n".utf8)) != nil)
-        #expect(rule.reason(oldBytes: 1000, oldBookCount: 20, newBytes: Array(repeating: 0x7C, count: 400)) != nil)
+    /// The rule's answer for `old` (holding `books` books) changed to `new`, given as a splice.
+    func reason(_ old: [UInt8], books: Int, _ new: [UInt8]) -> String? {
+        rule.reason(old: old, oldBookCount: books, splice: ByteSplice(from: old, to: new))
+    }
+
+    func rows(_ count: Int) -> [UInt8] {
+        Array((0..<count).map { "\($0)|Title \($0)|Author\n" }.joined().utf8)
+    }
+
+    @Test func emptyPipelessAndDrasticShrinksWait() {
+        #expect(reason(rows(3), books: 3, []) != nil)
+        #expect(reason(rows(3), books: 3, Array("# all gone\n".utf8)) != nil)
+        // The pipes left are in the unchanged prefix or suffix, or in the replacement: all count.
+        #expect(reason(rows(20), books: 20, Array(rows(20).prefix(rows(20).count / 3))) != nil)
+        #expect(reason(Array("1|A|B\n# x\n".utf8), books: 1, Array("# x\n".utf8)) != nil)
     }
 
     @Test func ordinaryDeletesAndEmptyStartsDoNot() {
-        #expect(rule.reason(oldBytes: 1000, oldBookCount: 20, newBytes: Array(repeating: 0x7C, count: 950)) == nil)
-        #expect(rule.reason(oldBytes: 0, oldBookCount: 0, newBytes: []) == nil)
-        #expect(rule.reason(oldBytes: 40, oldBookCount: 2, newBytes: Array("1|A|B\n".utf8)) == nil)
+        let twenty = rows(20)
+        #expect(reason(twenty, books: 20, Array(twenty.dropLast(20))) == nil)
+        #expect(reason([], books: 0, []) == nil)
+        #expect(reason(Array("1|A|B\n2|C|D\n".utf8), books: 2, Array("1|A|B\n".utf8)) == nil)
+        #expect(reason(Array("# x\n1|A|B\n".utf8), books: 1, Array("# x\n2|C|D\n".utf8)) == nil)
     }
 }
