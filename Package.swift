@@ -37,7 +37,7 @@ let package = Package(
         .executableTarget(name: "booksd", dependencies: ["BooksDaemon"], swiftSettings: strict),
         .executableTarget(name: "booksctl", dependencies: ["BooksClient"], swiftSettings: strict),
         .executableTarget(name: "BooksBenchmarks",
-                          dependencies: ["BooksCore", "BooksStore", "BooksClient"],
+                          dependencies: ["BooksCore", "BooksStore", "BooksClient", "CLinux"],
                           path: "Benchmarks/BooksBenchmarks", swiftSettings: strict),
 
         .testTarget(name: "BooksCoreTests", dependencies: ["BooksCore"], swiftSettings: strict),

@@ -53,6 +53,42 @@ final class RawSocket {
         }
     }
 
+    /// Reads what is available through `scratch` and tells whether the bytes received (since the
+    /// last complete line before this call) contain `marker`; keeps only the incomplete last line
+    /// (no `String` per line: the fan-out reader must not be slower than the daemon it measures).
+    func scan(for marker: [UInt8], scratch: UnsafeMutableRawBufferPointer) -> Bool {
+        // Level-triggered readiness: a read that does not fill the buffer ends the turn (another
+        // read would only return EAGAIN; anything left is reported readable again).
+        while !closed {
+            let n = read(fd, scratch.baseAddress, scratch.count)
+            if n < 0 { if errno == EINTR { continue }; if errno != EAGAIN { closed = true }; break }
+            if n == 0 { closed = true; break }
+            inbox.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<n]))
+            if n < scratch.count { break }
+        }
+        let found = Self.contains(inbox, marker)
+        if let lastNewline = inbox.lastIndex(of: 0x0A) { inbox.removeFirst(lastNewline + 1) }
+        return found
+    }
+
+    /// Whether `haystack` contains `needle` (memchr for the first byte, then memcmp).
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, haystack.count >= needle.count else { return needle.isEmpty }
+        return haystack.withUnsafeBufferPointer { h in
+            needle.withUnsafeBufferPointer { n in
+                let base = h.baseAddress!
+                var at = 0
+                let last = h.count - n.count
+                while at <= last, let hit = memchr(base + at, Int32(first), last - at + 1) {
+                    at = UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - base
+                    if memcmp(base + at, n.baseAddress!, n.count) == 0 { return true }
+                    at += 1
+                }
+                return false
+            }
+        }
+    }
+
     /// Reads what is available; returns the complete lines (empty when none). Marks `closed` at EOF.
     func readLines() -> [String] {
         var lines: [String] = []

@@ -348,15 +348,22 @@ final class ServerLoop: @unchecked Sendable {
         case .broadcast(let change):
             epoch = change.epoch
             lastSeq = change.seq
+            // Encoded once per distinct filter; subscribers mostly share one filter, so the last
+            // one is checked before the dictionary (no hashing per subscriber).
             var encoded: [BookFilter: [UInt8]?] = [:]
+            var last: (filter: BookFilter, bytes: [UInt8]?)?
             for connection in Array(connections.values) {
                 guard let subscription = connection.subscription, change.seq > subscription.afterSeq else { continue }
                 let bytes: [UInt8]?
-                if let cached = encoded[subscription.filter] {
+                if let last, last.filter == subscription.filter {
+                    bytes = last.bytes
+                } else if let cached = encoded[subscription.filter] {
                     bytes = cached
+                    last = (subscription.filter, cached)
                 } else {
                     bytes = MessageEncoder.changeEvent(change, filter: subscription.filter).map(MessageEncoder.encode)
                     encoded[subscription.filter] = .some(bytes)
+                    last = (subscription.filter, bytes)
                 }
                 connection.subscription?.afterSeq = change.seq
                 guard let bytes else { continue }
