@@ -133,6 +133,8 @@ extension BookStore {
 /// The `books.txt` store: one `id|name|author` row per line (docs/FORMAT.md).
 public struct TextBookStore: BookStore {
     public let configuration: BookStoreConfiguration
+    /// The chunk buffer of `compare`, kept between calls.
+    let readBuffer = ReadBuffer()
 
     /// Creates a text store for `path`.
     public init(path: String, lineLimit: Int = BookDocument.defaultLineLimit) {
@@ -144,7 +146,9 @@ public struct TextBookStore: BookStore {
     /// Reads the file in cache-sized chunks and compares as it goes (`FileReader.compare`): no
     /// second file-sized buffer.
     public func compare(with document: BookDocument) -> FileComparison {
-        FileReader.compare(configuration.path, with: document.bytes, sizeLimit: configuration.sizeLimit)
+        readBuffer.withBuffer { buffer in
+            FileReader.compare(configuration.path, with: document.bytes, sizeLimit: configuration.sizeLimit, buffer: buffer)
+        }
     }
 
     public func save(_ request: SaveRequest, onto document: BookDocument,

@@ -4,7 +4,7 @@ import Glibc
 extension FileReader {
     /// The size of the chunks `compare` reads: small enough to stay in the CPU's L2 cache while
     /// it is compared, large enough to keep system calls few (256 per 64 MiB).
-    static let comparisonChunkSize = 256 * 1024
+    public static let comparisonChunkSize = 256 * 1024
 
     /// Reads `path` and compares it with `old` (the content read last time) as it goes, keeping
     /// only the bytes that differ: the result is the smallest splice turning `old` into the file's
@@ -15,25 +15,31 @@ extension FileReader {
     /// second file-sized buffer (page faults included) plus separate comparison passes. A file
     /// whose size changes while it is read (a writer still at work) is read again whole and
     /// compared with `memcmp`; the same opening checks as `read` apply (no FIFO, regular files
-    /// only, `sizeLimit`).
-    public static func compare(_ path: String, with old: [UInt8], sizeLimit: Int = defaultSizeLimit) -> FileComparison {
+    /// only, `sizeLimit`). `buffer` is the chunk buffer to use (a `ReadBuffer`'s, kept between
+    /// calls); without one, a buffer is allocated for the call.
+    public static func compare(_ path: String, with old: [UInt8], sizeLimit: Int = defaultSizeLimit,
+                               buffer: UnsafeMutableRawBufferPointer? = nil) -> FileComparison {
         withRegularFile(path, sizeLimit: sizeLimit) { fd, size in
-            compare(fd, size: size, with: old, path: path, sizeLimit: sizeLimit)
+            if let buffer, buffer.count > 0 {
+                return compare(fd, size: size, with: old, path: path, sizeLimit: sizeLimit, chunk: buffer)
+            }
+            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: comparisonChunkSize, alignment: 64)
+            defer { chunk.deallocate() }
+            return compare(fd, size: size, with: old, path: path, sizeLimit: sizeLimit, chunk: chunk)
         }
     }
 
     /// Compares the open file `fd` of `size` bytes (at the time it was opened) with `old`.
-    static func compare(_ fd: Int32, size: Int, with old: [UInt8], path: String, sizeLimit: Int) -> FileComparison {
+    static func compare(_ fd: Int32, size: Int, with old: [UInt8], path: String, sizeLimit: Int,
+                        chunk: UnsafeMutableRawBufferPointer) -> FileComparison {
         var scan = SpliceScanner(oldCount: old.count, newCount: size)
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: comparisonChunkSize, alignment: 64)
-        defer { chunk.deallocate() }
         let base = chunk.baseAddress!.assumingMemoryBound(to: UInt8.self)
         var failure: Int32 = 0
         var sizeChanged = false
         old.withUnsafeBufferPointer { oldBuffer in
             let o = oldBuffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
             while true {
-                let n = Glibc.read(fd, base, comparisonChunkSize)
+                let n = Glibc.read(fd, base, chunk.count)
                 if n < 0 {
                     if errno == EINTR { continue }
                     failure = errno

@@ -15,10 +15,25 @@ import Glibc
 final class SocketConnection: Sendable {
     typealias ReplyContinuation = CheckedContinuation<Result<Reply, BooksClientError>, Never>
 
-    /// A change-feed consumer: receives events decoded on the reader thread.
+    /// A change-feed consumer: `deliver` is called on the reader thread for each event, in order;
+    /// `finish` once when the feed ends (nil: a normal end).
     struct EventSink: Sendable {
-        let continuation: AsyncThrowingStream<FeedItem, any Error>.Continuation
+        let deliver: @Sendable (FeedItem) -> Void
+        let finish: @Sendable (BooksClientError?) -> Void
         var sawShutdown = false
+
+        init(deliver: @escaping @Sendable (FeedItem) -> Void, finish: @escaping @Sendable (BooksClientError?) -> Void) {
+            self.deliver = deliver
+            self.finish = finish
+        }
+
+        /// A sink feeding `continuation`.
+        init(_ continuation: AsyncThrowingStream<FeedItem, any Error>.Continuation) {
+            self.init(deliver: { continuation.yield($0) },
+                      finish: { error in
+                          if let error { continuation.finish(throwing: error) } else { continuation.finish() }
+                      })
+        }
     }
 
     private struct State: Sendable {
@@ -125,11 +140,11 @@ final class SocketConnection: Sendable {
     // MARK: Events
 
     /// Installs the single change-feed consumer. Fails if one is installed or the stream has ended.
-    func installSink(_ continuation: AsyncThrowingStream<FeedItem, any Error>.Continuation) throws(BooksClientError) {
+    func installSink(_ sink: EventSink) throws(BooksClientError) {
         let error: BooksClientError? = state.withLock { state in
             if let error = state.endError { return error }
             if state.sink != nil { return .alreadySubscribed }
-            state.sink = EventSink(continuation: continuation)
+            state.sink = sink
             return nil
         }
         if let error { throw error }
@@ -141,7 +156,7 @@ final class SocketConnection: Sendable {
             defer { state.sink = nil }
             return state.sink
         }
-        if let error { sink?.continuation.finish(throwing: error) } else { sink?.continuation.finish() }
+        sink?.finish(error)
     }
 
     // MARK: Lifecycle
@@ -205,7 +220,7 @@ final class SocketConnection: Sendable {
                 if event.event == .shutdown { state.sink?.sawShutdown = true }
                 return state.sink
             }
-            sink?.continuation.yield(FeedItem(event))
+            sink?.deliver(FeedItem(event))
         }
     }
 
@@ -219,11 +234,7 @@ final class SocketConnection: Sendable {
         let reported: BooksClientError = closing ? .closed : error
         for continuation in pending.values { continuation.resume(returning: .failure(reported)) }
         if let sink {
-            if closing || (sink.sawShutdown && error == .connectionClosed) {
-                sink.continuation.finish()
-            } else {
-                sink.continuation.finish(throwing: reported)
-            }
+            sink.finish(closing || (sink.sawShutdown && error == .connectionClosed) ? nil : reported)
         }
     }
 }

@@ -1,5 +1,6 @@
 import BooksCore
 import BooksProtocol
+import Synchronization
 
 /// A change feed that survives daemon restarts, crashes and disconnects.
 ///
@@ -25,7 +26,7 @@ public struct ResilientSubscription: Sendable {
     public var waitForDaemon: Bool
     /// The client name sent in `hello`.
     public var clientName: String
-    /// Called on connection events (from the subscription's task).
+    /// Called on connection events (from the subscription's task, or its connection's reader thread).
     public var onStatus: (@Sendable (SubscriptionStatus) -> Void)?
 
     /// Creates a subscription description; nothing happens until `updates()` is iterated.
@@ -55,6 +56,10 @@ public struct ResilientSubscription: Sendable {
     }
 
     /// Drives a feed state machine across connections.
+    ///
+    /// Items are applied to the state on the connection's reader thread as they arrive (one hop
+    /// to the consumer per output instead of two); the task only connects, waits for the feed's
+    /// end and reconnects.
     func run<State: Sendable, Output: Sendable>(
         initialState: State,
         resumePoint: @escaping @Sendable (State) -> ResumePoint?,
@@ -62,8 +67,8 @@ public struct ResilientSubscription: Sendable {
     ) -> AsyncThrowingStream<Output, any Error> {
         let (stream, continuation) = AsyncThrowingStream<Output, any Error>.makeStream()
         let config = self
+        let progress = FeedProgress(state: initialState)
         let task = Task {
-            var state = initialState
             var failures = 0
             var everConnected = false
             while !Task.isCancelled {
@@ -73,25 +78,23 @@ public struct ResilientSubscription: Sendable {
                                                                clientName: config.clientName)
                     defer { client.close() }
                     everConnected = true
-                    let resume = resumePoint(state)
-                    let feed = client.changes(filter: config.filter, from: resume)
-                    var announced = false
-                    do {
-                        for try await item in feed {
-                            if !announced {
-                                announced = true
-                                failures = 0
-                                config.onStatus?(.subscribed(resumed: resume != nil))
-                            }
-                            if case .resyncRequired(_, _, let why) = item { config.onStatus?(.resyncRequired(reason: why)) }
-                            if case .shutdown(let why) = item { reason = "daemon shut down" + (why.map { ": \($0)" } ?? "") }
-                            if let output = step(&state, item) { continuation.yield(output) }
-                        }
-                    } catch let error as BooksClientError {
-                        throw error
-                    } catch {
-                        throw .io(operation: "subscribe", errno: 0)
-                    }
+                    let resume = progress.withLock { $0.startConnection(resumePoint) }
+                    let (ends, end) = AsyncStream<BooksClientError?>.makeStream()
+                    client.subscribe(filter: config.filter, from: resume, deliver: { item in
+                        let (output, firstItem) = progress.withLock { $0.apply(item, step) }
+                        if firstItem { config.onStatus?(.subscribed(resumed: resume != nil)) }
+                        if case .resyncRequired(_, _, let why) = item { config.onStatus?(.resyncRequired(reason: why)) }
+                        if let output { continuation.yield(output) }
+                    }, finish: { error in
+                        end.yield(error)
+                        end.finish()
+                    })
+                    var ended: BooksClientError?
+                    for await error in ends { ended = error }
+                    let (announced, shutdownReason) = progress.withLock { ($0.announced, $0.shutdownReason) }
+                    if announced { failures = 0 }
+                    if let shutdownReason { reason = shutdownReason }
+                    if let ended { throw ended }
                 } catch {
                     if !error.isTransient || (!everConnected && !config.waitForDaemon) {
                         continuation.finish(throwing: error)
@@ -110,4 +113,37 @@ public struct ResilientSubscription: Sendable {
         continuation.onTermination = { _ in task.cancel() }
         return stream
     }
+}
+
+/// A feed state machine's state and what the current connection has seen, shared by the reader
+/// thread (which applies items) and the subscription's task (which reconnects).
+final class FeedProgress<State: Sendable>: Sendable {
+    struct Value: Sendable {
+        var state: State
+        /// An item arrived on the current connection.
+        var announced = false
+        /// The daemon announced its shutdown on the current connection.
+        var shutdownReason: String?
+
+        /// Resets the per-connection flags; returns where to resume.
+        mutating func startConnection(_ resumePoint: (State) -> ResumePoint?) -> ResumePoint? {
+            announced = false
+            shutdownReason = nil
+            return resumePoint(state)
+        }
+
+        /// Applies `item`; returns the output and whether it was the connection's first item.
+        mutating func apply<Output>(_ item: FeedItem, _ step: (inout State, FeedItem) -> Output?) -> (Output?, Bool) {
+            let first = !announced
+            announced = true
+            if case .shutdown(let why) = item { shutdownReason = "daemon shut down" + (why.map { ": \($0)" } ?? "") }
+            return (step(&state, item), first)
+        }
+    }
+
+    private let value: Mutex<Value>
+
+    init(state: State) { value = Mutex(Value(state: state)) }
+
+    func withLock<T: Sendable>(_ body: (inout Value) -> T) -> T { value.withLock { body(&$0) } }
 }

@@ -241,7 +241,7 @@ extension BookDocument {
 
         // 6. Splice the lines, shift what follows, re-index the window.
         let lineDelta = window.count - (j - i)
-        index.shiftLines(from: j, by: lineDelta)
+        if j < lines.count { index.shiftLines(from: j, by: lineDelta) }   // none follow an append
         for m in window.indices { window[m].start += windowStart }
         lines.replaceSubrange(i..<j, with: window)
         if delta != 0 {
