@@ -64,27 +64,32 @@ import Glibc
     /// Connection 0: snapshot at 1, a change at 2, then the "daemon" dies. Connection 1: the client
     /// must resume from (E1, 2); the server replays seq 2 (a duplicate), then says resync-required and
     /// sends a snapshot at 5 in which a was updated, b deleted and c inserted.
-    @Test func resilientSubscriptionResumesAndDiffs() async throws {
-        let a2 = Book(id: "a", name: "Dune", author: "Frank Herbert")
-        let server = try FakeServer { connection, request in
+    /// A fake daemon: the first connection's `subscribe` is answered with `first`'s lines, then
+    /// the connection closes; later connections get `later`'s lines.
+    static func reconnectingServer(first: @escaping @Sendable (Request) -> [String],
+                                   later: @escaping @Sendable (Request) -> [String]) throws -> FakeServer {
+        try FakeServer { connection, request in
             switch (connection, request.op) {
             case (_, .hello): return .init(lines: [FakeServer.hello(request)])
-            case (0, .subscribe):
-                return .init(lines: [
-                    FakeServer.ok(request, ReplyResult(epoch: "E1", seq: 1)),
-                    FakeServer.event(Event(event: .snapshot, epoch: "E1", seq: 1, books: [Self.a])),
-                    FakeServer.event(Event(event: .change, epoch: "E1", seq: 2, source: .client, inserted: [Self.b])),
-                ], close: true)
-            case (_, .subscribe):
-                return .init(lines: [
-                    FakeServer.ok(request, ReplyResult(epoch: "E1", seq: 5)),
-                    FakeServer.event(Event(event: .change, epoch: "E1", seq: 2, source: .client, inserted: [Self.b])),
-                    FakeServer.event(Event(event: .resyncRequired, epoch: "E1", seq: 5, reason: "trimmed")),
-                    FakeServer.event(Event(event: .snapshot, epoch: "E1", seq: 5, books: [a2, Self.c])),
-                ])
+            case (0, .subscribe): return .init(lines: first(request), close: true)
+            case (_, .subscribe): return .init(lines: later(request))
             default: return .init(lines: [FakeServer.ok(request)])
             }
         }
+    }
+
+    @Test func resilientSubscriptionResumesAndDiffs() async throws {
+        let a2 = Book(id: "a", name: "Dune", author: "Frank Herbert")
+        let server = try Self.reconnectingServer(first: { request in [
+            FakeServer.ok(request, ReplyResult(epoch: "E1", seq: 1)),
+            FakeServer.event(Event(event: .snapshot, epoch: "E1", seq: 1, books: [Self.a])),
+            FakeServer.event(Event(event: .change, epoch: "E1", seq: 2, source: .client, inserted: [Self.b])),
+        ] }, later: { request in [
+            FakeServer.ok(request, ReplyResult(epoch: "E1", seq: 5)),
+            FakeServer.event(Event(event: .change, epoch: "E1", seq: 2, source: .client, inserted: [Self.b])),
+            FakeServer.event(Event(event: .resyncRequired, epoch: "E1", seq: 5, reason: "trimmed")),
+            FakeServer.event(Event(event: .snapshot, epoch: "E1", seq: 5, books: [a2, Self.c])),
+        ] })
         defer { server.stop() }
         let subscription = ResilientSubscription(socketPath: server.path,
                                                  backoff: ReconnectBackoff(initial: .milliseconds(10), maximum: .milliseconds(50)))
@@ -102,6 +107,32 @@ import Glibc
         #expect(subscribes.count == 2)
         #expect(subscribes.first?.request.resume == nil)
         #expect(subscribes.last?.request.resume == ResumePoint(epoch: "E1", seq: 2))
+    }
+
+    /// `forEachUpdate` hands the same updates to its callback (on the reader thread), across a
+    /// reconnection, and returns when the calling task is cancelled.
+    @Test func forEachUpdateDeliversInOrderAcrossReconnections() async throws {
+        let server = try Self.reconnectingServer(first: { request in [
+            FakeServer.ok(request, ReplyResult(epoch: "E1", seq: 1)),
+            FakeServer.event(Event(event: .snapshot, epoch: "E1", seq: 1, books: [Self.a])),
+            FakeServer.event(Event(event: .change, epoch: "E1", seq: 2, source: .file, inserted: [Self.b])),
+        ] }, later: { request in [
+            FakeServer.ok(request, ReplyResult(epoch: "E1", seq: 3)),
+            FakeServer.event(Event(event: .change, epoch: "E1", seq: 2, source: .file, inserted: [Self.b])),
+            FakeServer.event(Event(event: .change, epoch: "E1", seq: 3, source: .client, deleted: [Self.a])),
+        ] })
+        defer { server.stop() }
+        let subscription = ResilientSubscription(socketPath: server.path,
+                                                 backoff: ReconnectBackoff(initial: .milliseconds(10), maximum: .milliseconds(50)))
+        let seen = Mutex<[MirrorUpdate]>([])
+        let consumer = Task { try await subscription.forEachUpdate { update in seen.withLock { $0.append(update) } } }
+        for _ in 0..<500 where seen.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        consumer.cancel()
+        try await consumer.value
+        let updates = seen.withLock { $0 }
+        #expect(updates.map(\.seq) == [2, 3], "the replayed seq 2 is not reported twice")
+        #expect(updates.first?.changes == ChangeSet(inserted: [Self.b]))
+        #expect(updates.last?.changes == ChangeSet(deleted: [Self.a]))
     }
 
     @Test func liveQueryOverTheWire() async throws {

@@ -19,9 +19,11 @@ enum SubscribeCommand {
                 }
             })
         let formatter = ChangeLineFormatter(json: options.json, style: context.style)
+        let out = context.out
         do {
-            for try await update in subscription.updates() {
-                for line in formatter.lines(for: update) { context.out.line(line) }
+            // Written from the connection's reader thread as each update arrives (no thread hop).
+            try await subscription.forEachUpdate { update in
+                for line in formatter.lines(for: update) { out.line(line) }
             }
         } catch let error as BooksClientError {
             throw error
