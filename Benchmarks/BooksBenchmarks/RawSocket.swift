@@ -59,33 +59,42 @@ final class RawSocket {
     func scan(for marker: [UInt8], scratch: UnsafeMutableRawBufferPointer) -> Bool {
         // Level-triggered readiness: a read that does not fill the buffer ends the turn (another
         // read would only return EAGAIN; anything left is reported readable again).
+        var found = false
         while !closed {
             let n = read(fd, scratch.baseAddress, scratch.count)
             if n < 0 { if errno == EINTR { continue }; if errno != EAGAIN { closed = true }; break }
             if n == 0 { closed = true; break }
-            inbox.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<n]))
+            let bytes = UnsafeRawBufferPointer(rebasing: scratch[0..<n])
+            if inbox.isEmpty && bytes[n - 1] == 0x0A && n < scratch.count {
+                // The usual case: whole lines in one read; search them where they are.
+                return Self.contains(bytes.bindMemory(to: UInt8.self), marker)
+            }
+            inbox.append(contentsOf: bytes)
             if n < scratch.count { break }
         }
-        let found = Self.contains(inbox, marker)
+        found = Self.contains(inbox, marker)
         if let lastNewline = inbox.lastIndex(of: 0x0A) { inbox.removeFirst(lastNewline + 1) }
         return found
     }
 
     /// Whether `haystack` contains `needle` (memchr for the first byte, then memcmp).
     static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-        guard let first = needle.first, haystack.count >= needle.count else { return needle.isEmpty }
-        return haystack.withUnsafeBufferPointer { h in
-            needle.withUnsafeBufferPointer { n in
-                let base = h.baseAddress!
-                var at = 0
-                let last = h.count - n.count
-                while at <= last, let hit = memchr(base + at, Int32(first), last - at + 1) {
-                    at = UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - base
-                    if memcmp(base + at, n.baseAddress!, n.count) == 0 { return true }
-                    at += 1
-                }
-                return false
+        haystack.withUnsafeBufferPointer { contains($0, needle) }
+    }
+
+    /// Whether `h` contains `needle`.
+    static func contains(_ h: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, h.count >= needle.count else { return needle.isEmpty }
+        return needle.withUnsafeBufferPointer { n in
+            let base = h.baseAddress!
+            var at = 0
+            let last = h.count - n.count
+            while at <= last, let hit = memchr(base + at, Int32(first), last - at + 1) {
+                at = UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - base
+                if memcmp(base + at, n.baseAddress!, n.count) == 0 { return true }
+                at += 1
             }
+            return false
         }
     }
 

@@ -5,6 +5,8 @@ import Glibc
 /// this one thread.
 final class SubscriberPool {
     private(set) var sockets: [RawSocket] = []
+    /// Every socket, registered for input (data: the socket's index).
+    private var epollFD: Int32 = -1
 
     /// Connects `count` subscribers (hello, then subscribe resuming at the hello point: no snapshot)
     /// and waits for every subscribe reply. Nil when a connection fails.
@@ -31,6 +33,16 @@ final class SubscriberPool {
             }
         }
         guard remaining == 0 else { Console.error("\(remaining) subscribe replies missing"); return nil }
+        // The epoll set is built once, before any measurement (registering a thousand
+        // descriptors takes milliseconds).
+        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epollFD >= 0 else { Console.error("epoll_create1 failed"); return nil }
+        for (k, socket) in sockets.enumerated() {
+            var event = epoll_event()
+            event.events = EPOLLIN.rawValue
+            event.data.u64 = UInt64(k)
+            _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, socket.fd, &event)
+        }
     }
 
     /// Nanoseconds from `since` until each subscriber read a line containing `marker`, or nil
@@ -42,15 +54,6 @@ final class SubscriberPool {
         var remaining = sockets.count
         let deadline = since + timeoutNS
         let needle = Array(marker.utf8)
-        let epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
-        precondition(epollFD >= 0, "epoll_create1")
-        defer { Glibc.close(epollFD) }
-        for (k, socket) in sockets.enumerated() {
-            var event = epoll_event()
-            event.events = EPOLLIN.rawValue
-            event.data.u64 = UInt64(k)
-            _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, socket.fd, &event)
-        }
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
         defer { scratch.deallocate() }
         var events = [epoll_event](repeating: epoll_event(), count: 1024)
@@ -75,5 +78,9 @@ final class SubscriberPool {
         _ = poll(&fds, nfds_t(fds.count), timeoutMS)
     }
 
-    func close() { for socket in sockets { socket.close() }; sockets = [] }
+    func close() {
+        for socket in sockets { socket.close() }
+        sockets = []
+        if epollFD >= 0 { Glibc.close(epollFD); epollFD = -1 }
+    }
 }

@@ -188,6 +188,18 @@ public struct ConnectionStateMachine: Sendable {
         return actions
     }
 
+    /// The fast path of `enqueue(_:kind: .event)` for a subscriber that has nothing queued: when
+    /// nothing is queued, no line waits in the backlog and the event fits the limit, accounts
+    /// `count` bytes as queued and returns true; the caller writes them itself (whatever the
+    /// socket does not take goes to its output queue) and reports the written bytes with
+    /// `drained(_:)`. Otherwise changes nothing and returns false (use `enqueue`). Accepting
+    /// this way asks for no other action: `enqueue` would return just `.send`.
+    public mutating func admitEvent(_ count: Int) -> Bool {
+        guard state == .subscribed, queuedBytes == 0, backlogHead == backlog.count, count <= queueLimit else { return false }
+        queuedBytes = count
+        return true
+    }
+
     /// `count` queued bytes were written to the socket.
     public mutating func drained(_ count: Int) -> [Action] {
         queuedBytes = max(0, queuedBytes - count)

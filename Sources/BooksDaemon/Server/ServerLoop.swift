@@ -367,7 +367,11 @@ final class ServerLoop: @unchecked Sendable {
                 }
                 connection.subscription?.afterSeq = change.seq
                 guard let bytes else { continue }
-                enqueueEvent(bytes, on: connection, epoch: change.epoch, seq: change.seq)
+                if connection.output.isEmpty, connection.machine.admitEvent(bytes.count) {
+                    sendDirectly(bytes, on: connection)
+                } else {
+                    enqueueEvent(bytes, on: connection, epoch: change.epoch, seq: change.seq)
+                }
             }
 
         case .heartbeat(let epoch, let seq):
@@ -385,6 +389,33 @@ final class ServerLoop: @unchecked Sendable {
         case .run(let body):
             body()
         }
+    }
+
+    /// Writes an event the machine admitted (`admitEvent`) straight to the socket; what the
+    /// socket does not take is queued for EPOLLOUT. The common case of a broadcast to many idle
+    /// subscribers: one `send` each, no queue round trip.
+    private func sendDirectly(_ bytes: [UInt8], on connection: Connection) {
+        let n = bytes.withUnsafeBytes { buf in
+            send(connection.fd, buf.baseAddress!, buf.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+        }
+        if n < 0 && errno != EAGAIN && errno != EINTR {
+            close(connection)
+            return
+        }
+        if n < bytes.count {
+            connection.output.append(bytes)
+            if n > 0 { connection.output.consume(n) }
+        }
+        if n > 0 {
+            let actions = connection.machine.drained(n)
+            if !actions.isEmpty { perform(actions, on: connection) }
+            if connections[connection.id.raw] == nil { return }
+        }
+        if shutdownDeadline != nil && connection.output.isEmpty {
+            close(connection)
+            return
+        }
+        updateInterest(connection)
     }
 
     private func enqueueEvent(_ bytes: [UInt8], on connection: Connection, epoch: String, seq: UInt64) {

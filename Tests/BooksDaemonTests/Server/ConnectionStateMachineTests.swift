@@ -152,6 +152,45 @@ import FoundationEssentials
         #expect(third == [.send(Array("lagged\n".utf8)), .close(.lagged)])
     }
 
+    /// The direct-write fast path admits an event exactly when `enqueue` would answer only
+    /// `.send` with nothing queued before, and accounts it like `enqueue`.
+    @Test func admitEventIsTheIdleSubscribersFastPath() {
+        var m = ConnectionStateMachine(queueLimit: 100)
+        let beforeHello = m.admitEvent(10)
+        #expect(!beforeHello, "not before hello")
+        _ = m.bytesReceived(line(#"{"id":"h","op":"hello","version":1}"#))
+        let beforeSubscribing = m.admitEvent(10)
+        #expect(!beforeSubscribing, "not before subscribing")
+        _ = m.subscriptionStarted()
+        let tooLarge = m.admitEvent(500)
+        #expect(!tooLarge, "larger than the limit: the queue path decides")
+        let idle = m.admitEvent(60)
+        #expect(idle)
+        #expect(m.queuedBytes == 60)
+        let whileQueued = m.admitEvent(10)
+        #expect(!whileQueued, "bytes are still queued")
+        // Written partly: the rest stays accounted until drained, as with `enqueue`.
+        let firstPartNeedsNothing = m.drained(40).isEmpty
+        #expect(firstPartNeedsNothing)
+        #expect(m.queuedBytes == 20)
+        let restNeedsNothing = m.drained(20).isEmpty
+        #expect(restNeedsNothing)
+        let idleAgain = m.admitEvent(10)
+        #expect(idleAgain)
+        let drainedAgain = m.drained(10).isEmpty
+        #expect(drainedAgain)
+        // A request waiting in the backlog takes the queue path.
+        var busy = ConnectionStateMachine(queueLimit: 100, maxPendingRequests: 1)
+        _ = busy.bytesReceived(line(#"{"id":"h","op":"hello","version":1}"#))
+        _ = busy.enqueue(Array("{}\n".utf8), kind: .unsolicited)
+        _ = busy.drained(3)
+        _ = busy.subscriptionStarted()
+        _ = busy.bytesReceived(line(#"{"id":"1","op":"ping"}"#) + line(#"{"id":"2","op":"ping"}"#))
+        #expect(busy.backlogCount == 1)
+        let withBacklog = busy.admitEvent(10)
+        #expect(!withBacklog)
+    }
+
     @Test func shutdownStopsInputAndOutput() {
         var m = helloed()
         let s1 = m.beginShutdown()
