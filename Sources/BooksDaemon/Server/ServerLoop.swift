@@ -268,6 +268,12 @@ final class ServerLoop: @unchecked Sendable {
             close(connection)
             return
         }
+        afterWriting(written, on: connection)
+    }
+
+    /// After `written` bytes went out: tells the machine, closes a drained connection while
+    /// shutting down, and updates the epoll interest.
+    private func afterWriting(_ written: Int, on connection: Connection) {
         if written > 0 {
             let actions = connection.machine.drained(written)
             if !actions.isEmpty { perform(actions, on: connection) }
@@ -406,16 +412,7 @@ final class ServerLoop: @unchecked Sendable {
             connection.output.append(bytes)
             if n > 0 { connection.output.consume(n) }
         }
-        if n > 0 {
-            let actions = connection.machine.drained(n)
-            if !actions.isEmpty { perform(actions, on: connection) }
-            if connections[connection.id.raw] == nil { return }
-        }
-        if shutdownDeadline != nil && connection.output.isEmpty {
-            close(connection)
-            return
-        }
-        updateInterest(connection)
+        afterWriting(max(n, 0), on: connection)
     }
 
     private func enqueueEvent(_ bytes: [UInt8], on connection: Connection, epoch: String, seq: UInt64) {
