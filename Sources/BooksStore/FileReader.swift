@@ -14,10 +14,11 @@ public enum FileReader {
     /// Reads the open file `fd` of `size` bytes (at the time it was opened) to its end.
     static func read(_ fd: Int32, size: Int, path: String, sizeLimit: Int) -> FileSnapshot {
         // Read exactly the size seen, then probe for more: a writer may still be appending.
-        // (Growing the array only when more data arrives keeps its capacity at the file size.)
         // Filled by read(2) directly: no zeroing pass over a buffer that is about to be overwritten.
+        // The capacity has 1/8 headroom (address space only: untouched pages cost no memory), so
+        // the document can take appends in place without copying the whole file to grow.
         var failure: Int32 = 0
-        var bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+        var bytes = [UInt8](unsafeUninitializedCapacity: size + max(size / 8, 4096)) { buffer, initialized in
             var total = 0
             while total < size {
                 let n = Glibc.read(fd, buffer.baseAddress! + total, size - total)
