@@ -17,7 +17,11 @@ import Synchronization
 /// Guarantees:
 /// - File content is read only on a completed write (the watcher's events), and a destructive-
 ///   looking state (missing, empty, drastically shrunk) is believed only after it stood still for
-///   the confirmation period; everything else is applied at once.
+///   the confirmation period; everything else is applied at once. An event on a file that still
+///   has the identity last seen (the daemon's own write, typically) is compared up to 200 ms
+///   later, so that it does not hold up client writes.
+/// - A group of inserts into an untouched file is appended without re-reading the file first
+///   (see `untouchedIdentityForAppending`).
 /// - A client write first brings the context up to date with the file, then replaces the file
 ///   atomically only if it is still the version read (else it starts over), so a concurrent hand
 ///   edit is never overwritten. Pending writes are committed together (one durable rewrite).
@@ -29,7 +33,6 @@ public final class Reconciler: Sendable {
         var fileState: FileState = .missing
         var identity: FileIdentity?
         var confirmationGeneration = 0
-        var pendingWrites: [PendingWrite] = []
         var writeRetries = 0
         var configuration: DaemonConfiguration
         var watcherMode = "inotify"
@@ -38,6 +41,9 @@ public final class Reconciler: Sendable {
         var lastLoggedProblem: String?
         var writeGuard = ClientWriteGuard()
         var lastStatusLine: String?
+        /// A full comparison of an event whose file still had the identity last seen is pending
+        /// until this time (see `scheduleVerification`).
+        var verificationDue: ContinuousClock.Instant?
     }
 
     /// A client write waiting for the next group commit.
@@ -52,6 +58,13 @@ public final class Reconciler: Sendable {
 
     let queue = DispatchQueue(label: "booksd.reconciler")
     let state: Mutex<State>
+    /// Client writes waiting for the next group commit. Apart from `state`, which the queue
+    /// holds through a whole commit (file I/O and sync included): the server thread only ever
+    /// takes these two small locks, so accepting requests never waits for a disk. Lock order:
+    /// `state` before `inbox`.
+    let inbox = Mutex<[PendingWrite]>([])
+    /// Who may write (uids, groups), from the configuration.
+    let writers: Mutex<(uids: [uid_t], groups: [gid_t])>
     let store: any BookStore
     let logger: Logger
     let notifier: SystemdNotifier
@@ -67,6 +80,7 @@ public final class Reconciler: Sendable {
         self.logger = logger
         self.notifier = notifier
         self.accounts = WriterAuthorization()
+        writers = Mutex((configuration.writerUIDs, configuration.writerGroups))
         let document = BookDocument(lineLimit: configuration.maxLineBytes)
         state = Mutex(State(context: BookContext(document: document, retention: configuration.changeLogRetention),
                             configuration: configuration))
@@ -121,19 +135,82 @@ public final class Reconciler: Sendable {
         // the queue is free: `sync` on a serial queue executes inline, which saves waking a worker
         // thread for every edit (~0.1 ms here), and the watcher reads its next event only after
         // this one was applied, so events are still handled one at a time and in order.
-        queue.sync { self.refresh(initial: false) }
+        let mayDefer = event == .contentMayHaveChanged
+        queue.sync { self.refresh(initial: false, mayDefer: mayDefer) }
     }
 
     /// Reads the file and applies what changed (on the queue).
-    func refresh(initial: Bool) {
+    func refresh(initial: Bool, mayDefer: Bool = false) {
         dispatchPrecondition(condition: .onQueue(queue))
         // A client write is being retried because the file changed under it: the retry reads the
         // file itself and tells the hand edit's rows from the client's.
-        if !initial, state.withLock({ $0.writeRetries > 0 && !$0.pendingWrites.isEmpty }) {
+        if !initial, state.withLock({ $0.writeRetries > 0 }), !inbox.withLock({ $0.isEmpty }) {
             processWritesIfAny()
             return
         }
+        if !initial, mayDefer, fileHasLastSeenIdentity() {
+            scheduleVerification()
+            return
+        }
         if initial { loadInitialContent() } else { applyFileChanges() }
+        assignIDsToNewRowsIfAny()
+        publishStatus()
+    }
+
+    /// How long the comparison of an event on an apparently untouched file may wait for the
+    /// queue to be free of client writes, and how long it waits at most.
+    static let verificationDelayMilliseconds = 20
+    static let verificationMaximumDelay = Duration.milliseconds(200)
+
+    /// Whether the file still has the identity (inode, size, times) of the content last read or
+    /// written: the event is most likely the daemon's own write (an append, a rename-over).
+    func fileHasLastSeenIdentity() -> Bool {
+        let known = state.withLock { s -> FileIdentity? in s.fileState == .present ? s.identity : nil }
+        guard let known else { return false }
+        return FileIdentity.of(path: store.configuration.path) == known
+    }
+
+    /// Compares the file a little later instead of at once. For the event of the daemon's own
+    /// write the comparison finds nothing; deferring it (coalesced, while client writes keep
+    /// coming, up to `verificationMaximumDelay`) keeps a 67 MB re-read out of the way of the next
+    /// write. It still always runs: an edit that kept size and timestamps (same size, same clock
+    /// tick) is reported at most that much later, never missed.
+    func scheduleVerification() {
+        let first = state.withLock { s -> Bool in
+            guard s.verificationDue == nil else { return false }
+            s.verificationDue = .now + Self.verificationMaximumDelay
+            return true
+        }
+        if first { queue.asyncAfter(deadline: .now() + .milliseconds(Self.verificationDelayMilliseconds)) { self.verifyWhenDue() } }
+    }
+
+    /// Runs the deferred comparison, unless client writes are waiting and the deadline allows
+    /// another short wait.
+    func verifyWhenDue() {
+        let run = state.withLock { s -> Bool? in
+            guard let due = s.verificationDue else { return nil }
+            if !inbox.withLock({ $0.isEmpty }), ContinuousClock.now + .milliseconds(Self.verificationDelayMilliseconds) < due { return false }
+            s.verificationDue = nil
+            return true
+        }
+        switch run {
+        case nil: return
+        case false?: queue.asyncAfter(deadline: .now() + .milliseconds(Self.verificationDelayMilliseconds)) { self.verifyWhenDue() }
+        case true?:
+            applyFileChanges()
+            assignIDsToNewRowsIfAny()
+            publishStatus()
+        }
+    }
+
+    /// Runs a deferred comparison now, if one is pending (before stopping, or when asked to drain).
+    func verifyNowIfPending() {
+        let pending = state.withLock { s -> Bool in
+            defer { s.verificationDue = nil }
+            return s.verificationDue != nil
+        }
+        guard pending else { return }
+        applyFileChanges()
         assignIDsToNewRowsIfAny()
         publishStatus()
     }
@@ -305,7 +382,7 @@ public final class Reconciler: Sendable {
                 channel?.send(.failure(request.id, error), to: connection)
                 return
             }
-            let writers = state.withLock { ($0.configuration.writerUIDs, $0.configuration.writerGroups) }
+            let writers = self.writers.withLock { $0 }
             guard accounts.mayWrite(peer, uids: writers.0, groups: writers.1) else {
                 logger.notice("refused a write from uid \(peer.uid) (pid \(peer.pid)): not a configured writer")
                 channel?.send(.failure(request.id, ProtocolError(.permissionDenied,
@@ -324,7 +401,7 @@ public final class Reconciler: Sendable {
                 }
                 write.operation = .insert(withIDs)
             }
-            state.withLock { [write] in $0.pendingWrites.append(write) }
+            inbox.withLock { [write] in $0.append(write) }
             queue.async { self.processWritesIfAny() }
         default:
             queue.async { self.answer(request, connection: connection) }
@@ -413,9 +490,9 @@ public final class Reconciler: Sendable {
     // MARK: Writes
 
     func processWritesIfAny() {
-        let writes = state.withLock { s -> [PendingWrite] in
-            let taken = s.pendingWrites
-            s.pendingWrites.removeAll()
+        let writes = inbox.withLock { pending -> [PendingWrite] in
+            let taken = pending
+            pending.removeAll()
             return taken
         }
         guard !writes.isEmpty else { return }
@@ -425,8 +502,14 @@ public final class Reconciler: Sendable {
     /// One group commit: sync with the file, plan, save once, apply, answer.
     func commit(writes: [PendingWrite]) {
         dispatchPrecondition(condition: .onQueue(queue))
-        // 1. Bring the context up to date with the file.
-        let comparison = compareWithFile()
+        // 1. Bring the context up to date with the file (see `untouchedIdentityForAppending`
+        // for the one case that needs no read).
+        let comparison: FileComparison
+        if let identity = untouchedIdentityForAppending(writes) {
+            comparison = .unchanged(identity: identity)
+        } else {
+            comparison = compareWithFile()
+        }
         var blocked: ProtocolError?
         state.withLock { s in
             switch comparison {
@@ -491,7 +574,7 @@ public final class Reconciler: Sendable {
                 } catch let error as StoreError {
                     if case .changedDuringWrite = error, s.writeRetries < 50 {
                         s.writeRetries += 1
-                        s.pendingWrites.insert(contentsOf: plan.accepted.map(\.ticket) + deferred, at: 0)
+                        inbox.withLock { [retried = plan.accepted.map(\.ticket) + deferred] in $0.insert(contentsOf: retried, at: 0) }
                         deferred = []
                         retry = true
                         return
@@ -536,7 +619,7 @@ public final class Reconciler: Sendable {
             if !landed, s.writeRetries < 50 {
                 s.writeRetries += 1
                 logger.notice("the file changed while a write was applied; applying the write again on top of it")
-                s.pendingWrites.insert(contentsOf: plan.accepted.map(\.ticket) + deferred, at: 0)
+                inbox.withLock { [retried = plan.accepted.map(\.ticket) + deferred] in $0.insert(contentsOf: retried, at: 0) }
                 deferred = []
                 retry = true
                 return
@@ -558,10 +641,31 @@ public final class Reconciler: Sendable {
             return
         }
         if !deferred.isEmpty {
-            state.withLock { $0.pendingWrites.insert(contentsOf: deferred, at: 0) }
+            inbox.withLock { [deferred] in $0.insert(contentsOf: deferred, at: 0) }
             queue.async { self.processWritesIfAny() }
         }
         publishStatus()
+    }
+
+    /// The file's identity when `writes` may skip re-reading the file before they are saved: they
+    /// are all inserts into a text file that still has the identity (inode, size, times) it had
+    /// when last read or written, with no retry, confirmation or id assignment in progress. Such a
+    /// group takes the append path, and nothing is lost without the read: the append itself
+    /// refuses a file whose identity changed (the group is then retried after a full read), and
+    /// appending overwrites nothing, so an edit that slipped past the identity check (same size
+    /// within one timestamp tick) stays in the file and is reported by its watcher event, which
+    /// is handled right after this commit. A 1M-row insert then costs the append and its sync,
+    /// not a 67 MB read.
+    func untouchedIdentityForAppending(_ writes: [PendingWrite]) -> FileIdentity? {
+        guard !writes.isEmpty, store.configuration.format == .text,
+              writes.allSatisfy({ if case .insert = $0.operation { return true } else { return false } }) else { return nil }
+        let known = state.withLock { s -> FileIdentity? in
+            guard s.writeRetries == 0, s.fileState == .present, s.context.document.newBookCount == 0,
+                  s.context.document.bytes.last == 0x0A else { return nil }
+            return s.identity
+        }
+        guard let known, FileIdentity.of(path: store.configuration.path) == known else { return nil }
+        return known
     }
 
     /// When someone else wrote to the file between an append's check and its read-back (an
@@ -638,14 +742,19 @@ public final class Reconciler: Sendable {
         queue.async(execute: body)
     }
 
-    /// Blocks until every write and event queued so far has been processed.
+    /// Blocks until every write and event queued so far has been processed (a deferred
+    /// comparison included).
     public func drain() {
-        queue.sync { processWritesIfAny() }
+        queue.sync {
+            verifyNowIfPending()
+            processWritesIfAny()
+        }
     }
 
     /// Applies a reloaded configuration: log level, writers, confirmation, heartbeat are live.
     public func reconfigure(_ configuration: DaemonConfiguration) {
         state.withLock { $0.configuration = configuration }
+        writers.withLock { $0 = (configuration.writerUIDs, configuration.writerGroups) }
         logger.setLevel(configuration.logLevel)
     }
 }

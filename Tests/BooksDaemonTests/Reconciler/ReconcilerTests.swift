@@ -104,6 +104,32 @@ struct SilentLog: LogBackend {
         #expect(read() == "# list\n1|Dune|Herbert\n2|Emma|Austen\n\(id)|Ulysses|Joyce\n")
     }
 
+    /// Inserts into a file nobody else touched are appended without re-reading it first, and the
+    /// watcher's events for those appends (compared later, on an untouched file) report nothing.
+    @Test func insertsIntoAnUntouchedFileAreAppendedAndReportedOnce() {
+        defer { cleanUp() }
+        write("1|Dune|Herbert\n")
+        let (reconciler, channel) = make()
+        let peer = PeerCredentials(pid: 1, uid: 0, gid: 0)
+        for (k, name) in ["Ulysses", "Emma", "Beloved"].enumerated() {
+            reconciler.handle(Request(id: "w\(k)", op: .insert, books: [BookDraft(id: "c\(k)", name: name, author: "A")]),
+                              from: ConnectionID(raw: 1), peer: peer)
+            reconciler.drain()
+            if k == 1 { reconciler.fileEvent(.contentMayHaveChanged) }   // the watcher, late
+        }
+        reconciler.fileEvent(.contentMayHaveChanged)
+        reconciler.drain()
+        #expect(read() == "1|Dune|Herbert\nc0|Ulysses|A\nc1|Emma|A\nc2|Beloved|A\n")
+        let changes = channel.changes.withLock { $0 }
+        #expect(changes.map(\.source) == [.client, .client, .client])
+        #expect(changes.map { $0.changes.inserted.map(\.id) } == [["c0"], ["c1"], ["c2"]])
+        #expect(channel.replies.withLock { $0.allSatisfy { $0.1.ok } })
+        // An edit by hand after all that is still reported, at once.
+        write("1|Dune|Herbert\nc0|Ulysses|A\nc1|Emma|A\n")
+        reconciler.fileEvent(.contentMayHaveChanged)
+        #expect(channel.changes.withLock { $0.last?.changes.deleted.map(\.id) } == ["c2"])
+    }
+
     @Test func unauthorizedWritesAreRefused() {
         defer { cleanUp() }
         write("1|Dune|Herbert\n")
