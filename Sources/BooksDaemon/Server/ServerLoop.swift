@@ -31,6 +31,9 @@ final class ServerLoop: @unchecked Sendable {
     private var lastSeq: UInt64 = 0
     private let readBuffer: UnsafeMutableRawBufferPointer
     private let clock = ContinuousClock()
+    /// The fan-out helper thread (see `sendDirectly`), once a broadcast was large enough.
+    private var sender: ParallelSender?
+    private var senderFailed = false
 
     init(server: SocketServer, delegate: any SocketServerDelegate, configuration: SocketServerConfiguration,
          channel: CommandChannel, listenFD: Int32) throws(SocketServerError) {
@@ -358,6 +361,7 @@ final class ServerLoop: @unchecked Sendable {
             // one is checked before the dictionary (no hashing per subscriber).
             var encoded: [BookFilter: [UInt8]?] = [:]
             var last: (filter: BookFilter, bytes: [UInt8]?)?
+            var admitted: [(connection: Connection, bytes: [UInt8])] = []
             for connection in Array(connections.values) {
                 guard let subscription = connection.subscription, change.seq > subscription.afterSeq else { continue }
                 let bytes: [UInt8]?
@@ -374,11 +378,12 @@ final class ServerLoop: @unchecked Sendable {
                 connection.subscription?.afterSeq = change.seq
                 guard let bytes else { continue }
                 if connection.output.isEmpty, connection.machine.admitEvent(bytes.count) {
-                    sendDirectly(bytes, on: connection)
+                    admitted.append((connection, bytes))
                 } else {
                     enqueueEvent(bytes, on: connection, epoch: change.epoch, seq: change.seq)
                 }
             }
+            sendDirectly(admitted)
 
         case .heartbeat(let epoch, let seq):
             self.epoch = epoch
@@ -397,22 +402,49 @@ final class ServerLoop: @unchecked Sendable {
         }
     }
 
-    /// Writes an event the machine admitted (`admitEvent`) straight to the socket; what the
-    /// socket does not take is queued for EPOLLOUT. The common case of a broadcast to many idle
-    /// subscribers: one `send` each, no queue round trip.
-    private func sendDirectly(_ bytes: [UInt8], on connection: Connection) {
-        let n = bytes.withUnsafeBytes { buf in
-            send(connection.fd, buf.baseAddress!, buf.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+    /// Broadcasts to this many idle subscribers or more are sent from two threads.
+    static let parallelSendThreshold = 128
+
+    /// Writes events the machines admitted (`admitEvent`) straight to the sockets — for many
+    /// subscribers, half of them from the `ParallelSender` thread meanwhile — then does each
+    /// connection's bookkeeping: what a socket did not take is queued for EPOLLOUT. The common
+    /// case of a broadcast to idle subscribers: one `send` each, no queue round trip.
+    private func sendDirectly(_ admitted: [(connection: Connection, bytes: [UInt8])]) {
+        guard !admitted.isEmpty else { return }
+        var results = [Int](repeating: 0, count: admitted.count)
+        let half = admitted.count / 2
+        if admitted.count >= Self.parallelSendThreshold, let helper = parallelSender() {
+            let theirs = helper.send(admitted[..<half].map { ($0.connection.fd, $0.bytes) }) {
+                for k in half..<admitted.count {
+                    results[k] = ParallelSender.sendOnce(admitted[k].connection.fd, admitted[k].bytes)
+                }
+            }
+            results.replaceSubrange(0..<half, with: theirs)
+        } else {
+            for k in admitted.indices { results[k] = ParallelSender.sendOnce(admitted[k].connection.fd, admitted[k].bytes) }
         }
-        if n < 0 && errno != EAGAIN && errno != EINTR {
-            close(connection)
-            return
+        for (k, item) in admitted.enumerated() {
+            let n = results[k]
+            if n < 0 && -n != Int(EAGAIN) && -n != Int(EINTR) {
+                close(item.connection)
+                continue
+            }
+            let sent = max(n, 0)
+            if sent < item.bytes.count {
+                item.connection.output.append(item.bytes)
+                if sent > 0 { item.connection.output.consume(sent) }
+            }
+            afterWriting(sent, on: item.connection)
         }
-        if n < bytes.count {
-            connection.output.append(bytes)
-            if n > 0 { connection.output.consume(n) }
+    }
+
+    /// The fan-out helper, started at the first large broadcast (nil if it cannot start).
+    private func parallelSender() -> ParallelSender? {
+        if sender == nil, !senderFailed {
+            sender = ParallelSender()
+            senderFailed = sender == nil
         }
-        afterWriting(max(n, 0), on: connection)
+        return sender
     }
 
     private func enqueueEvent(_ bytes: [UInt8], on connection: Connection, epoch: String, seq: UInt64) {
@@ -447,6 +479,8 @@ final class ServerLoop: @unchecked Sendable {
     }
 
     private func finish() {
+        sender?.stop()
+        sender = nil
         for connection in Array(connections.values) { close(connection) }
         _ = channel.close()
         if listenFD >= 0 {

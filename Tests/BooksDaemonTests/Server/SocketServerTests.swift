@@ -286,6 +286,32 @@ import Testing
         #expect(eventually { server.statistics.subscribers == 1 })
     }
 
+    /// Enough subscribers for the broadcast to be sent from two threads (`ParallelSender`):
+    /// every one of them gets every change, in order, exactly once.
+    @Test func largeBroadcastsReachEverySubscriberInOrder() throws {
+        let dir = TemporaryDirectory()
+        let server = try makeServer(dir)
+        defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
+        let count = ServerLoop.parallelSendThreshold + 72
+        var clients: [TestClient] = []
+        for _ in 0..<count {
+            let client = try #require(TestClient(path: dir.socketPath))
+            #expect(client.hello()?.ok == true)
+            client.send(#"{"id":"s","op":"subscribe"}"#)
+            #expect(client.readReply()?.ok == true)
+            #expect(client.readEvent()?.event == .snapshot)
+            clients.append(client)
+        }
+        #expect(eventually { server.statistics.subscribers == count })
+        let books = (1...5).map { Book(id: "n\($0)", name: "New \($0)", author: "A") }
+        for (k, book) in books.enumerated() { server.broadcast(Self.change(UInt64(k + 1), inserted: [book])) }
+        for client in clients {
+            let seen = (0..<books.count).map { _ in client.readEvent() }
+            #expect(seen.map { $0?.seq } == [1, 2, 3, 4, 5])
+            #expect(seen.map { $0?.inserted?.first?.id } == books.map(\.id))
+        }
+    }
+
     @Test func slowSubscriberIsDisconnectedWhileOthersKeepUp() throws {
         let dir = TemporaryDirectory()
         let server = try makeServer(dir) { $0.clientQueueBytes = 64 * 1024 }
