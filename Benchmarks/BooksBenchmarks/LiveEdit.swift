@@ -46,52 +46,57 @@ struct LiveBookFile {
 
     /// Performs one edit; returns what a subscriber must report and the `CLOCK_MONOTONIC` time
     /// at which the editing call (close/rename/sed's exit) returned.
+    ///
+    /// `content` (this process's copy of the file) is updated before the editing call: updating it
+    /// afterwards freed or moved a file-sized array between the call's return and the read of the
+    /// subscriber's pipe, so a line that was already waiting was stamped late.
     mutating func perform(_ kind: LiveEditKind) -> (expected: ExpectedChange, at: UInt64) {
         counter += 1
         switch kind {
         case .append:
             let row = generator.row()
             let id = String(decoding: row[..<36], as: UTF8.self)
+            content += row
+            rows += 1
             let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
             precondition(fd >= 0, "open \(path)")
             Self.writeAll(fd, row)
             close(fd)
-            let at = Stopwatch.now()
-            content += row
-            rows += 1
-            return (ExpectedChange(kind: "insert", id: id), at)
+            return (ExpectedChange(kind: "insert", id: id), Stopwatch.now())
         case .rewrite:
-            let (id, edited) = renamed(row: pickRow(), to: "Rewritten \(counter) ✎")
+            let id = replaceContent(renamed(row: pickRow(), to: "Rewritten \(counter) ✎"))
             let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
             precondition(fd >= 0, "open \(path)")
-            Self.writeAll(fd, edited)
+            Self.writeAll(fd, content)
             close(fd)
-            let at = Stopwatch.now()
-            content = edited
-            return (ExpectedChange(kind: "update", id: id), at)
+            return (ExpectedChange(kind: "update", id: id), Stopwatch.now())
         case .replace:
             let (start, end) = RowEdit.line(pickRow(), in: content)
-            let id = String(decoding: content[start..<(start + 36)], as: UTF8.self)
-            let edited = Array(content[..<start]) + content[end...]
+            let id = replaceContent((String(decoding: content[start..<(start + 36)], as: UTF8.self),
+                                     Array(content[..<start]) + content[end...]))
+            rows -= 1
             let temporary = path + ".bench-tmp"
             let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             precondition(fd >= 0, "open \(temporary)")
-            Self.writeAll(fd, edited)
+            Self.writeAll(fd, content)
             close(fd)
             precondition(rename(temporary, path) == 0, "rename")
-            let at = Stopwatch.now()
-            content = edited
-            rows -= 1
-            return (ExpectedChange(kind: "delete", id: id), at)
+            return (ExpectedChange(kind: "delete", id: id), Stopwatch.now())
         case .sed:
             let name = "Sed edit \(counter)"
-            let (id, edited) = renamed(row: pickRow(), to: name)
+            let id = replaceContent(renamed(row: pickRow(), to: name))
             let status = ChildProcess.run(["sed", "-i", "s/^\(id)|[^|]*|/\(id)|\(name)|/", path]).status
             let at = Stopwatch.now()
             precondition(status == 0, "sed -i failed")
-            content = edited
             return (ExpectedChange(kind: "update", id: id), at)
         }
+    }
+
+    /// Makes `edit.content` this process's copy of the file (the old copy is freed now, before
+    /// any timing); returns `edit.id`.
+    private mutating func replaceContent(_ edit: (id: String, content: [UInt8])) -> String {
+        content = edit.content
+        return edit.id
     }
 
     /// A row index spread over the file (never the same twice in a row).

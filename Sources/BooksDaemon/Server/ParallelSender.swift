@@ -1,19 +1,23 @@
 import Dispatch
 import Glibc
+import Synchronization
 
-/// A second thread that makes half of a large broadcast's `send` calls, so that a change reaches
-/// a thousand idle subscribers on two cores instead of one (the kernel's work per `send`, a few
+/// A second thread that shares the `send` calls of a large broadcast, so that a change reaches a
+/// thousand idle subscribers on two cores instead of one (the kernel's work per `send`, a few
 /// microseconds, dominates a broadcast). It only performs the system calls: every connection's
-/// state stays with the server thread, which hands a batch over, sends the other half itself,
-/// waits, then does the bookkeeping for all.
+/// state stays with the server thread, which hands a batch over, sends too, waits, then does the
+/// bookkeeping for all. Both threads take the next unsent item from a shared counter, so the
+/// helper's wake-up delay or a preemption of either thread only shifts work to the other.
 final class ParallelSender: @unchecked Sendable {
     // `@unchecked Sendable` is safe: `batch`, `results` and `stopping` are written by the server
     // thread only before `start.signal()` and read by it only after `done.wait()`; the helper
-    // thread touches them only between its `start.wait()` and its `done.signal()`. The semaphores
-    // order every access, so the two threads never use them at the same time.
+    // thread reads `batch` and `stopping` only between its `start.wait()` and its `done.signal()`.
+    // During a batch both threads write `results`, but each index is claimed by exactly one of
+    // them through the atomic `next`, so no element is written twice or read meanwhile.
     private var batch: [(fd: Int32, bytes: [UInt8])] = []
-    private var results: [Int] = []
+    private var results = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
     private var stopping = false
+    private let next = Atomic<Int>(0)
     private let start = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
     private var thread: DedicatedThread?
@@ -28,16 +32,20 @@ final class ParallelSender: @unchecked Sendable {
         }
     }
 
-    /// Sends each `(fd, bytes)` of `theirs` on the helper thread while `mine` runs on the caller's
-    /// thread; returns when both are done, with the helper's results in order (bytes sent, or
-    /// `-errno`).
-    func send(_ theirs: [(fd: Int32, bytes: [UInt8])], while mine: () -> Void) -> [Int] {
-        batch = theirs
+    /// Sends every `(fd, bytes)` of `items` from this thread and the helper thread together;
+    /// returns the results in order (bytes sent, or `-errno`).
+    func send(_ items: [(fd: Int32, bytes: [UInt8])]) -> [Int] {
+        let buffer = UnsafeMutableBufferPointer<Int>.allocate(capacity: items.count)
+        defer { buffer.deallocate() }
+        batch = items
+        results = buffer
+        next.store(0, ordering: .relaxed)
         start.signal()
-        mine()
+        work()
         done.wait()
         batch = []
-        return results
+        results = UnsafeMutableBufferPointer(start: nil, count: 0)
+        return Array(buffer)
     }
 
     /// Ends the helper thread (waits for it).
@@ -48,11 +56,20 @@ final class ParallelSender: @unchecked Sendable {
         thread = nil
     }
 
+    /// Sends items until none is left (both threads run this on the same batch).
+    private func work() {
+        while true {
+            let k = next.wrappingAdd(1, ordering: .relaxed).oldValue
+            guard k < batch.count else { return }
+            results[k] = Self.sendOnce(batch[k].fd, batch[k].bytes)
+        }
+    }
+
     private func run() {
         while true {
             start.wait()
             if stopping { return }
-            results = batch.map { Self.sendOnce($0.fd, $0.bytes) }
+            work()
             done.signal()
         }
     }

@@ -406,22 +406,16 @@ final class ServerLoop: @unchecked Sendable {
     static let parallelSendThreshold = 128
 
     /// Writes events the machines admitted (`admitEvent`) straight to the sockets — for many
-    /// subscribers, half of them from the `ParallelSender` thread meanwhile — then does each
+    /// subscribers, from this thread and the `ParallelSender` thread together — then does each
     /// connection's bookkeeping: what a socket did not take is queued for EPOLLOUT. The common
     /// case of a broadcast to idle subscribers: one `send` each, no queue round trip.
     private func sendDirectly(_ admitted: [(connection: Connection, bytes: [UInt8])]) {
         guard !admitted.isEmpty else { return }
-        var results = [Int](repeating: 0, count: admitted.count)
-        let half = admitted.count / 2
+        let results: [Int]
         if admitted.count >= Self.parallelSendThreshold, let helper = parallelSender() {
-            let theirs = helper.send(admitted[..<half].map { ($0.connection.fd, $0.bytes) }) {
-                for k in half..<admitted.count {
-                    results[k] = ParallelSender.sendOnce(admitted[k].connection.fd, admitted[k].bytes)
-                }
-            }
-            results.replaceSubrange(0..<half, with: theirs)
+            results = helper.send(admitted.map { ($0.connection.fd, $0.bytes) })
         } else {
-            for k in admitted.indices { results[k] = ParallelSender.sendOnce(admitted[k].connection.fd, admitted[k].bytes) }
+            results = admitted.map { ParallelSender.sendOnce($0.connection.fd, $0.bytes) }
         }
         for (k, item) in admitted.enumerated() {
             let n = results[k]
