@@ -402,9 +402,6 @@ final class ServerLoop: @unchecked Sendable {
         }
     }
 
-    /// Broadcasts to this many idle subscribers or more are sent from two threads.
-    static let parallelSendThreshold = 128
-
     /// Writes events the machines admitted (`admitEvent`) straight to the sockets — for many
     /// subscribers, from this thread and the `ParallelSender` thread together — then does each
     /// connection's bookkeeping: what a socket did not take is queued for EPOLLOUT. The common
@@ -412,7 +409,7 @@ final class ServerLoop: @unchecked Sendable {
     private func sendDirectly(_ admitted: [(connection: Connection, bytes: [UInt8])]) {
         guard !admitted.isEmpty else { return }
         let results: [Int]
-        if admitted.count >= Self.parallelSendThreshold, let helper = parallelSender() {
+        if admitted.count >= configuration.parallelSendThreshold, let helper = parallelSender() {
             results = helper.send(admitted.map { ($0.connection.fd, $0.bytes) })
         } else {
             results = admitted.map { ParallelSender.sendOnce($0.connection.fd, $0.bytes) }

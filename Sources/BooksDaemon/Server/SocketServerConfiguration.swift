@@ -20,6 +20,9 @@ public struct SocketServerConfiguration: Sendable {
     public var helloTimeout: Duration
     /// The name and version reported in the hello reply, e.g. `booksd 1.0`.
     public var serverName: String
+    /// Broadcasts to at least this many idle subscribers are sent from two threads
+    /// (`ParallelSender`); default 128.
+    public var parallelSendThreshold = 128
 
     /// Creates a configuration; every limit has the documented default.
     public init(path: String?, socketMode: mode_t = 0o660, maxClients: Int = 1024,

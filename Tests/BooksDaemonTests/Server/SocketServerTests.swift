@@ -286,13 +286,13 @@ import Testing
         #expect(eventually { server.statistics.subscribers == 1 })
     }
 
-    /// Enough subscribers for the broadcast to be sent from two threads (`ParallelSender`):
-    /// every one of them gets every change, in order, exactly once.
+    /// Enough subscribers for the broadcast to be sent from two threads (`ParallelSender`, with
+    /// a threshold lowered for the test): every one of them gets every change, in order, once.
     @Test func largeBroadcastsReachEverySubscriberInOrder() throws {
         let dir = TemporaryDirectory()
-        let server = try makeServer(dir)
+        let server = try makeServer(dir) { $0.parallelSendThreshold = 4 }
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
-        let count = ServerLoop.parallelSendThreshold + 72
+        let count = 24
         var clients: [TestClient] = []
         for _ in 0..<count {
             let client = try #require(TestClient(path: dir.socketPath))
