@@ -1,7 +1,7 @@
 import Glibc
 
 /// `BooksBenchmarks fanout`: 1, 100 and 1,000 subscribers held by this one process (raw
-/// sockets, one `poll` loop): time until the first and the last subscriber have a file change,
+/// sockets, one event loop): time until the first and the last subscriber have a file change,
 /// booksd CPU per change (/proc/PID/stat utime+stime), a burst of client inserts (deliveries per
 /// second), and VmRSS per idle subscriber.
 struct FanOutBenchmark {
@@ -97,7 +97,8 @@ struct FanOutBenchmark {
         var md = [Self.heading, ""]
         md.append("Date: \(machine.date). Command: `\(options.commandLine)`. One booksd on a \(CoreReport.rows(fileRows))-row file "
                   + "(`--set max_clients=4000`); all subscribers are raw Unix-socket connections held by the one benchmark "
-                  + "process and read by one `poll` loop (hello, then `subscribe` resuming at the hello point: no snapshot). "
+                  + "process and read by one epoll loop in one thread (hello, then `subscribe` resuming at the hello point: no snapshot; "
+                  + "the epoll set is built before the first edit, lines are searched as bytes). "
                   + "Per subscriber count: \(changes) file appends (latency from `close()` to the `read()` of the change on the "
                   + "first and on the last subscriber), booksd CPU per change over those appends, from /proc/PID/task/*/schedstat (ns resolution) and from /proc/PID/stat utime+stime (10 ms ticks: coarse for small N), "
                   + "then a burst of \(burst) client inserts pipelined on one extra connection (time until every subscriber has the last one).")

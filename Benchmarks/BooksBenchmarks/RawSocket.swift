@@ -1,7 +1,7 @@
 import Glibc
 
 /// A non-blocking Unix-socket connection speaking the daemon's line protocol directly (no
-/// BooksClient, no threads): many of them are driven by one `poll` loop in one thread.
+/// BooksClient, no threads): many of them are driven by one event loop in one thread.
 final class RawSocket {
     let fd: Int32
     private var inbox: [UInt8] = []

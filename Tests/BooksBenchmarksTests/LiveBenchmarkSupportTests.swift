@@ -6,6 +6,19 @@ import Testing
 /// The live benchmarks' helpers: percentile math, line matching, edits, the Python peers' diff
 /// logic and target verdicts. Nothing here is timed.
 struct LiveBenchmarkSupportTests {
+    /// `--sizes` and `--peers` narrow a run (for focused measurements); bad values are refused.
+    @Test func sizeAndPeerSelection() throws {
+        let all = try #require(LiveOptions(arguments: []))
+        #expect(all.sizes == [1_000, 10_000, 100_000, 1_000_000])
+        #expect(all.peers(LatencyBenchmark.peers) == LatencyBenchmark.peers)
+        let narrow = try #require(LiveOptions(arguments: ["--sizes", "1000000,1000", "--peers", "booksd,inotifywait"]))
+        #expect(narrow.sizes == [1_000_000, 1_000])
+        #expect(narrow.peers(LatencyBenchmark.peers) == ["inotifywait", "booksd"], "in the suite's order")
+        #expect(LiveOptions(arguments: ["--sizes", "0"]) == nil)
+        #expect(LiveOptions(arguments: ["--sizes", "many"]) == nil)
+        #expect(LiveOptions(arguments: ["--peers"]) == nil)
+    }
+
     @Test func nearestRankPercentiles() {
         let d = Distribution((1...100).map(Double.init).reversed())
         #expect(d.p50 == 50)
