@@ -8,7 +8,10 @@
 //    sets and identical documents (books, bad lines, counts), and the same books as a fresh parse
 //    of NEW (bad lines may differ from a fresh parse by design: a 2-field row whose first field
 //    is a known id is that book's damaged row, not a new book);
-//  - the document's bytes are exactly the input (nothing of the user's file is lost).
+//  - the document's bytes are exactly the input (nothing of the user's file is lost);
+//  - the same edit applied in place as a splice (`update(applying:)`, widened over unchanged
+//    bytes by an amount taken from the input, as a chunked reader may report it) gives the same
+//    change set, bytes and books.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -38,6 +41,20 @@ public func fuzzParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     for book in fresh.books {
         check(incremental.book(id: book.id) != nil, "lookup by id failed for \(book.id)")
     }
+    // The edit as a splice, widened on both sides, applied in place.
+    let minimal = ByteSplice(from: old, to: new)
+    let widen = Int(first % 7)
+    let lower = max(0, minimal.range.lowerBound - widen)
+    let upper = min(old.count, minimal.range.upperBound + widen)
+    let splice = ByteSplice(range: lower..<upper,
+                            replacement: Array(old[lower..<minimal.range.lowerBound]) + minimal.replacement
+                                + Array(old[minimal.range.upperBound..<upper]))
+    check(splice.applied(to: old) == new, "the splice does not produce the new content")
+    var spliced = BookDocument(parsing: old, lineLimit: lineLimit)
+    let splicedChanges = spliced.update(applying: splice).changes
+    check(splicedChanges == fullChanges, "splice and full diff disagree:\n\(splicedChanges)\nvs\n\(fullChanges)")
+    check(spliced.bytes == new && spliced.books == full.books && spliced.badLines == full.badLines,
+          "the spliced document differs from the full one")
     // Rendering with no edit reproduces the file byte for byte.
     check(fresh.rendering([]) == new, "rendering([]) is not the identity")
     return 0
