@@ -58,17 +58,11 @@ struct LiveBookFile {
             let id = String(decoding: row[..<36], as: UTF8.self)
             content += row
             rows += 1
-            let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
-            precondition(fd >= 0, "open \(path)")
-            Self.writeAll(fd, row)
-            close(fd)
+            Self.write(row, to: path, flags: O_APPEND)
             return (ExpectedChange(kind: "insert", id: id), Stopwatch.now())
         case .rewrite:
             let id = replaceContent(renamed(row: pickRow(), to: "Rewritten \(counter) ✎"))
-            let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
-            precondition(fd >= 0, "open \(path)")
-            Self.writeAll(fd, content)
-            close(fd)
+            Self.write(content, to: path, flags: O_TRUNC)
             return (ExpectedChange(kind: "update", id: id), Stopwatch.now())
         case .replace:
             let (start, end) = RowEdit.line(pickRow(), in: content)
@@ -76,10 +70,7 @@ struct LiveBookFile {
                                      Array(content[..<start]) + content[end...]))
             rows -= 1
             let temporary = path + ".bench-tmp"
-            let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            precondition(fd >= 0, "open \(temporary)")
-            Self.writeAll(fd, content)
-            close(fd)
+            Self.write(content, to: temporary, flags: O_CREAT | O_TRUNC)
             precondition(rename(temporary, path) == 0, "rename")
             return (ExpectedChange(kind: "delete", id: id), Stopwatch.now())
         case .sed:
@@ -112,11 +103,19 @@ struct LiveBookFile {
         return (id, Array(content[...first]) + Array(name.utf8) + content[second...])
     }
 
+    /// Opens `path` for writing with `flags` (created 0644 with `O_CREAT`), writes `bytes`, closes.
+    private static func write(_ bytes: [UInt8], to path: String, flags: Int32) {
+        let fd = open(path, O_WRONLY | O_CLOEXEC | flags, 0o644)
+        precondition(fd >= 0, "open \(path)")
+        writeAll(fd, bytes)
+        close(fd)
+    }
+
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
         bytes.withUnsafeBytes { buffer in
             var done = 0
             while done < buffer.count {
-                let n = write(fd, buffer.baseAddress! + done, buffer.count - done)
+                let n = Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done)
                 if n < 0, errno == EINTR { continue }
                 precondition(n > 0, "write failed")
                 done += n

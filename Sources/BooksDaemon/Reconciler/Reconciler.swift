@@ -152,7 +152,19 @@ public final class Reconciler: Sendable {
             scheduleVerification()
             return
         }
-        if initial { loadInitialContent() } else { applyFileChanges() }
+        if initial {
+            loadInitialContent()
+            assignIDsToNewRowsIfAny()
+            publishStatus()
+        } else {
+            refreshFromFile()
+        }
+    }
+
+    /// Compares the file and applies what changed, then what follows a change (ids for rows typed
+    /// by hand, the systemd status line).
+    func refreshFromFile() {
+        applyFileChanges()
         assignIDsToNewRowsIfAny()
         publishStatus()
     }
@@ -184,35 +196,21 @@ public final class Reconciler: Sendable {
         if first { queue.asyncAfter(deadline: .now() + .milliseconds(Self.verificationDelayMilliseconds)) { self.verifyWhenDue() } }
     }
 
-    /// Runs the deferred comparison, unless client writes are waiting and the deadline allows
-    /// another short wait.
-    func verifyWhenDue() {
+    /// Runs the deferred comparison if one is still pending (any full comparison since settled
+    /// it: see `compareWithFile`) — at once with `now`, else unless client writes are waiting and
+    /// the deadline allows another short wait.
+    func verifyWhenDue(now: Bool = false) {
         let run = state.withLock { s -> Bool? in
             guard let due = s.verificationDue else { return nil }
-            if !inbox.withLock({ $0.isEmpty }), ContinuousClock.now + .milliseconds(Self.verificationDelayMilliseconds) < due { return false }
-            s.verificationDue = nil
+            if !now, !inbox.withLock({ $0.isEmpty }),
+               ContinuousClock.now + .milliseconds(Self.verificationDelayMilliseconds) < due { return false }
             return true
         }
         switch run {
         case nil: return
         case false?: queue.asyncAfter(deadline: .now() + .milliseconds(Self.verificationDelayMilliseconds)) { self.verifyWhenDue() }
-        case true?:
-            applyFileChanges()
-            assignIDsToNewRowsIfAny()
-            publishStatus()
+        case true?: refreshFromFile()
         }
-    }
-
-    /// Runs a deferred comparison now, if one is pending (before stopping, or when asked to drain).
-    func verifyNowIfPending() {
-        let pending = state.withLock { s -> Bool in
-            defer { s.verificationDue = nil }
-            return s.verificationDue != nil
-        }
-        guard pending else { return }
-        applyFileChanges()
-        assignIDsToNewRowsIfAny()
-        publishStatus()
     }
 
     /// Reads the whole file at start: its content is the baseline (seq 0), not a change.
@@ -251,7 +249,11 @@ public final class Reconciler: Sendable {
     /// taken here is released on return, so a splice is then applied in place without copying.
     func compareWithFile() -> FileComparison {
         dispatchPrecondition(condition: .onQueue(queue))
-        let document = state.withLock { $0.context.document }
+        // This full comparison also settles a deferred one (`scheduleVerification`).
+        let document = state.withLock { s in
+            s.verificationDue = nil
+            return s.context.document
+        }
         return store.compare(with: document)
     }
 
@@ -746,7 +748,7 @@ public final class Reconciler: Sendable {
     /// comparison included).
     public func drain() {
         queue.sync {
-            verifyNowIfPending()
+            verifyWhenDue(now: true)
             processWritesIfAny()
         }
     }
