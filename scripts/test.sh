@@ -29,18 +29,48 @@ swift build
 if [ "$#" -gt 0 ]; then
     exec swift test "$@"
 fi
+# Each phase's output is also kept in .build/test-logs/PHASE.log; the summary at the end names the
+# phases that failed and repeats their failure lines (CI logs are often read from the tail).
+logs=.build/test-logs
+rm -rf "$logs"; mkdir -p "$logs"
 status=0
-echo "== unit tests"
-swift test --skip IntegrationTests || status=$?
-echo "== integration tests (real booksd, booksctl, editors)"
-swift test --filter IntegrationTests || status=$?
-echo "== unit tests under AddressSanitizer (separate build directory)"
-ASAN_OPTIONS=detect_leaks=0 swift test --build-path .build-asan -Xswiftc -sanitize=address --skip IntegrationTests || status=$?
-echo "== systemd units (systemd-analyze verify; security score at most 1.5)"
-scripts/check-units.sh || status=$?
-echo "== fuzzing smoke run (libFuzzer, 20 s per target; long runs: see docs/RELIABILITY.md)"
-scripts/fuzz.sh all 20 || status=$?
-echo "== benchmark smoke run (release build, small sizes, peers included; no times are asserted)"
-Benchmarks/run-all.sh --quick || status=$?
-if [ "$status" -ne 0 ]; then echo "test.sh: FAILED (status $status)" >&2; fi
+failed=""
+phase() {
+    local name="$1" title="$2"; shift 2
+    echo "== $title"
+    local rc
+    set +e
+    "$@" 2>&1 | tee "$logs/$name.log"
+    rc=${PIPESTATUS[0]}
+    set -e
+    if [ "$rc" -ne 0 ]; then
+        status=$rc
+        failed="$failed $name"
+    fi
+}
+phase unit "unit tests" \
+    swift test --skip IntegrationTests
+phase integration "integration tests (real booksd, booksctl, editors)" \
+    swift test --filter IntegrationTests
+phase asan "unit tests under AddressSanitizer (separate build directory)" \
+    env ASAN_OPTIONS=detect_leaks=0 swift test --build-path .build-asan -Xswiftc -sanitize=address --skip IntegrationTests
+phase units "systemd units (systemd-analyze verify; security score at most 1.5)" \
+    scripts/check-units.sh
+phase fuzz "fuzzing smoke run (libFuzzer, 20 s per target; long runs: see docs/RELIABILITY.md)" \
+    scripts/fuzz.sh all 20
+phase benchmarks "benchmark smoke run (release build, small sizes, peers included; no times are asserted)" \
+    Benchmarks/run-all.sh --quick
+echo "== summary"
+for name in unit integration asan units fuzz benchmarks; do
+    case " $failed " in
+        *" $name "*) echo "FAILED: $name (log: $logs/$name.log)" ;;
+        *) echo "passed: $name" ;;
+    esac
+done
+for name in $failed; do
+    echo "-- failure lines from $name:"
+    grep -a -E '✘|error:|Fatal error|FAIL|[Cc]rash|Assertion|ERROR: |SUMMARY: |exited with|signal [0-9]' \
+        "$logs/$name.log" | grep -a -v -E '^\s*$' | head -n 60 || true
+done
+if [ "$status" -ne 0 ]; then echo "test.sh: FAILED (status $status; phases:$failed)" >&2; fi
 exit "$status"
