@@ -127,7 +127,7 @@ extension FeedTests {
         let feed = FeedRecorder(client.changes(filter: BookFilter([BookCondition(.author, .equals, "Nobody")])))
         let writer = try await daemon.connect()
         _ = try await writer.update([BookPatch(id: "b1", name: "Persuasion")])
-        let ok = await feed.wait("a heartbeat at seq 1", timeout: .seconds(3)) { items in
+        let ok = await feed.wait("a heartbeat at seq 1", timeout: .seconds(10)) { items in
             items.contains { if case .heartbeat(let p) = $0 { p.seq == 1 } else { false } }
         }
         #expect(ok)
@@ -150,7 +150,7 @@ extension FeedTests {
         #expect(notice?["event"] as? String == "shutdown")
         #expect(notice?["epoch"] as? String == epoch, "\(String(describing: notice))")
         #expect(notice?["seq"] as? Int == 0)
-        #expect(raw.isClosedByPeer(timeout: .seconds(1)))
+        #expect(raw.isClosedByPeer(timeout: .seconds(10)))
     }
 
     @Test("resync-required when the history was trimmed (change_log_retention=2)")

@@ -17,7 +17,7 @@ struct SystemdNotifyTests {
         let list = client.readLine(within: 5, containing: #""id":"l""#)
         #expect(list?.contains("Ulysses") == true, "the file is not loaded at READY=1: \(list ?? "nil")")
         // The READY datagram (or the one right after it) carries the summary.
-        #expect(SD.eventually(2) { d.notify.lastStatus?.hasPrefix("3 books, 0 bad lines, ") == true },
+        #expect(SD.eventually(10) { d.notify.lastStatus?.hasPrefix("3 books, 0 bad lines, ") == true },
                 "STATUS: \(d.notify.lastStatus ?? "nil")")
         // Nothing claimed readiness before the first datagram that says READY=1.
         print("booksd: time to READY=1: \(Int(elapsed * 1000)) ms")
@@ -29,7 +29,7 @@ struct SystemdNotifyTests {
         let d = BooksdFixture()
         d.start()
         _ = try #require(d.waitReady(), "no READY=1; log:\n\(d.log)")
-        #expect(SD.eventually(2) { d.notify.lastStatus?.hasPrefix("3 books, 0 bad lines, 0 subscribers, no change yet") == true },
+        #expect(SD.eventually(10) { d.notify.lastStatus?.hasPrefix("3 books, 0 bad lines, 0 subscribers, no change yet") == true },
                 "STATUS: \(d.notify.lastStatus ?? "nil")")
 
         SD.append("b4|Beloved|Toni Morrison\nthis line is bad\n", to: d.booksFile)
