@@ -20,11 +20,14 @@ public enum AtomicFileWriter {
     /// with `expectMissing`, when a file appeared. With `expected` and `isExpectedContent` (the
     /// test that the content replaced is the version the write was planned on), the file is
     /// swapped in atomically and the version replaced is checked after the swap and put back when
-    /// the test fails, which closes the window between the identity check and the rename.
+    /// the test fails, which closes the window between the identity check and the rename; a
+    /// process that has the replaced version open for writing, or opens it while it is checked,
+    /// also puts it back (`ReplacedVersionGuard`). One that opens it in the instant after the
+    /// check is waited for, and what it wrote is returned as `lateEdit` for the caller to apply.
     @discardableResult
     public static func write(_ bytes: [UInt8], to path: String, expected: FileIdentity? = nil,
                              expectMissing: Bool = false,
-                             isExpectedContent: (([UInt8]) -> Bool)? = nil) throws(StoreError) -> FileIdentity {
+                             isExpectedContent: (([UInt8]) -> Bool)? = nil) throws(StoreError) -> AtomicWriteResult {
         let target = resolveSymlink(path)
         let parts = PathParts(target)
         var template = Array((parts.directory + "/" + temporaryPrefix(for: target) + "XXXXXX").utf8CString)
@@ -69,25 +72,34 @@ public enum AtomicFileWriter {
             // content). A hand edit that slipped in (in place or by rename) is put back and the
             // write is refused, so it is retried on top of the edit instead of overwriting it.
             if books_rename_exchange(temporary, target) == 0 {
-                var replacedIsExpected = false
-                if case .present(let old, let identity) = FileReader.read(temporary),
+                // A writer that opened the path just before the exchange writes to the replaced
+                // version: the lease on it shows one that has it open (refused, like any
+                // concurrent edit) or opens it while the content is checked (put back too).
+                let replaced = ReplacedVersionGuard(path: temporary)
+                var checked: FileIdentity?
+                if replaced.state != .writerOpen,
+                   case .present(let old, let identity) = FileReader.read(temporary),
                    identity.device == expected.device, identity.inode == expected.inode,
                    isExpectedContent(old) {
-                    replacedIsExpected = true
+                    checked = identity
                 }
-                if !replacedIsExpected {
+                guard let checked, !replaced.writerArrived else {
                     guard books_rename_exchange(temporary, target) == 0 else {
                         renamed = true   // keep the user's file, now at the temporary name
                         throw .system(path: temporary, operation: "put back a concurrent edit of \(target) (kept at)", errno: errno)
                     }
-                    throw .changedDuringWrite(path: path)
+                    throw .changedDuringWrite(path: path)   // the guard's deinit lets a waiting writer go on
                 }
-                // `temporary` now names the replaced version: the deferred unlink removes it.
                 syncDirectory(parts.directory)
+                unlink(temporary)   // the replaced version
+                renamed = true
                 guard let identity = FileIdentity.of(path: target) else {
                     throw .system(path: target, operation: "stat", errno: errno)
                 }
-                return identity
+                // A writer that opened it in the instant between the check and the unlink wrote
+                // to a file that is gone: hand its content to the caller.
+                let late = replaced.writerArrived ? replaced.contentAfterWriters(checked: checked) : nil
+                return AtomicWriteResult(identity: identity, lateEdit: late)
             }
             let code = errno
             if code == ENOENT { throw .changedDuringWrite(path: path) }
@@ -102,7 +114,7 @@ public enum AtomicFileWriter {
         guard let identity = FileIdentity.of(path: target) else {
             throw .system(path: target, operation: "stat", errno: errno)
         }
-        return identity
+        return AtomicWriteResult(identity: identity, lateEdit: nil)
     }
 
     static func syncDirectory(_ path: String) {
@@ -151,6 +163,15 @@ public enum AtomicFileWriter {
         }
         return 0o022
     }
+}
+
+/// What `AtomicFileWriter.write` did.
+public struct AtomicWriteResult: Sendable {
+    /// The identity of the file written.
+    public var identity: FileIdentity
+    /// The whole content a process wrote to the replaced version after it was checked (it had
+    /// opened the path just before the swap): an edit the caller must apply on top, or lose.
+    public var lateEdit: [UInt8]?
 }
 
 /// A path's directory and base name.

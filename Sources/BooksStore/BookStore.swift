@@ -46,23 +46,42 @@ extension BookStore {
             inserted.append(book)
         }
         let canonical = document.rendering(edits)
+        let written = try writeCanonical(canonical, replacing: document.bytes, expected: expected)
+        return SaveResult(splice: ByteSplice(from: document.bytes, to: canonical), identity: written.identity,
+                          remapped: remapped, inserted: inserted, lateEdit: written.lateEdit)
+    }
+
+    /// Writes `canonical` (in the store's format) over the version of the file whose canonical
+    /// text is `replaced` and whose identity is `expected` (nil: there must be no file), atomically
+    /// and durably; `.changedDuringWrite` when the file is not that version. The result's
+    /// `lateEdit` is canonical text too (a late write that is not valid in the format is kept in
+    /// a recovery file beside the book file instead, see `RecoveryFile`).
+    public func writeCanonical(_ canonical: [UInt8], replacing replaced: [UInt8],
+                               expected: FileIdentity?) throws(StoreError) -> AtomicWriteResult {
         let fileBytes: [UInt8]
         switch configuration.format {
         case .text: fileBytes = canonical
         case .json: fileBytes = BookFileFormat.json.fileBytes(for: BookDocument(parsing: canonical, lineLimit: .max))
         }
         let format = configuration.format
-        let identity = try AtomicFileWriter.write(fileBytes, to: configuration.path, expected: expected,
-                                                  expectMissing: expected == nil,
-                                                  isExpectedContent: { replaced in
-            // The version replaced must be the one planned on: the document's content.
+        var written = try AtomicFileWriter.write(fileBytes, to: configuration.path, expected: expected,
+                                                 expectMissing: expected == nil,
+                                                 isExpectedContent: { version in
+            // The version replaced must be the one planned on.
             switch format {
-            case .text: return ByteComparison.equal(replaced, document.bytes)
-            case .json: return (try? format.canonicalText(from: replaced)).map { ByteComparison.equal($0, document.bytes) } ?? false
+            case .text: return ByteComparison.equal(version, replaced)
+            case .json: return (try? format.canonicalText(from: version)).map { ByteComparison.equal($0, replaced) } ?? false
             }
         })
-        return SaveResult(splice: ByteSplice(from: document.bytes, to: canonical), identity: identity,
-                          remapped: remapped, inserted: inserted)
+        if let late = written.lateEdit, format == .json {
+            if let text = try? format.canonicalText(from: late) {
+                written.lateEdit = text
+            } else {
+                written.lateEdit = nil
+                RecoveryFile.keep(late, beside: configuration.path)
+            }
+        }
+        return written
     }
 
     /// The fast path for a save that only inserts into a text file: the new rows are appended in

@@ -11,3 +11,16 @@ public enum FileComparison: Sendable {
     /// Something is there but could not be read as a file.
     case unavailable(StoreError)
 }
+
+extension FileComparison {
+    /// What the comparison found, in a few words: for debug logs.
+    public var traceDescription: String {
+        switch self {
+        case .unchanged(let identity): "unchanged (\(identity.traceDescription))"
+        case .changed(let splice, let identity):
+            "changed at bytes \(splice.range.lowerBound)..<\(splice.range.upperBound) by \(splice.replacement.count) bytes (\(identity.traceDescription))"
+        case .missing: "missing"
+        case .unavailable(let error): "unavailable (\(error))"
+        }
+    }
+}

@@ -43,3 +43,10 @@ public struct FileIdentity: Sendable, Hashable {
         return FileIdentity(s)
     }
 }
+
+extension FileIdentity {
+    /// `inode 1234, 5678 bytes, mtime 1764500000.123456789`: for debug logs.
+    public var traceDescription: String {
+        "inode \(inode), \(size) bytes, mtime \(modified.tv_sec).\(modified.tv_nsec)"
+    }
+}

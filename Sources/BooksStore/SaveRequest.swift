@@ -52,6 +52,10 @@ public struct SaveResult: Sendable {
     /// For an append (`appendIfPossible`): the bytes appended to the content the save was based
     /// on. When `splice` is anything else than appending exactly these, someone else wrote meanwhile.
     public var appended: [UInt8]? = nil
+    /// The whole content (canonical text) that another program wrote to the version this save
+    /// replaced, after the swap (it had opened the file an instant before): its edit, relative
+    /// to the content the save was based on, still has to be applied (see `AtomicWriteResult`).
+    public var lateEdit: [UInt8]? = nil
 
     /// The new canonical text, given the content the save was based on (a new array).
     public func content(basedOn base: [UInt8]) -> [UInt8] { splice.applied(to: base) }

@@ -14,6 +14,7 @@
 #include <malloc.h>
 #include <dirent.h>
 #include <string.h>
+#include <signal.h>
 
 struct books_ucred { pid_t pid; uid_t uid; gid_t gid; };
 
@@ -67,6 +68,34 @@ static inline int books_rename_exchange(const char *a, const char *b) {
     errno = ENOSYS;
     return -1;
 #endif
+}
+
+/// File leases (fcntl F_SETLEASE/F_GETLEASE, Linux-specific, hidden without _GNU_SOURCE).
+#define BOOKS_F_SETLEASE 1024
+#define BOOKS_F_GETLEASE 1025
+
+/// Takes a read lease on `fd` (opened read-only): 0, or -1 with errno EAGAIN when some process has
+/// the file open for writing, EACCES when the caller neither owns the file nor has CAP_LEASE,
+/// EINVAL where the file system has no leases. While it is held, an open of the file for writing
+/// (or a truncate) breaks it and waits until it is released.
+static inline int books_take_read_lease(int fd) { return fcntl(fd, BOOKS_F_SETLEASE, F_RDLCK); }
+
+/// Releases the lease on `fd`; a writer waiting for it proceeds.
+static inline int books_release_lease(int fd) { return fcntl(fd, BOOKS_F_SETLEASE, F_UNLCK); }
+
+/// 1 while the read lease on `fd` is held and no writer is breaking it, else 0.
+static inline int books_read_lease_is_intact(int fd) { return fcntl(fd, BOOKS_F_GETLEASE) == F_RDLCK; }
+
+/// A lease break is announced with SIGIO, whose default action ends the process: ignore it
+/// unless the process installed a handler of its own.
+static inline void books_ignore_sigio_if_default(void) {
+    struct sigaction current;
+    if (sigaction(SIGIO, NULL, &current) == 0 && current.sa_handler == SIG_DFL) {
+        struct sigaction ignore;
+        memset(&ignore, 0, sizeof ignore);
+        ignore.sa_handler = SIG_IGN;
+        sigaction(SIGIO, &ignore, NULL);
+    }
 }
 
 /// Fixes glibc's mmap threshold (disabling its adaptive growth); returns 1 on success.

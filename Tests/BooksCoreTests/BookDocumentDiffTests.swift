@@ -161,3 +161,48 @@ extension BadLine {
         }
     }
 }
+
+/// `ByteSplice.mergedContent`: two edits of the same content applied together when they change
+/// different lines, refused when they share one.
+@Suite struct ByteSpliceMergeTests {
+    let base = Array("1|Dune|Herbert\n2|Emma|Austen\n3|Ulysses|Joyce\n".utf8)
+
+    func edit(_ from: String, _ to: String) -> ByteSplice {
+        ByteSplice(from: base, to: Array(String(decoding: base, as: UTF8.self).replacingOccurrences(from, to).utf8))
+    }
+
+    @Test func editsOfDifferentLinesAreBothApplied() {
+        let ours = edit("Dune", "Dune Messiah"), theirs = edit("Joyce", "James Joyce")
+        let expected = "1|Dune Messiah|Herbert\n2|Emma|Austen\n3|Ulysses|James Joyce\n"
+        #expect(ByteSplice.mergedContent(base: base, ours: ours, theirs: theirs).map { String(decoding: $0, as: UTF8.self) } == expected)
+        #expect(ByteSplice.mergedContent(base: base, ours: theirs, theirs: ours).map { String(decoding: $0, as: UTF8.self) } == expected)
+    }
+
+    @Test func anAppendAndAnEditOfAnotherLineAreBothApplied() {
+        let ours = ByteSplice.append(Array("4|Beloved|Morrison\n".utf8), to: base.count)
+        let theirs = edit("Emma", "Persuasion")
+        #expect(ByteSplice.mergedContent(base: base, ours: ours, theirs: theirs).map { String(decoding: $0, as: UTF8.self) }
+                == "1|Dune|Herbert\n2|Persuasion|Austen\n3|Ulysses|Joyce\n4|Beloved|Morrison\n")
+    }
+
+    @Test func editsOfTheSameLineAreNotMerged() {
+        #expect(ByteSplice.mergedContent(base: base, ours: edit("Emma", "Emma 2"), theirs: edit("Austen", "J. Austen")) == nil)
+        #expect(ByteSplice.mergedContent(base: base, ours: edit("Emma", "Emma 2"), theirs: edit("Emma", "Emma 3")) == nil)
+    }
+
+    @Test func anEmptyEditLeavesTheOther() {
+        let ours = edit("Dune", "Dune 2")
+        #expect(ByteSplice.mergedContent(base: base, ours: ours, theirs: ByteSplice(from: base, to: base)) == ours.applied(to: base))
+    }
+}
+
+private extension String {
+    /// The first occurrence of `target` replaced (bytewise; no Foundation here).
+    func replacingOccurrences(_ target: String, _ replacement: String) -> String {
+        let bytes = Array(utf8), needle = Array(target.utf8)
+        guard needle.count <= bytes.count,
+              let at = (0...(bytes.count - needle.count)).first(where: { Array(bytes[$0..<($0 + needle.count)]) == needle })
+        else { return self }
+        return String(decoding: bytes[..<at] + Array(replacement.utf8) + bytes[(at + needle.count)...], as: UTF8.self)
+    }
+}

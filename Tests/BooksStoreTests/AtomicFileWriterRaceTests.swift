@@ -64,7 +64,30 @@ import Testing
         let written = try AtomicFileWriter.write(Array("a|2|client\n".utf8), to: path, expected: identity,
                                                  isExpectedContent: { $0 == read })
         #expect(contents(path) == "a|2|client\n")
-        #expect(written == FileIdentity.of(path: path))
+        #expect(written.identity == FileIdentity.of(path: path))
+        #expect(written.lateEdit == nil)
         #expect(AtomicFileWriter.removeStaleTemporaries(beside: path).isEmpty)
+    }
+
+    /// A process that opened the file for writing before the swap (an editor between its
+    /// `open` and its `write`) would write into the replaced version: the writer sees it has the
+    /// file open, puts it back and refuses, and that process's write then lands in the file.
+    @Test func aReplacedFileStillOpenForWritingIsPutBack() throws {
+        let dir = scratch()
+        defer { _ = system("rm -rf '\(dir)'") }
+        let path = dir + "/books.txt"
+        put(path, "a|1|x\n")
+        guard case .present(let read, let identity) = FileReader.read(path) else { Issue.record("read"); return }
+        let editor = open(path, O_WRONLY)
+        #expect(editor >= 0)
+        #expect(throws: StoreError.changedDuringWrite(path: path)) {
+            try AtomicFileWriter.write(Array("a|2|client\n".utf8), to: path, expected: identity,
+                                       isExpectedContent: { $0 == read })
+        }
+        _ = ftruncate(editor, 0)
+        _ = "a|3|hand\n".withCString { pwrite(editor, $0, strlen($0), 0) }
+        close(editor)
+        #expect(contents(path) == "a|3|hand\n", "the editor's write went to a replaced file")
+        #expect(AtomicFileWriter.removeStaleTemporaries(beside: path).isEmpty, "temporary file left behind")
     }
 }

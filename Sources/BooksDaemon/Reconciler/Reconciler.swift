@@ -149,6 +149,7 @@ public final class Reconciler: Sendable {
             return
         }
         if !initial, mayDefer, fileHasLastSeenIdentity() {
+            logger.debug("file event on the identity last read or written: comparison deferred")
             scheduleVerification()
             return
         }
@@ -509,8 +510,10 @@ public final class Reconciler: Sendable {
         let comparison: FileComparison
         if let identity = untouchedIdentityForAppending(writes) {
             comparison = .unchanged(identity: identity)
+            logger.debug("commit of \(writes.count) write(s): file untouched (\(identity.traceDescription)), appending without a read")
         } else {
             comparison = compareWithFile()
+            logger.debug("commit of \(writes.count) write(s): file \(comparison.traceDescription)")
         }
         var blocked: ProtocolError?
         state.withLock { s in
@@ -576,6 +579,7 @@ public final class Reconciler: Sendable {
                 } catch let error as StoreError {
                     if case .changedDuringWrite = error, s.writeRetries < 50 {
                         s.writeRetries += 1
+                        logger.debug("save refused, the file changed during the write: retry \(s.writeRetries)")
                         inbox.withLock { [retried = plan.accepted.map(\.ticket) + deferred] in $0.insert(contentsOf: retried, at: 0) }
                         deferred = []
                         retry = true
@@ -591,11 +595,13 @@ public final class Reconciler: Sendable {
                 }
             }
             if let result {
+                logger.debug("saved (\(result.appended == nil ? "rewrite" : "append")): \(result.identity.traceDescription)")
                 s.identity = result.identity
                 s.fileState = .present
                 // Without client writes, the save only gave ids to rows typed by hand: that
                 // change is the hand edit's, so it is reported with source `file`.
                 let source: ChangeSource = plan.accepted.isEmpty ? .file : .client
+                let base = result.lateEdit == nil ? [] : s.context.document.bytes   // rare: keep a copy
                 let applied: SequencedChangeSet?
                 if let content = separateForeignEdits(&s, result) {
                     applied = s.context.apply(bytes: content, source: source, remapped: result.remapped)
@@ -607,6 +613,9 @@ public final class Reconciler: Sendable {
                     if source == .client { s.writeGuard.record(applied.changes) }
                     logger.info("client write: \(applied.changes.inserted.count) inserted, \(applied.changes.updated.count) updated, \(applied.changes.deleted.count) deleted",
                                 ["BOOKS_SEQ": "\(applied.seq)", "BOOKS_FILE": store.configuration.path])
+                }
+                if let late = result.lateEdit {
+                    applyLateEdit(&s, late: late, base: base, ours: result.splice)
                 }
             }
             // Acknowledge only what the file now holds: a writer that overwrote the file right
@@ -647,6 +656,35 @@ public final class Reconciler: Sendable {
             queue.async { self.processWritesIfAny() }
         }
         publishStatus()
+    }
+
+    /// Applies the edit another program wrote to the version of the file a save had just replaced
+    /// (it opened the file an instant before the swap; see `AtomicWriteResult.lateEdit`): its
+    /// change from `base` is merged with the save's change `ours` when they touch different
+    /// lines, else its content stands as written (as if it had been saved right after), and the
+    /// result is written and reported as a file edit. If that cannot be written, the program's
+    /// content is kept in a recovery file and the error is logged: it is never silently lost.
+    func applyLateEdit(_ s: inout State, late: [UInt8], base: [UInt8], ours: ByteSplice) {
+        let theirs = ByteSplice(from: base, to: late)
+        guard !theirs.isEmpty else { return }
+        let merged = ByteSplice.mergedContent(base: base, ours: ours, theirs: theirs) ?? late
+        logger.warning("another program wrote to the book file just as the daemon replaced it; its edit is applied on top",
+                       ["BOOKS_FILE": store.configuration.path])
+        do {
+            let written = try store.writeCanonical(merged, replacing: s.context.document.bytes, expected: s.identity)
+            s.identity = written.identity
+            if let applied = s.context.apply(bytes: merged, source: .file) {
+                channel?.broadcast(applied)
+            }
+            if let again = written.lateEdit, let kept = RecoveryFile.keep(again, beside: store.configuration.path) {
+                logger.error("another late write to the replaced book file was kept in \(kept)", ["BOOKS_FILE": store.configuration.path])
+            }
+        } catch {
+            // The file changed again meanwhile: that edit stands; keep this one beside it.
+            let kept = RecoveryFile.keep(late, beside: store.configuration.path) ?? "nowhere (\(error))"
+            logger.error("a late write to the replaced book file could not be applied (\(error)); its content was kept in \(kept)",
+                         ["BOOKS_FILE": store.configuration.path])
+        }
     }
 
     /// The file's identity when `writes` may skip re-reading the file before they are saved: they

@@ -35,6 +35,16 @@ struct LostUpdateTests {
         let client = try RawClient(socket: dir.socket)
         var counters = Counters()
         var nextID = 1000
+        // BOOKS_FAULT_TRACE=1: each operation and hand edit on stderr with the wall-clock time,
+        // to line up with the daemon's debug log (kept with BOOKS_FAULT_KEEP=1).
+        let tracing = Rel.knob("BOOKS_FAULT_TRACE", 0) != 0
+        func trace(_ text: @autoclosure () -> String) {
+            guard tracing else { return }
+            var ts = timespec()
+            clock_gettime(CLOCK_REALTIME, &ts)
+            let line = Array("[trace \(ts.tv_sec % 1000).\(String(format: "%06d", ts.tv_nsec / 1000))] \(text())\n".utf8)
+            _ = line.withUnsafeBytes { write(2, $0.baseAddress!, $0.count) }
+        }
 
         /// Rewrites the file by hand: `edit` maps the current book rows.
         @discardableResult
@@ -43,10 +53,13 @@ struct LostUpdateTests {
             if current.last == "" { current.removeLast() }
             edit(&current)
             if Bool.random(using: &rng) {
+                trace("hand edit in place, \(BookFile.render(current).count) bytes")
                 Rel.writeInPlace(dir.bookFile, BookFile.render(current))
             } else {
+                trace("hand edit by rename, \(BookFile.render(current).count) bytes")
                 Rel.writeRenameOver(dir.bookFile, BookFile.render(current))
             }
+            trace("hand edit written")
             counters.handEdits += 1
             return BookFile.lines(Rel.readFile(dir.bookFile) ?? [])
         }
@@ -90,6 +103,7 @@ struct LostUpdateTests {
 
         for op in 0..<operations {
             let roll = Int.random(in: 0..<100, using: &rng)
+            trace("op \(op) roll \(roll)")
             switch roll {
             case 0..<20: // client update, no version
                 let id = pick(), name = "C\(op)"

@@ -1,0 +1,25 @@
+import Glibc
+
+/// A copy of bytes that could not be put where they belong, kept beside the book file so that
+/// nothing a user wrote is lost: `books.txt.recovered-<seconds>-<pid>`, mode 0600.
+public enum RecoveryFile {
+    /// Writes `bytes` to a new recovery file beside `path`; returns its path (nil when even
+    /// that failed).
+    @discardableResult
+    public static func keep(_ bytes: [UInt8], beside path: String) -> String? {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let target = AtomicFileWriter.resolveSymlink(path) + ".recovered-\(now.tv_sec)-\(now.tv_nsec / 1000)-\(getpid())"
+        let fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+            if n < 0 { if errno == EINTR { continue }; return nil }
+            written += n
+        }
+        guard fsync(fd) == 0 else { return nil }
+        return target
+    }
+}

@@ -1,0 +1,78 @@
+@testable import BooksStore
+import Dispatch
+import Glibc
+import Synchronization
+import Testing
+
+/// The lease on a replaced version of the book file: it sees writers that have the file open,
+/// and writers that open it while the lease is held (they wait until it is released).
+@Suite struct ReplacedVersionGuardTests {
+    func scratchFile(_ text: String) -> String {
+        var template = Array("/var/tmp/booksstore-lease-XXXXXX".utf8CString)
+        _ = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        let dir = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let path = dir + "/books.txt"
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        _ = text.withCString { write(fd, $0, strlen($0)) }
+        close(fd)
+        return path
+    }
+
+    @Test func aFileOpenForWritingIsReported() {
+        let path = scratchFile("a|1|x\n")
+        defer { _ = system("rm -rf \"$(dirname '\(path)')\"") }
+        let writer = open(path, O_WRONLY)
+        defer { close(writer) }
+        let guardian = ReplacedVersionGuard(path: path)
+        #expect(guardian.state == .writerOpen)
+        #expect(!guardian.writerArrived)
+    }
+
+    /// A writer that opens the file while the lease is held waits; the guard notices it, lets it
+    /// go on, waits until it closed the file and returns what it wrote.
+    @Test func aWriterArrivingLaterIsWaitedForAndItsContentReturned() throws {
+        let path = scratchFile("a|1|x\n")
+        defer { _ = system("rm -rf \"$(dirname '\(path)')\"") }
+        let checked = try #require(FileIdentity.of(path: path))
+        let guardian = ReplacedVersionGuard(path: path)
+        try #require(guardian.state == .guarded, "leases unavailable here")
+        #expect(!guardian.writerArrived)
+        let done = DoneFlag()
+        let writer = DispatchGroup()
+        DispatchQueue.global().async(group: writer) { // an editor: open with O_TRUNC (waits for the lease), write, close
+            let fd = open(path, O_WRONLY | O_TRUNC)
+            _ = "a|2|late\n".withCString { write(fd, $0, strlen($0)) }
+            close(fd)
+            done.value.store(true, ordering: .releasing)
+        }
+        var arrived = false
+        for _ in 0..<5_000 where !arrived {
+            arrived = guardian.writerArrived
+            if !arrived { usleep(1_000) }
+        }
+        #expect(arrived, "the writer's open did not break the lease")
+        let finishedEarly = done.value.load(ordering: .acquiring)
+        #expect(!finishedEarly, "the writer did not wait for the lease")
+        let late = guardian.contentAfterWriters(checked: checked)
+        #expect(late.map { String(decoding: $0, as: UTF8.self) } == "a|2|late\n")
+        writer.wait()
+    }
+
+    /// Nothing written by a writer that only opened the file: no late content.
+    @Test func aWriterThatWritesNothingLeavesNoLateContent() throws {
+        let path = scratchFile("a|1|x\n")
+        defer { _ = system("rm -rf \"$(dirname '\(path)')\"") }
+        let checked = try #require(FileIdentity.of(path: path))
+        let guardian = ReplacedVersionGuard(path: path)
+        try #require(guardian.state == .guarded, "leases unavailable here")
+        let writer = DispatchGroup()
+        DispatchQueue.global().async(group: writer) { close(open(path, O_WRONLY)) }
+        for _ in 0..<5_000 where !guardian.writerArrived { usleep(1_000) }
+        #expect(guardian.contentAfterWriters(checked: checked, timeoutMilliseconds: 300) == nil)
+        writer.wait()
+    }
+}
+
+private final class DoneFlag: Sendable {
+    let value = Atomic<Bool>(false)
+}
