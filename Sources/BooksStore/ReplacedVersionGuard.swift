@@ -64,28 +64,18 @@ final class ReplacedVersionGuard {
             }
             usleep(500)
         }
-        guard identity() != checked else { return nil }
-        return readAll()
+        var now = stat()
+        guard fstat(fd, &now) == 0, FileIdentity(now) != checked else { return nil }
+        lseek(fd, 0, SEEK_SET)
+        guard case .present(let bytes, _) = FileReader.read(fd, size: Int(now.st_size), path: "(replaced version)",
+                                                            sizeLimit: FileReader.defaultSizeLimit) else { return nil }
+        return bytes
     }
 
     private func identity() -> FileIdentity? {
         var s = stat()
         guard fstat(fd, &s) == 0 else { return nil }
         return FileIdentity(s)
-    }
-
-    private func readAll() -> [UInt8]? {
-        var s = stat()
-        guard fstat(fd, &s) == 0 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(s.st_size))
-        var got = 0
-        while got < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, $0.count - got, off_t(got)) }
-            if n < 0 { if errno == EINTR { continue }; return nil }
-            if n == 0 { break }
-            got += n
-        }
-        return Array(bytes[..<got])
     }
 
     private static func nowMilliseconds() -> Int64 {

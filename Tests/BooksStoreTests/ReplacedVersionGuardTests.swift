@@ -29,6 +29,15 @@ import Testing
         return path
     }
 
+    /// Waits (at most 5 s) until a writer's open has broken the guard's lease.
+    func waitForWriter(_ guardian: ReplacedVersionGuard) -> Bool {
+        for _ in 0..<5_000 {
+            if guardian.writerArrived { return true }
+            usleep(1_000)
+        }
+        return false
+    }
+
     @Test(.enabled(if: leasesAvailable, "file leases are not available here"))
     func aFileOpenForWritingIsReported() {
         let path = scratchFile("a|1|x\n")
@@ -58,12 +67,7 @@ import Testing
             close(fd)
             done.value.store(true, ordering: .releasing)
         }
-        var arrived = false
-        for _ in 0..<5_000 where !arrived {
-            arrived = guardian.writerArrived
-            if !arrived { usleep(1_000) }
-        }
-        #expect(arrived, "the writer's open did not break the lease")
+        #expect(waitForWriter(guardian), "the writer's open did not break the lease")
         let finishedEarly = done.value.load(ordering: .acquiring)
         #expect(!finishedEarly, "the writer did not wait for the lease")
         let late = guardian.contentAfterWriters(checked: checked)
@@ -81,7 +85,7 @@ import Testing
         try #require(guardian.state == .guarded, "leases unavailable here")
         let writer = DispatchGroup()
         DispatchQueue.global().async(group: writer) { close(open(path, O_WRONLY)) }
-        for _ in 0..<5_000 where !guardian.writerArrived { usleep(1_000) }
+        #expect(waitForWriter(guardian), "the writer's open did not break the lease")
         #expect(guardian.contentAfterWriters(checked: checked, timeoutMilliseconds: 300) == nil)
         writer.wait()
     }

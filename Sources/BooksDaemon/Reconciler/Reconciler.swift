@@ -502,6 +502,11 @@ public final class Reconciler: Sendable {
         commit(writes: writes)
     }
 
+    /// Puts writes back at the head of the inbox, before any that arrived meanwhile.
+    func requeueFirst(_ writes: [PendingWrite]) {
+        inbox.withLock { $0.insert(contentsOf: writes, at: 0) }
+    }
+
     /// One group commit: sync with the file, plan, save once, apply, answer.
     func commit(writes: [PendingWrite]) {
         dispatchPrecondition(condition: .onQueue(queue))
@@ -580,7 +585,7 @@ public final class Reconciler: Sendable {
                     if case .changedDuringWrite = error, s.writeRetries < 50 {
                         s.writeRetries += 1
                         logger.debug("save refused, the file changed during the write: retry \(s.writeRetries)")
-                        inbox.withLock { [retried = plan.accepted.map(\.ticket) + deferred] in $0.insert(contentsOf: retried, at: 0) }
+                        requeueFirst(plan.accepted.map(\.ticket) + deferred)
                         deferred = []
                         retry = true
                         return
@@ -630,7 +635,7 @@ public final class Reconciler: Sendable {
             if !landed, s.writeRetries < 50 {
                 s.writeRetries += 1
                 logger.notice("the file changed while a write was applied; applying the write again on top of it")
-                inbox.withLock { [retried = plan.accepted.map(\.ticket) + deferred] in $0.insert(contentsOf: retried, at: 0) }
+                requeueFirst(plan.accepted.map(\.ticket) + deferred)
                 deferred = []
                 retry = true
                 return
@@ -652,7 +657,7 @@ public final class Reconciler: Sendable {
             return
         }
         if !deferred.isEmpty {
-            inbox.withLock { [deferred] in $0.insert(contentsOf: deferred, at: 0) }
+            requeueFirst(deferred)
             queue.async { self.processWritesIfAny() }
         }
         publishStatus()
