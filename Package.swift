@@ -28,12 +28,13 @@ let package = Package(
         .systemLibrary(name: "CBooksSupport", path: "Sources/CBooksSupport"),
 
         .target(name: "BooksCore", dependencies: ["CBooksSupport"], swiftSettings: strict),
+        .target(name: "BooksPlatform", dependencies: ["CLinux"], swiftSettings: strict),
         .target(name: "BooksStore", dependencies: ["BooksCore", "CLinux"], swiftSettings: strict),
         .target(name: "BooksProtocol", dependencies: ["BooksCore"], swiftSettings: strict),
         .target(name: "BooksDaemon",
-                dependencies: ["BooksCore", "BooksStore", "BooksProtocol", "CInotifyTools", "CSystemd", "CLinux"],
+                dependencies: ["BooksCore", "BooksStore", "BooksProtocol", "BooksPlatform", "CInotifyTools", "CSystemd", "CLinux"],
                 swiftSettings: strict),
-        .target(name: "BooksClient", dependencies: ["BooksCore", "BooksProtocol", "CLinux"], swiftSettings: strict),
+        .target(name: "BooksClient", dependencies: ["BooksCore", "BooksProtocol", "BooksPlatform", "CLinux"], swiftSettings: strict),
         .executableTarget(name: "booksd", dependencies: ["BooksDaemon"], swiftSettings: strict),
         .executableTarget(name: "booksctl", dependencies: ["BooksClient"], swiftSettings: strict),
         .executableTarget(name: "BooksBenchmarks",
@@ -41,6 +42,7 @@ let package = Package(
                           path: "Benchmarks/BooksBenchmarks", swiftSettings: strict),
 
         .testTarget(name: "BooksCoreTests", dependencies: ["BooksCore"], swiftSettings: strict),
+        .testTarget(name: "BooksPlatformTests", dependencies: ["BooksPlatform"], swiftSettings: strict),
         .testTarget(name: "BooksStoreTests", dependencies: ["BooksStore"], swiftSettings: strict),
         .testTarget(name: "BooksProtocolTests", dependencies: ["BooksProtocol"], swiftSettings: strict),
         .testTarget(name: "BooksDaemonTests", dependencies: ["BooksDaemon"], swiftSettings: strict),
