@@ -5,7 +5,7 @@ import Dispatch
 import Glibc
 import Synchronization
 
-/// The whole `booksd` process: configuration, store, reconciler, watcher, socket server, systemd
+/// The whole `booksd` process: configuration, the book file's engine, socket server, systemd
 /// notifications, signals, heartbeats and the watchdog, wired together.
 ///
 /// Start-up order makes `READY=1` truthful: the file is loaded, the watch is established and the
@@ -13,7 +13,6 @@ import Synchronization
 /// and SIGINT stop cleanly (pending writes finish, subscribers get a shutdown notice, exit 0).
 public final class Daemon: Sendable {
     let configuration: DaemonConfiguration
-    let configurationPath: String?
     let commandLine: BooksdCommandLine
     let logger: Logger
     let notifier = SystemdNotifier()
@@ -23,16 +22,14 @@ public final class Daemon: Sendable {
     let heartbeatTimer = TimerBox()
 
     struct Running: Sendable {
-        let reconciler: Reconciler
+        let engine: BookEngine
         let server: SocketServer
-        let watcher: any FileWatcher
     }
 
     /// Creates the daemon for a merged configuration.
     public init(configuration: DaemonConfiguration, commandLine: BooksdCommandLine) {
         self.configuration = configuration
         self.commandLine = commandLine
-        self.configurationPath = commandLine.configPath
         self.logger = Logger.automatic(level: configuration.logLevel)
     }
 
@@ -58,7 +55,7 @@ public final class Daemon: Sendable {
     func start() throws {
         let path = configuration.filePath
         let store = makeBookStore(path: path, format: configuration.format, lineLimit: configuration.maxLineBytes)
-        let reconciler = Reconciler(configuration: configuration, store: store, logger: logger, notifier: notifier)
+        let engine = BookEngine(configuration: configuration, store: store, logger: logger, notifier: notifier)
 
         // The socket: inherited from systemd, or bound here.
         let inherited = try SocketActivation.listeningSockets().first
@@ -69,39 +66,21 @@ public final class Daemon: Sendable {
             clientQueueBytes: configuration.clientQueueBytes,
             helloTimeout: .seconds(configuration.helloTimeoutSeconds), serverName: BooksdCommandLine.versionString),
             inheritedListeningFD: inherited)
-        reconciler.attach(server)
+        engine.attach(server)
 
-        // The file, then the watch.
-        reconciler.load()
-        let watcher: any FileWatcher
-        var warning: String?
-        if configuration.forcePolling {
-            watcher = try PollingFileWatcher(path: path, intervalSeconds: Double(configuration.pollIntervalMilliseconds) / 1000)
-            warning = "polling forced by configuration"
-        } else {
-            let made = try makeFileWatcher(path: path, pollingIntervalSeconds: Double(configuration.pollIntervalMilliseconds) / 1000)
-            watcher = made.watcher
-            warning = made.warning
-        }
-        if let warning { logger.warning(warning, ["BOOKS_FILE": path]) }
-        switch watcher.mode {
-        case .inotify: reconciler.setWatcher(mode: "inotify", warning: warning)
-        case .polling(let interval): reconciler.setWatcher(mode: "polling", warning: warning ?? "polling every \(interval) s")
-        }
-        try watcher.start { event in reconciler.fileEvent(event) }
-        // A change between load and watch start would be missed: read once more now that we watch.
-        reconciler.fileEvent(.contentMayHaveChanged)
-
-        try server.start(delegate: reconciler)
-        running.withLock { $0 = Running(reconciler: reconciler, server: server, watcher: watcher) }
+        // The file, then the watch, then the socket.
+        engine.load()
+        try engine.startWatching()
+        try server.start(delegate: engine)
+        running.withLock { $0 = Running(engine: engine, server: server) }
         installSignalHandlers()
-        installTimers(reconciler, server: server)
-        reconciler.drain()
-        let position = reconciler.position
+        installTimers(engine, server: server)
+        engine.drain()
+        let position = engine.position
         logger.notice("booksd ready: \(path) (\(configuration.format)), socket \(inherited == nil ? socketPath : "inherited from systemd")",
                       ["BOOKS_FILE": path, "BOOKS_SEQ": "\(position.seq)", "BOOKS_EPOCH": position.epoch])
         _ = try? notifier.ready()
-        reconciler.republishStatus()
+        engine.republishStatus()
     }
 
     func installSignalHandlers() {
@@ -116,19 +95,19 @@ public final class Daemon: Sendable {
         }
     }
 
-    func installTimers(_ reconciler: Reconciler, server: SocketServer) {
+    func installTimers(_ engine: BookEngine, server: SocketServer) {
         let heartbeat = DispatchSource.makeTimerSource(queue: signalQueue)
-        heartbeat.setEventHandler { reconciler.heartbeat() }
+        heartbeat.setEventHandler { engine.heartbeat() }
         heartbeat.resume()
         sources.keep(heartbeat)
         heartbeatTimer.set(heartbeat)
         scheduleHeartbeat(seconds: configuration.heartbeatSeconds)
 
         if let watchdog = SystemdNotifier.watchdogInterval() {
-            // WATCHDOG=1 only when the watcher thread, the server loop and the reconciler queue all
+            // WATCHDOG=1 only when the watcher thread, the server loop and the engine's queue all
             // prove they run (see WatchdogProbe): a stuck event loop stops the pings.
             let notifier = self.notifier
-            let probe = WatchdogProbe(watcher: running.withLock { $0 }?.watcher, server: server, reconciler: reconciler,
+            let probe = WatchdogProbe(watcher: engine.watcher, server: server, engine: engine,
                                       logger: logger, ping: { _ = try? notifier.watchdog() })
             let timer = DispatchSource.makeTimerSource(queue: signalQueue)
             let milliseconds = Int(watchdog.components.seconds * 1000 + watchdog.components.attoseconds / 1_000_000_000_000_000)
@@ -160,25 +139,25 @@ public final class Daemon: Sendable {
                 live.format = configuration.format
                 live.socketPath = configuration.socketPath
             }
-            running.reconciler.reconfigure(live)
+            running.engine.reconfigure(live)
             scheduleHeartbeat(seconds: live.heartbeatSeconds)
             logger.notice("configuration reloaded")
         case .exit(_, _, let standardError):
             logger.error("the new configuration is refused, the old one stays in force: \(standardError.trimmingSuffixNewlines())")
         }
         _ = try? notifier.ready()
-        running.reconciler.republishStatus()
+        running.engine.republishStatus()
     }
 
     func stop(signal number: Int32) {
         _ = try? notifier.stopping()
         logger.notice("signal \(number): stopping")
         if let running = running.withLock({ $0 }) {
-            running.watcher.stop()
+            running.engine.stopWatching()
             // Requests already sent before the signal may still sit in socket buffers: give the
             // server thread a moment to read and hand them over, then finish every queued write.
             usleep(50_000)
-            running.reconciler.drain()
+            running.engine.drain()
             running.server.shutdown(reason: "booksd is stopping", timeout: .seconds(2))
         }
         exit(0)

@@ -5,22 +5,22 @@ import Synchronization
 ///
 /// Order: the file watcher's thread must have gone round its loop recently (`isAlive`); then a
 /// probe is posted to the socket server's epoll thread (`afterPendingCommands`); from there a
-/// closure is queued on the reconciler's serial queue, which finally calls `ping`. A stuck
-/// watcher, server loop or reconciler queue therefore stops the pings and systemd restarts the
+/// closure is queued on the engine's serial queue, which finally calls `ping`. A stuck
+/// watcher, server loop or engine queue therefore stops the pings and systemd restarts the
 /// service after `WatchdogSec=`. Safe from any thread; never blocks.
 struct WatchdogProbe: Sendable {
     let watcher: (any FileWatcher)?
     let server: any ClientChannel
-    let reconciler: Reconciler
+    let engine: BookEngine
     let logger: Logger
     let ping: @Sendable () -> Void
     private let reported = ReportedFlag()
 
-    init(watcher: (any FileWatcher)?, server: any ClientChannel, reconciler: Reconciler, logger: Logger,
+    init(watcher: (any FileWatcher)?, server: any ClientChannel, engine: BookEngine, logger: Logger,
          ping: @escaping @Sendable () -> Void) {
         self.watcher = watcher
         self.server = server
-        self.reconciler = reconciler
+        self.engine = engine
         self.logger = logger
         self.ping = ping
     }
@@ -36,10 +36,10 @@ struct WatchdogProbe: Sendable {
             return false
         }
         reported.value.store(false, ordering: .relaxed)
-        let reconciler = self.reconciler
+        let engine = self.engine
         let ping = self.ping
         return server.afterPendingCommands {
-            reconciler.onQueue { ping() }
+            engine.onQueue { ping() }
         }
     }
 }

@@ -14,3 +14,13 @@ public enum WatchMode: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension WatchMode {
+    /// The `watcherMode` word of `status`: `inotify` or `polling`.
+    public var word: String {
+        switch self {
+        case .inotify: "inotify"
+        case .polling: "polling"
+        }
+    }
+}

@@ -23,7 +23,7 @@ import Testing
 
     struct Rig {
         let directory: String
-        let reconciler: Reconciler
+        let engine: BookEngine
         let server: SocketServer
         let watcher = FakeWatcher()
         let pings = PingCounter()
@@ -33,14 +33,14 @@ import Testing
             var template = Array("/tmp/bsd-wd-XXXXXX".utf8CString)
             directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
             let logger = Logger(backend: StderrLogBackend(fileDescriptor: open("/dev/null", O_WRONLY | O_CLOEXEC)))
-            reconciler = Reconciler(configuration: DaemonConfiguration(),
+            engine = BookEngine(configuration: DaemonConfiguration(),
                                     store: makeBookStore(path: directory + "/books.txt", format: .text, lineLimit: 1 << 20),
                                     logger: logger)
             server = try SocketServer(configuration: SocketServerConfiguration(path: directory + "/s.sock"))
-            reconciler.attach(server)
-            try server.start(delegate: reconciler)
+            engine.attach(server)
+            try server.start(delegate: engine)
             let pings = self.pings
-            probe = WatchdogProbe(watcher: watcher, server: server, reconciler: reconciler, logger: logger,
+            probe = WatchdogProbe(watcher: watcher, server: server, engine: engine, logger: logger,
                                   ping: { pings.count.add(1, ordering: .sequentiallyConsistent) })
         }
 
@@ -69,7 +69,7 @@ import Testing
         let rig = try Rig()
         defer { rig.tearDown() }
         let release = DispatchSemaphore(value: 0)
-        rig.reconciler.onQueue { release.wait() }   // the reconciler's event loop is now stuck
+        rig.engine.onQueue { release.wait() }   // the reconciler's event loop is now stuck
         for _ in 0..<3 { rig.probe.run() }
         usleep(300_000)
         #expect(rig.pings.value == 0)

@@ -2,12 +2,12 @@ import Testing
 import BooksCore
 @testable import BooksDaemon
 
-@Suite struct ClientWriteGuardTests {
+@Suite struct RevertedWriteDetectorTests {
     let a = Book(id: "a", name: "A", author: "x")
     let b = Book(id: "b", name: "B", author: "y")
 
     @Test func aStaleSaveThatDropsAnInsertIsUndone() {
-        var guardRule = ClientWriteGuard()
+        var guardRule = RevertedWriteDetector()
         guardRule.record(ChangeSet(inserted: [a]))
         let request = guardRule.reverted(by: ChangeSet(updated: [BookUpdate(old: b, new: Book(id: "b", name: "B2", author: "y"))],
                                                        deleted: [a]))
@@ -16,7 +16,7 @@ import BooksCore
     }
 
     @Test func revertedUpdatesAndDeletesAreUndone() {
-        var guardRule = ClientWriteGuard()
+        var guardRule = RevertedWriteDetector()
         let newA = Book(id: "a", name: "A!", author: "x")
         guardRule.record(ChangeSet(updated: [BookUpdate(old: a, new: newA)], deleted: [b]))
         let request = guardRule.reverted(by: ChangeSet(inserted: [b], updated: [BookUpdate(old: newA, new: a)]))
@@ -25,7 +25,7 @@ import BooksCore
     }
 
     @Test func aDeliberateDifferentEditEndsTheProtection() {
-        var guardRule = ClientWriteGuard()
+        var guardRule = RevertedWriteDetector()
         let newA = Book(id: "a", name: "A!", author: "x")
         guardRule.record(ChangeSet(updated: [BookUpdate(old: a, new: newA)]))
         #expect(guardRule.reverted(by: ChangeSet(updated: [BookUpdate(old: newA, new: Book(id: "a", name: "Other", author: "x"))])) == nil)
@@ -34,7 +34,7 @@ import BooksCore
     }
 
     @Test func protectionExpires() {
-        var guardRule = ClientWriteGuard(window: .seconds(10))
+        var guardRule = RevertedWriteDetector(window: .seconds(10))
         let now = ContinuousClock.now
         guardRule.record(ChangeSet(inserted: [a]), now: now)
         #expect(guardRule.reverted(by: ChangeSet(deleted: [a]), now: now + .seconds(11)) == nil)

@@ -13,7 +13,7 @@ import BooksStore
 /// book to anything else ends the watch on it.
 ///
 /// Pure: it inspects change sets and returns the save that would re-apply the undone writes.
-public struct ClientWriteGuard: Sendable {
+public struct RevertedWriteDetector: Sendable {
     struct Protection: Sendable {
         var before: Book?
         var after: Book?

@@ -26,12 +26,12 @@ struct SilentLog: LogBackend {
     func write(level: LogLevel, message: String, fields: [String: String]) {}
 }
 
-@Suite(.serialized) struct ReconcilerTests {
+@Suite(.serialized) struct BookEngineTests {
     let directory: String
     let path: String
 
     init() {
-        var template = Array("/var/tmp/booksync-reconciler-XXXXXX".utf8CString)
+        var template = Array("/var/tmp/booksync-engine-XXXXXX".utf8CString)
         _ = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         directory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         path = directory + "/books.txt"
@@ -48,11 +48,11 @@ struct SilentLog: LogBackend {
         return "<missing>"
     }
 
-    func make(confirmationMilliseconds: Int = 200) -> (Reconciler, RecordingChannel) {
+    func make(confirmationMilliseconds: Int = 200) -> (BookEngine, RecordingChannel) {
         var configuration = DaemonConfiguration()
         configuration.filePath = path
         configuration.confirmationMilliseconds = confirmationMilliseconds
-        let reconciler = Reconciler(configuration: configuration, store: TextBookStore(path: path),
+        let reconciler = BookEngine(configuration: configuration, store: TextBookStore(path: path),
                                     logger: Logger(backend: SilentLog()))
         let channel = RecordingChannel()
         reconciler.attach(channel)
@@ -192,7 +192,7 @@ struct SilentLog: LogBackend {
     }
 }
 
-extension ReconcilerTests {
+extension BookEngineTests {
     @Test func aStaleSaveStandsAsAHandEdit() {
         defer { cleanUp() }
         write("1|Dune|Herbert\n2|Emma|Austen\n")

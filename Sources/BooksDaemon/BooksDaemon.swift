@@ -1,1 +1,0 @@
-// BooksDaemon placeholder; replaced by the real module.

@@ -1,0 +1,80 @@
+import BooksCore
+import BooksProtocol
+import FoundationEssentials
+
+/// Requests from the socket server, taken on its thread without waiting for a disk.
+extension BookEngine: SocketServerDelegate {
+    /// Takes a request (on the server thread; answers later, except `ping`, answered at once from
+    /// the published position). Writes are checked, authorized and given ids here, then wait in
+    /// the inbox for the next group commit; reads are answered from the engine's queue.
+    public func server(_ server: SocketServer, didReceive request: Request, from connection: ConnectionID,
+                       peer: PeerCredentials) {
+        handle(request, from: connection, peer: peer)
+    }
+
+    /// The position for a `hello` reply: lock-free.
+    public func serverHelloInfo(_ server: SocketServer) -> (epoch: String, seq: UInt64) {
+        position
+    }
+
+    /// A client went away: the subscriber count may have changed.
+    public func server(_ server: SocketServer, connectionClosed connection: ConnectionID) {
+        guard notifier.isEnabled else { return }
+        queue.async { self.publishStatus() }
+    }
+
+    /// Handles `request` from `connection` (see `server(_:didReceive:from:peer:)`).
+    public func handle(_ request: Request, from connection: ConnectionID, peer: PeerCredentials) {
+        switch request.op {
+        case .insert, .update, .delete:
+            accept(write: request, from: connection, peer: peer)
+        case .ping:
+            let (epoch, seq) = position
+            channel?.send(.success(request.id, ReplyResult(epoch: epoch, seq: seq)), to: connection)
+        default:
+            let environment = readEnvironment()
+            queue.async { self.run(.read(request, from: connection, environment)) }
+        }
+    }
+
+    private func accept(write request: Request, from connection: ConnectionID, peer: PeerCredentials) {
+        let operation: WriteOperation
+        do {
+            operation = try WriteOperation(request: request)
+        } catch {
+            channel?.send(.failure(request.id, error), to: connection)
+            return
+        }
+        let allowed = writers.withLock { $0 }
+        guard accounts.mayWrite(peer, uids: allowed.uids, groups: allowed.groups) else {
+            logger.notice("refused a write from uid \(peer.uid) (pid \(peer.pid)): not a configured writer", fields)
+            let error = ProtocolError(.permissionDenied,
+                "uid \(peer.uid) may read but not write; writers are root, the daemon's user and the configured writer_users/writer_groups")
+            channel?.send(.failure(request.id, error), to: connection)
+            return
+        }
+        var write = PendingWrite(requestID: request.id, connection: connection, operation: operation)
+        if case .insert(let drafts) = operation {
+            // Ids are fixed when the write is accepted, so a retried write that did land is not
+            // inserted twice.
+            let withIDs = drafts.map { draft -> BookDraft in
+                guard draft.id == nil else { return draft }
+                var assigned = draft
+                assigned.id = UUID().uuidString
+                write.assignedIDs.append(assigned.id!)
+                return assigned
+            }
+            write.operation = .insert(withIDs)
+        }
+        inbox.withLock { [write] in $0.append(write) }
+        queue.async { self.run(.writesReceived(self.takeInbox())) }
+    }
+
+    /// What a `status` needs besides the books; read on the calling thread.
+    func readEnvironment() -> ReadEnvironment {
+        let watchState = watch.withLock { $0 }
+        return ReadEnvironment(statistics: channel?.statistics ?? ServerStatistics(), watcher: watchState.watcher?.mode,
+                               watcherWarning: watchState.warning,
+                               uptimeSeconds: Double((ContinuousClock.now - startTime).components.seconds))
+    }
+}

@@ -1,0 +1,156 @@
+import BooksCore
+import BooksProtocol
+import BooksStore
+import Dispatch
+import FoundationEssentials
+import Glibc
+import Synchronization
+
+/// Everything one book file needs — its store, its watcher, its reconciler state machine, its
+/// change log — behind the small interface the daemon and the socket server use. Nothing outside
+/// an engine knows how the file is read or written.
+///
+/// Threads: the state machine runs on the engine's serial queue (a dispatch queue, never the
+/// cooperative pool: file I/O blocks), which alone carries out its actions. The watcher's thread
+/// runs file events through the queue synchronously; other threads only post work.
+///
+/// Guarantees:
+/// - No lock the socket server's thread takes is held across disk I/O or a full-file comparison:
+///   `hello` and `ping` read the published position (an atomic), writes are put in a small inbox,
+///   and every other request is answered later from the queue.
+/// - The position (`epoch`, `seq`) is published after the change set that made it was handed to
+///   the channel, so a `hello` never reports a seq whose change a subscriber could still miss.
+/// - Client writes that arrive while a commit runs are committed together in the next one.
+public final class BookEngine: Sendable {
+    let queue: DispatchQueue
+    /// The state machine. Locked only by the queue, and only around pure code.
+    let machine: Mutex<ReconcilerStateMachine>
+    /// Client writes waiting for the queue (the server thread appends, the queue takes all).
+    let inbox = Mutex<[PendingWrite]>([])
+    /// The seq of the last change set handed to the channel.
+    let publishedSeq = Atomic<UInt64>(0)
+    /// The lineage of this engine's states (see `BookContext.epoch`).
+    public let epoch: String
+    let store: any BookStore
+    let logger: Logger
+    let fields: [String: String]
+    let notifier: SystemdNotifier
+    let startTime = ContinuousClock.now
+    let channelBox = Mutex<(any ClientChannel)?>(nil)
+    let writers: Mutex<(uids: [uid_t], groups: [gid_t])>
+    let accounts = WriterAuthorization()
+    let watch = Mutex<WatchState>(WatchState())
+    let lastStatusLine = Mutex<String?>(nil)
+    let settings: Mutex<DaemonConfiguration>
+
+    /// The watcher and how it watches (for `status`).
+    struct WatchState: Sendable {
+        var watcher: (any FileWatcher)?
+        var warning: String?
+    }
+
+    /// Creates the engine of `configuration`'s book file, kept by `store`; no books until `load()`.
+    public init(configuration: DaemonConfiguration, store: any BookStore, logger: Logger,
+                notifier: SystemdNotifier = SystemdNotifier(), epoch: String = UUID().uuidString) {
+        self.store = store
+        self.logger = logger
+        self.notifier = notifier
+        self.epoch = epoch
+        fields = ["BOOKS_FILE": store.configuration.path]
+        queue = DispatchQueue(label: "booksd.engine")
+        settings = Mutex(configuration)
+        writers = Mutex((configuration.writerUIDs, configuration.writerGroups))
+        machine = Mutex(ReconcilerStateMachine(configuration: Self.machineConfiguration(configuration, store: store),
+                                               epoch: epoch))
+    }
+
+    static func machineConfiguration(_ configuration: DaemonConfiguration,
+                                     store: any BookStore) -> ReconcilerStateMachine.Configuration {
+        ReconcilerStateMachine.Configuration(
+            path: store.configuration.path, format: store.configuration.format,
+            confirmationDelay: .milliseconds(configuration.confirmationMilliseconds),
+            maxLineBytes: configuration.maxLineBytes, changeLogRetention: configuration.changeLogRetention)
+    }
+
+    /// The channel replies and change sets go to (the socket server).
+    public func attach(_ channel: any ClientChannel) {
+        channelBox.withLock { $0 = channel }
+    }
+
+    var channel: (any ClientChannel)? { channelBox.withLock { $0 } }
+
+    /// The current lineage and seq; lock-free, from any thread.
+    public var position: (epoch: String, seq: UInt64) {
+        (epoch, publishedSeq.load(ordering: .acquiring))
+    }
+
+    /// Reads the file synchronously (before the daemon is ready): repairs a torn append, removes
+    /// temporary files of an interrupted write, loads the books, gives ids to hand-typed rows.
+    public func load() {
+        queue.sync {
+            let path = store.configuration.path
+            if let repaired = AppendWriter.recover(path: path) { logger.warning(repaired, fields) }
+            let removed = AtomicFileWriter.removeStaleTemporaries(beside: path)
+            if !removed.isEmpty {
+                logger.notice("removed temporary files left by an interrupted write: \(removed.joined(separator: ", "))", fields)
+            }
+            run(.loaded(store.fetch()))
+        }
+    }
+
+    /// A watcher event: handled on the caller's thread (the watcher's own) once the queue is free,
+    /// so events are applied one at a time and in order, without waking another thread.
+    public func fileEvent(_ event: FileWatchEvent) {
+        queue.sync { run(.fileEvent(event)) }
+    }
+
+    /// Blocks until every write and event queued so far was processed (a deferred comparison
+    /// included).
+    public func drain() {
+        queue.sync { run(.drain(takeInbox())) }
+    }
+
+    /// Runs `body` on the engine's queue (watchdog probes).
+    public func onQueue(_ body: @escaping @Sendable () -> Void) {
+        queue.async(execute: body)
+    }
+
+    /// Sends a heartbeat with the current seq to every subscriber (in order with change sets).
+    public func heartbeat() {
+        queue.async {
+            let (epoch, seq) = self.position
+            self.channel?.broadcastHeartbeat(epoch: epoch, seq: seq)
+        }
+    }
+
+    /// Applies a reloaded configuration: writers, confirmation delay and log level are live.
+    public func reconfigure(_ configuration: DaemonConfiguration) {
+        settings.withLock { $0 = configuration }
+        writers.withLock { $0 = (configuration.writerUIDs, configuration.writerGroups) }
+        logger.setLevel(configuration.logLevel)
+        let machineSettings = Self.machineConfiguration(configuration, store: store)
+        queue.async { self.machine.withLock { $0.reconfigure(machineSettings) } }
+    }
+
+    func takeInbox() -> [PendingWrite] {
+        inbox.withLock { pending in
+            defer { pending.removeAll() }
+            return pending
+        }
+    }
+
+    // MARK: Running the state machine
+
+    /// Feeds `input` to the state machine and carries out its actions in order; an action's
+    /// answer is fed back at once, and its actions run before the rest (depth first).
+    func run(_ input: ReconcilerInput) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        var stack = Array(machine.withLock { $0.handle(input) }.reversed())
+        while !stack.isEmpty {
+            // The action is consumed by `perform`, so a document it carries is released before
+            // the answer is applied (the context then changes in place, without a copy).
+            guard let answer = perform(stack.removeLast()) else { continue }
+            stack.append(contentsOf: machine.withLock { $0.handle(answer) }.reversed())
+        }
+    }
+}

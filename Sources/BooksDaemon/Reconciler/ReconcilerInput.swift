@@ -1,0 +1,97 @@
+import BooksCore
+import BooksProtocol
+import BooksStore
+
+/// Something that happened to a book file's engine, fed to ``ReconcilerStateMachine/handle(_:)``.
+///
+/// Inputs carry everything the state machine needs to decide: the content read, the result of a
+/// save, the time. The machine never reads a file, a socket or a clock itself.
+public enum ReconcilerInput: Sendable {
+    /// The file as read at start (its content is the baseline, seq 0, not a change).
+    case loaded(BookStoreSnapshot)
+    /// The watcher reported an event on the file.
+    case fileEvent(FileWatchEvent)
+    /// The answer to ``ReconcilerAction/observeFile(_:unlessIdentity:)``.
+    case fileObserved(FileObservation, for: ObservationPurpose)
+    /// Client writes, authorized and with their ids assigned, wait for the next group commit.
+    case writesReceived([PendingWrite])
+    /// Writes put back for a retry may now be committed (the retry timer fired), or
+    /// a drain wants every queued write committed.
+    case writesDue
+    /// The answer to ``ReconcilerAction/save(_:onto:expected:)``.
+    case saveFinished(Result<SaveResult, StoreError>)
+    /// The answer to ``ReconcilerAction/writeLateEdit(merged:replacing:expected:late:)``.
+    case lateEditWritten(Result<AtomicWriteResult, StoreError>, late: [UInt8], merged: [UInt8])
+    /// The confirmation timer of a destructive-looking state fired.
+    case confirmationTimerFired(generation: Int)
+    /// The answer to ``ReconcilerAction/readForConfirmation(generation:)``.
+    case confirmationRead(BookStoreSnapshot, generation: Int)
+    /// The timer of a deferred comparison fired; `writesWaiting` says whether client writes are
+    /// waiting in the engine's inbox (the comparison may then wait a little longer).
+    case verificationTimerFired(writesWaiting: Bool)
+    /// Finish what is pending: a deferred comparison at once, then `writes` (the engine's inbox)
+    /// and every other queued write.
+    case drain([PendingWrite])
+    /// A read request (`status`, `list`, `get`, `subscribe`, `unsubscribe`).
+    case read(Request, from: ConnectionID, ReadEnvironment)
+}
+
+/// Why the file is being looked at: decides what the observation leads to.
+public enum ObservationPurpose: Sendable, Hashable {
+    /// A watcher event: apply what changed (an untouched file defers the comparison).
+    case fileEvent
+    /// The deferred comparison of an event on an apparently untouched file.
+    case verification
+    /// A group commit brings the context up to date before planning its save.
+    case commit
+}
+
+/// What looking at the file found.
+public enum FileObservation: Sendable {
+    /// The file still has the identity the machine named, so it was not read.
+    case sameIdentity(FileIdentity)
+    /// The file was read and compared with the content held.
+    case compared(FileComparison)
+}
+
+/// A client write waiting for the next group commit.
+public struct PendingWrite: Sendable {
+    /// The request's id, echoed in the reply.
+    public var requestID: String
+    /// Where the reply goes.
+    public var connection: ConnectionID
+    /// What the write does.
+    public var operation: WriteOperation
+    /// Ids the daemon gave to this write's inserts; kept across retries, so a retry of a write
+    /// that did land finds its books instead of adding them twice.
+    public var assignedIDs: [String]
+
+    /// Creates a pending write.
+    public init(requestID: String, connection: ConnectionID, operation: WriteOperation, assignedIDs: [String] = []) {
+        self.requestID = requestID
+        self.connection = connection
+        self.operation = operation
+        self.assignedIDs = assignedIDs
+    }
+}
+
+/// What a read request may need to know beyond the books (for `status`).
+public struct ReadEnvironment: Sendable {
+    /// The socket server's counters.
+    public var statistics: ServerStatistics
+    /// How the file is watched (`inotify` or `polling`) and why, if not as expected.
+    public var watcher: WatchMode?
+    /// A warning about the watch, if any.
+    public var watcherWarning: String?
+    /// Seconds since the engine started.
+    public var uptimeSeconds: Double
+
+    /// Creates the environment of one read.
+    public init(statistics: ServerStatistics = ServerStatistics(), watcher: WatchMode? = nil,
+                watcherWarning: String? = nil, uptimeSeconds: Double = 0) {
+        self.statistics = statistics
+        self.watcher = watcher
+        self.watcherWarning = watcherWarning
+        self.uptimeSeconds = uptimeSeconds
+    }
+}

@@ -1,0 +1,87 @@
+import BooksCore
+import BooksProtocol
+import BooksStore
+
+/// Read requests, answered from the context as it stands between two inputs (so a read sent
+/// after a write's reply sees that write).
+extension ReconcilerStateMachine {
+    mutating func read(_ request: Request, from connection: ConnectionID,
+                       _ environment: ReadEnvironment) -> [ReconcilerAction] {
+        let context = self.context
+        func reply(_ result: ReplyResult) -> [ReconcilerAction] { [.reply(.success(request.id, result), to: connection)] }
+        func fail(_ error: ProtocolError) -> [ReconcilerAction] { [.reply(.failure(request.id, error), to: connection)] }
+        switch request.op {
+        case .hello:
+            return reply(ReplyResult(protocolVersion: ProtocolVersion.current, server: configuration.serverName,
+                                     epoch: context.epoch, seq: context.seq))
+        case .ping:
+            return reply(ReplyResult(epoch: context.epoch, seq: context.seq))
+        case .status:
+            return reply(ReplyResult(epoch: context.epoch, seq: context.seq, status: status(environment)))
+        case .list, .query:
+            let query = BookQuery(filter: request.filter ?? .all, sort: request.sort, limit: request.limit,
+                                  offset: request.offset ?? 0)
+            let result = context.query(query)
+            return reply(ReplyResult(epoch: context.epoch, seq: context.seq, books: result.books, total: result.total))
+        case .get:
+            guard let ids = request.ids, !ids.isEmpty else {
+                return fail(ProtocolError(.invalidArgument, "get needs a non-empty \"ids\" array"))
+            }
+            var books: [Book] = []
+            for id in ids {
+                guard let book = context.book(id: id) else { return fail(ProtocolError(.notFound, "no book with id \(id)")) }
+                books.append(book)
+            }
+            return reply(ReplyResult(epoch: context.epoch, seq: context.seq, books: books,
+                                     versions: ids.map(context.version(of:))))
+        case .subscribe:
+            let filter = request.filter ?? .all
+            var initial: [Event] = []
+            if let resume = request.resume {
+                switch context.replay(fromEpoch: resume.epoch, seq: resume.seq) {
+                case .replay(let missed):
+                    initial = missed.compactMap { MessageEncoder.changeEvent($0, filter: filter) }
+                case .resyncRequired(let reason):
+                    initial.append(Event(event: .resyncRequired, epoch: context.epoch, seq: context.seq, reason: reason))
+                    initial.append(snapshot(filter))
+                }
+            } else {
+                initial.append(snapshot(filter))
+            }
+            let ok = Reply.success(request.id, ReplyResult(epoch: context.epoch, seq: context.seq))
+            return [.startSubscription(connection, reply: ok, filter: filter, initialEvents: initial, afterSeq: context.seq)]
+        case .unsubscribe:
+            let ok = Reply.success(request.id, ReplyResult(epoch: context.epoch, seq: context.seq))
+            return [.stopSubscription(connection, reply: ok)]
+        case .insert, .update, .delete:
+            return []  // writes arrive as `writesReceived`
+        }
+    }
+
+    /// The `snapshot` event of the books `filter` matches.
+    func snapshot(_ filter: BookFilter) -> Event {
+        let books = filter.isEmpty ? context.books : context.books.filter(filter.matches)
+        return Event(event: .snapshot, epoch: context.epoch, seq: context.seq, books: books)
+    }
+
+    /// The `status` object.
+    func status(_ environment: ReadEnvironment) -> DaemonStatus {
+        let stats = environment.statistics
+        var watcherWarning = environment.watcherWarning
+        if watcherWarning == nil, case .polling = environment.watcher { watcherWarning = environment.watcher?.description }
+        return DaemonStatus(
+            file: configuration.path, format: configuration.format.rawValue, fileState: fileState.word,
+            fileProblem: fileState.problem, bookCount: context.bookCount,
+            badLines: Array(context.document.badLines.prefix(1000)), heldBooks: context.held.keys.sorted(),
+            watcherMode: environment.watcher?.word ?? "none", watcherWarning: watcherWarning, epoch: context.epoch,
+            seq: context.seq, oldestReplayableSeq: context.seq - UInt64(min(context.log.count, Int(context.seq))),
+            subscribers: stats.subscribers, clients: stats.clients, uptimeSeconds: environment.uptimeSeconds,
+            lastChange: context.lastChange.map(ISO8601.format), server: configuration.serverName)
+    }
+
+    /// The one-line summary systemd shows (`STATUS=`), given the subscriber count.
+    public func statusLine(subscribers: Int) -> String {
+        let last = context.lastChange.map { "last change seq \(context.seq) at \(ISO8601.format($0))" } ?? "no change yet"
+        return "\(context.bookCount) books, \(context.document.badLineCount) bad lines, \(subscribers) subscribers, \(last)"
+    }
+}

@@ -1,0 +1,330 @@
+import BooksCore
+import BooksProtocol
+import BooksStore
+
+/// The decisions of one book file's engine, as a value that performs no I/O: an input goes in
+/// (the file was compared, a timer fired, writes arrived, a save finished, a read was asked),
+/// actions come out (broadcast, reply, save this, schedule that, log), and `BookEngine` carries
+/// them out. It owns the book context (the books, the seq, the change log) and the file's state.
+///
+/// Guarantees:
+/// - Content is applied only from what an input carries; a destructive-looking state (missing,
+///   empty, drastically shrunk) is believed only when the same content is read again after the
+///   confirmation delay (``ReconcilerAction/scheduleConfirmation(generation:after:)``); anything
+///   else is applied at once.
+/// - An event on a file that still has the identity last seen (the daemon's own write, typically)
+///   is compared later (``ReconcilerAction/scheduleVerification(after:)``), never skipped.
+/// - A group of client writes is committed with one save, after the context was brought up to
+///   date with the file; the save replaces the file only if it is still the version compared (a
+///   refused save is retried on top of the new content), so a hand edit is never overwritten.
+///   A write is acknowledged only once the context holds it.
+/// - Every applied change set is broadcast before any reply that depends on it.
+public struct ReconcilerStateMachine: Sendable {
+    /// The settings the decisions depend on.
+    public struct Configuration: Sendable, Hashable {
+        /// The book file's path and format (for `status`).
+        public var path: String
+        public var format: BookFileFormat
+        /// How long a destructive-looking state must stand still before it is believed.
+        public var confirmationDelay: Duration
+        /// Lines longer than this are bad lines.
+        public var maxLineBytes: Int
+        /// How many change sets the change log keeps.
+        public var changeLogRetention: Int
+        /// The server's name in `hello` replies.
+        public var serverName: String
+
+        /// Creates a configuration.
+        public init(path: String, format: BookFileFormat = .text, confirmationDelay: Duration = .seconds(1),
+                    maxLineBytes: Int = 1 << 20, changeLogRetention: Int = 10_000,
+                    serverName: String = BooksdCommandLine.versionString) {
+            self.path = path
+            self.format = format
+            self.confirmationDelay = confirmationDelay
+            self.maxLineBytes = maxLineBytes
+            self.changeLogRetention = changeLogRetention
+            self.serverName = serverName
+        }
+    }
+
+    /// How often a save refused because the file changed under it is retried.
+    static let writeRetryLimit = 50
+    /// The pause before such a retry.
+    static let writeRetryDelay = Duration.milliseconds(5)
+    /// How long a deferred comparison waits per round, and for how many rounds at most while
+    /// client writes keep coming.
+    static let verificationDelay = Duration.milliseconds(20)
+    static let verificationMaximumRounds = 9
+
+    /// A group commit between its steps (only ever set while one input's actions are carried out).
+    enum CommitPhase: Sendable {
+        case observing([PendingWrite])
+        case saving(Commit)
+        case writingLateEdit(Commit)
+    }
+
+    /// The accepted and deferred writes of a commit whose save was planned.
+    struct Commit: Sendable {
+        var accepted: [(ticket: PendingWrite, outcome: WritePlan<PendingWrite>.Outcome)]
+        var deferred: [PendingWrite]
+    }
+
+    /// A destructive-looking state waiting to be confirmed.
+    struct Confirmation: Sendable {
+        var generation: Int
+        var observed: [UInt8]?
+        var reason: String
+    }
+
+    /// The settings in force.
+    public private(set) var configuration: Configuration
+    /// The books, the seq, the epoch and the change log.
+    public internal(set) var context: BookContext
+    /// The file as last seen.
+    public internal(set) var fileState: FileState = .missing
+    /// The identity of the file content last read or written.
+    public internal(set) var identity: FileIdentity?
+    /// Client writes waiting for the next commit.
+    public internal(set) var queued: [PendingWrite] = []
+    var commitPhase: CommitPhase?
+    var confirmation: Confirmation?
+    var confirmationGeneration = 0
+    var writeRetries = 0
+    /// Rounds a deferred comparison has waited; nil when none is pending.
+    var verificationRounds: Int?
+    var lastLoggedProblem: String?
+    var revertDetector = RevertedWriteDetector()
+
+    /// Creates the machine with no books, in a new epoch, until ``ReconcilerInput/loaded(_:)``.
+    public init(configuration: Configuration, epoch: String? = nil) {
+        self.configuration = configuration
+        let document = BookDocument(lineLimit: configuration.maxLineBytes)
+        context = epoch.map { BookContext(document: document, epoch: $0, retention: configuration.changeLogRetention) }
+            ?? BookContext(document: document, retention: configuration.changeLogRetention)
+    }
+
+    /// Takes new settings (a reload); they apply from the next input on.
+    public mutating func reconfigure(_ configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// Whether a deferred comparison is pending.
+    public var isVerificationPending: Bool { verificationRounds != nil }
+
+    /// Decides what `input` leads to.
+    public mutating func handle(_ input: ReconcilerInput) -> [ReconcilerAction] {
+        switch input {
+        case .loaded(let snapshot): return loaded(snapshot)
+        case .fileEvent(let event): return fileEvent(event)
+        case .fileObserved(let observation, let purpose): return fileObserved(observation, for: purpose)
+        case .writesReceived(let writes):
+            queued.append(contentsOf: writes)
+            return commitQueuedWrites()
+        case .writesDue: return commitQueuedWrites()
+        case .saveFinished(let result): return saveFinished(result)
+        case .lateEditWritten(let result, let late, let merged): return lateEditWritten(result, late: late, merged: merged)
+        case .confirmationTimerFired(let generation): return confirmationTimerFired(generation)
+        case .confirmationRead(let snapshot, let generation): return confirmationRead(snapshot, generation: generation)
+        case .verificationTimerFired(let writesWaiting): return verificationTimerFired(writesWaiting: writesWaiting)
+        case .drain(let writes):
+            queued.append(contentsOf: writes)
+            var actions: [ReconcilerAction] = []
+            if verificationRounds != nil { actions.append(.observeFile(.verification, unlessIdentity: nil)) }
+            actions.append(.process(.writesDue))
+            return actions
+        case .read(let request, let connection, let environment):
+            return read(request, from: connection, environment)
+        }
+    }
+
+    // MARK: Loading and file events
+
+    private mutating func loaded(_ snapshot: BookStoreSnapshot) -> [ReconcilerAction] {
+        var actions: [ReconcilerAction] = []
+        switch snapshot {
+        case .unavailable(let error):
+            fileState = .unavailable(error.description)
+            lastLoggedProblem = error.description
+            actions.append(.log(.error, "cannot use the book file: \(error)"))
+            confirmationGeneration += 1
+        case .missing:
+            fileState = .missing
+            identity = nil
+            actions.append(.log(.notice, "the book file does not exist yet; starting with no books"))
+        case .present(let canonical, let identity):
+            lastLoggedProblem = nil
+            let document = BookDocument(parsing: canonical, lineLimit: configuration.maxLineBytes)
+            context = BookContext(document: document, epoch: context.epoch, retention: configuration.changeLogRetention)
+            fileState = .present
+            self.identity = identity
+            actions.append(.log(.info, "loaded \(document.bookCount) books, \(document.badLineCount) bad lines"))
+            if document.badLineCount > 0 {
+                actions.append(.log(.warning, "the book file has \(document.badLineCount) bad line(s); see booksctl status"))
+            }
+        }
+        return actions + afterFileChange()
+    }
+
+    private mutating func fileEvent(_ event: FileWatchEvent) -> [ReconcilerAction] {
+        var actions: [ReconcilerAction] = []
+        switch event {
+        case .attributesChanged:
+            return []  // chmod/touch: no content decision on attributes alone
+        case .overflow:
+            actions.append(.log(.warning, "inotify queue overflowed: re-reading the whole file"))
+        case .watchLost:
+            actions.append(.log(.warning, "the watch on the file's directory was lost or re-established: re-reading the file"))
+        case .contentMayHaveChanged, .removed, .created:
+            break
+        }
+        return actions + refresh(mayDefer: event == .contentMayHaveChanged)
+    }
+
+    /// Looks at the file after an event. A write being retried reads the file itself (and tells
+    /// the hand edit's rows from the client's); an event on a file that still looks as last seen
+    /// is compared later.
+    private mutating func refresh(mayDefer: Bool) -> [ReconcilerAction] {
+        if writeRetries > 0, !queued.isEmpty { return commitQueuedWrites() }
+        let known = mayDefer && fileState == .present ? identity : nil
+        return [.observeFile(.fileEvent, unlessIdentity: known)]
+    }
+
+    private mutating func fileObserved(_ observation: FileObservation, for purpose: ObservationPurpose) -> [ReconcilerAction] {
+        switch (purpose, observation) {
+        case (.commit, _):
+            return commitObserved(observation)
+        case (_, .sameIdentity):
+            return [.log(.debug, "file event on the identity last read or written: comparison deferred")]
+                + scheduleVerification()
+        case (_, .compared(let comparison)):
+            verificationRounds = nil  // any full comparison settles a deferred one
+            return applyFileChanges(comparison) + afterFileChange()
+        }
+    }
+
+    /// What follows a change from the file: ids for rows typed by hand, then the status line.
+    private mutating func afterFileChange() -> [ReconcilerAction] {
+        var actions: [ReconcilerAction] = []
+        if context.document.newBookCount > 0, fileState == .present, commitPhase == nil {
+            actions += startCommit([])
+        }
+        actions.append(.publishStatus)
+        return actions
+    }
+
+    /// Defers the comparison of an event on an apparently untouched file: for the event of the
+    /// daemon's own write it finds nothing, and waiting (while client writes keep coming, up to
+    /// `verificationMaximumRounds`) keeps a full re-read out of the way of the next write. It
+    /// still always runs: an edit that kept size and timestamps is reported late, never missed.
+    private mutating func scheduleVerification() -> [ReconcilerAction] {
+        guard verificationRounds == nil else { return [] }
+        verificationRounds = 0
+        return [.scheduleVerification(after: Self.verificationDelay)]
+    }
+
+    private mutating func verificationTimerFired(writesWaiting: Bool) -> [ReconcilerAction] {
+        guard let rounds = verificationRounds else { return [] }  // settled meanwhile
+        if writesWaiting || !queued.isEmpty, rounds + 1 < Self.verificationMaximumRounds {
+            verificationRounds = rounds + 1
+            return [.scheduleVerification(after: Self.verificationDelay)]
+        }
+        return [.observeFile(.verification, unlessIdentity: nil)]
+    }
+
+    /// Applies what a comparison after a watcher event found; a destructive-looking state waits
+    /// for confirmation.
+    mutating func applyFileChanges(_ comparison: FileComparison) -> [ReconcilerAction] {
+        switch comparison {
+        case .unavailable(let error):
+            fileState = .unavailable(error.description)
+            confirmationGeneration += 1
+            guard lastLoggedProblem != error.description else { return [] }
+            lastLoggedProblem = error.description
+            return [.log(.error, "cannot use the book file: \(error)")]
+        case .missing:
+            if context.bookCount == 0 { return applyFileEdit(identity: nil) { $0.apply(bytes: [], source: .file) } }
+            return scheduleConfirmation(observed: nil, reason: "the file disappeared")
+        case .unchanged(let identity):
+            lastLoggedProblem = nil
+            fileState = .present
+            self.identity = identity
+            confirmationGeneration += 1
+            return []
+        case .changed(let splice, let identity):
+            lastLoggedProblem = nil
+            if let reason = destructiveReason(splice) {
+                return scheduleConfirmation(observed: splice.applied(to: context.document.bytes), reason: reason)
+            }
+            return applyFileEdit(identity: identity) { $0.apply(splice: splice, source: .file) }
+        }
+    }
+
+    /// Why `splice` makes the file look destructive (see `DestructiveChangeGuard`), if it does.
+    func destructiveReason(_ splice: ByteSplice) -> String? {
+        DestructiveChangeGuard().reason(old: context.document.bytes, oldBookCount: context.bookCount, splice: splice)
+    }
+
+    /// Applies a file edit with `change`: broadcast, then logs (subscribers first).
+    mutating func applyFileEdit(identity: FileIdentity?,
+                                _ change: (inout BookContext) -> SequencedChangeSet?) -> [ReconcilerAction] {
+        confirmationGeneration += 1
+        confirmation = nil
+        fileState = identity == nil ? .missing : .present
+        self.identity = identity
+        var actions: [ReconcilerAction] = []
+        let before = context.document.badLineCount
+        if let applied = change(&context) {
+            actions.append(.broadcast(applied))
+            if !revertDetector.isEmpty, let reverted = revertDetector.reverted(by: applied.changes) {
+                let ids = reverted.inserted.map { $0.id ?? "?" } + reverted.updated.map(\.id) + reverted.deleted
+                actions.append(.log(.warning, "a file edit undid \(ids.count) client write(s) made seconds before (books \(ids.joined(separator: ", "))); if the program that saved read the file before those writes, they are lost"))
+            }
+            let c = applied.changes
+            actions.append(.log(.info, "file edit: \(c.inserted.count) inserted, \(c.updated.count) updated, \(c.deleted.count) deleted",
+                                seq: applied.seq))
+        }
+        let after = context.document.badLineCount
+        if after != before { actions.append(.log(.warning, "the book file has \(after) bad line(s)")) }
+        return actions
+    }
+
+    // MARK: Confirmation
+
+    /// Waits for a destructive-looking state to stand still before believing it.
+    mutating func scheduleConfirmation(observed: [UInt8]?, reason: String) -> [ReconcilerAction] {
+        confirmationGeneration += 1
+        confirmation = Confirmation(generation: confirmationGeneration, observed: observed, reason: reason)
+        fileState = .confirming(reason)
+        let delay = configuration.confirmationDelay
+        return [.log(.debug, "\(reason): waiting \(delay) for the file to stand still"),
+                .scheduleConfirmation(generation: confirmationGeneration, after: delay)]
+    }
+
+    private mutating func confirmationTimerFired(_ generation: Int) -> [ReconcilerAction] {
+        guard generation == confirmationGeneration, confirmation?.generation == generation else {
+            return [.publishStatus, .process(.writesDue)]  // superseded meanwhile
+        }
+        return [.readForConfirmation(generation: generation)]
+    }
+
+    private mutating func confirmationRead(_ snapshot: BookStoreSnapshot, generation: Int) -> [ReconcilerAction] {
+        guard generation == confirmationGeneration, let pending = confirmation, pending.generation == generation else {
+            return [.publishStatus, .process(.writesDue)]
+        }
+        var actions: [ReconcilerAction] = []
+        switch (snapshot, pending.observed) {
+        case (.missing, nil):
+            actions.append(.log(.notice, "\(pending.reason), and stayed so: all books are gone"))
+            actions += applyFileEdit(identity: nil) { $0.apply(bytes: [], source: .file) }
+            actions.append(.publishStatus)
+        case (.present(let canonical, let identity), .some(let seen)) where ByteComparison.equal(canonical, seen):
+            actions.append(.log(.notice, "\(pending.reason), and it stood still: applying it"))
+            actions += applyFileEdit(identity: identity) { $0.apply(bytes: canonical, source: .file) }
+            actions.append(.publishStatus)
+        default:
+            actions += refresh(mayDefer: false)  // it moved on: compare again
+        }
+        actions.append(.process(.writesDue))
+        return actions
+    }
+}

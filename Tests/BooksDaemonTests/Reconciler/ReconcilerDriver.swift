@@ -1,0 +1,184 @@
+import BooksCore
+import BooksProtocol
+import Glibc
+@testable import BooksDaemon
+@testable import BooksStore
+
+/// Carries out a ``ReconcilerStateMachine``'s actions against a file held in memory: the pure
+/// core under test with no file, no thread and no clock. Timers are recorded and fired by the
+/// test; saves change the in-memory file (or fail, as the test asks).
+struct ReconcilerDriver {
+    enum Timer: Equatable {
+        case confirmation(generation: Int, after: Duration)
+        case verification
+        case writeRetry
+    }
+
+    var machine: ReconcilerStateMachine
+    /// The file's content; nil when there is no file.
+    var file: [UInt8]?
+    /// Bumped on every change to the file, so the identity changes with it.
+    var fileVersion = 1
+    var broadcasts: [SequencedChangeSet] = []
+    var replies: [(ConnectionID, Reply)] = []
+    var subscriptions: [(ConnectionID, [Event], UInt64)] = []
+    var logs: [(LogLevel, String)] = []
+    var timers: [Timer] = []
+    var saves = 0
+    var fileReads = 0
+    /// Runs before each save; returning an error makes the save fail with it (a racing editor).
+    var beforeSave: ((inout ReconcilerDriver) -> StoreError?)?
+    private var nextID = 0
+
+    init(_ text: String?, confirmation: Duration = .seconds(1)) {
+        machine = ReconcilerStateMachine(configuration: .init(path: "books.txt", confirmationDelay: confirmation),
+                                         epoch: "E")
+        file = text.map { Array($0.utf8) }
+        run(.loaded(snapshot()))
+    }
+
+    // MARK: The in-memory file
+
+    var text: String? { file.map { String(decoding: $0, as: UTF8.self) } }
+
+    /// An edit by another program: the new content (nil: the file is gone).
+    mutating func edit(_ text: String?) {
+        file = text.map { Array($0.utf8) }
+        fileVersion += 1
+    }
+
+    /// The file's identity: changes whenever the content was written.
+    var identity: FileIdentity? {
+        guard let file else { return nil }
+        var s = stat()
+        s.st_dev = 1
+        s.st_ino = 7
+        s.st_size = off_t(file.count)
+        s.st_mtim.tv_sec = fileVersion
+        s.st_ctim.tv_sec = fileVersion
+        return FileIdentity(s)
+    }
+
+    func snapshot() -> BookStoreSnapshot {
+        guard let file, let identity else { return .missing }
+        return .present(canonical: file, identity: identity)
+    }
+
+    // MARK: Running
+
+    /// Feeds `input` and carries out the actions, depth first, as `BookEngine` does.
+    mutating func run(_ input: ReconcilerInput) {
+        var stack = Array(machine.handle(input).reversed())
+        while let action = stack.popLast() {
+            if let answer = perform(action) { stack.append(contentsOf: machine.handle(answer).reversed()) }
+        }
+    }
+
+    /// A watcher event.
+    mutating func event(_ event: FileWatchEvent = .contentMayHaveChanged) { run(.fileEvent(event)) }
+
+    /// Client writes arriving together.
+    mutating func write(_ requests: [(String, WriteOperation)], connection: UInt64 = 1) {
+        run(.writesReceived(requests.map {
+            PendingWrite(requestID: $0.0, connection: ConnectionID(raw: connection), operation: $0.1)
+        }))
+    }
+
+    /// Fires the oldest pending timer of `kind` (false when none is pending).
+    @discardableResult
+    mutating func fire(_ kind: (Timer) -> Bool, writesWaiting: Bool = false) -> Bool {
+        guard let index = timers.firstIndex(where: kind) else { return false }
+        let timer = timers.remove(at: index)
+        switch timer {
+        case .confirmation(let generation, _): run(.confirmationTimerFired(generation: generation))
+        case .verification: run(.verificationTimerFired(writesWaiting: writesWaiting))
+        case .writeRetry: run(.writesDue)
+        }
+        return true
+    }
+
+    mutating func fireConfirmation() -> Bool { fire { if case .confirmation = $0 { true } else { false } } }
+    mutating func fireVerification(writesWaiting: Bool = false) -> Bool {
+        fire({ $0 == .verification }, writesWaiting: writesWaiting)
+    }
+    mutating func fireRetry() -> Bool { fire { $0 == .writeRetry } }
+
+    private mutating func perform(_ action: ReconcilerAction) -> ReconcilerInput? {
+        switch action {
+        case .observeFile(let purpose, let unless):
+            if let unless, identity == unless { return .fileObserved(.sameIdentity(unless), for: purpose) }
+            fileReads += 1
+            return .fileObserved(.compared(compare()), for: purpose)
+        case .save(let request, let document, let expected):
+            saves += 1
+            if let error = beforeSave?(&self) { return .saveFinished(.failure(error)) }
+            guard identity == expected else { return .saveFinished(.failure(.changedDuringWrite(path: "books.txt"))) }
+            return .saveFinished(.success(save(request, onto: document)))
+        case .writeLateEdit(let merged, _, _, let late):
+            file = merged
+            fileVersion += 1
+            return .lateEditWritten(.success(AtomicWriteResult(identity: identity!, lateEdit: nil)), late: late, merged: merged)
+        case .keepInRecoveryFile(_, let message):
+            logs.append((.error, message))
+        case .readForConfirmation(let generation):
+            fileReads += 1
+            return .confirmationRead(snapshot(), generation: generation)
+        case .scheduleConfirmation(let generation, let delay):
+            timers.append(.confirmation(generation: generation, after: delay))
+        case .scheduleVerification:
+            timers.append(.verification)
+        case .scheduleWriteRetry:
+            timers.append(.writeRetry)
+        case .process(let input):
+            return input
+        case .broadcast(let change):
+            broadcasts.append(change)
+        case .reply(let reply, let connection):
+            replies.append((connection, reply))
+        case .startSubscription(let connection, let reply, _, let events, let afterSeq):
+            replies.append((connection, reply))
+            subscriptions.append((connection, events, afterSeq))
+        case .stopSubscription(let connection, let reply):
+            replies.append((connection, reply))
+        case .log(let level, let message, _):
+            logs.append((level, message))
+        case .publishStatus:
+            break
+        }
+        return nil
+    }
+
+    private func compare() -> FileComparison {
+        guard let file, let identity else { return .missing }
+        let held = machine.context.document.bytes
+        if held == file { return .unchanged(identity: identity) }
+        return .changed(ByteSplice(from: held, to: file), identity: identity)
+    }
+
+    /// The text store's save, on the in-memory file, with predictable ids (`n1`, `n2`, …).
+    private mutating func save(_ request: SaveRequest, onto document: BookDocument) -> SaveResult {
+        var edits: [DocumentEdit] = []
+        var remapped: [IdentifierRemap] = []
+        var inserted: [Book] = []
+        for book in request.updated { edits.append(.replace(line: document.lineIndex(ofBook: book.id)!, with: book)) }
+        for id in request.deleted { edits.append(.delete(line: document.lineIndex(ofBook: id)!)) }
+        if request.assignIDsToNewRows {
+            for row in document.newBookRows {
+                nextID += 1
+                edits.append(.replace(line: row.lineIndex, with: Book(id: "n\(nextID)", name: row.name, author: row.author)))
+                remapped.append(IdentifierRemap(temporaryID: "line:\(row.lineIndex + 1)", permanentID: "n\(nextID)"))
+            }
+        }
+        for insertion in request.inserted {
+            nextID += 1
+            let book = Book(id: insertion.id ?? "n\(nextID)", name: insertion.name, author: insertion.author)
+            edits.append(.append(book))
+            inserted.append(book)
+        }
+        let canonical = document.rendering(edits)
+        file = canonical
+        fileVersion += 1
+        return SaveResult(splice: ByteSplice(from: document.bytes, to: canonical), identity: identity!,
+                          remapped: remapped, inserted: inserted)
+    }
+}
