@@ -1,7 +1,7 @@
 import BooksCore
 import BooksProtocol
 
-/// What the reconciler needs from the socket server: replies, subscriptions and broadcasts.
+/// What a book engine needs from the socket server: replies, subscriptions and broadcasts.
 ///
 /// Calls must be applied in the order they are made (FIFO across all kinds), which is what makes
 /// "initial events, then every later change" gap-free for a new subscriber.
