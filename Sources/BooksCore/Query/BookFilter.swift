@@ -11,10 +11,38 @@ public struct BookFilter: Sendable, Hashable, Codable {
     /// A filter that matches every book.
     public static let all = BookFilter()
 
-    /// True when every condition matches `book`.
+    /// True when every condition matches `book`. Each field is lowercased at most once per book.
     public func matches(_ book: Book) -> Bool {
-        for condition in conditions where !condition.matches(book) { return false }
+        var folded = FoldedFields()
+        for condition in conditions where !condition.matches(book, folded: &folded) { return false }
         return true
+    }
+
+    /// What one filter may ask, so that no request can keep the daemon busy for long: at most
+    /// `maxConditions` conditions, each value at most `maxValueBytes` UTF-8 bytes.
+    public struct Limits: Sendable, Hashable {
+        public var maxConditions: Int
+        public var maxValueBytes: Int
+
+        /// The daemon's limits: 64 conditions of at most 1 KiB each.
+        public static let `default` = Limits(maxConditions: 64, maxValueBytes: 1024)
+
+        /// Creates limits.
+        public init(maxConditions: Int, maxValueBytes: Int) {
+            self.maxConditions = maxConditions
+            self.maxValueBytes = maxValueBytes
+        }
+    }
+
+    /// Why the filter exceeds `limits`, or nil when it does not.
+    public func violation(of limits: Limits = .default) -> String? {
+        if conditions.count > limits.maxConditions {
+            return "a filter may have at most \(limits.maxConditions) conditions, not \(conditions.count)"
+        }
+        if let long = conditions.first(where: { $0.value.utf8.count > limits.maxValueBytes }) {
+            return "a filter value may have at most \(limits.maxValueBytes) bytes, not \(long.value.utf8.count)"
+        }
+        return nil
     }
 
     /// True when the filter has no conditions.

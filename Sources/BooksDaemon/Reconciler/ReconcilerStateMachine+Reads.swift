@@ -5,11 +5,15 @@ import BooksStore
 /// Read requests, answered from the context as it stands between two inputs (so a read sent
 /// after a write's reply sees that write).
 extension ReconcilerStateMachine {
+    /// The most ids one `get` may name (duplicates count: the line is read before they are removed).
+    public static let maxIDsPerRequest = 10_000
+
     mutating func read(_ request: Request, from connection: ConnectionID,
                        _ environment: ReadEnvironment) -> [ReconcilerAction] {
         let context = self.context
         func reply(_ result: ReplyResult) -> [ReconcilerAction] { [.reply(.success(request.id, result), to: connection)] }
         func fail(_ error: ProtocolError) -> [ReconcilerAction] { [.reply(.failure(request.id, error), to: connection)] }
+        if let problem = request.filter?.violation() { return fail(ProtocolError(.limitExceeded, problem)) }
         switch request.op {
         case .hello:
             return reply(ReplyResult(protocolVersion: ProtocolVersion.current, server: configuration.serverName,
@@ -24,9 +28,14 @@ extension ReconcilerStateMachine {
             let result = context.query(query)
             return reply(ReplyResult(epoch: context.epoch, seq: context.seq, books: result.books, total: result.total))
         case .get:
-            guard let ids = request.ids, !ids.isEmpty else {
+            guard let asked = request.ids, !asked.isEmpty else {
                 return fail(ProtocolError(.invalidArgument, "get needs a non-empty \"ids\" array"))
             }
+            guard asked.count <= Self.maxIDsPerRequest else {
+                return fail(ProtocolError(.limitExceeded, "get may name at most \(Self.maxIDsPerRequest) ids, not \(asked.count)"))
+            }
+            var seen = Set<String>()
+            let ids = asked.filter { seen.insert($0).inserted }  // each book once, in the order first asked
             var books: [Book] = []
             for id in ids {
                 guard let book = context.book(id: id) else { return fail(ProtocolError(.notFound, "no book with id \(id)")) }

@@ -79,6 +79,10 @@ public struct WritePlan<Ticket: Sendable>: Sendable {
                         || id.unicodeScalars.contains(where: { "|\\\n\r\t".unicodeScalars.contains($0) }) {
                         return .failure(ProtocolError(.invalidArgument, "book id \(id.debugDescription) cannot start with # or a space, or contain |, \\, a tab or a line break"))
                     }
+                    if let scalar = id.unicodeScalars.first(where: Self.isControlOrBidi) {
+                        let code = "U+" + String(scalar.value, radix: 16, uppercase: true)
+                        return .failure(ProtocolError(.invalidArgument, "book id \(id.debugDescription) contains the control or bidi character \(code)"))
+                    }
                     if let current = context.book(id: id),
                        !(assignedIDs.contains(id) && current == Book(id: id, name: draft.name, author: draft.author)) {
                         return .failure(ProtocolError(.conflict, "a book with id \(id) exists", current: current,
@@ -115,6 +119,16 @@ public struct WritePlan<Ticket: Sendable>: Sendable {
                 books.append(context.book(id: id)!)
             }
             return .success(.deleted(books))
+        }
+    }
+
+    /// Control characters (C0, DEL, C1) and bidirectional formatting characters, which could
+    /// rewrite a terminal or reorder what a reader sees.
+    static func isControlOrBidi(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F: true
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
         }
     }
 

@@ -96,3 +96,13 @@ import BooksProtocol
         #expect(reason(Array("# x\n1|A|B\n".utf8), books: 1, Array("# x\n2|C|D\n".utf8)) == nil)
     }
 }
+
+extension WritePlanTests {
+    @Test(arguments: ["a\u{1B}]0;pwned\u{07}", "x\u{85}y", "evil\u{202E}txt.exe", "\u{2066}id"])
+    func idsWithControlOrBidiCharactersAreRefused(id: String) {
+        let plan = WritePlan<Int>([(1, .insert([BookDraft(id: id, name: "A", author: "B")]))], context: context)
+        #expect(plan.accepted.isEmpty)
+        #expect(plan.refused.first?.error.code == .invalidArgument)
+        #expect(plan.refused.first?.error.message.contains("control or bidi character U+") == true)
+    }
+}
