@@ -1,6 +1,5 @@
 import BooksProtocol
 import CLinux
-import FoundationEssentials
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -90,10 +89,9 @@ final class SocketConnection: Sendable {
     func send(_ request: Request) async -> Result<Reply, BooksClientError> {
         let line: [UInt8]
         do {
-            let encoder = JSONEncoder()
-            line = Array(try encoder.encode(request)) + [UInt8(ascii: "\n")]
+            line = try RequestEncoder.encode(request)
         } catch {
-            return .failure(.protocolError(ProtocolError(.badRequest, "cannot encode request: \(error)")))
+            return .failure(.protocolError(ProtocolError(.badRequest, error.description)))
         }
         return await withCheckedContinuation { (continuation: ReplyContinuation) in
             let early: BooksClientError? = state.withLock { state in
@@ -114,8 +112,8 @@ final class SocketConnection: Sendable {
 
     /// Sends a line without waiting for its reply (the reply is discarded).
     func sendAndForget(_ request: Request) {
-        guard let data = try? JSONEncoder().encode(request) else { return }
-        _ = write(Array(data) + [UInt8(ascii: "\n")])
+        guard let line = try? RequestEncoder.encode(request) else { return }
+        _ = write(line)
     }
 
     private func write(_ bytes: [UInt8]) -> BooksClientError? {
@@ -176,6 +174,7 @@ final class SocketConnection: Sendable {
     private func readLoop() {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var lines = LineBuffer()
+        let decoder = MessageDecoder()
         var endError: BooksClientError = .connectionClosed
         reading: while true {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
@@ -188,7 +187,7 @@ final class SocketConnection: Sendable {
             }
             for line in lines.append(buffer[0..<n]) where !line.allSatisfy({ $0 == 32 || $0 == 13 }) {
                 do {
-                    try dispatch(IncomingLine.decode(line))
+                    try dispatch(decode(line, decoder))
                 } catch {
                     endError = error
                     break reading
@@ -205,8 +204,17 @@ final class SocketConnection: Sendable {
         finish(endError)
     }
 
-    private func dispatch(_ line: IncomingLine) throws(BooksClientError) {
-        switch line {
+    /// Decodes one line; an unreadable line is the daemon breaking the protocol.
+    private func decode(_ line: [UInt8], _ decoder: MessageDecoder) throws(BooksClientError) -> DaemonMessage {
+        do {
+            return try decoder.decode(line)
+        } catch {
+            throw .protocolError(ProtocolError(.badRequest, error.description))
+        }
+    }
+
+    private func dispatch(_ message: DaemonMessage) throws(BooksClientError) {
+        switch message {
         case .reply(let reply):
             guard let id = reply.id else {
                 throw .protocolError(reply.error ?? ProtocolError(.badRequest, "reply without id"))
