@@ -11,6 +11,10 @@ import Glibc
 /// ends; writers serialise on `writeLock`. Replies are matched to requests by id; event lines go to
 /// the single installed event sink, in the order received. When the stream ends, every pending
 /// request fails and the sink finishes — exactly once.
+///
+/// Lines are split by `LineFramer`: a line longer than `maxLineLength` ends the connection with
+/// `.protocolError` (code `too-large`) as soon as it is known to be too long, so memory stays
+/// bounded by about `maxLineLength` whatever the daemon sends.
 final class SocketConnection: Sendable {
     typealias ReplyContinuation = CheckedContinuation<Result<Reply, BooksClientError>, Never>
 
@@ -45,6 +49,8 @@ final class SocketConnection: Sendable {
     }
 
     let path: String
+    /// The longest line accepted from the daemon, in bytes.
+    let maxLineLength: Int
     private let fd: Int32
     private let state = Mutex(State())
     /// Guards writes and holds "fd is still writable". Writers hold it while sending; the reader
@@ -53,13 +59,15 @@ final class SocketConnection: Sendable {
     /// True while `fd` is open. Guards `shutdown` (from `close()`) against the reader's `close(fd)`.
     private let fdOpen = Mutex(true)
 
-    private init(path: String, fd: Int32) {
+    private init(path: String, fd: Int32, maxLineLength: Int) {
         self.path = path
         self.fd = fd
+        self.maxLineLength = maxLineLength
     }
 
-    /// Connects to the Unix socket at `path` and starts the reader thread.
-    static func open(path: String) throws(BooksClientError) -> SocketConnection {
+    /// Connects to the Unix socket at `path` and starts the reader thread, which accepts lines of
+    /// up to `maxLineLength` bytes (must be positive).
+    static func open(path: String, maxLineLength: Int) throws(BooksClientError) -> SocketConnection {
         var address = sockaddr_un()
         let length = books_make_sockaddr_un(path, &address)
         guard length > 0 else { throw .socketPathTooLong(path) }
@@ -73,7 +81,7 @@ final class SocketConnection: Sendable {
             Glibc.close(fd)
             throw .cannotConnect(path: path, errno: code)
         }
-        let connection = SocketConnection(path: path, fd: fd)
+        let connection = SocketConnection(path: path, fd: fd, maxLineLength: maxLineLength)
         guard DetachedThread.start({ connection.readLoop() }) else {
             Glibc.close(fd)
             throw .io(operation: "pthread_create", errno: errno)
@@ -173,7 +181,7 @@ final class SocketConnection: Sendable {
 
     private func readLoop() {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        var lines = LineBuffer()
+        var framer = LineFramer(maxLineLength: maxLineLength)
         let decoder = MessageDecoder()
         var endError: BooksClientError = .connectionClosed
         reading: while true {
@@ -185,9 +193,10 @@ final class SocketConnection: Sendable {
                 if code != ECONNRESET { endError = .io(operation: "read", errno: code) }
                 break
             }
-            for line in lines.append(buffer[0..<n]) where !line.allSatisfy({ $0 == 32 || $0 == 13 }) {
+            let frames = buffer.withUnsafeBytes { framer.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            for frame in frames {
                 do {
-                    try dispatch(decode(line, decoder))
+                    try handle(frame, decoder)
                 } catch {
                     endError = error
                     break reading
@@ -204,12 +213,21 @@ final class SocketConnection: Sendable {
         finish(endError)
     }
 
-    /// Decodes one line; an unreadable line is the daemon breaking the protocol.
-    private func decode(_ line: [UInt8], _ decoder: MessageDecoder) throws(BooksClientError) -> DaemonMessage {
-        do {
-            return try decoder.decode(line)
-        } catch {
-            throw .protocolError(ProtocolError(.badRequest, error.description))
+    /// Decodes and dispatches one frame; blank lines are skipped.
+    private func handle(_ frame: LineFramer.Frame, _ decoder: MessageDecoder) throws(BooksClientError) {
+        switch frame {
+        case .tooLong:
+            throw .protocolError(ProtocolError(.tooLarge,
+                "a line from booksd is longer than this client's limit of \(maxLineLength) bytes (maxLineLength)"))
+        case .line(let line):
+            if line.allSatisfy({ $0 == 32 || $0 == 13 }) { return }
+            let message: DaemonMessage
+            do {
+                message = try decoder.decode(line)
+            } catch {
+                throw .protocolError(ProtocolError(.badRequest, error.description))
+            }
+            try dispatch(message)
         }
     }
 

@@ -14,7 +14,8 @@ public enum BooksClientError: Error, Sendable, Equatable, CustomStringConvertibl
     case cannotConnect(path: String, errno: Int32)
     /// The socket path does not fit in `sockaddr_un` (108 bytes).
     case socketPathTooLong(String)
-    /// The daemon violated the protocol, or refused the handshake.
+    /// The daemon violated the protocol (an unreadable line; code `too-large`: a line longer than
+    /// the client's `maxLineLength`), or refused the handshake.
     case protocolError(ProtocolError)
     /// The daemon answered a request with an error.
     case daemon(ProtocolError)

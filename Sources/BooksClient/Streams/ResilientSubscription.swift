@@ -26,15 +26,21 @@ public struct ResilientSubscription: Sendable {
     public var waitForDaemon: Bool
     /// The client name sent in `hello`.
     public var clientName: String
+    /// The longest line accepted from the daemon, in bytes (see `BooksClient.connect`). A longer
+    /// line ends the subscription with `.protocolError` code `too-large` (not retried: the next
+    /// snapshot would be as long).
+    public var maxLineLength: Int
     /// Called on connection events (from the subscription's task, or its connection's reader thread).
     public var onStatus: (@Sendable (SubscriptionStatus) -> Void)?
 
     /// Creates a subscription description; nothing happens until `updates()` is iterated.
     public init(socketPath: String, filter: BookFilter = .all, initial: Bool = false,
                 backoff: ReconnectBackoff = ReconnectBackoff(), waitForDaemon: Bool = false,
-                clientName: String = "booksctl", onStatus: (@Sendable (SubscriptionStatus) -> Void)? = nil) {
+                clientName: String = "booksctl", maxLineLength: Int = BooksClient.defaultMaxLineLength,
+                onStatus: (@Sendable (SubscriptionStatus) -> Void)? = nil) {
         self.socketPath = socketPath; self.filter = filter; self.initial = initial; self.backoff = backoff
-        self.waitForDaemon = waitForDaemon; self.clientName = clientName; self.onStatus = onStatus
+        self.waitForDaemon = waitForDaemon; self.clientName = clientName; self.maxLineLength = maxLineLength
+        self.onStatus = onStatus
     }
 
     /// The mirror's changes, in order, across reconnections (see `MirrorState` for the guarantees).
@@ -67,9 +73,12 @@ public struct ResilientSubscription: Sendable {
     /// A resilient live query: the books matching `query`, emitted once at start and again after
     /// each change that alters the result, and only then.
     public static func liveQuery(socketPath: String, query: BookQuery, clientName: String = "booksctl",
-                                 waitForDaemon: Bool = false) -> AsyncThrowingStream<[Book], any Error> {
+                                 waitForDaemon: Bool = false,
+                                 maxLineLength: Int = BooksClient.defaultMaxLineLength)
+        -> AsyncThrowingStream<[Book], any Error> {
         let subscription = ResilientSubscription(socketPath: socketPath, filter: query.filter,
-                                                 waitForDaemon: waitForDaemon, clientName: clientName)
+                                                 waitForDaemon: waitForDaemon, clientName: clientName,
+                                                 maxLineLength: maxLineLength)
         return subscription.run(initialState: LiveQueryState(query: query),
                                 resumePoint: { $0.mirror.resumePoint },
                                 step: { state, item in state.apply(item) })
@@ -113,7 +122,8 @@ public struct ResilientSubscription: Sendable {
                 var reason = "connection closed"
                 do throws(BooksClientError) {
                     let client = try await BooksClient.connect(socketPath: config.socketPath,
-                                                               clientName: config.clientName)
+                                                               clientName: config.clientName,
+                                                               maxLineLength: config.maxLineLength)
                     defer { client.close() }
                     everConnected = true
                     let resume = progress.withLock { $0.startConnection(resumePoint) }

@@ -67,13 +67,14 @@ final class FakeServer: Sendable {
     }
 
     private func serve(_ fd: Int32, _ number: Int) {
-        var lines = LineBuffer()
+        var framer = LineFramer()
+        let decoder = RequestDecoder()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n <= 0 { return }
-            for line in lines.append(buffer[0..<n]) {
-                guard let request = try? JSONDecoder().decode(Request.self, from: Data(line)) else { return }
+            for frame in framer.feed(Array(buffer[0..<n])) {
+                guard case .line(let line) = frame, let request = try? decoder.decode(line) else { return }
                 log.withLock { $0.append((number, request)) }
                 let action = handler(number, request)
                 for text in action.lines {
