@@ -49,7 +49,8 @@ public final class BooksClient: Sendable {
     ///
     /// - Throws: `.cannotConnect(path, errno)` (with a hint on starting the daemon) when nothing
     ///   listens or access is denied; `.protocolError` when the daemon refuses the protocol version;
-    ///   `.connectionClosed` when it hangs up during the handshake.
+    ///   `.connectionClosed` when it hangs up during the handshake; `.io` when the reader thread
+    ///   cannot be started.
     public static func connect(socketPath: String, clientName: String = "booksctl",
                                maxLineLength: Int = BooksClient.defaultMaxLineLength)
         async throws(BooksClientError) -> BooksClient {

@@ -9,7 +9,7 @@ import Glibc
 #endif
 
 /// How the connection frames and decodes what the daemon sends: bounded lines (`LineFramer`),
-/// typed errors for unreadable or over-long lines.
+/// typed errors for unreadable or over-long lines, and the named reader thread.
 @Suite(.timeLimit(.minutes(1))) struct ConnectionLineTests {
     static let books = (0..<20).map { Book(id: "id-\($0)", name: "A rather long book name \($0)", author: "Author") }
 
@@ -104,5 +104,31 @@ import Glibc
         defer { client.close() }
         #expect(try await client.list().books == [Self.books[0]])
         #expect(try await client.list().books == [Self.books[0]], "the connection is still usable")
+    }
+
+    @Test func readerRunsOnANamedThread() async throws {
+        let server = try Self.server(listLines: [])
+        defer { server.stop() }
+        let client = try await BooksClient.connect(socketPath: server.path)
+        defer { client.close() }
+        #expect(Self.threadNames().contains(SocketConnection.readerThreadName))
+    }
+
+    /// The names of this process's threads, from `/proc/self/task/*/comm`.
+    static func threadNames() -> [String] {
+        guard let dir = opendir("/proc/self/task") else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let tid = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard tid.first?.isNumber == true, let file = fopen("/proc/self/task/\(tid)/comm", "r") else { continue }
+            defer { fclose(file) }
+            var buffer = [CChar](repeating: 0, count: 64)
+            if fgets(&buffer, 64, file) != nil {
+                let bytes = buffer.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }
+                names.append(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+        return names
     }
 }

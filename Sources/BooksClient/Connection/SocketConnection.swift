@@ -1,3 +1,4 @@
+import BooksPlatform
 import BooksProtocol
 import CLinux
 import Synchronization
@@ -7,10 +8,10 @@ import Glibc
 
 /// One connected Unix stream socket speaking newline-delimited JSON.
 ///
-/// Threading: a dedicated reader thread owns all reads and closes the descriptor when the stream
-/// ends; writers serialise on `writeLock`. Replies are matched to requests by id; event lines go to
-/// the single installed event sink, in the order received. When the stream ends, every pending
-/// request fails and the sink finishes — exactly once.
+/// Threading: a dedicated reader thread (`books-client`) owns all reads and closes the descriptor
+/// when the stream ends; writers serialise on `writeLock`. Replies are matched to requests by id;
+/// event lines go to the single installed event sink, in the order received. When the stream ends,
+/// every pending request fails and the sink finishes — exactly once.
 ///
 /// Lines are split by `LineFramer`: a line longer than `maxLineLength` ends the connection with
 /// `.protocolError` (code `too-large`) as soon as it is known to be too long, so memory stays
@@ -48,6 +49,9 @@ final class SocketConnection: Sendable {
         var closing = false
     }
 
+    /// The name of the reader thread (as `top -H` shows it).
+    static let readerThreadName = "books-client"
+
     let path: String
     /// The longest line accepted from the daemon, in bytes.
     let maxLineLength: Int
@@ -82,9 +86,13 @@ final class SocketConnection: Sendable {
             throw .cannotConnect(path: path, errno: code)
         }
         let connection = SocketConnection(path: path, fd: fd, maxLineLength: maxLineLength)
-        guard DetachedThread.start({ connection.readLoop() }) else {
+        do {
+            // Not joined: `close()` must return at once (it runs in deinits and on the reader
+            // thread itself); the handle detaches the thread when it is released.
+            _ = try DedicatedThread.start(name: readerThreadName) { connection.readLoop() }
+        } catch {
             Glibc.close(fd)
-            throw .io(operation: "pthread_create", errno: errno)
+            throw .io(operation: "start thread \(error.name)", errno: error.code)
         }
         return connection
     }

@@ -21,7 +21,8 @@ public enum BooksClientError: Error, Sendable, Equatable, CustomStringConvertibl
     case daemon(ProtocolError)
     /// The connection ended before the reply arrived (daemon stopped, crashed or disconnected us).
     case connectionClosed
-    /// A read or write on the socket failed with `errno`.
+    /// A read or write on the socket failed with `errno`, or the reader thread could not be
+    /// started (`errno` is then what `pthread_create` returned, e.g. `EAGAIN`).
     case io(operation: String, errno: Int32)
     /// The connection already has an active change feed (one `subscribe` per connection).
     case alreadySubscribed

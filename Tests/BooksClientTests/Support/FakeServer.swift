@@ -1,4 +1,5 @@
 import BooksCore
+import BooksPlatform
 import BooksProtocol
 import CLinux
 import FoundationEssentials
@@ -36,7 +37,7 @@ final class FakeServer: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listenFD, $0, socklen_t(length)) }
         }
         guard rc == 0, listen(listenFD, 8) == 0 else { throw BooksClientError.io(operation: "bind", errno: errno) }
-        DetachedThread.start { [self] in acceptLoop() }
+        _ = try DedicatedThread.start(name: "fake-booksd") { [self] in acceptLoop() }
     }
 
     /// Every request received so far, with the number of its connection (0-based).
