@@ -75,7 +75,9 @@ import Glibc
             try await subscription.forEachUpdate { _ in }
             Issue.record("expected forEachUpdate to throw")
         } catch {
-            #expect("\(error)".contains("too-large"), "\(error)")
+            // Typed: forEachUpdate throws BooksClientError only.
+            #expect(error.daemonCode == nil)
+            if case .protocolError(let detail) = error { #expect(detail.code == .tooLarge) } else { Issue.record("got \(error)") }
         }
         let subscribes = server.requests.filter { $0.request.op == .subscribe }.count
         #expect(subscribes == 2, "one per subscription: a too-long line is not retried")

@@ -51,23 +51,27 @@ public struct ResilientSubscription: Sendable {
     }
 
     /// Calls `body` with each update of `updates()`, in order, on the connection's reader thread,
-    /// and returns when the subscription ends (throwing what `updates()` would throw; cancelling
-    /// the calling task ends it). No hop to another thread per update: the lowest latency, for
-    /// consumers that only hand the update on (`booksctl subscribe` writes it to stdout). `body`
-    /// must not block for long: it holds up the reading of the feed.
-    public func forEachUpdate(_ body: @escaping @Sendable (MirrorUpdate) -> Void) async throws {
-        let (done, finished) = AsyncThrowingStream<Never, any Error>.makeStream()
+    /// and returns when the subscription ends (throwing the `BooksClientError` that `updates()`
+    /// would throw; cancelling the calling task ends it normally). No hop to another thread per
+    /// update: the lowest latency, for consumers that only hand the update on (`booksctl subscribe`
+    /// writes it to stdout). `body` must not block for long: it holds up the reading of the feed.
+    public func forEachUpdate(_ body: @escaping @Sendable (MirrorUpdate) -> Void) async throws(BooksClientError) {
+        let (ends, end) = AsyncStream<BooksClientError?>.makeStream()
         let task = drive(initialState: MirrorState(filter: filter, emitInitialSnapshot: initial),
                          resumePoint: { $0.resumePoint }, step: { state, item in state.apply(item) },
                          emit: body,
                          finish: { error in
-                             if let error { finished.finish(throwing: error) } else { finished.finish() }
+                             end.yield(error)
+                             end.finish()
                          })
-        try await withTaskCancellationHandler {
-            for try await _ in done {}
+        let failure = await withTaskCancellationHandler {
+            var failure: BooksClientError?
+            for await error in ends { failure = error }
+            return failure
         } onCancel: {
             task.cancel()
         }
+        if let failure { throw failure }
     }
 
     /// A resilient live query: the books matching `query`, emitted once at start and again after
@@ -111,7 +115,7 @@ public struct ResilientSubscription: Sendable {
         resumePoint: @escaping @Sendable (State) -> ResumePoint?,
         step: @escaping @Sendable (inout State, FeedItem) -> Output?,
         emit: @escaping @Sendable (Output) -> Void,
-        finish: @escaping @Sendable ((any Error)?) -> Void
+        finish: @escaping @Sendable (BooksClientError?) -> Void
     ) -> Task<Void, Never> {
         let config = self
         let progress = FeedProgress(state: initialState)
