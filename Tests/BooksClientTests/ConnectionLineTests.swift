@@ -100,7 +100,7 @@ import Glibc
     }
 
     @Test func blankLinesAndCRLFAreTolerated() async throws {
-        let server = try Self.server(listLines: ["", "  ", "\r", Self.listReply([Self.books[0]]) + "\r"])
+        let server = try Self.server(listLines: ["", "  ", "\t \t", "\r", " \r", Self.listReply([Self.books[0]]) + "\r"])
         defer { server.stop() }
         let client = try await BooksClient.connect(socketPath: server.path)
         defer { client.close() }

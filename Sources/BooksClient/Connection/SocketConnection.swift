@@ -221,14 +221,14 @@ final class SocketConnection: Sendable {
         finish(endError)
     }
 
-    /// Decodes and dispatches one frame; blank lines are skipped.
+    /// Decodes and dispatches one frame; blank lines (spaces, tabs, a stray `\r`) are skipped.
     private func handle(_ frame: LineFramer.Frame, _ decoder: MessageDecoder) throws(BooksClientError) {
         switch frame {
         case .tooLong:
             throw .protocolError(ProtocolError(.tooLarge,
                 "a line from booksd is longer than this client's limit of \(maxLineLength) bytes (maxLineLength)"))
         case .line(let line):
-            if line.allSatisfy({ $0 == 32 || $0 == 13 }) { return }
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
             let message: DaemonMessage
             do {
                 message = try decoder.decode(line)
