@@ -46,7 +46,7 @@ let package = Package(
         .testTarget(name: "BooksStoreTests", dependencies: ["BooksStore"], swiftSettings: strict),
         .testTarget(name: "BooksProtocolTests", dependencies: ["BooksProtocol"], swiftSettings: strict),
         .testTarget(name: "BooksDaemonTests", dependencies: ["BooksDaemon"], swiftSettings: strict),
-        .testTarget(name: "BooksClientTests", dependencies: ["BooksClient", "booksctl"], swiftSettings: strict),
+        .testTarget(name: "BooksClientTests", dependencies: ["BooksClient", "BooksPlatform", "booksctl"], swiftSettings: strict),
         .testTarget(name: "BooksBenchmarksTests", dependencies: ["BooksBenchmarks", "BooksCore"],
                     swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["BooksClient", "BooksCore", "booksd", "booksctl"], swiftSettings: strict),

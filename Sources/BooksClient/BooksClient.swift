@@ -10,8 +10,17 @@ import Synchronization
 /// `.connectionClosed`. The client is `Sendable`; the connection is closed by `close()` or when the
 /// last reference goes away. It does not reconnect: use `ResilientSubscription` or `liveQuery` for that.
 public final class BooksClient: Sendable {
+    /// The default for the longest line accepted from the daemon: 1 GiB.
+    ///
+    /// A snapshot (and a `list` reply) is one line of roughly 100 bytes per book, so a
+    /// 1,000,000-book file gives a line of about 100 MB; 1 GiB leaves room for about ten times
+    /// that. The bound exists so that a runaway peer cannot make the client grow without limit.
+    public static let defaultMaxLineLength = 1 << 30
+
     /// The socket path this client is connected to.
     public let socketPath: String
+    /// The longest line accepted from the daemon, in bytes (see `connect`).
+    public let maxLineLength: Int
     /// The daemon's name and version from `hello`, e.g. `booksd 1.0`.
     public let server: String?
     /// The daemon's position when the connection was made (nil if the daemon did not say).
@@ -23,6 +32,7 @@ public final class BooksClient: Sendable {
     private init(socketPath: String, connection: SocketConnection, server: String?,
                  helloPoint: ResumePoint?, nextID: UInt64) {
         self.socketPath = socketPath
+        self.maxLineLength = connection.maxLineLength
         self.connection = connection
         self.server = server
         self.helloPoint = helloPoint
@@ -33,12 +43,19 @@ public final class BooksClient: Sendable {
 
     /// Connects to the daemon's socket and performs the `hello` handshake.
     ///
+    /// `maxLineLength` bounds every line read from the daemon (replies, snapshots, changes); a
+    /// longer line ends the connection with `.protocolError` code `too-large` instead of being
+    /// buffered. It must be positive.
+    ///
     /// - Throws: `.cannotConnect(path, errno)` (with a hint on starting the daemon) when nothing
     ///   listens or access is denied; `.protocolError` when the daemon refuses the protocol version;
-    ///   `.connectionClosed` when it hangs up during the handshake.
-    public static func connect(socketPath: String, clientName: String = "booksctl")
+    ///   `.connectionClosed` when it hangs up during the handshake; `.io` when the reader thread
+    ///   cannot be started.
+    public static func connect(socketPath: String, clientName: String = "booksctl",
+                               maxLineLength: Int = BooksClient.defaultMaxLineLength)
         async throws(BooksClientError) -> BooksClient {
-        let connection = try SocketConnection.open(path: socketPath)
+        precondition(maxLineLength > 0, "maxLineLength must be positive")
+        let connection = try SocketConnection.open(path: socketPath, maxLineLength: maxLineLength)
         let hello = Request(id: "1", op: .hello, version: ProtocolVersion.current, client: clientName)
         switch await connection.send(hello) {
         case .success(let reply):
@@ -181,9 +198,10 @@ public final class BooksClient: Sendable {
     /// A live query that survives daemon restarts: the books matching `query`, emitted once at
     /// start and again after each change that alters the result (and only then).
     ///
-    /// Uses its own connections to `socketPath` (see `ResilientSubscription.liveQuery`).
+    /// Uses its own connections to `socketPath`, with this client's `maxLineLength` (see
+    /// `ResilientSubscription.liveQuery`).
     public func liveQuery(_ query: BookQuery) -> AsyncThrowingStream<[Book], any Error> {
-        ResilientSubscription.liveQuery(socketPath: socketPath, query: query)
+        ResilientSubscription.liveQuery(socketPath: socketPath, query: query, maxLineLength: maxLineLength)
     }
 
     // MARK: Plumbing

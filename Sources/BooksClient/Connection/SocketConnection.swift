@@ -1,6 +1,6 @@
+import BooksPlatform
 import BooksProtocol
 import CLinux
-import FoundationEssentials
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -8,10 +8,14 @@ import Glibc
 
 /// One connected Unix stream socket speaking newline-delimited JSON.
 ///
-/// Threading: a dedicated reader thread owns all reads and closes the descriptor when the stream
-/// ends; writers serialise on `writeLock`. Replies are matched to requests by id; event lines go to
-/// the single installed event sink, in the order received. When the stream ends, every pending
-/// request fails and the sink finishes — exactly once.
+/// Threading: a dedicated reader thread (`books-client`) owns all reads and closes the descriptor
+/// when the stream ends; writers serialise on `writeLock`. Replies are matched to requests by id;
+/// event lines go to the single installed event sink, in the order received. When the stream ends,
+/// every pending request fails and the sink finishes — exactly once.
+///
+/// Lines are split by `LineFramer`: a line longer than `maxLineLength` ends the connection with
+/// `.protocolError` (code `too-large`) as soon as it is known to be too long, so memory stays
+/// bounded by about `maxLineLength` whatever the daemon sends.
 final class SocketConnection: Sendable {
     typealias ReplyContinuation = CheckedContinuation<Result<Reply, BooksClientError>, Never>
 
@@ -45,7 +49,12 @@ final class SocketConnection: Sendable {
         var closing = false
     }
 
+    /// The name of the reader thread (as `top -H` shows it).
+    static let readerThreadName = "books-client"
+
     let path: String
+    /// The longest line accepted from the daemon, in bytes.
+    let maxLineLength: Int
     private let fd: Int32
     private let state = Mutex(State())
     /// Guards writes and holds "fd is still writable". Writers hold it while sending; the reader
@@ -54,13 +63,15 @@ final class SocketConnection: Sendable {
     /// True while `fd` is open. Guards `shutdown` (from `close()`) against the reader's `close(fd)`.
     private let fdOpen = Mutex(true)
 
-    private init(path: String, fd: Int32) {
+    private init(path: String, fd: Int32, maxLineLength: Int) {
         self.path = path
         self.fd = fd
+        self.maxLineLength = maxLineLength
     }
 
-    /// Connects to the Unix socket at `path` and starts the reader thread.
-    static func open(path: String) throws(BooksClientError) -> SocketConnection {
+    /// Connects to the Unix socket at `path` and starts the reader thread, which accepts lines of
+    /// up to `maxLineLength` bytes (must be positive).
+    static func open(path: String, maxLineLength: Int) throws(BooksClientError) -> SocketConnection {
         var address = sockaddr_un()
         let length = books_make_sockaddr_un(path, &address)
         guard length > 0 else { throw .socketPathTooLong(path) }
@@ -74,10 +85,14 @@ final class SocketConnection: Sendable {
             Glibc.close(fd)
             throw .cannotConnect(path: path, errno: code)
         }
-        let connection = SocketConnection(path: path, fd: fd)
-        guard DetachedThread.start({ connection.readLoop() }) else {
+        let connection = SocketConnection(path: path, fd: fd, maxLineLength: maxLineLength)
+        do {
+            // Not joined: `close()` must return at once (it runs in deinits and on the reader
+            // thread itself); the handle detaches the thread when it is released.
+            _ = try DedicatedThread.start(name: readerThreadName) { connection.readLoop() }
+        } catch {
             Glibc.close(fd)
-            throw .io(operation: "pthread_create", errno: errno)
+            throw .io(operation: "start thread \(error.name)", errno: error.code)
         }
         return connection
     }
@@ -90,10 +105,9 @@ final class SocketConnection: Sendable {
     func send(_ request: Request) async -> Result<Reply, BooksClientError> {
         let line: [UInt8]
         do {
-            let encoder = JSONEncoder()
-            line = Array(try encoder.encode(request)) + [UInt8(ascii: "\n")]
+            line = try RequestEncoder.encode(request)
         } catch {
-            return .failure(.protocolError(ProtocolError(.badRequest, "cannot encode request: \(error)")))
+            return .failure(.protocolError(ProtocolError(.badRequest, error.description)))
         }
         return await withCheckedContinuation { (continuation: ReplyContinuation) in
             let early: BooksClientError? = state.withLock { state in
@@ -114,8 +128,8 @@ final class SocketConnection: Sendable {
 
     /// Sends a line without waiting for its reply (the reply is discarded).
     func sendAndForget(_ request: Request) {
-        guard let data = try? JSONEncoder().encode(request) else { return }
-        _ = write(Array(data) + [UInt8(ascii: "\n")])
+        guard let line = try? RequestEncoder.encode(request) else { return }
+        _ = write(line)
     }
 
     private func write(_ bytes: [UInt8]) -> BooksClientError? {
@@ -175,7 +189,8 @@ final class SocketConnection: Sendable {
 
     private func readLoop() {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        var lines = LineBuffer()
+        var framer = LineFramer(maxLineLength: maxLineLength)
+        let decoder = MessageDecoder()
         var endError: BooksClientError = .connectionClosed
         reading: while true {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
@@ -186,9 +201,10 @@ final class SocketConnection: Sendable {
                 if code != ECONNRESET { endError = .io(operation: "read", errno: code) }
                 break
             }
-            for line in lines.append(buffer[0..<n]) where !line.allSatisfy({ $0 == 32 || $0 == 13 }) {
+            let frames = buffer.withUnsafeBytes { framer.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            for frame in frames {
                 do {
-                    try dispatch(IncomingLine.decode(line))
+                    try handle(frame, decoder)
                 } catch {
                     endError = error
                     break reading
@@ -205,8 +221,26 @@ final class SocketConnection: Sendable {
         finish(endError)
     }
 
-    private func dispatch(_ line: IncomingLine) throws(BooksClientError) {
-        switch line {
+    /// Decodes and dispatches one frame; blank lines (spaces, tabs, a stray `\r`) are skipped.
+    private func handle(_ frame: LineFramer.Frame, _ decoder: MessageDecoder) throws(BooksClientError) {
+        switch frame {
+        case .tooLong:
+            throw .protocolError(ProtocolError(.tooLarge,
+                "a line from booksd is longer than this client's limit of \(maxLineLength) bytes (maxLineLength)"))
+        case .line(let line):
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
+            let message: DaemonMessage
+            do {
+                message = try decoder.decode(line)
+            } catch {
+                throw .protocolError(ProtocolError(.badRequest, error.description))
+            }
+            try dispatch(message)
+        }
+    }
+
+    private func dispatch(_ message: DaemonMessage) throws(BooksClientError) {
+        switch message {
         case .reply(let reply):
             guard let id = reply.id else {
                 throw .protocolError(reply.error ?? ProtocolError(.badRequest, "reply without id"))

@@ -14,13 +14,15 @@ public enum BooksClientError: Error, Sendable, Equatable, CustomStringConvertibl
     case cannotConnect(path: String, errno: Int32)
     /// The socket path does not fit in `sockaddr_un` (108 bytes).
     case socketPathTooLong(String)
-    /// The daemon violated the protocol, or refused the handshake.
+    /// The daemon violated the protocol (an unreadable line; code `too-large`: a line longer than
+    /// the client's `maxLineLength`), or refused the handshake.
     case protocolError(ProtocolError)
     /// The daemon answered a request with an error.
     case daemon(ProtocolError)
     /// The connection ended before the reply arrived (daemon stopped, crashed or disconnected us).
     case connectionClosed
-    /// A read or write on the socket failed with `errno`.
+    /// A read or write on the socket failed with `errno`, or the reader thread could not be
+    /// started (`errno` is then what `pthread_create` returned, e.g. `EAGAIN`).
     case io(operation: String, errno: Int32)
     /// The connection already has an active change feed (one `subscribe` per connection).
     case alreadySubscribed

@@ -26,15 +26,21 @@ public struct ResilientSubscription: Sendable {
     public var waitForDaemon: Bool
     /// The client name sent in `hello`.
     public var clientName: String
+    /// The longest line accepted from the daemon, in bytes (see `BooksClient.connect`). A longer
+    /// line ends the subscription with `.protocolError` code `too-large` (not retried: the next
+    /// snapshot would be as long).
+    public var maxLineLength: Int
     /// Called on connection events (from the subscription's task, or its connection's reader thread).
     public var onStatus: (@Sendable (SubscriptionStatus) -> Void)?
 
     /// Creates a subscription description; nothing happens until `updates()` is iterated.
     public init(socketPath: String, filter: BookFilter = .all, initial: Bool = false,
                 backoff: ReconnectBackoff = ReconnectBackoff(), waitForDaemon: Bool = false,
-                clientName: String = "booksctl", onStatus: (@Sendable (SubscriptionStatus) -> Void)? = nil) {
+                clientName: String = "booksctl", maxLineLength: Int = BooksClient.defaultMaxLineLength,
+                onStatus: (@Sendable (SubscriptionStatus) -> Void)? = nil) {
         self.socketPath = socketPath; self.filter = filter; self.initial = initial; self.backoff = backoff
-        self.waitForDaemon = waitForDaemon; self.clientName = clientName; self.onStatus = onStatus
+        self.waitForDaemon = waitForDaemon; self.clientName = clientName; self.maxLineLength = maxLineLength
+        self.onStatus = onStatus
     }
 
     /// The mirror's changes, in order, across reconnections (see `MirrorState` for the guarantees).
@@ -45,31 +51,38 @@ public struct ResilientSubscription: Sendable {
     }
 
     /// Calls `body` with each update of `updates()`, in order, on the connection's reader thread,
-    /// and returns when the subscription ends (throwing what `updates()` would throw; cancelling
-    /// the calling task ends it). No hop to another thread per update: the lowest latency, for
-    /// consumers that only hand the update on (`booksctl subscribe` writes it to stdout). `body`
-    /// must not block for long: it holds up the reading of the feed.
-    public func forEachUpdate(_ body: @escaping @Sendable (MirrorUpdate) -> Void) async throws {
-        let (done, finished) = AsyncThrowingStream<Never, any Error>.makeStream()
+    /// and returns when the subscription ends (throwing the `BooksClientError` that `updates()`
+    /// would throw; cancelling the calling task ends it normally). No hop to another thread per
+    /// update: the lowest latency, for consumers that only hand the update on (`booksctl subscribe`
+    /// writes it to stdout). `body` must not block for long: it holds up the reading of the feed.
+    public func forEachUpdate(_ body: @escaping @Sendable (MirrorUpdate) -> Void) async throws(BooksClientError) {
+        let (ends, end) = AsyncStream<BooksClientError?>.makeStream()
         let task = drive(initialState: MirrorState(filter: filter, emitInitialSnapshot: initial),
                          resumePoint: { $0.resumePoint }, step: { state, item in state.apply(item) },
                          emit: body,
                          finish: { error in
-                             if let error { finished.finish(throwing: error) } else { finished.finish() }
+                             end.yield(error)
+                             end.finish()
                          })
-        try await withTaskCancellationHandler {
-            for try await _ in done {}
+        let failure = await withTaskCancellationHandler {
+            var failure: BooksClientError?
+            for await error in ends { failure = error }
+            return failure
         } onCancel: {
             task.cancel()
         }
+        if let failure { throw failure }
     }
 
     /// A resilient live query: the books matching `query`, emitted once at start and again after
     /// each change that alters the result, and only then.
     public static func liveQuery(socketPath: String, query: BookQuery, clientName: String = "booksctl",
-                                 waitForDaemon: Bool = false) -> AsyncThrowingStream<[Book], any Error> {
+                                 waitForDaemon: Bool = false,
+                                 maxLineLength: Int = BooksClient.defaultMaxLineLength)
+        -> AsyncThrowingStream<[Book], any Error> {
         let subscription = ResilientSubscription(socketPath: socketPath, filter: query.filter,
-                                                 waitForDaemon: waitForDaemon, clientName: clientName)
+                                                 waitForDaemon: waitForDaemon, clientName: clientName,
+                                                 maxLineLength: maxLineLength)
         return subscription.run(initialState: LiveQueryState(query: query),
                                 resumePoint: { $0.mirror.resumePoint },
                                 step: { state, item in state.apply(item) })
@@ -102,7 +115,7 @@ public struct ResilientSubscription: Sendable {
         resumePoint: @escaping @Sendable (State) -> ResumePoint?,
         step: @escaping @Sendable (inout State, FeedItem) -> Output?,
         emit: @escaping @Sendable (Output) -> Void,
-        finish: @escaping @Sendable ((any Error)?) -> Void
+        finish: @escaping @Sendable (BooksClientError?) -> Void
     ) -> Task<Void, Never> {
         let config = self
         let progress = FeedProgress(state: initialState)
@@ -113,7 +126,8 @@ public struct ResilientSubscription: Sendable {
                 var reason = "connection closed"
                 do throws(BooksClientError) {
                     let client = try await BooksClient.connect(socketPath: config.socketPath,
-                                                               clientName: config.clientName)
+                                                               clientName: config.clientName,
+                                                               maxLineLength: config.maxLineLength)
                     defer { client.close() }
                     everConnected = true
                     let resume = progress.withLock { $0.startConnection(resumePoint) }

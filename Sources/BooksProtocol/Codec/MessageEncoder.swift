@@ -5,8 +5,9 @@ import FoundationEssentials
 ///
 /// Guarantees: the output is compact JSON with no raw newline before the terminating `\n`;
 /// optional fields that are nil are omitted (the synthesized `Codable` shape), so `JSONDecoder`
-/// decodes every line back into an equal value. Hand-written and allocation-light: an `Event`
-/// holding 1,000,000 books is encoded in one pass into one buffer. Thread-safe (stateless).
+/// decodes every line back into an equal value (`MessageDecoder` is the matching decoder).
+/// Hand-written and allocation-light: an `Event` holding 1,000,000 books is encoded in one pass
+/// into one buffer. Thread-safe (stateless).
 public enum MessageEncoder {
     /// Encodes an event as one line.
     public static func encode(_ event: Event) -> [UInt8] {
@@ -44,19 +45,14 @@ public enum MessageEncoder {
         return w.bytes
     }
 
-    /// Encodes a request as one line (for clients; uses `JSONEncoder`, requests are small).
-    /// Throws only `EncodingError` for values JSON cannot represent (none in `Request` today).
+    /// Encodes a request as one line: the same bytes as `RequestEncoder.encode(_:)`, which is the
+    /// request codec (beside `RequestDecoder`) and reports failures as `RequestEncodingError`.
+    /// Kept for existing callers; throws `EncodingError.invalidValue` where that one throws.
     public static func encode(_ request: Request) throws(EncodingError) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
         do {
-            var bytes = [UInt8](try encoder.encode(request))
-            bytes.append(UInt8(ascii: "\n"))
-            return bytes
-        } catch let error as EncodingError {
-            throw error
+            return try RequestEncoder.encode(request)
         } catch {
-            throw EncodingError.invalidValue(request, .init(codingPath: [], debugDescription: "\(error)"))
+            throw EncodingError.invalidValue(request, .init(codingPath: [], debugDescription: error.description))
         }
     }
 

@@ -87,20 +87,6 @@ public struct RequestDecoder: Sendable {
         if Request.Operation(rawValue: op) == nil {
             return RequestDecodingError(id: id, error: ProtocolError(.unknownOp, "unknown op \"\(op)\""))
         }
-        return RequestDecodingError(id: id, error: ProtocolError(.badRequest, describe(error)))
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        func path(_ keys: [any CodingKey]) -> String {
-            keys.isEmpty ? "request" : keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-        }
-        guard let error = error as? DecodingError else { return "malformed request" }
-        switch error {
-        case .typeMismatch(let type, let ctx): return "\(path(ctx.codingPath)): expected \(type)"
-        case .valueNotFound(let type, let ctx): return "\(path(ctx.codingPath)): expected \(type), found null"
-        case .keyNotFound(let key, let ctx): return "\(path(ctx.codingPath + [key])): missing"
-        case .dataCorrupted(let ctx): return "\(path(ctx.codingPath)): \(ctx.debugDescription)"
-        @unknown default: return "malformed request"
-        }
+        return RequestDecodingError(id: id, error: ProtocolError(.badRequest, DecodingErrorText.describe(error, root: "request")))
     }
 }

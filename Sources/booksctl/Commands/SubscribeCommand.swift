@@ -20,15 +20,9 @@ enum SubscribeCommand {
             })
         let formatter = ChangeLineFormatter(json: options.json, style: context.style)
         let out = context.out
-        do {
-            // Written from the connection's reader thread as each update arrives (no thread hop).
-            try await subscription.forEachUpdate { update in
-                for line in formatter.lines(for: update) { out.line(line) }
-            }
-        } catch let error as BooksClientError {
-            throw error
-        } catch {
-            throw .io(operation: "subscribe", errno: 0)
+        // Written from the connection's reader thread as each update arrives (no thread hop).
+        try await subscription.forEachUpdate { update in
+            for line in formatter.lines(for: update) { out.line(line) }
         }
         return .success
     }

@@ -1,4 +1,5 @@
 import BooksCore
+import BooksPlatform
 import BooksProtocol
 import CLinux
 import FoundationEssentials
@@ -36,7 +37,7 @@ final class FakeServer: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listenFD, $0, socklen_t(length)) }
         }
         guard rc == 0, listen(listenFD, 8) == 0 else { throw BooksClientError.io(operation: "bind", errno: errno) }
-        DetachedThread.start { [self] in acceptLoop() }
+        _ = try DedicatedThread.start(name: "fake-booksd") { [self] in acceptLoop() }
     }
 
     /// Every request received so far, with the number of its connection (0-based).
@@ -67,13 +68,14 @@ final class FakeServer: Sendable {
     }
 
     private func serve(_ fd: Int32, _ number: Int) {
-        var lines = LineBuffer()
+        var framer = LineFramer()
+        let decoder = RequestDecoder()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n <= 0 { return }
-            for line in lines.append(buffer[0..<n]) {
-                guard let request = try? JSONDecoder().decode(Request.self, from: Data(line)) else { return }
+            for frame in framer.feed(Array(buffer[0..<n])) {
+                guard case .line(let line) = frame, let request = try? decoder.decode(line) else { return }
                 log.withLock { $0.append((number, request)) }
                 let action = handler(number, request)
                 for text in action.lines {
