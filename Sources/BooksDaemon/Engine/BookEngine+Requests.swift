@@ -47,7 +47,11 @@ extension BookEngine: SocketServerDelegate {
         }
         let allowed = writers.withLock { $0 }
         guard accounts.mayWrite(peer, uids: allowed.uids, groups: allowed.groups) else {
-            logger.notice("refused a write from uid \(peer.uid) (pid \(peer.pid)): not a configured writer", fields)
+            let line = refusals.withLock {
+                $0.admit("refused a write from uid \(peer.uid) (pid \(peer.pid)): not a configured writer",
+                         key: "uid \(peer.uid)", now: .now)
+            }
+            if let line { logger.notice(line, fields) }
             let error = ProtocolError(.permissionDenied,
                 "uid \(peer.uid) may read but not write; writers are root, the daemon's user and the configured writer_users/writer_groups")
             channel?.send(.failure(request.id, error), to: connection)

@@ -38,9 +38,11 @@ public final class BookEngine: Sendable {
     let startTime = ContinuousClock.now
     let channelBox = Mutex<(any ClientChannel)?>(nil)
     let writers: Mutex<(uids: [uid_t], groups: [gid_t])>
-    let accounts = WriterAuthorization()
+    let accounts: WriterAuthorization
     let watch = Mutex<WatchState>(WatchState())
     let lastStatusLine = Mutex<String?>(nil)
+    /// Refused writes are logged at most 5 times a minute per uid.
+    let refusals = Mutex(LogRateLimiter())
     let settings: Mutex<DaemonConfiguration>
 
     /// The watcher and how it watches (for `status`).
@@ -50,8 +52,15 @@ public final class BookEngine: Sendable {
     }
 
     /// Creates the engine of `configuration`'s book file, kept by `store`; no books until `load()`.
-    public init(configuration: DaemonConfiguration, store: any BookStore, logger: Logger,
-                notifier: SystemdNotifier = SystemdNotifier(), epoch: String = UUID().uuidString) {
+    public convenience init(configuration: DaemonConfiguration, store: any BookStore, logger: Logger,
+                            notifier: SystemdNotifier = SystemdNotifier(), epoch: String = UUID().uuidString) {
+        self.init(configuration: configuration, store: store, logger: logger, notifier: notifier, epoch: epoch,
+                  accounts: WriterAuthorization())
+    }
+
+    init(configuration: DaemonConfiguration, store: any BookStore, logger: Logger, notifier: SystemdNotifier,
+         epoch: String, accounts: WriterAuthorization) {
+        self.accounts = accounts
         self.store = store
         self.logger = logger
         self.notifier = notifier
@@ -127,6 +136,7 @@ public final class BookEngine: Sendable {
     public func reconfigure(_ configuration: DaemonConfiguration) {
         settings.withLock { $0 = configuration }
         writers.withLock { $0 = (configuration.writerUIDs, configuration.writerGroups) }
+        accounts.forgetGroups()  // /etc/group may have changed: look members up again
         logger.setLevel(configuration.logLevel)
         let machineSettings = Self.machineConfiguration(configuration, store: store)
         queue.async { self.machine.withLock { $0.reconfigure(machineSettings) } }
