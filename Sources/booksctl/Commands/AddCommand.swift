@@ -11,7 +11,7 @@ enum AddCommand {
         guard let book = written.first else {
             throw .protocolError(ProtocolError(.internalError, "insert reply lacks the new book"))
         }
-        context.out.line(book.id)
+        context.out.line(TextCell.escape(book.id))
         return .success
     }
 }

@@ -16,8 +16,9 @@ enum ErrorReporter {
 
     /// The message for `error`, with the current values on a conflict.
     static func message(for error: BooksClientError) -> String {
-        guard case .daemon(let e) = error, e.code == .conflict else { return "booksctl: \(error)" }
-        var text = "booksctl: conflict: \(e.message)"
+        // Messages come from the daemon and may quote the file: escaped like every other output.
+        guard case .daemon(let e) = error, e.code == .conflict else { return "booksctl: \(TextCell.escape("\(error)"))" }
+        var text = "booksctl: conflict: \(TextCell.escape(e.message))"
         if let current = e.current {
             text += "\ncurrent values"
             if let version = e.currentVersion { text += " (version \(version))" }

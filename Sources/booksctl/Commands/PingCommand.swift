@@ -15,8 +15,8 @@ enum PingCommand {
         let point = try await client.ping()
         let elapsed = clock.now - start
         let ms = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
-        var text = "pong from \(client.server ?? "booksd")"
-        if let point { text += " (epoch \(point.epoch), seq \(point.seq))" }
+        var text = "pong from \(TextCell.escape(client.server ?? "booksd"))"
+        if let point { text += " (epoch \(TextCell.escape(point.epoch)), seq \(point.seq))" }
         text += " in \(Int(ms.rounded())) ms"
         context.out.line(text)
         return .success

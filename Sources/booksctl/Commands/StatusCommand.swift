@@ -25,11 +25,13 @@ enum StatusCommand {
     /// The human summary.
     static func summary(_ s: DaemonStatus, style: Style) -> String {
         var lines: [String] = []
+        // Every text comes from the daemon, and some of it from the file (bad lines, ids): escaped.
+        let e = TextCell.escape
         func row(_ key: String, _ value: String) { lines.append(style.bold((key + ":").padding(13)) + value) }
-        row("server", s.server)
-        row("file", "\(s.file) (\(s.format))")
-        var state = s.fileState
-        if let problem = s.fileProblem { state += ": \(problem)" }
+        row("server", e(s.server))
+        row("file", "\(e(s.file)) (\(e(s.format)))")
+        var state = e(s.fileState)
+        if let problem = s.fileProblem { state += ": \(e(problem))" }
         row("state", s.fileState == "present" ? state : style.red(state))
         row("books", String(s.bookCount))
         if s.badLines.isEmpty {
@@ -37,21 +39,21 @@ enum StatusCommand {
         } else {
             row("bad lines", style.yellow(String(s.badLines.count)))
             for bad in s.badLines {
-                lines.append("  line \(bad.lineNumber): \(bad.reason): \(TextCell.escape(bad.text))")
+                lines.append("  line \(bad.lineNumber): \(e("\(bad.reason)")): \(e(bad.text))")
             }
         }
         if !s.heldBooks.isEmpty {
-            row("held books", "\(s.heldBooks.count) (kept at last good values): " + s.heldBooks.joined(separator: ", "))
+            row("held books", "\(s.heldBooks.count) (kept at last good values): " + s.heldBooks.map(e).joined(separator: ", "))
         }
-        var watcher = s.watcherMode
-        if let warning = s.watcherWarning { watcher += " — " + style.yellow(warning) }
+        var watcher = e(s.watcherMode)
+        if let warning = s.watcherWarning { watcher += " — " + style.yellow(e(warning)) }
         row("watcher", watcher)
-        row("epoch", s.epoch)
+        row("epoch", e(s.epoch))
         row("seq", "\(s.seq) (replayable from \(s.oldestReplayableSeq))")
         row("subscribers", String(s.subscribers))
         row("clients", String(s.clients))
         row("uptime", duration(s.uptimeSeconds))
-        if let last = s.lastChange { row("last change", last) }
+        if let last = s.lastChange { row("last change", e(last)) }
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -1,9 +1,11 @@
-/// Makes field values safe for one-line text output.
+/// Makes text safe for one-line terminal output.
 enum TextCell {
-    /// Escapes backslash, tab, CR and newline (and other control characters as `\u{…}`) so that a
-    /// value never breaks a line or a tab-separated column.
+    /// Escapes backslash, tab, CR and newline, every other control character (C0, DEL, C1) and the
+    /// characters that reorder or break displayed text (bidi controls, line and paragraph
+    /// separators) as `\u{…}`, so that a value never breaks a line or a tab-separated column and
+    /// never sends the terminal an escape sequence.
     static func escape(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "\\" || $0.value == 0x7F }) else { return text }
+        guard text.unicodeScalars.contains(where: { $0 == "\\" || needsEscape($0) }) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -12,7 +14,7 @@ enum TextCell {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
+                if needsEscape(scalar) {
                     out += "\\u{\(String(scalar.value, radix: 16))}"
                 } else {
                     out.unicodeScalars.append(scalar)
@@ -20,5 +22,15 @@ enum TextCell {
             }
         }
         return out
+    }
+
+    /// Control characters and the invisible characters that change how text is displayed.
+    static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F: true  // C0, DEL, C1 (0x9B is CSI on many terminals)
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true  // bidi controls
+        case 0x2028, 0x2029: true  // line and paragraph separators
+        default: false
+        }
     }
 }
