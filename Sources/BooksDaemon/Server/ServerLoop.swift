@@ -6,7 +6,7 @@ import Glibc
 /// The epoll loop of a `SocketServer`: all socket I/O and all connection state live here.
 ///
 /// Safety of `@unchecked Sendable`: an instance is created by `SocketServer.start`, handed to the
-/// server thread through `pthread_create`, and from then on every stored property is read and
+/// server thread (`DedicatedThread` "booksd-server"), and from then on every stored property is read and
 /// written only by that thread (other threads talk to it exclusively through the Mutex-guarded
 /// `CommandChannel` and read `SocketServer.statistics` through its own Mutex).
 final class ServerLoop: @unchecked Sendable {
@@ -429,10 +429,11 @@ final class ServerLoop: @unchecked Sendable {
         }
     }
 
-    /// The fan-out helper, started at the first large broadcast (nil if it cannot start).
+    /// The fan-out helper, started at the first large broadcast (nil if it cannot start: this
+    /// thread then sends alone, and does not try again).
     private func parallelSender() -> ParallelSender? {
         if sender == nil, !senderFailed {
-            sender = ParallelSender()
+            sender = try? ParallelSender()
             senderFailed = sender == nil
         }
         return sender

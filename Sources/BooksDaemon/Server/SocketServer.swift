@@ -1,4 +1,5 @@
 import BooksCore
+import BooksPlatform
 import BooksProtocol
 import Glibc
 import Synchronization
@@ -23,7 +24,7 @@ public final class SocketServer: Sendable {
     private struct ThreadState {
         var started = false
         var stopped = false
-        var thread: pthread_t?
+        var thread: DedicatedThread?
     }
 
     private struct Listener {
@@ -81,18 +82,11 @@ public final class SocketServer: Sendable {
             _ = signal(SIGPIPE, SIG_IGN)
             let loop = try ServerLoop(server: self, delegate: delegate, configuration: configuration,
                                       channel: channel, listenFD: fd)
-            var thread = pthread_t()
-            let context = Unmanaged.passRetained(loop).toOpaque()
-            let rc = pthread_create(&thread, nil, { raw in
-                let loop = Unmanaged<ServerLoop>.fromOpaque(raw!).takeRetainedValue()
-                loop.run()
-                return nil
-            }, context)
-            guard rc == 0 else {
-                Unmanaged<ServerLoop>.fromOpaque(context).release()
-                throw .systemCall("pthread_create", errno: rc)
+            do throws(DedicatedThreadError) {
+                s.thread = try DedicatedThread.start(name: "booksd-server") { loop.run() }
+            } catch {
+                throw .threadStartFailed(error)
             }
-            s.thread = thread
         }
     }
 
@@ -139,7 +133,7 @@ public final class SocketServer: Sendable {
     /// thread to end (unless called from the server thread itself, e.g. from a delegate
     /// callback). Idempotent.
     public func shutdown(reason: String, timeout: Duration) {
-        let (thread, alreadyStopped) = threadState.withLock { s -> (pthread_t?, Bool) in
+        let (thread, alreadyStopped) = threadState.withLock { s -> (DedicatedThread?, Bool) in
             let was = s.stopped
             s.stopped = true
             return (s.thread, was)
@@ -151,9 +145,7 @@ public final class SocketServer: Sendable {
             return
         }
         channel.post(.shutdown(reason: reason, deadline: ContinuousClock().now + timeout))
-        if pthread_self() != thread {
-            _ = pthread_join(thread, nil)
-        }
+        thread.join() // from the server thread itself (a delegate callback): detaches instead
     }
 
     /// Runs `body` on the server thread once every command posted before it has been applied.
