@@ -127,6 +127,33 @@ public final class SocketServer: Sendable {
         channel.post(.heartbeat(epoch: epoch, seq: seq))
     }
 
+    /// Stops accepting connections: the server thread first accepts every connection already
+    /// waiting in the listen backlog (they are served like the others), then closes the
+    /// listening socket and unlinks the path if this server bound it, so later clients are
+    /// refused. Existing connections are unaffected. Never blocks; applied in posting order with
+    /// the other commands. Idempotent.
+    public func stopAccepting() {
+        channel.post(.stopAccepting)
+    }
+
+    /// Blocks until every request whose bytes were already in a connection's socket buffer when
+    /// this was called (including connections still waiting to be accepted) has been read and
+    /// handed to the delegate (`server(_:didReceive:from:peer:)`), or until `timeout` passed.
+    ///
+    /// Flow control still applies: a connection with `maxPendingRequests` unanswered requests
+    /// is read further only as the delegate answers, so the delegate must keep answering from
+    /// another thread meanwhile. A trailing incomplete line is not waited for; connections that
+    /// close or stop taking input count as done. Returns true when everything was handed over;
+    /// false on timeout, when the server is not running, or when called from the server thread
+    /// (e.g. from a delegate callback), which would otherwise deadlock.
+    @discardableResult
+    public func deliverPendingInput(timeout: Duration) -> Bool {
+        guard let thread = threadState.withLock({ $0.thread }), !thread.isCurrent else { return false }
+        let barrier = PendingInputBarrier()
+        guard channel.post(.deliverPendingInput(barrier, deadline: ContinuousClock().now + timeout)) else { return false }
+        return barrier.wait(timeout: timeout)
+    }
+
     /// Stops the server: stops accepting, sends a `shutdown` event with `reason` to subscribers,
     /// flushes pending output for at most `timeout`, closes every connection and the listening
     /// socket, unlinks the socket path only if this server bound it, and waits for the server
