@@ -78,6 +78,7 @@ extension SocketServerTests {
             #expect(seen.map { $0?.seq } == [1, 2, 3, 4, 5])
             #expect(seen.map { $0?.inserted?.first?.id } == books.map(\.id))
         }
+        #expect(eventually { threadCount(named: "booksd-sender") >= 1 }, "the fan-out helper runs on a named thread")
     }
 
     @Test func slowSubscriberIsDisconnectedWhileOthersKeepUp() throws {

@@ -1,4 +1,5 @@
 import BooksCore
+import BooksPlatform
 import BooksProtocol
 import FoundationEssentials
 import Glibc
@@ -68,6 +69,9 @@ extension SocketServerTests {
             _ = try SocketServer(configuration: SocketServerConfiguration(path: dir.socketPath))
         }
         #expect(SocketServerError.addressInUse(path: "/p").description == "another booksd is already serving /p")
+        #expect(eventually { threadCount(named: "booksd-server") >= 1 }, "the server runs on a named thread")
+        let noThread = SocketServerError.threadStartFailed(DedicatedThreadError(name: "booksd-server", code: EAGAIN))
+        #expect(noThread.description.hasPrefix("the socket server cannot run: cannot start thread booksd-server"))
         let client = try #require(TestClient(path: dir.socketPath))
         #expect(client.hello()?.ok == true)
         // A regular file at the path is not touched either.
