@@ -4,7 +4,12 @@ import BooksProtocol
 extension ConnectionStateMachine {
     /// Where a connection stands in the protocol, without the data of its state.
     public enum Phase: Sendable, Hashable {
-        case awaitingHello, active, subscribed
+        /// Only `hello` is allowed; the delegate does not know the connection.
+        case awaitingHello
+        /// `hello` was answered.
+        case active
+        /// A subscription is running.
+        case subscribed
     }
 
     /// The connection's protocol state; each case carries what is known in it.

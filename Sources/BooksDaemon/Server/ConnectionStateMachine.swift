@@ -131,7 +131,8 @@ public struct ConnectionStateMachine: Sendable {
     /// The hello timer fired; closes the connection unless `hello` was completed.
     public mutating func helloTimeoutElapsed() -> [Action] {
         guard state == .awaitingHello else { return [] }
-        return [emit(.failure(nil, ProtocolError(.helloRequired, "no hello within the timeout")))] + close(.helloTimeout)
+        let notice = emit(.failure(nil, ProtocolError(.helloRequired, "no hello within the timeout")))
+        return [notice] + close(.helloTimeout)
     }
 
     /// Queues output that did not come from the machine itself (replies, events); refused (no

@@ -21,7 +21,8 @@ final class PendingInputBarrier: Sendable {
     func wait(timeout: Duration) -> Bool {
         let (seconds, atto) = timeout.components
         let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, atto) / 1_000_000_000
-        guard semaphore.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds))) == .success else { return false }
+        let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: nanoseconds))
+        guard semaphore.wait(timeout: deadline) == .success else { return false }
         return outcome.withLock { $0 } ?? false
     }
 }

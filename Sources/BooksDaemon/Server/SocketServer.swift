@@ -7,8 +7,9 @@ import Synchronization
 /// The daemon's Unix-socket server: newline-delimited JSON requests in, replies and change-feed
 /// events out.
 ///
-/// Threading: all socket I/O runs on one dedicated thread (blocking `epoll_wait`, never the
-/// cooperative pool). Every public method is thread-safe; methods that act on connections post a
+/// Threading: all socket I/O runs on one `DedicatedThread`, "booksd-server" (blocking
+/// `epoll_wait`, never the cooperative pool); large broadcasts borrow a second one,
+/// "booksd-sender", for the `send` calls. Every public method is thread-safe; methods that act on connections post a
 /// command that the server thread applies, in posting order (FIFO across all commands and all
 /// posting threads). Encoding of replies and initial events happens on the posting thread;
 /// broadcasts are encoded on the server thread once per distinct subscriber filter.
@@ -17,6 +18,9 @@ import Synchronization
 /// whose queued replies exceed `clientQueueBytes` is not read until it drains, and a subscriber
 /// whose queue would exceed it with a broadcast gets `resync-required` (`reason: "lagged"`, best
 /// effort) and is disconnected.
+///
+/// Stopping: `stopAccepting()`, then `deliverPendingInput(timeout:)` (every request already sent
+/// reaches the delegate), let the delegate answer, then `shutdown(reason:timeout:)`.
 public final class SocketServer: Sendable {
     /// The configuration the server was created with.
     public let configuration: SocketServerConfiguration
@@ -150,7 +154,8 @@ public final class SocketServer: Sendable {
     public func deliverPendingInput(timeout: Duration) -> Bool {
         guard let thread = threadState.withLock({ $0.thread }), !thread.isCurrent else { return false }
         let barrier = PendingInputBarrier()
-        guard channel.post(.deliverPendingInput(barrier, deadline: ContinuousClock().now + timeout)) else { return false }
+        let deadline = ContinuousClock().now + timeout
+        guard channel.post(.deliverPendingInput(barrier, deadline: deadline)) else { return false }
         return barrier.wait(timeout: timeout)
     }
 

@@ -18,7 +18,8 @@ import BooksProtocol
         return m
     }
 
-    private func subscribed(_ filter: BookFilter, afterSeq: UInt64, queueLimit: Int = 8 << 20) -> ConnectionStateMachine {
+    private func subscribed(_ filter: BookFilter, afterSeq: UInt64,
+                            queueLimit: Int = 8 << 20) -> ConnectionStateMachine {
         var m = helloed(queueLimit: queueLimit)
         _ = m.subscriptionStarted(filter: filter, afterSeq: afterSeq)
         return m
