@@ -9,9 +9,9 @@ import Synchronization
 ///
 /// Threading: all socket I/O runs on one `DedicatedThread`, "booksd-server" (blocking
 /// `epoll_wait`, never the cooperative pool); large broadcasts borrow a second one,
-/// "booksd-sender", for the `send` calls. Every public method is thread-safe; methods that act on connections post a
-/// command that the server thread applies, in posting order (FIFO across all commands and all
-/// posting threads). Encoding of replies and initial events happens on the posting thread;
+/// "booksd-sender", for the `send` calls. Every public method is thread-safe; methods that act
+/// on connections post a command that the server thread applies, in posting order (FIFO across
+/// all commands and all posting threads). Encoding of replies and initial events happens on the posting thread;
 /// broadcasts are encoded on the server thread once per distinct subscriber filter.
 ///
 /// Back-pressure: the server never blocks on a client. Output is queued per connection; a client
