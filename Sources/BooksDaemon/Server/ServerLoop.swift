@@ -132,7 +132,8 @@ final class ServerLoop: @unchecked Sendable {
         for connection in Array(connections.values) { close(connection) }
         for wait in inputWaits { wait.barrier.finish(delivered: false) }
         inputWaits = []
-        _ = channel.close()
+        // Commands posted too late are dropped; a `deliverPendingInput` caller learns it at once.
+        for case .deliverPendingInput(let barrier, _) in channel.close() { barrier.finish(delivered: false) }
         closeListener()
         Glibc.close(epollFD)
     }
