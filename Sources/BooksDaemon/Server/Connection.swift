@@ -1,6 +1,6 @@
-import BooksCore
-
-/// The server thread's record of one client socket. Touched only by the server thread.
+/// The server thread's record of one client socket: its descriptor, its output queue and its
+/// protocol state machine (which alone knows whether it said hello, subscribed or is closing).
+/// Touched only by the server thread.
 final class Connection {
     let id: ConnectionID
     let fd: Int32
@@ -9,10 +9,6 @@ final class Connection {
     var output = OutputQueue()
     /// The epoll interest currently registered.
     var registeredEvents: UInt32
-    /// True once `hello` was answered (the delegate knows this connection).
-    var introduced = false
-    /// The subscription's filter and the last seq already covered by its initial events.
-    var subscription: (filter: BookFilter, afterSeq: UInt64)?
 
     init(id: ConnectionID, fd: Int32, peer: PeerCredentials, machine: ConnectionStateMachine, registeredEvents: UInt32) {
         self.id = id

@@ -1,12 +1,18 @@
+import BooksCore
 import BooksProtocol
 
 /// The protocol logic of one client connection, as a value type that performs no I/O: inputs go
 /// in, `Action`s come out, and the socket layer carries them out in order. Unit-testable without
 /// sockets.
 ///
-/// States: `awaitingHello` → (`hello` with the current version) → `active` ⇄ `subscribed`;
-/// any → `closing` after a protocol violation, a hello timeout, a lag overflow, end of input or
-/// shutdown. In `closing` no further input is processed and no further output is accepted.
+/// States (`State`, each carrying its data): `awaitingHello` → (`hello` with the current version)
+/// → `active` ⇄ `subscribed(filter:afterSeq:)`; `beginShutdown` → `draining`; any → `closing`
+/// after a protocol violation, a hello timeout, a lag overflow, end of input, a socket error, or
+/// once a draining connection's output is written.
+///
+/// Closing: whenever the machine enters `closing(reason, from:)` it emits `.close(reason)` as the
+/// LAST action of that call, exactly once; from then on every input returns no action. The socket
+/// layer therefore learns that a connection closed from the actions alone.
 ///
 /// Flow control: at most `maxPendingRequests` requests are delivered and unanswered at a time,
 /// and none while the output exceeds `queueLimit`; further lines wait and reading pauses, so a
@@ -23,64 +29,17 @@ import BooksProtocol
 /// (not counting replies and initial events still queued) close the connection as lagged,
 /// except that one event is always accepted when no broadcast bytes are pending (so a change
 /// set larger than the limit reaches a subscriber that keeps up).
+///
+/// Shutdown: `beginShutdown` queues the shutdown notice for a subscriber, stops input and enters
+/// `draining`; queued output is still written, and `.close(.shutdown)` follows once it is all
+/// written (at once when nothing is queued).
 public struct ConnectionStateMachine: Sendable {
-    /// The connection's protocol state.
-    public enum State: Sendable, Hashable {
-        case awaitingHello, active, subscribed, closing
-    }
-
-    /// Why a connection is closed.
-    public enum CloseReason: Sendable, Hashable {
-        /// The client broke the protocol; the error line was queued first.
-        case protocolViolation(ProtocolError.ErrorCode)
-        /// No `hello` within the timeout.
-        case helloTimeout
-        /// A subscriber did not read fast enough.
-        case lagged
-        /// The client closed its end.
-        case peerClosed
-        /// The server is stopping.
-        case shutdown
-        /// A socket error.
-        case ioError(Int32)
-    }
-
-    /// What the socket layer must do, in order.
-    public enum Action: Sendable, Hashable {
-        /// Append these bytes to the output queue (already counted in `queuedBytes`).
-        case send([UInt8])
-        /// Hand the request to the delegate.
-        case deliver(Request)
-        /// Answer `hello` with this id: build the reply with the current epoch and seq (see
-        /// `helloReply`) and pass it to `enqueue(_:kind:)`.
-        case answerHello(id: String)
-        /// Stop reading requests (output over the limit).
-        case pauseReading
-        /// Resume reading requests.
-        case resumeReading
-        /// Write what can be written without blocking, then close.
-        case close(CloseReason)
-    }
-
-    /// How queued output counts against the limit.
-    public enum OutputKind: Sendable, Hashable {
-        /// The one reply to a delivered request: always queued.
-        case reply
-        /// Output that answers no delivered request (the hello reply, a snapshot or replayed
-        /// changes, a shutdown notice): always queued.
-        case unsolicited
-        /// A broadcast event: may overflow the queue and close the connection as lagged.
-        case event
-    }
-
     /// The current protocol state.
     public private(set) var state: State = .awaitingHello
     /// Bytes emitted and not yet drained.
     public private(set) var queuedBytes = 0
-    /// True while the socket layer was told to stop reading (back-pressure, half-close, closing).
+    /// True while the socket layer must not read (back-pressure, half-close, draining, closing).
     public private(set) var isReadingPaused = false
-    /// The reason the machine entered `closing`, if it did.
-    public private(set) var closeReason: CloseReason?
     /// Requests delivered and not yet answered with a `.reply`.
     public private(set) var pendingReplies = 0
     /// True after the client closed its sending side while answers were still due; the
@@ -91,6 +50,7 @@ public struct ConnectionStateMachine: Sendable {
     /// The most requests delivered and not yet answered; further complete lines wait (and
     /// reading stops) until an answer is queued.
     public let maxPendingRequests: Int
+    // Flow-control counters, orthogonal to the protocol state.
     private var exemptBytes = 0
     private var outputOverLimit = false
     private var framer: LineFramer
@@ -109,6 +69,19 @@ public struct ConnectionStateMachine: Sendable {
     /// Complete lines received but not yet processed (waiting for answers or output drain).
     public var backlogCount: Int { backlog.count - backlogHead }
 
+    /// True once `hello` was answered: the delegate knows the connection and must hear that it
+    /// closed. Stays true while draining and closing.
+    public var isIntroduced: Bool { state.phase != .awaitingHello }
+
+    /// True in `subscribed`.
+    public var isSubscribed: Bool {
+        if case .subscribed = state { return true }
+        return false
+    }
+
+    /// True while input is still processed (live, and the client did not close its side).
+    public var acceptsInput: Bool { state.isLive && !isInputClosed }
+
     /// The hello reply for `id`.
     public static func helloReply(id: String, serverName: String, epoch: String, seq: UInt64) -> Reply {
         .success(id, ReplyResult(protocolVersion: ProtocolVersion.current, server: serverName, epoch: epoch, seq: seq))
@@ -125,7 +98,7 @@ public struct ConnectionStateMachine: Sendable {
     /// `maxPendingRequests` requests await answers and the output is under the limit; the rest
     /// wait in a backlog (bounded by what one read returns, since reading pauses meanwhile).
     public mutating func bytesReceived(_ bytes: UnsafeRawBufferPointer) -> [Action] {
-        guard state != .closing, !isInputClosed else { return [] }
+        guard acceptsInput else { return [] }
         backlog.append(contentsOf: framer.feed(bytes))
         var actions: [Action] = []
         processBacklog(into: &actions)
@@ -133,34 +106,42 @@ public struct ConnectionStateMachine: Sendable {
         return actions
     }
 
-    /// The client closed its sending side (read returned 0). A subscriber, or a connection with
-    /// nothing due, is closed at once; otherwise reading stops and the connection closes after
-    /// the backlog is processed and every answer is written (half-close, as `nc -N` does).
+    /// The client closed its sending side (read returned 0). A subscriber, a draining
+    /// connection, or a connection with nothing due, is closed at once; otherwise reading stops
+    /// and the connection closes after the backlog is processed and every answer is written
+    /// (half-close, as `nc -N` does).
     public mutating func endOfInput() -> [Action] {
-        guard state != .closing, !isInputClosed else { return close(.peerClosed) }
-        if state == .subscribed || isIdle { return close(.peerClosed) }
+        guard acceptsInput, !isSubscribed, !isIdle else { return close(.peerClosed) }
         isInputClosed = true
         var actions: [Action] = []
         syncReading(into: &actions)
         return actions
     }
 
+    /// The peer hung up while the connection was not being read: nothing can be delivered.
+    public mutating func peerHungUp() -> [Action] {
+        close(.peerClosed)
+    }
+
+    /// Reading or writing the socket failed with `code` (e.g. `ECONNRESET`, `EPIPE`).
+    public mutating func socketFailed(errno code: Int32) -> [Action] {
+        close(.ioError(code))
+    }
+
     /// The hello timer fired; closes the connection unless `hello` was completed.
     public mutating func helloTimeoutElapsed() -> [Action] {
         guard state == .awaitingHello else { return [] }
-        var actions = [emit(.failure(nil, ProtocolError(.helloRequired, "no hello within the timeout")))]
-        actions += close(.helloTimeout)
-        backlog = []
-        backlogHead = 0
-        return actions
+        let notice = emit(.failure(nil, ProtocolError(.helloRequired, "no hello within the timeout")))
+        return [notice] + close(.helloTimeout)
     }
 
-    /// Queues output that did not come from the machine itself (replies, events).
-    /// `lagNotice` is queued (best effort) before closing a lagged subscriber. Queuing a `.reply`
-    /// may release backlogged requests (`.deliver` actions after the `.send`).
+    /// Queues output that did not come from the machine itself (replies, events); refused (no
+    /// action) unless live. `lagNotice` is queued (best effort) before closing a lagged
+    /// subscriber. Queuing a `.reply` may release backlogged requests (`.deliver` actions after
+    /// the `.send`).
     public mutating func enqueue(_ bytes: [UInt8], kind: OutputKind,
                                  lagNotice: () -> [UInt8] = { [] }) -> [Action] {
-        guard state != .closing else { return [] }
+        guard state.isLive else { return [] }
         switch kind {
         case .reply, .unsolicited:
             if kind == .reply { pendingReplies = max(0, pendingReplies - 1) }
@@ -188,6 +169,22 @@ public struct ConnectionStateMachine: Sendable {
         return actions
     }
 
+    /// Whether the broadcast with `seq` is for this connection: in `subscribed` with `afterSeq`
+    /// below `seq`, returns the subscription's filter and advances `afterSeq` to `seq` (so each
+    /// change is offered once); otherwise returns nil and changes nothing.
+    public mutating func acceptBroadcast(seq: UInt64) -> BookFilter? {
+        guard case .subscribed(let filter, let afterSeq) = state, seq > afterSeq else { return nil }
+        state = .subscribed(filter: filter, afterSeq: seq)
+        return filter
+    }
+
+    /// Whether a heartbeat at `seq` is for this connection: a subscriber whose initial events do
+    /// not go beyond `seq`.
+    public func acceptsHeartbeat(seq: UInt64) -> Bool {
+        guard case .subscribed(_, let afterSeq) = state else { return false }
+        return seq >= afterSeq
+    }
+
     /// The fast path of `enqueue(_:kind: .event)` for a subscriber that has nothing queued: when
     /// nothing is queued, no line waits in the backlog and the event fits the limit, accounts
     /// `count` bytes as queued and returns true; the caller writes them itself (whatever the
@@ -195,17 +192,23 @@ public struct ConnectionStateMachine: Sendable {
     /// `drained(_:)`. Otherwise changes nothing and returns false (use `enqueue`). Accepting
     /// this way asks for no other action: `enqueue` would return just `.send`.
     public mutating func admitEvent(_ count: Int) -> Bool {
-        guard state == .subscribed, queuedBytes == 0, backlogHead == backlog.count, count <= queueLimit else { return false }
+        guard isSubscribed, queuedBytes == 0, backlogHead == backlog.count, count <= queueLimit else { return false }
         queuedBytes = count
         return true
     }
 
-    /// `count` queued bytes were written to the socket.
+    /// `count` queued bytes were written to the socket. May release backlogged requests, close a
+    /// half-closed connection whose answers are all written, or close a draining connection
+    /// whose output is all written.
     public mutating func drained(_ count: Int) -> [Action] {
         queuedBytes = max(0, queuedBytes - count)
         exemptBytes = max(0, exemptBytes - count)
         if outputOverLimit && queuedBytes <= queueLimit / 2 { outputOverLimit = false }
-        guard state != .closing else { return [] }
+        switch state {
+        case .closing: return []
+        case .draining: return queuedBytes == 0 ? close(.shutdown) : []
+        case .awaitingHello, .active, .subscribed: break
+        }
         var actions: [Action] = []
         processBacklog(into: &actions)
         if isInputClosed && isIdle { return actions + close(.peerClosed) }
@@ -213,29 +216,42 @@ public struct ConnectionStateMachine: Sendable {
         return actions
     }
 
-    /// The delegate started a subscription on this connection (`active` → `subscribed`).
-    /// Returns false when the connection cannot subscribe (not active).
-    public mutating func subscriptionStarted() -> Bool {
-        guard state == .active || state == .subscribed else { return false }
-        state = .subscribed
+    /// The delegate started (or replaced) a subscription: `active`/`subscribed` →
+    /// `subscribed(filter:afterSeq:)`. Returns false (and changes nothing) in any other state.
+    public mutating func subscriptionStarted(filter: BookFilter, afterSeq: UInt64) -> Bool {
+        switch state {
+        case .active, .subscribed:
+            state = .subscribed(filter: filter, afterSeq: afterSeq)
+            return true
+        case .awaitingHello, .draining, .closing:
+            return false
+        }
+    }
+
+    /// The subscription ended (`subscribed` → `active`). Returns whether there was one.
+    public mutating func subscriptionStopped() -> Bool {
+        guard isSubscribed else { return false }
+        state = .active
         return true
     }
 
-    /// The subscription ended (`subscribed` → `active`).
-    public mutating func subscriptionStopped() {
-        if state == .subscribed { state = .active }
-    }
-
-    /// The server is stopping: no more input or output is accepted; flush and close.
-    public mutating func beginShutdown() -> [Action] {
-        guard state != .closing else { return [] }
-        state = .closing
-        closeReason = .shutdown
+    /// The server is stopping: a subscriber gets `subscriberNotice` queued, input stops, and the
+    /// machine enters `draining`; `.close(.shutdown)` follows once everything queued is written
+    /// (returned at once when nothing is). No action unless live.
+    public mutating func beginShutdown(subscriberNotice: [UInt8]) -> [Action] {
+        guard state.isLive else { return [] }
+        var actions: [Action] = []
+        if !isReadingPaused { actions.append(.pauseReading) }
+        isReadingPaused = true
+        if isSubscribed {
+            queuedBytes += subscriberNotice.count
+            exemptBytes += subscriberNotice.count
+            actions.append(.send(subscriberNotice))
+        }
+        state = .draining(from: state.phase)
         backlog = []
         backlogHead = 0
-        if isReadingPaused { return [] }
-        isReadingPaused = true
-        return [.pauseReading]
+        return queuedBytes == 0 ? actions + close(.shutdown) : actions
     }
 
     // MARK: Internals
@@ -244,12 +260,11 @@ public struct ConnectionStateMachine: Sendable {
     private var isIdle: Bool { pendingReplies == 0 && queuedBytes == 0 && backlogCount == 0 }
 
     private var wantsInput: Bool {
-        state != .closing && !isInputClosed && !outputOverLimit && backlogCount == 0
-            && pendingReplies < maxPendingRequests
+        acceptsInput && !outputOverLimit && backlogCount == 0 && pendingReplies < maxPendingRequests
     }
 
     private mutating func syncReading(into actions: inout [Action]) {
-        if state == .closing {
+        guard state.isLive else {
             isReadingPaused = true // the socket layer stops reading closing connections itself
             return
         }
@@ -260,8 +275,7 @@ public struct ConnectionStateMachine: Sendable {
     }
 
     private mutating func processBacklog(into actions: inout [Action]) {
-        while backlogHead < backlog.count, state != .closing, !outputOverLimit,
-              pendingReplies < maxPendingRequests {
+        while backlogHead < backlog.count, state.isLive, !outputOverLimit, pendingReplies < maxPendingRequests {
             let frame = backlog[backlogHead]
             backlogHead += 1
             switch frame {
@@ -272,7 +286,7 @@ public struct ConnectionStateMachine: Sendable {
                 handle(line, into: &actions)
             }
         }
-        if backlogHead == backlog.count || state == .closing {
+        if backlogHead == backlog.count {
             backlog.removeAll(keepingCapacity: backlog.count < 1024)
             backlogHead = 0
         }
@@ -280,11 +294,12 @@ public struct ConnectionStateMachine: Sendable {
 
     private mutating func handle(_ line: [UInt8], into actions: inout [Action]) {
         if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return } // blank lines are ignored
+        let awaitingHello = state == .awaitingHello
         let request: Request
         do {
             request = try decoder.decode(line)
         } catch {
-            if state == .awaitingHello && !error.requiresDisconnect {
+            if awaitingHello && !error.requiresDisconnect {
                 violation(ProtocolError(.helloRequired, "the first request must be hello"), id: error.id, into: &actions)
             } else if error.requiresDisconnect {
                 violation(error.error, id: error.id, into: &actions)
@@ -301,11 +316,11 @@ public struct ConnectionStateMachine: Sendable {
                           id: request.id, into: &actions)
                 return
             }
-            if state == .awaitingHello { state = .active }
+            if awaitingHello { state = .active }
             actions.append(.answerHello(id: request.id))
             return
         }
-        guard state != .awaitingHello else {
+        guard !awaitingHello else {
             violation(ProtocolError(.helloRequired, "the first request must be hello"), id: request.id, into: &actions)
             return
         }
@@ -325,11 +340,13 @@ public struct ConnectionStateMachine: Sendable {
         return .send(bytes)
     }
 
+    /// Enters `closing(reason)` and returns `.close(reason)`, unless already closing.
     private mutating func close(_ reason: CloseReason) -> [Action] {
-        guard state != .closing || closeReason == .shutdown else { return [] }
-        if state == .closing && closeReason == .shutdown && reason == .shutdown { return [] }
-        state = .closing
-        closeReason = reason
+        if case .closing = state { return [] }
+        state = .closing(reason, from: state.phase)
+        isReadingPaused = true
+        backlog = []
+        backlogHead = 0
         return [.close(reason)]
     }
 }

@@ -1,3 +1,4 @@
+import BooksPlatform
 import Dispatch
 import Glibc
 import Synchronization
@@ -22,13 +23,14 @@ final class ParallelSender: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var thread: DedicatedThread?
 
-    /// Starts the helper thread; nil when it cannot be created (the caller then sends alone).
-    init?() {
-        do {
+    /// Starts the helper thread `booksd-sender`; throws when it cannot be created (the caller
+    /// then sends alone).
+    init() throws(SocketServerError) {
+        do throws(DedicatedThreadError) {
             // The thread holds the sender until `stop()` ends it.
-            thread = try DedicatedThread.spawn(name: "booksd-fanout") { self.run() }
+            thread = try DedicatedThread.start(name: "booksd-sender") { self.run() }
         } catch {
-            return nil
+            throw .threadStartFailed(error)
         }
     }
 
@@ -52,7 +54,7 @@ final class ParallelSender: @unchecked Sendable {
     func stop() {
         stopping = true
         start.signal()
-        thread?.joinOrDetach()
+        thread?.join()
         thread = nil
     }
 

@@ -1,4 +1,5 @@
 import BooksCore
+import BooksPlatform
 import BooksProtocol
 import Glibc
 import Synchronization
@@ -6,16 +7,20 @@ import Synchronization
 /// The daemon's Unix-socket server: newline-delimited JSON requests in, replies and change-feed
 /// events out.
 ///
-/// Threading: all socket I/O runs on one dedicated thread (blocking `epoll_wait`, never the
-/// cooperative pool). Every public method is thread-safe; methods that act on connections post a
-/// command that the server thread applies, in posting order (FIFO across all commands and all
-/// posting threads). Encoding of replies and initial events happens on the posting thread;
+/// Threading: all socket I/O runs on one `DedicatedThread`, "booksd-server" (blocking
+/// `epoll_wait`, never the cooperative pool); large broadcasts borrow a second one,
+/// "booksd-sender", for the `send` calls. Every public method is thread-safe; methods that act
+/// on connections post a command that the server thread applies, in posting order (FIFO across
+/// all commands and all posting threads). Encoding of replies and initial events happens on the posting thread;
 /// broadcasts are encoded on the server thread once per distinct subscriber filter.
 ///
 /// Back-pressure: the server never blocks on a client. Output is queued per connection; a client
 /// whose queued replies exceed `clientQueueBytes` is not read until it drains, and a subscriber
 /// whose queue would exceed it with a broadcast gets `resync-required` (`reason: "lagged"`, best
 /// effort) and is disconnected.
+///
+/// Stopping: `stopAccepting()`, then `deliverPendingInput(timeout:)` (every request already sent
+/// reaches the delegate), let the delegate answer, then `shutdown(reason:timeout:)`.
 public final class SocketServer: Sendable {
     /// The configuration the server was created with.
     public let configuration: SocketServerConfiguration
@@ -23,7 +28,7 @@ public final class SocketServer: Sendable {
     private struct ThreadState {
         var started = false
         var stopped = false
-        var thread: pthread_t?
+        var thread: DedicatedThread?
     }
 
     private struct Listener {
@@ -81,18 +86,11 @@ public final class SocketServer: Sendable {
             _ = signal(SIGPIPE, SIG_IGN)
             let loop = try ServerLoop(server: self, delegate: delegate, configuration: configuration,
                                       channel: channel, listenFD: fd)
-            var thread = pthread_t()
-            let context = Unmanaged.passRetained(loop).toOpaque()
-            let rc = pthread_create(&thread, nil, { raw in
-                let loop = Unmanaged<ServerLoop>.fromOpaque(raw!).takeRetainedValue()
-                loop.run()
-                return nil
-            }, context)
-            guard rc == 0 else {
-                Unmanaged<ServerLoop>.fromOpaque(context).release()
-                throw .systemCall("pthread_create", errno: rc)
+            do throws(DedicatedThreadError) {
+                s.thread = try DedicatedThread.start(name: "booksd-server") { loop.run() }
+            } catch {
+                throw .threadStartFailed(error)
             }
-            s.thread = thread
         }
     }
 
@@ -133,13 +131,41 @@ public final class SocketServer: Sendable {
         channel.post(.heartbeat(epoch: epoch, seq: seq))
     }
 
+    /// Stops accepting connections: the server thread first accepts every connection already
+    /// waiting in the listen backlog (they are served like the others), then closes the
+    /// listening socket and unlinks the path if this server bound it, so later clients are
+    /// refused. Existing connections are unaffected. Never blocks; applied in posting order with
+    /// the other commands. Idempotent.
+    public func stopAccepting() {
+        channel.post(.stopAccepting)
+    }
+
+    /// Blocks until every request whose bytes were already in a connection's socket buffer when
+    /// this was called (including connections still waiting to be accepted) has been read and
+    /// handed to the delegate (`server(_:didReceive:from:peer:)`), or until `timeout` passed.
+    ///
+    /// Flow control still applies: a connection with `maxPendingRequests` unanswered requests
+    /// is read further only as the delegate answers, so the delegate must keep answering from
+    /// another thread meanwhile. A trailing incomplete line is not waited for; connections that
+    /// close or stop taking input count as done. Returns true when everything was handed over;
+    /// false on timeout, when the server is not running, or when called from the server thread
+    /// (e.g. from a delegate callback), which would otherwise deadlock.
+    @discardableResult
+    public func deliverPendingInput(timeout: Duration) -> Bool {
+        guard let thread = threadState.withLock({ $0.thread }), !thread.isCurrent else { return false }
+        let barrier = PendingInputBarrier()
+        let deadline = ContinuousClock().now + timeout
+        guard channel.post(.deliverPendingInput(barrier, deadline: deadline)) else { return false }
+        return barrier.wait(timeout: timeout)
+    }
+
     /// Stops the server: stops accepting, sends a `shutdown` event with `reason` to subscribers,
     /// flushes pending output for at most `timeout`, closes every connection and the listening
     /// socket, unlinks the socket path only if this server bound it, and waits for the server
     /// thread to end (unless called from the server thread itself, e.g. from a delegate
     /// callback). Idempotent.
     public func shutdown(reason: String, timeout: Duration) {
-        let (thread, alreadyStopped) = threadState.withLock { s -> (pthread_t?, Bool) in
+        let (thread, alreadyStopped) = threadState.withLock { s -> (DedicatedThread?, Bool) in
             let was = s.stopped
             s.stopped = true
             return (s.thread, was)
@@ -151,9 +177,7 @@ public final class SocketServer: Sendable {
             return
         }
         channel.post(.shutdown(reason: reason, deadline: ContinuousClock().now + timeout))
-        if pthread_self() != thread {
-            _ = pthread_join(thread, nil)
-        }
+        thread.join() // from the server thread itself (a delegate callback): detaches instead
     }
 
     /// Runs `body` on the server thread once every command posted before it has been applied.

@@ -1,3 +1,5 @@
+import BooksPlatform
+
 /// Why a `SocketServer` could not be created or started.
 public enum SocketServerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A live server already answers on the path; it was left alone.
@@ -12,6 +14,8 @@ public enum SocketServerError: Error, Sendable, Hashable, CustomStringConvertibl
     case alreadyStarted
     /// A system call failed.
     case systemCall(String, errno: Int32)
+    /// The server thread could not be started.
+    case threadStartFailed(DedicatedThreadError)
 
     /// A human-readable explanation naming the path.
     public var description: String {
@@ -22,6 +26,7 @@ public enum SocketServerError: Error, Sendable, Hashable, CustomStringConvertibl
         case .noAddress: return "no socket path and no inherited socket"
         case .alreadyStarted: return "the server was already started"
         case .systemCall(let name, let errno): return "\(name) failed: errno \(errno)"
+        case .threadStartFailed(let error): return "the socket server cannot run: \(error)"
         }
     }
 }

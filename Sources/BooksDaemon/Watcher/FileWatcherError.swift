@@ -1,3 +1,4 @@
+import BooksPlatform
 import Glibc
 
 /// Why a ``FileWatcher`` could not start (or could not re-establish its watch).
@@ -18,8 +19,10 @@ public enum FileWatcherError: Error, Sendable, Hashable, CustomStringConvertible
     /// Adding the inotify watch on `directory` failed (missing directory, permission, or the
     /// `fs.inotify.max_user_watches` limit for `ENOSPC`).
     case watchFailed(directory: String, errno: Int32)
-    /// A system call needed by the watcher itself (`pipe`, `pthread_create`, …) failed.
+    /// A system call needed by the watcher itself (`pipe`, …) failed.
     case systemCallFailed(call: String, errno: Int32)
+    /// The watcher's dedicated thread could not be started.
+    case threadStartFailed(DedicatedThreadError)
 
     /// A one-line message with the `strerror` text and a hint where one helps.
     public var description: String {
@@ -47,6 +50,9 @@ public enum FileWatcherError: Error, Sendable, Hashable, CustomStringConvertible
             return "cannot watch directory '\(directory)': \(Self.text(code))\(hint)"
         case .systemCallFailed(let call, let code):
             return "\(call) failed: \(Self.text(code))"
+        case .threadStartFailed(let error):
+            let hint = error.code == EAGAIN ? " (out of threads: RLIMIT_NPROC or kernel.threads-max)" : ""
+            return "the file watcher cannot run: \(error)\(hint)"
         }
     }
 

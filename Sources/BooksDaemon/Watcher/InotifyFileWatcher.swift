@@ -1,3 +1,4 @@
+import BooksPlatform
 import Dispatch
 import Glibc
 import Synchronization
@@ -122,8 +123,8 @@ extension InotifyFileWatcher {
             }
             let session = Session(wake: wake)
             let spawned: DedicatedThread
-            do throws(FileWatcherError) {
-                spawned = try DedicatedThread.spawn(name: "booksd-inotify") {
+            do throws(DedicatedThreadError) {
+                spawned = try DedicatedThread.start(name: "booksd-inotify") {
                     var loop = InotifyWatchLoop(target: target, session: session, handler: handler)
                     loop.run()
                     session.liveness.markExited()
@@ -133,12 +134,12 @@ extension InotifyFileWatcher {
             } catch {
                 wake.close()
                 onExit()
-                throw error
+                throw .threadStartFailed(error)
             }
             session.thread.withLock { $0 = spawned }
             session.ready.wait()
             if let error = session.startupError.withLock({ $0 }) {
-                spawned.joinOrDetach()
+                spawned.join()
                 throw error
             }
             return session
@@ -149,7 +150,7 @@ extension InotifyFileWatcher {
             stopRequested.store(true, ordering: .sequentiallyConsistent)
             wake.wake()
             _ = go.signal()
-            thread.withLock { $0 }?.joinOrDetach()
+            thread.withLock { $0 }?.join()
         }
 
         var isStopRequested: Bool { stopRequested.load(ordering: .sequentiallyConsistent) }

@@ -1,3 +1,4 @@
+import BooksPlatform
 import Glibc
 import Synchronization
 
@@ -42,8 +43,8 @@ public final class PollingFileWatcher: FileWatcher {
             let path = target.path
             let milliseconds = Int32(min(intervalSeconds * 1000, Double(Int32.max)))
             let initial = PolledFileState.take(path)
-            do throws(FileWatcherError) {
-                let thread = try DedicatedThread.spawn(name: "booksd-poll") {
+            do throws(DedicatedThreadError) {
+                let thread = try DedicatedThread.start(name: "booksd-poll") {
                     var previous = initial
                     while !run.isStopRequested {
                         run.liveness.tick()
@@ -60,7 +61,7 @@ public final class PollingFileWatcher: FileWatcher {
                 run.thread.withLock { $0 = thread }
             } catch {
                 wake.close()
-                throw error
+                throw .threadStartFailed(error)
             }
             current = run
         }
@@ -74,7 +75,7 @@ public final class PollingFileWatcher: FileWatcher {
         }) else { return }
         run.stopRequested.store(true, ordering: .sequentiallyConsistent)
         run.wake.wake()
-        run.thread.withLock { $0 }?.joinOrDetach()
+        run.thread.withLock { $0 }?.join()
     }
 
     /// The thread went round its loop within two poll intervals plus 10 s.

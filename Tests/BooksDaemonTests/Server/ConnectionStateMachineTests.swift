@@ -38,7 +38,7 @@ import FoundationEssentials
         #expect(replies(actions).map(\.error?.code) == [.helloRequired])
         #expect(replies(actions).first?.id == "p")
         #expect(actions.last == .close(.protocolViolation(.helloRequired)))
-        #expect(m.state == .closing)
+        #expect(m.state == .closing(.protocolViolation(.helloRequired), from: .awaitingHello))
         let late = m.bytesReceived(line(#"{"id":"h","op":"hello","version":1}"#))
         #expect(late.isEmpty)
     }
@@ -124,15 +124,15 @@ import FoundationEssentials
     @Test func laggedSubscriberIsClosedWithNotice() {
         var m = ConnectionStateMachine(queueLimit: 100)
         _ = m.bytesReceived(line(#"{"id":"h","op":"hello","version":1}"#))
-        let ok = m.subscriptionStarted()
-        #expect(ok && m.state == .subscribed)
+        let ok = m.subscriptionStarted(filter: .all, afterSeq: 0)
+        #expect(ok && m.state == .subscribed(filter: .all, afterSeq: 0))
         // A large snapshot does not count against the broadcast allowance.
         _ = m.enqueue([UInt8](repeating: 0, count: 1000), kind: .unsolicited)
         let e1 = m.enqueue([UInt8](repeating: 1, count: 60), kind: .event)
         #expect(e1.count == 1)
         let actions = m.enqueue([UInt8](repeating: 2, count: 60), kind: .event) { Array("lagged\n".utf8) }
         #expect(actions == [.send(Array("lagged\n".utf8)), .close(.lagged)])
-        #expect(m.state == .closing)
+        #expect(m.state == .closing(.lagged, from: .subscribed))
         let dropped = m.enqueue([1], kind: .reply)
         #expect(dropped.isEmpty)
     }
@@ -140,10 +140,10 @@ import FoundationEssentials
     @Test func eventLargerThanLimitFitsAnEmptyQueue() {
         var m = ConnectionStateMachine(queueLimit: 100)
         _ = m.bytesReceived(line(#"{"id":"h","op":"hello","version":1}"#))
-        _ = m.subscriptionStarted()
+        _ = m.subscriptionStarted(filter: .all, afterSeq: 0)
         let big = m.enqueue([UInt8](repeating: 1, count: 500), kind: .event) { Array("lagged\n".utf8) }
         #expect(big.first == .send([UInt8](repeating: 1, count: 500)))
-        #expect(m.state == .subscribed)
+        #expect(m.state == .subscribed(filter: .all, afterSeq: 0))
         _ = m.drained(500)
         let again = m.enqueue([UInt8](repeating: 2, count: 500), kind: .event) { Array("lagged\n".utf8) }
         #expect(again.first == .send([UInt8](repeating: 2, count: 500)))
@@ -161,7 +161,7 @@ import FoundationEssentials
         _ = m.bytesReceived(line(#"{"id":"h","op":"hello","version":1}"#))
         let beforeSubscribing = m.admitEvent(10)
         #expect(!beforeSubscribing, "not before subscribing")
-        _ = m.subscriptionStarted()
+        _ = m.subscriptionStarted(filter: .all, afterSeq: 0)
         let tooLarge = m.admitEvent(500)
         #expect(!tooLarge, "larger than the limit: the queue path decides")
         let idle = m.admitEvent(60)
@@ -184,7 +184,7 @@ import FoundationEssentials
         _ = busy.bytesReceived(line(#"{"id":"h","op":"hello","version":1}"#))
         _ = busy.enqueue(Array("{}\n".utf8), kind: .unsolicited)
         _ = busy.drained(3)
-        _ = busy.subscriptionStarted()
+        _ = busy.subscriptionStarted(filter: .all, afterSeq: 0)
         _ = busy.bytesReceived(line(#"{"id":"1","op":"ping"}"#) + line(#"{"id":"2","op":"ping"}"#))
         #expect(busy.backlogCount == 1)
         let withBacklog = busy.admitEvent(10)
@@ -193,12 +193,17 @@ import FoundationEssentials
 
     @Test func shutdownStopsInputAndOutput() {
         var m = helloed()
-        let s1 = m.beginShutdown()
-        #expect(s1 == [.pauseReading])
+        _ = m.enqueue([1, 2, 3], kind: .reply)
+        let s1 = m.beginShutdown(subscriberNotice: Array("bye\n".utf8))
+        #expect(s1 == [.pauseReading]) // not a subscriber: no notice; output still queued
+        #expect(m.state == .draining(from: .active))
         let s2 = m.bytesReceived(line(#"{"id":"p","op":"ping"}"#))
         #expect(s2.isEmpty)
+        let refused = m.enqueue([4], kind: .reply)
+        #expect(refused.isEmpty)
         let s3 = m.endOfInput()
         #expect(s3 == [.close(.peerClosed)])
+        #expect(m.state == .closing(.peerClosed, from: .active))
     }
 
     @Test func halfCloseWaitsForPendingReplies() {
@@ -206,7 +211,7 @@ import FoundationEssentials
         let delivered = m.bytesReceived(line(#"{"id":"1","op":"list"}"#) + line(#"{"id":"2","op":"ping"}"#))
         #expect(delivered.count == 2 && m.pendingReplies == 2)
         let eof = m.endOfInput()
-        #expect(eof == [.pauseReading] && m.isInputClosed && m.state == .active)
+        #expect(eof == [.pauseReading] && m.isInputClosed && m.state == .active && !m.acceptsInput)
         let r1 = m.enqueue([1, 2, 3], kind: .reply)
         #expect(r1 == [.send([1, 2, 3])])
         let d1 = m.drained(3)
@@ -276,12 +281,14 @@ import FoundationEssentials
 
     @Test func subscribeRequiresActive() {
         var m = ConnectionStateMachine()
-        let refused = m.subscriptionStarted()
-        #expect(!refused)
+        let refused = m.subscriptionStarted(filter: .all, afterSeq: 0)
+        #expect(!refused && m.state == .awaitingHello)
         var a = helloed()
-        let accepted = a.subscriptionStarted()
+        let accepted = a.subscriptionStarted(filter: .all, afterSeq: 0)
         #expect(accepted)
-        a.subscriptionStopped()
-        #expect(a.state == .active)
+        let stopped = a.subscriptionStopped()
+        #expect(stopped && a.state == .active)
+        let again = a.subscriptionStopped()
+        #expect(!again, "no subscription left to stop")
     }
 }

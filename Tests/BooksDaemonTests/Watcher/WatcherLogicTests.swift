@@ -1,4 +1,5 @@
 @testable import BooksDaemon
+import BooksPlatform
 import CInotifyTools
 import Glibc
 import Testing
@@ -119,5 +120,8 @@ import Testing
         #expect(FileWatcherError.watchFailed(directory: "/x", errno: EACCES).description.contains("Permission denied"))
         #expect(FileWatcherError.inotifyInitializationFailed(errno: EMFILE).description.contains("max_user_instances"))
         #expect(FileWatcherError.descriptorAboveSelectLimit(fd: 2000).description.contains("1024"))
+        let noThread = FileWatcherError.threadStartFailed(DedicatedThreadError(name: "booksd-inotify", code: EAGAIN))
+        #expect(noThread.description.contains("cannot start thread booksd-inotify"))
+        #expect(noThread.description.contains("RLIMIT_NPROC"))
     }
 }

@@ -125,3 +125,28 @@ func runTool(_ arguments: [String], timeout: Double = 20) -> Int32? {
 }
 
 func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
+
+
+/// Blocks the first caller of `waitOnce()` until `open()`.
+final class Gate: Sendable {
+    private let opened = Atomic<Bool>(false)
+    func waitOnce() { while !opened.load(ordering: .acquiring) { usleep(1000) } }
+    func open() { opened.store(true, ordering: .releasing) }
+}
+
+func readSmallFile(_ path: String) -> String? {
+    let fd = Glibc.open(path, O_RDONLY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var buffer = [UInt8](repeating: 0, count: 64)
+    let n = read(fd, &buffer, buffer.count)
+    return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : nil
+}
+
+func writeSmallFile(_ path: String, _ content: String) -> Bool {
+    let fd = Glibc.open(path, O_WRONLY)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var bytes = Array(content.utf8)
+    return write(fd, &bytes, bytes.count) == bytes.count
+}

@@ -1,0 +1,154 @@
+import BooksCore
+import BooksProtocol
+import Glibc
+
+/// Commands from other threads: replies, subscriptions, broadcasts (with the direct-send fast
+/// path for idle subscribers), heartbeats, shutdown.
+extension ServerLoop {
+    func handleCommands() {
+        for command in channel.takeAll() { apply(command) }
+    }
+
+    private func apply(_ command: ServerCommand) {
+        switch command {
+        case .send(let id, let bytes):
+            guard let connection = connections[id.raw] else { return }
+            perform(connection.machine.enqueue(bytes, kind: .reply), on: connection)
+
+        case .startSubscription(let id, let reply, let filter, let initialEvents, let afterSeq):
+            guard let connection = connections[id.raw] else { return }
+            let wasSubscribed = connection.machine.isSubscribed
+            guard connection.machine.subscriptionStarted(filter: filter, afterSeq: afterSeq) else { return }
+            if !wasSubscribed {
+                subscriberCount += 1
+                server.updateStatistics { $0.subscribers = subscriberCount }
+            }
+            guard perform(connection.machine.enqueue(reply, kind: .reply), on: connection) else { return }
+            for bytes in initialEvents {
+                guard perform(connection.machine.enqueue(bytes, kind: .unsolicited), on: connection) else { return }
+            }
+
+        case .stopSubscription(let id, let reply):
+            guard let connection = connections[id.raw] else { return }
+            if connection.machine.subscriptionStopped() {
+                subscriberCount -= 1
+                server.updateStatistics { $0.subscribers = subscriberCount }
+            }
+            perform(connection.machine.enqueue(reply, kind: .reply), on: connection)
+
+        case .broadcast(let change):
+            lastSeq = change.seq
+            broadcast(change)
+
+        case .heartbeat(let epoch, let seq):
+            lastSeq = seq
+            let bytes = MessageEncoder.encode(Event(event: .heartbeat, epoch: epoch, seq: seq))
+            for connection in Array(connections.values) where connection.machine.acceptsHeartbeat(seq: seq) {
+                enqueueEvent(bytes, on: connection, epoch: epoch, seq: seq)
+            }
+
+        case .stopAccepting:
+            stopAccepting()
+
+        case .deliverPendingInput(let barrier, let deadline):
+            deliverPendingInput(barrier, deadline: deadline)
+
+        case .shutdown(let reason, let deadline):
+            beginShutdown(reason: reason, deadline: deadline)
+
+        case .run(let body):
+            body()
+        }
+    }
+
+    /// Offers `change` to every connection's machine (which filters by subscription and seq),
+    /// encoding it once per distinct filter; idle subscribers get it by direct `send`.
+    private func broadcast(_ change: SequencedChangeSet) {
+        // Subscribers mostly share one filter, so the last one is checked before the dictionary
+        // (no hashing per subscriber).
+        var encoded: [BookFilter: [UInt8]?] = [:]
+        var last: (filter: BookFilter, bytes: [UInt8]?)?
+        var admitted: [(connection: Connection, bytes: [UInt8])] = []
+        for connection in Array(connections.values) {
+            guard let filter = connection.machine.acceptBroadcast(seq: change.seq) else { continue }
+            let bytes: [UInt8]?
+            if let last, last.filter == filter {
+                bytes = last.bytes
+            } else if let cached = encoded[filter] {
+                bytes = cached
+                last = (filter, cached)
+            } else {
+                bytes = MessageEncoder.changeEvent(change, filter: filter).map(MessageEncoder.encode)
+                encoded[filter] = .some(bytes)
+                last = (filter, bytes)
+            }
+            guard let bytes else { continue } // nothing of this change passes the filter
+            if connection.output.isEmpty, connection.machine.admitEvent(bytes.count) {
+                admitted.append((connection, bytes))
+            } else {
+                enqueueEvent(bytes, on: connection, epoch: change.epoch, seq: change.seq)
+            }
+        }
+        sendDirectly(admitted)
+    }
+
+    /// Writes events the machines admitted (`admitEvent`) straight to the sockets — for many
+    /// subscribers, from this thread and the `ParallelSender` thread together — then does each
+    /// connection's bookkeeping: what a socket did not take is queued for EPOLLOUT. The common
+    /// case of a broadcast to idle subscribers: one `send` each, no queue round trip.
+    private func sendDirectly(_ admitted: [(connection: Connection, bytes: [UInt8])]) {
+        guard !admitted.isEmpty else { return }
+        let results: [Int]
+        if admitted.count >= configuration.parallelSendThreshold, let helper = parallelSender() {
+            results = helper.send(admitted.map { ($0.connection.fd, $0.bytes) })
+        } else {
+            results = admitted.map { ParallelSender.sendOnce($0.connection.fd, $0.bytes) }
+        }
+        for (k, item) in admitted.enumerated() {
+            let n = results[k]
+            if n < 0 && -n != Int(EAGAIN) && -n != Int(EINTR) {
+                perform(item.connection.machine.socketFailed(errno: Int32(-n)), on: item.connection)
+                continue
+            }
+            let sent = max(n, 0)
+            if sent < item.bytes.count {
+                item.connection.output.append(item.bytes)
+                if sent > 0 { item.connection.output.consume(sent) }
+            }
+            afterWriting(sent, on: item.connection)
+        }
+    }
+
+    /// The fan-out helper, started at the first large broadcast (nil if it cannot start: this
+    /// thread then sends alone, and does not try again).
+    private func parallelSender() -> ParallelSender? {
+        if sender == nil, !senderFailed {
+            sender = try? ParallelSender()
+            senderFailed = sender == nil
+        }
+        return sender
+    }
+
+    private func enqueueEvent(_ bytes: [UInt8], on connection: Connection, epoch: String, seq: UInt64) {
+        let actions = connection.machine.enqueue(bytes, kind: .event) {
+            MessageEncoder.encode(Event(event: .resyncRequired, epoch: epoch, seq: seq, reason: "lagged"))
+        }
+        perform(actions, on: connection)
+    }
+
+    /// Stops accepting, queues the shutdown notice for subscribers and lets every machine drain
+    /// (each closes once its output is written); the loop ends when all are closed or at `deadline`.
+    private func beginShutdown(reason: String, deadline: ContinuousClock.Instant) {
+        guard shutdownDeadline == nil else { return }
+        shutdownDeadline = deadline
+        closeListener()
+        // The current position from the delegate: `lastSeq` is only known here after a broadcast
+        // or heartbeat, and a daemon stopped before either must not announce epoch "".
+        let position = delegate.serverHelloInfo(server)
+        let notice = MessageEncoder.encode(Event(event: .shutdown, epoch: position.epoch,
+                                                 seq: max(position.seq, lastSeq), reason: reason))
+        for connection in Array(connections.values) {
+            perform(connection.machine.beginShutdown(subscriberNotice: notice), on: connection)
+        }
+    }
+}

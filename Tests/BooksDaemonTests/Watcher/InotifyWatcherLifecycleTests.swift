@@ -1,0 +1,135 @@
+@testable import BooksDaemon
+import Glibc
+import Synchronization
+import Testing
+
+/// Stopping, typed start errors and the descriptor limit of the inotify watcher.
+extension InotifyFileWatcherTests {
+    @Test func stopIsPromptStopsDeliveryAndEndsTheThread() throws {
+        let recorder = EventRecorder()
+        let watcher = try started(recorder)
+        #expect(threadCount(named: "booksd-inotify") >= 1)
+        let before = monotonicNanoseconds()
+        watcher.stop()
+        let stopMilliseconds = Double(monotonicNanoseconds() - before) / 1e6
+        print("InotifyFileWatcher.stop() took \(stopMilliseconds) ms")
+        #expect(stopMilliseconds < 200)
+        #expect(threadsGone(named: "booksd-inotify"))
+        try writeFile(books, "5|Late|Nobody\n")
+        usleep(settle)
+        #expect(recorder.all.isEmpty)
+        watcher.stop()  // idempotent
+        // …and the same watcher can be started again.
+        try watcher.start(handler: recorder.handler)
+        defer { watcher.stop() }
+        try writeFile(books, "6|Again|Somebody\n")
+        #expect(recorder.wait(for: .contentMayHaveChanged))
+    }
+
+    @Test func stopFromInsideTheHandlerDoesNotDeadlock() throws {
+        let recorder = EventRecorder()
+        let watcher = try InotifyFileWatcher(path: books)
+        let box = Mutex<InotifyFileWatcher?>(watcher)
+        try watcher.start { event in
+            recorder.handler(event)
+            box.withLock { $0 }?.stop()
+        }
+        try writeFile(books, "7|Self|Stop\n")
+        #expect(recorder.wait(for: .contentMayHaveChanged))
+        #expect(threadsGone(named: "booksd-inotify"))
+        try writeFile(books, "8|After|Stop\n")
+        usleep(settle)
+        #expect(recorder.all == [.contentMayHaveChanged])
+        box.withLock { $0 = nil }
+    }
+
+    @Test func secondConcurrentWatcherIsATypedError() throws {
+        let first = try started(EventRecorder())
+        defer { first.stop() }
+        let other = try ScratchDirectory("inotify-second")
+        let second = try InotifyFileWatcher(path: other.file("books.txt"))
+        #expect(throws: FileWatcherError.anotherInotifyWatcherActive(activePath: books)) {
+            try second.start { _ in }
+        }
+        #expect(throws: FileWatcherError.alreadyStarted) { try first.start { _ in } }
+        first.stop()
+        try second.start { _ in }  // the slot is free again
+        second.stop()
+    }
+
+    @Test func missingDirectoryIsATypedErrorWithErrnoText() throws {
+        let watcher = try InotifyFileWatcher(path: dir.file("missing/books.txt"))
+        do {
+            try watcher.start { _ in }
+            Issue.record("start should have failed")
+            watcher.stop()
+        } catch {
+            #expect(error == .watchFailed(directory: dir.file("missing"), errno: ENOENT))
+            #expect(error.description.contains("No such file or directory"))
+        }
+        // A failed start leaves nothing behind: another watcher can start.
+        let recorder = EventRecorder()
+        let ok = try started(recorder)
+        ok.stop()
+        #expect(threadsGone(named: "booksd-inotify"))
+    }
+
+    @Test func highDescriptorsAreATypedErrorAndPrepareAvoidsThem() throws {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        let saved = limit
+        limit.rlim_cur = min(limit.rlim_max, 4096)
+        guard limit.rlim_cur >= 1200, setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
+            print("skipping descriptor test: RLIMIT_NOFILE hard limit \(saved.rlim_max) is too low")
+            return
+        }
+        var fillers: [Int32] = []
+        func fillUntilHigh() {
+            while true {
+                let fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else { return }
+                fillers.append(fd)
+                if fd >= 1100 { return }
+            }
+        }
+        func releaseFillers() {
+            for fd in fillers { close(fd) }
+            fillers.removeAll()
+        }
+        defer {
+            releaseFillers()
+            var restore = saved
+            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &restore)
+        }
+
+        // Without prepare(): the library would get a descriptor ≥ 1024 and abort in select().
+        InotifyToolsLibrary.releaseReservation()
+        fillUntilHigh()
+        let watcher = try InotifyFileWatcher(path: books)
+        do {
+            try watcher.start { _ in }
+            // Only possible if a concurrently running test freed a low descriptor meanwhile.
+            print("note: a low descriptor was free; the select-limit error path was not exercised")
+            watcher.stop()
+        } catch {
+            guard case .descriptorAboveSelectLimit(let fd) = error else {
+                Issue.record("unexpected error \(error)")
+                return
+            }
+            #expect(fd >= 1024)
+        }
+        releaseFillers()
+
+        // With prepare() first, a low slot is kept for the library even when the table fills up.
+        #expect(InotifyFileWatcher.prepare())
+        fillUntilHigh()
+        let recorder = EventRecorder()
+        try watcher.start(handler: recorder.handler)
+        try writeFile(books, "9|Prepared|Early\n")
+        #expect(recorder.wait(for: .contentMayHaveChanged))
+        watcher.stop()
+        // The slot is taken back after cleanup, so a second start works as well.
+        try watcher.start(handler: recorder.handler)
+        watcher.stop()
+    }
+}
