@@ -154,9 +154,12 @@ public final class Daemon: Sendable {
         logger.notice("signal \(number): stopping")
         if let running = running.withLock({ $0 }) {
             running.engine.stopWatching()
-            // Requests already sent before the signal may still sit in socket buffers: give the
-            // server thread a moment to read and hand them over, then finish every queued write.
-            usleep(50_000)
+            // Requests already sent before the signal may still sit in socket buffers: refuse
+            // new clients, wait (bounded) until the server thread handed every complete request
+            // to the engine, then finish every queued write. This runs on the signal queue, so
+            // the engine's queue keeps answering meanwhile.
+            running.server.stopAccepting()
+            running.server.deliverPendingInput(timeout: .seconds(1))
             running.engine.drain()
             running.server.shutdown(reason: "booksd is stopping", timeout: .seconds(2))
         }
