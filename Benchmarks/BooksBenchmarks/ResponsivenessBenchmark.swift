@@ -43,6 +43,8 @@ struct ResponsivenessBenchmark {
         }
         ResultsFile.write("responsiveness", header: ResponsivenessReport.resultsHeader,
                           rows: results.map { ResponsivenessReport.resultsRow($0, options: options) }, options: options.live)
+        ResultsFile.write("responsiveness-timeline", header: ["label", "event", "start_ms", "round_trip_ms"],
+                          rows: results.flatMap(ResponsivenessReport.timelineRows), options: options.live)
         let report = ResponsivenessReport(machine: machine, options: options, results: results)
         ResultsFile.publish(heading: Self.heading, markdown: report.markdown(), options: options.live)
         for r in results where !r.measurement.allHandEditsReached {

@@ -12,6 +12,10 @@ struct ResponsivenessMeasurement: Sendable {
 
     /// connect → `ping` reply of each probe (a new connection: `hello`, then `ping`), ms.
     var probes: Distribution
+    /// Each measured probe: its start (ms after the run started) and its round trip (ms).
+    var probeTimeline: [(startMS: Double, roundTripMS: Double)]
+    /// When each acknowledged `update` reply was read, ms after the run started.
+    var updateReplyTimes: [Double]
     /// Probes that failed: refused connection, error reply, closed, or unanswered at the end.
     var probeFailures: Int
     /// Request written → `ok` reply read, per acknowledged `update`, ms.
@@ -59,7 +63,9 @@ final class ResponsivenessLoop {
     private var sentAt: [UInt64]
     private var writerDone: [Bool]
     private var probes: [Probe] = []
-    private var probeSamples: [Double] = [], probeFailures = 0
+    private var start: UInt64 = 0
+    private var probeSamples: [(startMS: Double, roundTripMS: Double)] = [], probeFailures = 0
+    private var updateReplyTimes: [Double] = []
     private var updateSamples: [Double] = [], updateFailures = 0
     private var commitSeqs: Set<UInt64> = []
     private var lastAcknowledged: UInt64 = 0
@@ -102,7 +108,7 @@ final class ResponsivenessLoop {
     /// Runs for `seconds`, then waits (up to the hand-edit limit) for the last replies, probes and
     /// hand edits.
     func run() -> ResponsivenessMeasurement {
-        let start = Stopwatch.now()
+        start = Stopwatch.now()
         let stopSending = start + UInt64(seconds * 1e9)
         let hardStop = stopSending + UInt64(ResponsivenessOptions.handEditLimitSeconds * 1e9)
         let editTimes = ResponsivenessOptions.handEditTimes(seconds: seconds).map { start + UInt64($0 * 1e9) }
@@ -139,7 +145,8 @@ final class ResponsivenessLoop {
         for s in writers { s.close() }
         subscriber.close()
         return ResponsivenessMeasurement(
-            probes: Distribution(probeSamples), probeFailures: probeFailures + unanswered,
+            probes: Distribution(probeSamples.map(\.roundTripMS)), probeTimeline: probeSamples,
+            updateReplyTimes: updateReplyTimes, probeFailures: probeFailures + unanswered,
             updates: Distribution(updateSamples), updateFailures: updateFailures, commits: commitSeqs.count,
             seconds: Double((lastAcknowledged > start ? lastAcknowledged : Stopwatch.now()) - start) / 1e9,
             changeEvents: changeEvents, subscriberClosed: subscriber.closed, handEdits: edits)
@@ -162,6 +169,7 @@ final class ResponsivenessLoop {
             if line.contains("\"ok\":true") {
                 updateSamples.append(Double(now - sentAt[k]) / 1e6)
                 lastAcknowledged = now
+                updateReplyTimes.append(Double(now - start) / 1e6)
                 if let seq = JSONLine.integer("seq", in: line) { commitSeqs.insert(seq) }
             } else {
                 updateFailures += 1
@@ -206,7 +214,11 @@ final class ResponsivenessLoop {
                 probe.pinged = true
                 probe.socket.send(Self.pingLine)
             } else if probe.pinged, line.hasPrefix("{\"id\":\"p\"") {
-                if ok { probeSamples.append(Double(Stopwatch.now() - probe.start) / 1e6) } else { probeFailures += 1 }
+                if ok {
+                    probeSamples.append((Double(probe.start - start) / 1e6, Double(Stopwatch.now() - probe.start) / 1e6))
+                } else {
+                    probeFailures += 1
+                }
                 probe.socket.close()
                 return true
             }

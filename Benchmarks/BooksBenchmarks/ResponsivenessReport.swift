@@ -17,6 +17,13 @@ struct ResponsivenessReport {
                 m.handEdits.map { $0.arrivalMS.map { String($0) } ?? "none" }.joined(separator: ","), r.loadAtStart, r.loadAtEnd]
     }
 
+    /// The run's time line: one row per probe (`probe`, start, round trip) and per acknowledged
+    /// update (`update`, reply read, empty), ms after the run started.
+    static func timelineRows(_ r: ResponsivenessBenchmark.Result) -> [[String]] {
+        r.measurement.probeTimeline.map { [r.label, "probe", String($0.startMS), String($0.roundTripMS)] }
+            + r.measurement.updateReplyTimes.map { [r.label, "update", String($0), ""] }
+    }
+
     func markdown() -> String {
         let target = CoreReport.f(ResponsivenessBenchmark.targetP99MS, 0)
         let limit = Int(ResponsivenessOptions.handEditLimitSeconds)
@@ -66,7 +73,7 @@ struct ResponsivenessReport {
         md.append("The \"before\" binary: `git -C /work/main worktree add /work/wt-before 5d99280` (detached; the commit before "
                   + "the engine change), then `cd /work/wt-before && swift build -c release --product booksd`; pass "
                   + "`--booksd-before /work/wt-before/.build/release/booksd` (or set `BOOKS_BEFORE_BOOKSD` for "
-                  + "`Benchmarks/run-all.sh`). Raw figures: `Benchmarks/work/results/responsiveness.tsv`; daemon logs: "
+                  + "`Benchmarks/run-all.sh`). Raw figures: `Benchmarks/work/results/responsiveness.tsv` (each probe and update reply on a time line: `responsiveness-timeline.tsv`); daemon logs: "
                   + "`Benchmarks/work/live/responsiveness-*/booksd.log`.")
         md.append("")
         return md.joined(separator: "\n")

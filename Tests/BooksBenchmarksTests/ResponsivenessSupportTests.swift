@@ -55,7 +55,8 @@ struct ResponsivenessSupportTests {
     @Test func missesAreReported() throws {
         let options = try #require(ResponsivenessOptions(arguments: ["--quick"]))
         func result(_ label: String, probes: [Double], failures: Int = 0, arrival: Double?) -> ResponsivenessBenchmark.Result {
-            let m = ResponsivenessMeasurement(probes: Distribution(probes), probeFailures: failures, updates: Distribution([100]),
+            let m = ResponsivenessMeasurement(probes: Distribution(probes), probeTimeline: [], updateReplyTimes: [],
+                                              probeFailures: failures, updates: Distribution([100]),
                                               updateFailures: 0, commits: 1, seconds: 1, changeEvents: 1, subscriberClosed: false,
                                               handEdits: [.init(id: "hand-1", at: 0, arrivalMS: arrival)])
             return .init(label: label, binary: "booksd", commit: nil, fileMB: 1, readyMS: 1, fullRewriteMS: 1,
