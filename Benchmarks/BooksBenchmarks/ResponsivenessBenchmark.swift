@@ -70,8 +70,8 @@ struct ResponsivenessBenchmark {
         let rewriteMS = WriteBenchmark.fullRewrite(file.content, directory: directory)
         // Spread over the file, one book per writer (two updates of one book would be committed
         // one after the other, not together).
-        let bookIDs = (1...options.writers).map { k -> String in
-            let (start, _) = RowEdit.line(k * options.rows / (options.writers + 1), in: file.content)
+        let bookIDs = (0..<options.writers).map { k -> String in
+            let (start, _) = RowEdit.line((k + 1) * options.rows / (options.writers + 1), in: file.content)
             return String(decoding: file.content[start..<(start + 36)], as: UTF8.self)
         }
         let logPath = directory + "/booksd.log"
@@ -87,9 +87,9 @@ struct ResponsivenessBenchmark {
                             readyMS: daemon.readyMS, fullRewriteMS: rewriteMS, loadAtStart: loadAtStart,
                             loadAtEnd: Self.loadAverage(), measurement: m)
         Console.error("  \(m.updates.count) updates in \(m.commits) rewrites (\(CoreReport.f(m.rewritesPerSecond, 1))/s); "
-                      + "hello+ping n=\(m.probes.count) p50 \(CoreReport.ms(m.probes.p50)) p99 \(CoreReport.ms(m.probes.p99)) "
-                      + "max \(CoreReport.ms(m.probes.max)) ms, \(m.probeFailures) failed; hand edits "
-                      + m.handEdits.map { $0.arrivalMS.map { CoreReport.ms($0) + " ms" } ?? "NOT REACHED" }.joined(separator: ", ")
+                      + "hello+ping n=\(m.probes.count) p50 \(ResponsivenessReport.ms(m.probes.p50)) p99 \(ResponsivenessReport.ms(m.probes.p99)) "
+                      + "max \(ResponsivenessReport.ms(m.probes.max)) ms, \(m.probeFailures) failed; hand edits "
+                      + m.handEdits.map { $0.arrivalMS.map { ResponsivenessReport.ms($0) + " ms" } ?? "NOT REACHED" }.joined(separator: ", ")
                       + "; load \(loadAtStart) → \(result.loadAtEnd)")
         return result
     }

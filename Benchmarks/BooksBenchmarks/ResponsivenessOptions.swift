@@ -7,7 +7,8 @@ struct ResponsivenessOptions: Sendable {
           --quick          20,000 rows for 3 s (unless --rows / --seconds are given)
           --rows N         rows in the generated file (default 1,000,000)
           --seconds S      how long the writers keep rewriting the file (default 20)
-          --writers W      connections each looping `update` → reply (default 2)
+          --writers W      connections each looping `update` → reply (default 2; 0: a control run
+                           without rewrites, only probes and hand edits)
           --booksd PATH    the booksd under test (default: the booksd beside this executable)
           --booksd-before PATH
                            a booksd built from the commit before the engine change (5d99280): the
@@ -44,7 +45,7 @@ struct ResponsivenessOptions: Sendable {
                 guard let v = rest.popFirst(), let s = Double(v), s > 0, s <= 3600 else { return nil }
                 seconds = s; secondsGiven = true
             case "--writers":
-                guard let v = rest.popFirst(), let n = Int(v), n >= 1, n <= 64 else { return nil }
+                guard let v = rest.popFirst(), let n = Int(v), n >= 0, n <= 64 else { return nil }
                 writers = n
             case "--booksd": guard let v = rest.popFirst() else { return nil }; booksd = v
             case "--booksd-before": guard let v = rest.popFirst() else { return nil }; booksdBefore = v

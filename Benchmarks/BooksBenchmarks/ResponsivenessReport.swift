@@ -5,6 +5,9 @@ struct ResponsivenessReport {
     let options: ResponsivenessOptions
     let results: [ResponsivenessBenchmark.Result]
 
+    /// Milliseconds as `CoreReport` writes them; "–" when nothing was measured (NaN).
+    static func ms(_ value: Double) -> String { value.isNaN ? "–" : CoreReport.ms(value) }
+
     static let resultsHeader = ["label", "binary", "commit", "rows", "writers", "seconds", "updates", "rewrites", "rewrites_per_second",
                                 "probes", "probe_failures", "p50", "p99", "max", "hand_edit_ms", "load_start", "load_end"]
 
@@ -51,11 +54,11 @@ struct ResponsivenessReport {
         md.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
         for r in results {
             let m = r.measurement
-            md.append("| \(r.label) | \(r.commit.map { "`\($0)`" } ?? "–") | \(r.loadAtStart) → \(r.loadAtEnd) | \(CoreReport.ms(r.fullRewriteMS)) | "
+            md.append("| \(r.label) | \(r.commit.map { "`\($0)`" } ?? "–") | \(r.loadAtStart) → \(r.loadAtEnd) | \(Self.ms(r.fullRewriteMS)) | "
                       + "\(m.updates.count)\(m.updateFailures > 0 ? " (+\(m.updateFailures) failed)" : "") | \(m.commits) | "
-                      + "\(CoreReport.f(m.rewritesPerSecond, 1)) | \(CoreReport.ms(m.updates.p50)) | "
+                      + "\(CoreReport.f(m.rewritesPerSecond, 1)) | \(Self.ms(m.updates.p50)) | "
                       + "\(m.probes.count)\(m.probeFailures > 0 ? " (+\(m.probeFailures) failed)" : "") | "
-                      + "\(CoreReport.ms(m.probes.p50)) | \(CoreReport.ms(m.probes.p99)) | \(CoreReport.ms(m.probes.max)) | "
+                      + "\(Self.ms(m.probes.p50)) | \(Self.ms(m.probes.p99)) | \(Self.ms(m.probes.max)) | "
                       + "\(r.meetsTarget ? "**met**" : "**MISSED**") |")
         }
         md.append("")
@@ -64,7 +67,7 @@ struct ResponsivenessReport {
         md.append("| build | " + (results.first?.measurement.handEdits.map(\.id) ?? []).joined(separator: " | ") + " | all reached |")
         md.append("|---|" + String(repeating: "---:|", count: results.first?.measurement.handEdits.count ?? 0) + "---|")
         for r in results {
-            let cells = r.measurement.handEdits.map { $0.arrivalMS.map(CoreReport.ms) ?? "**not reached in \(limit) s**" }
+            let cells = r.measurement.handEdits.map { $0.arrivalMS.map(Self.ms) ?? "**not reached in \(limit) s**" }
             md.append("| \(r.label) | " + cells.joined(separator: " | ") + " | \(r.measurement.allHandEditsReached ? "yes" : "**NO**") |")
         }
         md.append("")
@@ -85,15 +88,15 @@ struct ResponsivenessReport {
         let m = after.measurement
         let target = CoreReport.f(ResponsivenessBenchmark.targetP99MS, 0)
         var lines = ["**Target** (booksd under test): hello + ping p99 < \(target) ms while the file is under continuous "
-                     + "durable rewrites, and every hand edit reaches the subscriber — p99 \(CoreReport.ms(m.probes.p99)) ms: "
+                     + "durable rewrites, and every hand edit reaches the subscriber — p99 \(Self.ms(m.probes.p99)) ms: "
                      + "\(after.meetsTarget ? "**met**" : "**MISSED**")"
                      + (m.probeFailures > 0 ? " (\(m.probeFailures) probes failed)" : "")
                      + "; hand edits: \(m.allHandEditsReached ? "**all reached**" : "**NOT all reached**")."]
         if let before = results.first(where: { $0.label == "before" }) {
             let b = before.measurement
             lines.append("")
-            lines.append("Before the change, the same scenario: p99 \(CoreReport.ms(b.probes.p99)) ms, max "
-                         + "\(CoreReport.ms(b.probes.max)) ms (\(before.meetsTarget ? "met" : "missed")); hand edits "
+            lines.append("Before the change, the same scenario: p99 \(Self.ms(b.probes.p99)) ms, max "
+                         + "\(Self.ms(b.probes.max)) ms (\(before.meetsTarget ? "met" : "missed")); hand edits "
                          + "\(b.allHandEditsReached ? "all reached" : "NOT all reached").")
         } else {
             lines.append("")

@@ -22,7 +22,8 @@ struct ResponsivenessSupportTests {
         #expect(custom.booksdPath == "/x/booksd" && custom.booksdBefore == "/y/booksd")
         #expect(custom.live.workDirectory == "/tmp/w" && custom.live.docsPath == "/tmp/B.md")
         #expect(custom.live.commandLine == "run it")
-        for bad in [["--rows", "0"], ["--seconds", "-1"], ["--writers", "0"], ["--booksd"], ["--edits", "3"], ["--bogus"]] {
+        #expect(ResponsivenessOptions(arguments: ["--writers", "0"])?.writers == 0, "a control run without rewrites")
+        for bad in [["--rows", "0"], ["--seconds", "-1"], ["--writers", "-1"], ["--booksd"], ["--edits", "3"], ["--bogus"]] {
             #expect(ResponsivenessOptions(arguments: bad) == nil, "\(bad)")
         }
     }
