@@ -12,18 +12,24 @@ struct ResponsivenessBenchmark {
 
     /// One booksd's run: what was measured and the conditions it was measured in.
     struct Result: Sendable {
+        /// "after" (the booksd under test) or "before".
         var label: String
+        /// The booksd's path.
         var binary: String
         /// `git rev-parse --short HEAD` where the binary was built, when it can be told.
         var commit: String?
+        /// Size of the generated file.
         var fileMB: Double
+        /// Spawn → the first `hello` answered.
         var readyMS: Double
         /// write + fsync of the whole file to a new file, median of 3, just before the run.
         var fullRewriteMS: Double
+        /// `/proc/loadavg` (1/5/15 min) when the run started and when it ended.
         var loadAtStart: String
         var loadAtEnd: String
         var measurement: ResponsivenessMeasurement
 
+        /// hello + ping p99 under the target, with no failed probe.
         var meetsTarget: Bool { measurement.probes.p99 < ResponsivenessBenchmark.targetP99MS && measurement.probeFailures == 0 }
     }
 

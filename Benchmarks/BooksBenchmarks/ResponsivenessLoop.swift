@@ -20,6 +20,7 @@ struct ResponsivenessMeasurement: Sendable {
     var probeFailures: Int
     /// Request written → `ok` reply read, per acknowledged `update`, ms.
     var updates: Distribution
+    /// `update` replies that were errors.
     var updateFailures: Int
     /// Distinct `seq`s in the `update` replies: the commits (each a full rewrite + fsync).
     var commits: Int
@@ -27,11 +28,16 @@ struct ResponsivenessMeasurement: Sendable {
     var seconds: Double
     /// `change` events the subscriber read.
     var changeEvents: Int
+    /// Whether booksd closed the subscriber's connection.
     var subscriberClosed: Bool
+    /// The hand edits, in the order they were made.
     var handEdits: [HandEdit]
 
+    /// Acknowledged updates per second.
     var updatesPerSecond: Double { Double(updates.count) / seconds }
+    /// Commits (full rewrites) per second.
     var rewritesPerSecond: Double { Double(commits) / seconds }
+    /// Whether every hand edit reached the subscriber (false when none was made).
     var allHandEditsReached: Bool { !handEdits.isEmpty && handEdits.allSatisfy { $0.arrivalMS != nil } }
 }
 

@@ -21,11 +21,17 @@ struct ResponsivenessOptions: Sendable {
     /// Hand edits are spread over the run this far apart (closer in runs shorter than 10 s).
     static let handEditSpacingSeconds = 5.0
 
+    /// `--quick`: the smoke run's defaults.
     var quick = false
+    /// Rows in the generated file.
     var rows = 1_000_000
+    /// How long the writers keep rewriting the file.
     var seconds = 20.0
+    /// Writer connections (0: a control run without rewrites).
     var writers = 2
+    /// `--booksd`: the booksd under test, when not the one beside this executable.
     var booksd: String?
+    /// `--booksd-before`: the booksd from before the engine change, when it is to be measured.
     var booksdBefore: String?
     /// The shared live-benchmark options (work directory, docs file, command text).
     var live: LiveOptions

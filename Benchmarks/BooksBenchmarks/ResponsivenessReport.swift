@@ -8,6 +8,7 @@ struct ResponsivenessReport {
     /// Milliseconds as `CoreReport` writes them; "–" when nothing was measured (NaN).
     static func ms(_ value: Double) -> String { value.isNaN ? "–" : CoreReport.ms(value) }
 
+    /// The columns of `results/responsiveness.tsv`.
     static let resultsHeader = ["label", "binary", "commit", "rows", "writers", "seconds", "updates", "rewrites", "rewrites_per_second",
                                 "probes", "probe_failures", "p50", "p99", "max", "hand_edit_ms", "load_start", "load_end"]
 
@@ -27,6 +28,7 @@ struct ResponsivenessReport {
             + r.measurement.updateReplyTimes.map { [r.label, "update", String($0), ""] }
     }
 
+    /// The whole section: conditions, results table, hand edits, verdict, how to build "before".
     func markdown() -> String {
         let target = CoreReport.f(ResponsivenessBenchmark.targetP99MS, 0)
         let limit = Int(ResponsivenessOptions.handEditLimitSeconds)
