@@ -10,9 +10,14 @@
 #                                   Leaves docs/BENCHMARKS.md alone unless --docs is given.
 #   --edits N                       edits per latency cell (default 30; e.g. 200 for a long run)
 #
+# The responsiveness run (hello + ping round trips and hand edits while 2 writers keep the file
+# under durable rewrites; 1M rows for 20 s, --quick: 20k rows for 3 s) also measures the booksd
+# from before the engine change when BOOKS_BEFORE_BOOKSD names it (see docs/BENCHMARKS.md,
+# "Responsiveness under durable rewrites", for how to build it).
+#
 # Installs what the peers need (Debian: inotify-tools, watchman, python3-watchdog,
 # python3-pywatchman, python3-matplotlib) when missing, builds the release products, rewrites the
-# "## Core: …" and "## Live: …" sections of docs/BENCHMARKS.md and draws docs/benchmarks/*.png
+# "## Core: …", "## Live: …" and "## Responsiveness …" sections of docs/BENCHMARKS.md and draws docs/benchmarks/*.png
 # (skipped with a note when matplotlib is unavailable). Work files: Benchmarks/work/.
 set -eu
 cd "$(dirname "$0")/.."
@@ -66,6 +71,14 @@ if [ "$quick" = yes ]; then "$bin" core --quick $docs_args; else "$bin" core $do
 for sub in latency fanout writes startup targets; do
     "$bin" "$sub" $live_args --command "$command_text"
 done
+quick_flag=""; [ "$quick" = yes ] && quick_flag="--quick"
+before="${BOOKS_BEFORE_BOOKSD:-}"
+if [ -n "$before" ]; then
+    "$bin" responsiveness $quick_flag $docs_args --booksd-before "$before" \
+        --command "BOOKS_BEFORE_BOOKSD=$before $command_text"
+else
+    "$bin" responsiveness $quick_flag $docs_args --command "$command_text"
+fi
 
 if [ "$docs_args" != "--no-docs" ] || [ "$quick" = no ]; then
     out=docs/benchmarks

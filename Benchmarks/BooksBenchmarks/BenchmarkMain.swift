@@ -4,6 +4,8 @@ import Glibc
 /// - `core [--quick] [--work-dir DIR] [--docs FILE|--no-docs]`: parse/diff against a Python peer.
 /// - `latency`, `fanout`, `writes`, `startup`, `targets` (`LiveOptions.usage`): the live daemon
 ///   against inotifywait, watchdog and watchman; `Benchmarks/run-all.sh` runs them all.
+/// - `responsiveness` (`ResponsivenessOptions.usage`): hello + ping round trips and hand edits while
+///   clients keep the file under durable rewrites, against the booksd from before the engine change.
 /// `core-rss FILE` is internal: the child process that measures peak memory after one parse.
 @main
 struct BenchmarkMain {
@@ -24,6 +26,9 @@ struct BenchmarkMain {
         case "core-rss":
             guard arguments.count == 1 else { fail("usage: BooksBenchmarks core-rss FILE") }
             RSSProbe.run(path: arguments[0])
+        case "responsiveness":
+            guard let options = ResponsivenessOptions(arguments: arguments) else { fail(ResponsivenessOptions.usage) }
+            ResponsivenessBenchmark(options: options).run()
         case "latency", "fanout", "writes", "startup", "targets":
             guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
             switch subcommand {
@@ -34,7 +39,8 @@ struct BenchmarkMain {
             default: TargetsReport(options: options).run()
             }
         default:
-            fail("usage: BooksBenchmarks core|latency|fanout|writes|startup|targets [options]\n\n" + CoreOptions.usage + "\n" + LiveOptions.usage)
+            fail("usage: BooksBenchmarks core|latency|fanout|writes|startup|targets|responsiveness [options]\n\n"
+                 + CoreOptions.usage + "\n" + LiveOptions.usage + "\n" + ResponsivenessOptions.usage)
         }
     }
 
