@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// Appends bytes to the end of a file durably, after proving the file is still the version the
@@ -29,15 +30,11 @@ public enum AppendWriter {
         }
         guard FileIdentity(before) == expected else { throw .changedDuringWrite(path: path) }
         // The intent record lets a restart cut off an append torn by a crash (a write can be
-        // interrupted between two pages): the original size, then the bytes being appended.
+        // interrupted between two pages): the file appended to, its size before, the bytes.
         let intent = intentPath(for: path)
-        var record = Array("\(before.st_size)\n".utf8)
-        record.append(contentsOf: bytes)
-        guard writeWhole(record, to: intent) else {
-            let code = errno
-            unlink(intent)   // e.g. ENOSPC: never leave a partial intent record behind
-            throw .system(path: intent, operation: "write", errno: code)
-        }
+        let record = AppendIntentRecord(device: UInt64(before.st_dev), inode: UInt64(before.st_ino),
+                                        originalSize: Int(before.st_size), payload: bytes)
+        try AppendIntentRecord.write(record, at: intent)
         defer { unlink(intent) }
         var written = 0
         while written < bytes.count {
@@ -83,33 +80,71 @@ public enum AppendWriter {
 
     /// After a crash: when an intent record shows an append that did not complete — the file is
     /// longer than before the append but holds only a prefix of the appended bytes — cuts the
-    /// file back to its size before the append. Returns a description of what it did, if anything.
+    /// file back to its size before the append. Returns a description of what it did, if anything
+    /// (for the log): also when a record was ignored because it cannot be trusted (a symbolic
+    /// link, not a regular file, not owned by this user, not mode 0600, a failed self-check, or a
+    /// record for another file). Such a record is never followed and is removed.
     @discardableResult
     public static func recover(path: String) -> String? {
         let intent = intentPath(for: path)
-        guard case .present(let record, _) = FileReader.read(intent) else { return nil }
+        let leftovers = removeIntentTemporaries(beside: path)
+        var notes: [String] = []
+        if !leftovers.isEmpty { notes.append("removed unfinished append intent records: \(leftovers.joined(separator: ", "))") }
         defer { unlink(intent) }
-        guard let newline = record.firstIndex(of: 0x0A),
-              let original = Int(String(decoding: record[..<newline], as: UTF8.self)) else { return nil }
-        let payload = Array(record[(newline + 1)...])
-        guard case .present(let content, _) = FileReader.read(path), content.count > original,
-              content.count < original + payload.count else { return nil }
-        let tail = content[original...]
-        guard payload.starts(with: tail) else { return nil }
-        guard truncate(path, off_t(original)) == 0 else { return nil }
+        switch AppendIntentRecord.readTrusted(at: intent) {
+        case nil:
+            break
+        case .failure(let problem):
+            notes.append("ignored and removed the append intent record \(intent): \(problem)")
+        case .success(let record):
+            notes.append(contentsOf: cutTornAppend(record, path: path, intent: intent).map { [$0] } ?? [])
+        }
+        return notes.isEmpty ? nil : notes.joined(separator: "; ")
+    }
+
+    /// Cuts the torn append `record` describes off `path`, if the file is that file and holds a
+    /// torn prefix of the payload.
+    static func cutTornAppend(_ record: AppendIntentRecord, path: String, intent: String) -> String? {
+        let fd = open(path, O_RDWR | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var s = stat()
+        guard fstat(fd, &s) == 0, s.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard UInt64(s.st_dev) == record.device, UInt64(s.st_ino) == record.inode else {
+            return "ignored the append intent record \(intent): it is for another file (inode \(record.inode), "
+                + "the book file is inode \(s.st_ino))"
+        }
+        let size = Int(s.st_size), original = record.originalSize
+        guard size > original, size < original + record.payload.count else { return nil }
+        var tail = [UInt8](repeating: 0, count: size - original)
+        var got = 0
+        while got < tail.count {
+            let n = tail.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, $0.count - got, off_t(original + got)) }
+            if n < 0 { if errno == EINTR { continue }; return nil }
+            if n == 0 { return nil }
+            got += n
+        }
+        guard record.payload.starts(with: tail) else { return nil }
+        guard ftruncate(fd, off_t(original)) == 0 else { return nil }
+        fsync(fd)
         return "cut off \(tail.count) bytes of an append interrupted by a crash"
     }
 
-    static func writeWhole(_ bytes: [UInt8], to path: String) -> Bool {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if n < 0 { if errno == EINTR { continue }; return false }
-            written += n
+    /// Removes the temporary files a killed `AppendIntentRecord.write` left (never followed:
+    /// unlink removes a name only); returns their names.
+    static func removeIntentTemporaries(beside path: String) -> [String] {
+        let parts = PathParts(path)
+        let prefix = PathParts(intentPath(for: path)).base + "-"
+        guard let dir = opendir(parts.directory) else { return [] }
+        defer { closedir(dir) }
+        var removed: [String] = []
+        while let entry = readdir(dir) {
+            let name = String(cString: books_dirent_name(entry))
+            if name.hasPrefix(prefix), name.utf8.count == prefix.utf8.count + 6,
+               unlink(parts.directory + "/" + name) == 0 {
+                removed.append(name)
+            }
         }
-        return true
+        return removed
     }
 }

@@ -175,7 +175,7 @@ import BooksCore
         let original = lines(["1|Dune|Herbert"])
         let payload = lines(["2|Emma|Austen", "3|Ulysses|Joyce"])
         dir.write("books.txt", original + payload.prefix(20))   // the crash hit mid-append
-        dir.write(".books.txt.booksd-append-intent", Array("\(original.count)\n".utf8) + payload)
+        writeIntent(original: original.count, payload: payload, in: dir)
         #expect(AppendWriter.recover(path: dir.file("books.txt")) != nil)
         #expect(dir.read("books.txt") == original)
         #expect(dir.names() == ["books.txt"])
@@ -187,8 +187,16 @@ import BooksCore
         let original = lines(["1|Dune|Herbert"])
         let payload = lines(["2|Emma|Austen"])
         dir.write("books.txt", original + payload)
-        dir.write(".books.txt.booksd-append-intent", Array("\(original.count)\n".utf8) + payload)
+        writeIntent(original: original.count, payload: payload, in: dir)
         #expect(AppendWriter.recover(path: dir.file("books.txt")) == nil)
         #expect(dir.read("books.txt") == original + payload)
+    }
+
+    /// The intent record the writer makes before appending `payload` to a file of `original` bytes.
+    func writeIntent(original: Int, payload: [UInt8], in dir: TemporaryDirectory) {
+        guard let identity = FileIdentity.of(path: dir.file("books.txt")) else { Issue.record("stat"); return }
+        let record = AppendIntentRecord(device: identity.device, inode: identity.inode, originalSize: original,
+                                        payload: payload)
+        #expect(throws: Never.self) { try AppendIntentRecord.write(record, at: dir.file(".books.txt.booksd-append-intent")) }
     }
 }
