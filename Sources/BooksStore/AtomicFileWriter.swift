@@ -39,8 +39,10 @@ public enum AtomicFileWriter {
             if !renamed { unlink(temporary) }
         }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        // Kept open to the end: its inode tells the daemon's own temporary file from anything
+        // another process moves to the temporary name meanwhile.
+        defer { close(fd) }
         do {
-            defer { close(fd) }
             var existing = stat()
             if stat(target, &existing) == 0 {
                 fchmod(fd, existing.st_mode & 0o7777)
@@ -66,6 +68,9 @@ public enum AtomicFileWriter {
         let now = FileIdentity.of(path: target)
         if let expected, now != expected { throw .changedDuringWrite(path: path) }
         if expectMissing, now != nil { throw .changedDuringWrite(path: path) }
+        var ownStat = stat()
+        guard fstat(fd, &ownStat) == 0 else { throw .system(path: temporary, operation: "fstat", errno: errno) }
+        let own = (device: UInt64(ownStat.st_dev), inode: UInt64(ownStat.st_ino))
         if let expected, let isExpectedContent {
             // Close the window between the check above and the rename: exchange the two entries,
             // then prove that what was replaced is exactly the version read (same inode, same
@@ -84,15 +89,15 @@ public enum AtomicFileWriter {
                     checked = identity
                 }
                 guard let checked, !replaced.writerArrived else {
-                    guard books_rename_exchange(temporary, target) == 0 else {
-                        renamed = true   // keep the user's file, now at the temporary name
-                        throw .system(path: temporary, operation: "put back a concurrent edit of \(target) (kept at)", errno: errno)
-                    }
+                    renamed = true   // from here on, the temporary name is only removed when it is our inode
+                    try putBack(temporary: temporary, target: target, own: own, path: path)
                     throw .changedDuringWrite(path: path)   // the guard's deinit lets a waiting writer go on
                 }
                 syncDirectory(parts.directory)
-                unlink(temporary)   // the replaced version
                 renamed = true
+                // The replaced version; anything else moved to the temporary name meanwhile is
+                // never deleted (it stays, and is kept in a recovery file at the next start).
+                if entry(temporary, is: (checked.device, checked.inode)) { unlink(temporary) }
                 guard let identity = FileIdentity.of(path: target) else {
                     throw .system(path: target, operation: "stat", errno: errno)
                 }
@@ -115,6 +120,44 @@ public enum AtomicFileWriter {
             throw .system(path: target, operation: "stat", errno: errno)
         }
         return AtomicWriteResult(identity: identity, lateEdit: nil)
+    }
+
+    /// Undoes a refused swap: exchanges the entries back, so the version that was replaced is at
+    /// `target` again and the daemon's file at `temporary`. When another program moved a file onto
+    /// `target` meanwhile (an editor's `mv` during the content check), that file is what comes
+    /// back to the temporary name: it is moved back to `target` (the newest version stays in
+    /// place) and the version it replaced is kept in a recovery file; nothing but the daemon's
+    /// own inode is ever unlinked.
+    static func putBack(temporary: String, target: String, own: (device: UInt64, inode: UInt64),
+                        path: String) throws(StoreError) {
+        guard books_rename_exchange(temporary, target) == 0 else {
+            // Keep the user's file, now at the temporary name.
+            throw .system(path: temporary, operation: "put back a concurrent edit of \(target) (kept at)", errno: errno)
+        }
+        if entry(temporary, is: own) {
+            unlink(temporary)
+            return
+        }
+        var s = stat()
+        guard lstat(temporary, &s) == 0 else { return }   // nothing there any more
+        // Another program's file came back to the temporary name: it was moved onto the path
+        // after the swap, so it is the newest version. Put it back at the path; the version it
+        // replaced then comes to the temporary name and is kept in a recovery file.
+        _ = books_rename_exchange(temporary, target)
+        if entry(temporary, is: own) {
+            unlink(temporary)
+            syncDirectory(PathParts(target).directory)
+            throw .changedDuringWrite(path: path)
+        }
+        let kept = RecoveryFile.move(temporary, beside: target) ?? temporary
+        syncDirectory(PathParts(target).directory)
+        throw .concurrentEditKept(path: path, keptAt: kept)
+    }
+
+    /// Whether the directory entry `path` (not followed) is the inode `identity`.
+    static func entry(_ path: String, is identity: (device: UInt64, inode: UInt64)) -> Bool {
+        var s = stat()
+        return lstat(path, &s) == 0 && UInt64(s.st_dev) == identity.device && UInt64(s.st_ino) == identity.inode
     }
 
     static func syncDirectory(_ path: String) {

@@ -14,6 +14,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case changedDuringWrite(path: String)
     /// A save named a book that the document does not hold.
     case unknownBook(String)
+    /// Two programs replaced the file while a write was being checked: the write was not done, the
+    /// newest version is at `path`, and the other one was kept at `keptAt` (never deleted).
+    case concurrentEditKept(path: String, keptAt: String)
 
     public var description: String {
         switch self {
@@ -24,6 +27,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidContent(let path, let detail): return "\(path): \(detail)"
         case .changedDuringWrite(let path): return "\(path) changed while the write was prepared"
         case .unknownBook(let id): return "no book with id \(id)"
+        case .concurrentEditKept(let path, let kept):
+            return "\(path) was replaced twice while a write was checked; the write was not done, "
+                + "the newest version is in place and the one it replaced was kept in \(kept)"
         }
     }
 
