@@ -168,21 +168,14 @@ public enum AtomicFileWriter {
         }
     }
 
-    /// Removes temporary files a killed writer left beside `path`; returns their names.
+    /// Removes temporary files a killed writer left beside `path`; returns their names. A leftover
+    /// whose content differs from the book file (a user's version the writer had swapped out when
+    /// it was killed) is not removed but kept in a recovery file: its entry then reads
+    /// `.books.txt.booksd-XXXXXX (kept in books.txt.recovered-…)`. See `cleanUpStaleTemporaries`.
     @discardableResult
     public static func removeStaleTemporaries(beside path: String) -> [String] {
-        let parts = PathParts(resolveSymlink(path))
-        let prefix = temporaryPrefix(for: parts.directory + "/" + parts.base)
-        guard let dir = opendir(parts.directory) else { return [] }
-        defer { closedir(dir) }
-        var removed: [String] = []
-        while let entry = readdir(dir) {
-            let name = String(cString: books_dirent_name(entry))
-            if name.hasPrefix(prefix), name.count == prefix.count + 6 {
-                if unlink(parts.directory + "/" + name) == 0 { removed.append(name) }
-            }
-        }
-        return removed
+        let found = cleanUpStaleTemporaries(beside: path)
+        return found.removed + found.kept.map { "\($0.name) (its content differs from the book file: kept in \($0.keptAt))" }
     }
 
     static func resolveSymlink(_ path: String) -> String {
