@@ -17,6 +17,12 @@ public enum AppendWriter {
     /// its tail show (the caller can then skip reading it back), nil when someone else wrote too.
     @discardableResult
     public static func append(_ bytes: [UInt8], to path: String, expected: FileIdentity) throws(StoreError) -> FileIdentity? {
+        try append(bytes, to: path, expected: expected, writer: { Glibc.write($0, $1, $2) })
+    }
+
+    /// `append` with the `write(2)` it uses replaced (tests inject failures with it).
+    static func append(_ bytes: [UInt8], to path: String, expected: FileIdentity,
+                       writer: (Int32, UnsafeRawPointer, Int) -> Int) throws(StoreError) -> FileIdentity? {
         let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else {
             if errno == ENOENT { throw .changedDuringWrite(path: path) }
@@ -38,7 +44,7 @@ public enum AppendWriter {
         defer { unlink(intent) }
         var written = 0
         while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
+            let n = bytes.withUnsafeBytes { writer(fd, $0.baseAddress! + written, bytes.count - written) }
             if n < 0 {
                 if errno == EINTR { continue }
                 let code = errno
