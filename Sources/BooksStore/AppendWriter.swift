@@ -48,9 +48,11 @@ public enum AppendWriter {
             if n < 0 {
                 if errno == EINTR { continue }
                 let code = errno
-                // Nothing of a failed append may stay: cut the file back to its size before.
-                _ = ftruncate(fd, before.st_size)
-                throw .system(path: path, operation: "append to", errno: code)
+                // Nothing of a failed append may stay, but nothing another program wrote may go.
+                if cutBack(fd, to: Int(before.st_size), ours: Array(bytes[..<written])) {
+                    throw .system(path: path, operation: "append to", errno: code)
+                }
+                throw .appendLeftPartial(path: path, written: written, of: bytes.count, errno: code)
             }
             written += n
         }
@@ -76,6 +78,33 @@ public enum AppendWriter {
         var after = stat()
         guard tail == bytes, fstat(reader, &after) == 0, FileIdentity(after) == FileIdentity(now) else { return nil }
         return FileIdentity(after)
+    }
+
+    /// After a failed append: cuts the file back to `original` bytes only when it is exactly
+    /// `original` bytes plus `ours` (the part of the append that was written), so a row another
+    /// process appended at that moment is never cut. Returns whether the file holds nothing of
+    /// the append any more. (A writer that appends in the microseconds between the check and the
+    /// `ftruncate` can still lose its row: without a lock held by every writer this is the
+    /// narrowest the window gets.)
+    static func cutBack(_ fd: Int32, to original: Int, ours: [UInt8]) -> Bool {
+        if ours.isEmpty { return true }
+        var now = stat()
+        guard fstat(fd, &now) == 0, Int(now.st_size) == original + ours.count else { return false }
+        let reader = open("/proc/self/fd/\(fd)", O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard reader >= 0 else { return false }
+        defer { close(reader) }
+        var tail = [UInt8](repeating: 0, count: ours.count)
+        var got = 0
+        while got < tail.count {
+            let n = tail.withUnsafeMutableBytes { pread(reader, $0.baseAddress! + got, $0.count - got, off_t(original + got)) }
+            if n < 0 { if errno == EINTR { continue }; return false }
+            if n == 0 { return false }
+            got += n
+        }
+        guard tail == ours, fstat(fd, &now) == 0, Int(now.st_size) == original + ours.count,
+              ftruncate(fd, off_t(original)) == 0 else { return false }
+        _ = fdatasync(fd)
+        return true
     }
 
     /// The intent record's path for `path`: `.books.txt.booksd-append-intent`.

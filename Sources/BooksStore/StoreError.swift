@@ -14,6 +14,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case changedDuringWrite(path: String)
     /// A save named a book that the document does not hold.
     case unknownBook(String)
+    /// An append failed part-way (`errno`) and another program wrote to the file at that moment,
+    /// so the `written` bytes of the append (an incomplete row) were left in the file rather than
+    /// cut off with the other program's bytes: the append was not done, and the file needs a look.
+    case appendLeftPartial(path: String, written: Int, of: Int, errno: Int32)
     /// Two programs replaced the file while a write was being checked: the write was not done, the
     /// newest version is at `path`, and the other one was kept at `keptAt` (never deleted).
     case concurrentEditKept(path: String, keptAt: String)
@@ -27,6 +31,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidContent(let path, let detail): return "\(path): \(detail)"
         case .changedDuringWrite(let path): return "\(path) changed while the write was prepared"
         case .unknownBook(let id): return "no book with id \(id)"
+        case .appendLeftPartial(let path, let written, let total, let code):
+            return "append to \(path) failed after \(written) of \(total) bytes (\(String(cString: strerror(code)))) while "
+                + "another program wrote to the file: the append was not done, and its incomplete row was left in "
+                + "the file so as not to cut what the other program wrote (remove it by hand)"
         case .concurrentEditKept(let path, let kept):
             return "\(path) was replaced twice while a write was checked; the write was not done, "
                 + "the newest version is in place and the one it replaced was kept in \(kept)"
@@ -36,6 +44,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The errno behind the error, if any.
     public var errnoCode: Int32? {
         if case .system(_, _, let code) = self { return code }
+        if case .appendLeftPartial(_, _, _, let code) = self { return code }
         return nil
     }
 }
