@@ -16,16 +16,20 @@ public enum AppendWriter {
     /// the append when the file is exactly the expected content plus `bytes` as far as its size and
     /// its tail show (the caller can then skip reading it back), nil when someone else wrote too.
     @discardableResult
-    public static func append(_ bytes: [UInt8], to path: String, expected: FileIdentity) throws(StoreError) -> FileIdentity? {
-        try append(bytes, to: path, expected: expected, writer: { Glibc.write($0, $1, $2) })
+    public static func append(_ bytes: [UInt8], to path: String, expected: FileIdentity,
+                              allowSymlink: Bool = false) throws(StoreError) -> FileIdentity? {
+        try append(bytes, to: path, expected: expected, allowSymlink: allowSymlink, writer: { Glibc.write($0, $1, $2) })
     }
 
     /// `append` with the `write(2)` it uses replaced (tests inject failures with it).
-    static func append(_ bytes: [UInt8], to path: String, expected: FileIdentity,
+    static func append(_ bytes: [UInt8], to path: String, expected: FileIdentity, allowSymlink: Bool = false,
                        writer: (Int32, UnsafeRawPointer, Int) -> Int) throws(StoreError) -> FileIdentity? {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        // A symbolic link at the path is refused unless allowed (then its target is appended to).
+        let file = try FileReader.resolveBookPath(path, allowSymlink: allowSymlink).get()
+        let fd = open(file, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW)
         guard fd >= 0 else {
             if errno == ENOENT { throw .changedDuringWrite(path: path) }
+            if errno == ELOOP { throw .symlinkRefused(path: path, target: FileReader.linkTarget(file)) }
             throw .system(path: path, operation: "open for append", errno: errno)
         }
         defer { close(fd) }
@@ -63,7 +67,7 @@ public enum AppendWriter {
         }
         guard Int(now.st_size) == Int(before.st_size) + bytes.count else { return nil }
         // The tail must be exactly what was appended.
-        let reader = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        let reader = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW)
         guard reader >= 0 else { return nil }
         defer { close(reader) }
         var tail = [UInt8](repeating: 0, count: bytes.count)

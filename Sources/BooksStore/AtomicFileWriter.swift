@@ -6,9 +6,9 @@ import Glibc
 ///
 /// Guarantees: a reader sees either the old or the new content, never a mix; after `write`
 /// returns, the new content survives a crash or power loss; the existing file's permission bits
-/// (and, when running as root, its owner) are kept; a symlink at the path is followed, so its
-/// target is replaced and the link stays. On any failure the target is untouched and the
-/// temporary file is removed.
+/// (and, when running as root, its owner) are kept; a symlink at the path is refused unless
+/// `allowSymlink` and the link is owned by the effective user (then its target is replaced and the
+/// link stays). On any failure the target is untouched and the temporary file is removed.
 public enum AtomicFileWriter {
     /// The temporary-file prefix for `path`'s base name: `.books.txt.booksd-`.
     public static func temporaryPrefix(for path: String) -> String {
@@ -26,9 +26,9 @@ public enum AtomicFileWriter {
     /// check is waited for, and what it wrote is returned as `lateEdit` for the caller to apply.
     @discardableResult
     public static func write(_ bytes: [UInt8], to path: String, expected: FileIdentity? = nil,
-                             expectMissing: Bool = false,
+                             expectMissing: Bool = false, allowSymlink: Bool = false,
                              isExpectedContent: (([UInt8]) -> Bool)? = nil) throws(StoreError) -> AtomicWriteResult {
-        let target = resolveSymlink(path)
+        let target = try FileReader.resolveBookPath(path, allowSymlink: allowSymlink).get()
         let parts = PathParts(target)
         var template = Array((parts.directory + "/" + temporaryPrefix(for: target) + "XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }

@@ -66,6 +66,7 @@ extension BookStore {
         let format = configuration.format
         var written = try AtomicFileWriter.write(fileBytes, to: configuration.path, expected: expected,
                                                  expectMissing: expected == nil,
+                                                 allowSymlink: configuration.allowSymlink,
                                                  isExpectedContent: { version in
             // The version replaced must be the one planned on.
             switch format {
@@ -104,12 +105,14 @@ extension BookStore {
             inserted.append(book)
         }
         guard payload.count <= 1 << 20 else { return nil }
-        if let identity = try AppendWriter.append(payload, to: configuration.path, expected: expected) {
+        if let identity = try AppendWriter.append(payload, to: configuration.path, expected: expected,
+                                                  allowSymlink: configuration.allowSymlink) {
             // The file is the content we had plus our rows: no need to read it back.
             return SaveResult(splice: .append(payload, to: document.bytes.count), identity: identity, remapped: remapped,
                               inserted: inserted, appended: payload)
         }
-        switch FileReader.compare(configuration.path, with: document.bytes, sizeLimit: configuration.sizeLimit) {
+        switch FileReader.compare(configuration.path, with: document.bytes, sizeLimit: configuration.sizeLimit,
+                                  allowSymlink: configuration.allowSymlink) {
         case .unchanged(let identity):
             return SaveResult(splice: ByteSplice(range: 0..<0, replacement: []), identity: identity, remapped: remapped,
                               inserted: inserted, appended: payload)
@@ -135,7 +138,8 @@ extension BookStore {
 
     /// The shared fetch: read, then convert to canonical text.
     func fetchUsingFormat() -> BookStoreSnapshot {
-        switch FileReader.read(configuration.path, sizeLimit: configuration.sizeLimit) {
+        switch FileReader.read(configuration.path, sizeLimit: configuration.sizeLimit,
+                               allowSymlink: configuration.allowSymlink) {
         case .missing: return .missing
         case .unavailable(let error): return .unavailable(error)
         case .present(let bytes, let identity):
@@ -160,13 +164,21 @@ public struct TextBookStore: BookStore {
         configuration = BookStoreConfiguration(path: path, format: .text, lineLimit: lineLimit)
     }
 
+    /// Creates a text store for `configuration` (its format is taken as `.text`).
+    public init(configuration: BookStoreConfiguration) {
+        var configuration = configuration
+        configuration.format = .text
+        self.configuration = configuration
+    }
+
     public func fetch() -> BookStoreSnapshot { fetchUsingFormat() }
 
     /// Reads the file in cache-sized chunks and compares as it goes (`FileReader.compare`): no
     /// second file-sized buffer.
     public func compare(with document: BookDocument) -> FileComparison {
         readBuffer.withBuffer { buffer in
-            FileReader.compare(configuration.path, with: document.bytes, sizeLimit: configuration.sizeLimit, buffer: buffer)
+            FileReader.compare(configuration.path, with: document.bytes, sizeLimit: configuration.sizeLimit, buffer: buffer,
+                               allowSymlink: configuration.allowSymlink)
         }
     }
 
@@ -184,6 +196,14 @@ public struct JSONBookStore: BookStore {
     /// Creates a JSON store for `path`.
     public init(path: String) {
         configuration = BookStoreConfiguration(path: path, format: .json, lineLimit: .max)
+    }
+
+    /// Creates a JSON store for `configuration` (its format is taken as `.json`, no line limit).
+    public init(configuration: BookStoreConfiguration) {
+        var configuration = configuration
+        configuration.format = .json
+        configuration.lineLimit = .max
+        self.configuration = configuration
     }
 
     public func fetch() -> BookStoreSnapshot {
@@ -206,10 +226,15 @@ public struct JSONBookStore: BookStore {
     }
 }
 
-/// Makes the store for a configuration.
+/// Makes the store for a configuration (symbolic links at `path` refused: see the other overload).
 public func makeBookStore(path: String, format: BookFileFormat, lineLimit: Int) -> any BookStore {
-    switch format {
-    case .text: return TextBookStore(path: path, lineLimit: lineLimit)
-    case .json: return JSONBookStore(path: path)
+    makeBookStore(configuration: BookStoreConfiguration(path: path, format: format, lineLimit: lineLimit))
+}
+
+/// Makes the store for `configuration`, e.g. with `allowSymlink` from the daemon's configuration.
+public func makeBookStore(configuration: BookStoreConfiguration) -> any BookStore {
+    switch configuration.format {
+    case .text: return TextBookStore(configuration: configuration)
+    case .json: return JSONBookStore(configuration: configuration)
     }
 }

@@ -4,6 +4,12 @@ import Glibc
 public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The path exists but is not a regular file (a directory, FIFO, socket, device).
     case notARegularFile(path: String, kind: String)
+    /// The book path is a symbolic link and the store does not follow links
+    /// (`BookStoreConfiguration.allowSymlink` is off): nothing is read or written through it.
+    case symlinkRefused(path: String, target: String)
+    /// The book path is a symbolic link owned by another user than the daemon's: not followed,
+    /// even with `allowSymlink`.
+    case symlinkNotOwned(path: String, target: String, owner: uid_t)
     /// A system call failed.
     case system(path: String, operation: String, errno: Int32)
     /// The file is larger than the store accepts.
@@ -25,6 +31,13 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notARegularFile(let path, let kind): return "\(path) is a \(kind), not a regular file"
+        case .symlinkRefused(let path, let target):
+            return "\(path) is a symbolic link (to \(target)); booksd does not follow it by default, so it reads "
+                + "and rewrites no other file: replace the link with the file, or set allow_symlink = true to follow "
+                + "links owned by the daemon's user"
+        case .symlinkNotOwned(let path, let target, let owner):
+            return "\(path) is a symbolic link (to \(target)) owned by uid \(owner), not by the daemon's user "
+                + "(uid \(geteuid())): it is not followed, even with allow_symlink"
         case .system(let path, let operation, let code):
             return "\(operation) \(path): \(String(cString: strerror(code)))"
         case .tooLarge(let path, let size, let limit): return "\(path) is \(size) bytes, more than the \(limit)-byte limit"
