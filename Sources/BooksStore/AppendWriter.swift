@@ -39,6 +39,7 @@ public enum AppendWriter {
             throw .notARegularFile(path: path, kind: FileReader.kindName(before.st_mode))
         }
         guard FileIdentity(before) == expected else { throw .changedDuringWrite(path: path) }
+        try FileFidelity.checkWritable(before, path: file)   // root too: a 0444 file is read-only
         // The intent record lets a restart cut off an append torn by a crash (a write can be
         // interrupted between two pages): the file appended to, its size before, the bytes.
         let intent = intentPath(for: path)

@@ -5,10 +5,11 @@ import Glibc
 /// `rename` over the target, `fsync` of the directory.
 ///
 /// Guarantees: a reader sees either the old or the new content, never a mix; after `write`
-/// returns, the new content survives a crash or power loss; the existing file's permission bits
-/// (and, when running as root, its owner) are kept; a symlink at the path is refused unless
-/// `allowSymlink` and the link is owned by the effective user (then its target is replaced and the
-/// link stays). On any failure the target is untouched and the temporary file is removed.
+/// returns, the new content survives a crash or power loss; the existing file's permission bits,
+/// owner and group, and extended attributes (ACLs included) are kept, or the write is refused
+/// (`FileFidelity`), as is the rewrite of a file the daemon has no write permission on; a symlink
+/// at the path is refused unless `allowSymlink` and the link is owned by the effective user (then
+/// its target is replaced and the link stays). On any failure the target is untouched and the temporary file is removed.
 public enum AtomicFileWriter {
     /// The temporary-file prefix for `path`'s base name: `.books.txt.booksd-`.
     public static func temporaryPrefix(for path: String) -> String {
@@ -44,9 +45,12 @@ public enum AtomicFileWriter {
         defer { close(fd) }
         do {
             var existing = stat()
-            if stat(target, &existing) == 0 {
-                fchmod(fd, existing.st_mode & 0o7777)
-                if geteuid() == 0 { _ = fchown(fd, existing.st_uid, existing.st_gid) }
+            if lstat(target, &existing) == 0 {
+                if existing.st_mode & S_IFMT == S_IFLNK {   // appeared since the path was resolved
+                    throw StoreError.symlinkRefused(path: path, target: FileReader.linkTarget(target))
+                }
+                try FileFidelity.checkWritable(existing, path: target)
+                try FileFidelity.copy(from: target, existing, to: fd)
             } else {
                 fchmod(fd, 0o666 & ~currentUmask())
             }

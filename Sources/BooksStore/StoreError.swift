@@ -10,6 +10,14 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The book path is a symbolic link owned by another user than the daemon's: not followed,
     /// even with `allowSymlink`.
     case symlinkNotOwned(path: String, target: String, owner: uid_t)
+    /// The file has no write permission for the daemon (e.g. mode 0444, for root too): it is
+    /// treated as read-only and never rewritten or appended to.
+    case readOnlyFile(path: String, mode: mode_t)
+    /// A rewrite could not keep the file's owner and group (a non-root daemon cannot give a file
+    /// to another user): refused rather than silently change them.
+    case cannotKeepOwner(path: String, owner: uid_t, group: gid_t, errno: Int32)
+    /// A rewrite could not keep an extended attribute (an ACL is `system.posix_acl_access`).
+    case cannotKeepAttribute(path: String, name: String, errno: Int32)
     /// A system call failed.
     case system(path: String, operation: String, errno: Int32)
     /// The file is larger than the store accepts.
@@ -38,6 +46,16 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .symlinkNotOwned(let path, let target, let owner):
             return "\(path) is a symbolic link (to \(target)) owned by uid \(owner), not by the daemon's user "
                 + "(uid \(geteuid())): it is not followed, even with allow_symlink"
+        case .readOnlyFile(let path, let mode):
+            return "\(path) is read-only for booksd (mode \(String(mode, radix: 8))): it is not rewritten; "
+                + "give the daemon's user write permission (e.g. chmod u+w) to allow client writes"
+        case .cannotKeepOwner(let path, let owner, let group, let code):
+            return "\(path) belongs to uid \(owner), gid \(group), which booksd (uid \(geteuid())) cannot give "
+                + "to the rewritten file (\(String(cString: strerror(code)))): not rewritten; run booksd as "
+                + "the file's owner, or give the file to the daemon's user and group"
+        case .cannotKeepAttribute(let path, let name, let code):
+            return "the rewritten \(path) cannot keep the extended attribute \(name) "
+                + "(\(String(cString: strerror(code)))): not rewritten"
         case .system(let path, let operation, let code):
             return "\(operation) \(path): \(String(cString: strerror(code)))"
         case .tooLarge(let path, let size, let limit): return "\(path) is \(size) bytes, more than the \(limit)-byte limit"
