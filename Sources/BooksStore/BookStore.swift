@@ -59,9 +59,14 @@ extension BookStore {
     public func writeCanonical(_ canonical: [UInt8], replacing replaced: [UInt8],
                                expected: FileIdentity?) throws(StoreError) -> AtomicWriteResult {
         let fileBytes: [UInt8]
+        // JSON: the exact file replaced, whose unknown members are carried through.
+        var replacedFile: [UInt8]?
         switch configuration.format {
         case .text: fileBytes = canonical
-        case .json: fileBytes = BookFileFormat.json.fileBytes(for: BookDocument(parsing: canonical, lineLimit: .max))
+        case .json:
+            let extras: JSONExtraMembers
+            (replacedFile, extras) = try jsonFileToReplace(expected: expected)
+            fileBytes = extras.fileBytes(for: BookDocument(parsing: canonical, lineLimit: .max))
         }
         let format = configuration.format
         var written = try AtomicFileWriter.write(fileBytes, to: configuration.path, expected: expected,
@@ -71,7 +76,10 @@ extension BookStore {
             // The version replaced must be the one planned on.
             switch format {
             case .text: return ByteComparison.equal(version, replaced)
-            case .json: return (try? format.canonicalText(from: version)).map { ByteComparison.equal($0, replaced) } ?? false
+            case .json:
+                // Byte for byte: an edit of an unknown member alone must not be overwritten either.
+                if let replacedFile { return ByteComparison.equal(version, replacedFile) }
+                return (try? format.canonicalText(from: version)).map { ByteComparison.equal($0, replaced) } ?? false
             }
         })
         if let late = written.lateEdit, format == .json {
@@ -83,6 +91,26 @@ extension BookStore {
             }
         }
         return written
+    }
+
+    /// For a JSON rewrite: reads the file being replaced (it must be `expected`, else
+    /// `.changedDuringWrite`) and scans it for members other than id, name and author, so that
+    /// the rewrite keeps them (`JSONExtraMembers`). A file that cannot be scanned is not rewritten.
+    func jsonFileToReplace(expected: FileIdentity?) throws(StoreError) -> ([UInt8]?, JSONExtraMembers) {
+        guard let expected else { return (nil, JSONExtraMembers()) }
+        switch FileReader.read(configuration.path, sizeLimit: configuration.sizeLimit,
+                               allowSymlink: configuration.allowSymlink) {
+        case .present(let bytes, let identity):
+            guard identity == expected else { throw .changedDuringWrite(path: configuration.path) }
+            do {
+                return (bytes, try JSONExtraMembers.scan(bytes))
+            } catch {
+                throw .invalidContent(path: configuration.path, detail: "its members other than id, name and author "
+                    + "could not be read to keep them (\(error)); not rewritten")
+            }
+        case .missing: throw .changedDuringWrite(path: configuration.path)
+        case .unavailable(let error): throw error
+        }
     }
 
     /// The fast path for a save that only inserts into a text file: the new rows are appended in
