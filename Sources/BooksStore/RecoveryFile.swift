@@ -18,6 +18,7 @@ public enum RecoveryFile {
             written += n
         }
         guard fsync(fd) == 0 else { return nil }
+        AtomicFileWriter.syncDirectory(PathParts(target).directory)
         return target
     }
 
