@@ -9,7 +9,8 @@ import Glibc
 /// owner and group, and extended attributes (ACLs included) are kept, or the write is refused
 /// (`FileFidelity`), as is the rewrite of a file the daemon has no write permission on; a symlink
 /// at the path is refused unless `allowSymlink` and the link is owned by the effective user (then
-/// its target is replaced and the link stays). On any failure the target is untouched and the temporary file is removed.
+/// its target is replaced and the link stays). On any failure the target is untouched and the
+/// temporary file is removed (only ever the daemon's own inode: see `putBack`).
 public enum AtomicFileWriter {
     /// The temporary-file prefix for `path`'s base name: `.books.txt.booksd-`.
     public static func temporaryPrefix(for path: String) -> String {
