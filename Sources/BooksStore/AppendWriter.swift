@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// Appends bytes to the end of a file durably, after proving the file is still the version the
@@ -15,10 +16,20 @@ public enum AppendWriter {
     /// the append when the file is exactly the expected content plus `bytes` as far as its size and
     /// its tail show (the caller can then skip reading it back), nil when someone else wrote too.
     @discardableResult
-    public static func append(_ bytes: [UInt8], to path: String, expected: FileIdentity) throws(StoreError) -> FileIdentity? {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+    public static func append(_ bytes: [UInt8], to path: String, expected: FileIdentity,
+                              allowSymlink: Bool = false) throws(StoreError) -> FileIdentity? {
+        try append(bytes, to: path, expected: expected, allowSymlink: allowSymlink, writer: { Glibc.write($0, $1, $2) })
+    }
+
+    /// `append` with the `write(2)` it uses replaced (tests inject failures with it).
+    static func append(_ bytes: [UInt8], to path: String, expected: FileIdentity, allowSymlink: Bool = false,
+                       writer: (Int32, UnsafeRawPointer, Int) -> Int) throws(StoreError) -> FileIdentity? {
+        // A symbolic link at the path is refused unless allowed (then its target is appended to).
+        let file = try FileReader.resolveBookPath(path, allowSymlink: allowSymlink).get()
+        let fd = open(file, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW)
         guard fd >= 0 else {
             if errno == ENOENT { throw .changedDuringWrite(path: path) }
+            if errno == ELOOP { throw .symlinkRefused(path: path, target: FileReader.linkTarget(file)) }
             throw .system(path: path, operation: "open for append", errno: errno)
         }
         defer { close(fd) }
@@ -28,26 +39,25 @@ public enum AppendWriter {
             throw .notARegularFile(path: path, kind: FileReader.kindName(before.st_mode))
         }
         guard FileIdentity(before) == expected else { throw .changedDuringWrite(path: path) }
+        try FileFidelity.checkWritable(before, path: file)   // root too: a 0444 file is read-only
         // The intent record lets a restart cut off an append torn by a crash (a write can be
-        // interrupted between two pages): the original size, then the bytes being appended.
+        // interrupted between two pages): the file appended to, its size before, the bytes.
         let intent = intentPath(for: path)
-        var record = Array("\(before.st_size)\n".utf8)
-        record.append(contentsOf: bytes)
-        guard writeWhole(record, to: intent) else {
-            let code = errno
-            unlink(intent)   // e.g. ENOSPC: never leave a partial intent record behind
-            throw .system(path: intent, operation: "write", errno: code)
-        }
+        let record = AppendIntentRecord(device: UInt64(before.st_dev), inode: UInt64(before.st_ino),
+                                        originalSize: Int(before.st_size), payload: bytes)
+        try AppendIntentRecord.write(record, at: intent)
         defer { unlink(intent) }
         var written = 0
         while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
+            let n = bytes.withUnsafeBytes { writer(fd, $0.baseAddress! + written, bytes.count - written) }
             if n < 0 {
                 if errno == EINTR { continue }
                 let code = errno
-                // Nothing of a failed append may stay: cut the file back to its size before.
-                _ = ftruncate(fd, before.st_size)
-                throw .system(path: path, operation: "append to", errno: code)
+                // Nothing of a failed append may stay, but nothing another program wrote may go.
+                if cutBack(fd, to: Int(before.st_size), ours: Array(bytes[..<written])) {
+                    throw .system(path: path, operation: "append to", errno: code)
+                }
+                throw .appendLeftPartial(path: path, written: written, of: bytes.count, errno: code)
             }
             written += n
         }
@@ -58,7 +68,7 @@ public enum AppendWriter {
         }
         guard Int(now.st_size) == Int(before.st_size) + bytes.count else { return nil }
         // The tail must be exactly what was appended.
-        let reader = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        let reader = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW)
         guard reader >= 0 else { return nil }
         defer { close(reader) }
         var tail = [UInt8](repeating: 0, count: bytes.count)
@@ -75,6 +85,33 @@ public enum AppendWriter {
         return FileIdentity(after)
     }
 
+    /// After a failed append: cuts the file back to `original` bytes only when it is exactly
+    /// `original` bytes plus `ours` (the part of the append that was written), so a row another
+    /// process appended at that moment is never cut. Returns whether the file holds nothing of
+    /// the append any more. (A writer that appends in the microseconds between the check and the
+    /// `ftruncate` can still lose its row: without a lock held by every writer this is the
+    /// narrowest the window gets.)
+    static func cutBack(_ fd: Int32, to original: Int, ours: [UInt8]) -> Bool {
+        if ours.isEmpty { return true }
+        var now = stat()
+        guard fstat(fd, &now) == 0, Int(now.st_size) == original + ours.count else { return false }
+        let reader = open("/proc/self/fd/\(fd)", O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard reader >= 0 else { return false }
+        defer { close(reader) }
+        var tail = [UInt8](repeating: 0, count: ours.count)
+        var got = 0
+        while got < tail.count {
+            let n = tail.withUnsafeMutableBytes { pread(reader, $0.baseAddress! + got, $0.count - got, off_t(original + got)) }
+            if n < 0 { if errno == EINTR { continue }; return false }
+            if n == 0 { return false }
+            got += n
+        }
+        guard tail == ours, fstat(fd, &now) == 0, Int(now.st_size) == original + ours.count,
+              ftruncate(fd, off_t(original)) == 0 else { return false }
+        _ = fdatasync(fd)
+        return true
+    }
+
     /// The intent record's path for `path`: `.books.txt.booksd-append-intent`.
     public static func intentPath(for path: String) -> String {
         let parts = PathParts(path)
@@ -83,33 +120,71 @@ public enum AppendWriter {
 
     /// After a crash: when an intent record shows an append that did not complete — the file is
     /// longer than before the append but holds only a prefix of the appended bytes — cuts the
-    /// file back to its size before the append. Returns a description of what it did, if anything.
+    /// file back to its size before the append. Returns a description of what it did, if anything
+    /// (for the log): also when a record was ignored because it cannot be trusted (a symbolic
+    /// link, not a regular file, not owned by this user, not mode 0600, a failed self-check, or a
+    /// record for another file). Such a record is never followed and is removed.
     @discardableResult
     public static func recover(path: String) -> String? {
         let intent = intentPath(for: path)
-        guard case .present(let record, _) = FileReader.read(intent) else { return nil }
+        let leftovers = removeIntentTemporaries(beside: path)
+        var notes: [String] = []
+        if !leftovers.isEmpty { notes.append("removed unfinished append intent records: \(leftovers.joined(separator: ", "))") }
         defer { unlink(intent) }
-        guard let newline = record.firstIndex(of: 0x0A),
-              let original = Int(String(decoding: record[..<newline], as: UTF8.self)) else { return nil }
-        let payload = Array(record[(newline + 1)...])
-        guard case .present(let content, _) = FileReader.read(path), content.count > original,
-              content.count < original + payload.count else { return nil }
-        let tail = content[original...]
-        guard payload.starts(with: tail) else { return nil }
-        guard truncate(path, off_t(original)) == 0 else { return nil }
+        switch AppendIntentRecord.readTrusted(at: intent) {
+        case nil:
+            break
+        case .failure(let problem):
+            notes.append("ignored and removed the append intent record \(intent): \(problem)")
+        case .success(let record):
+            notes.append(contentsOf: cutTornAppend(record, path: path, intent: intent).map { [$0] } ?? [])
+        }
+        return notes.isEmpty ? nil : notes.joined(separator: "; ")
+    }
+
+    /// Cuts the torn append `record` describes off `path`, if the file is that file and holds a
+    /// torn prefix of the payload.
+    static func cutTornAppend(_ record: AppendIntentRecord, path: String, intent: String) -> String? {
+        let fd = open(path, O_RDWR | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var s = stat()
+        guard fstat(fd, &s) == 0, s.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard UInt64(s.st_dev) == record.device, UInt64(s.st_ino) == record.inode else {
+            return "ignored the append intent record \(intent): it is for another file (inode \(record.inode), "
+                + "the book file is inode \(s.st_ino))"
+        }
+        let size = Int(s.st_size), original = record.originalSize
+        guard size > original, size < original + record.payload.count else { return nil }
+        var tail = [UInt8](repeating: 0, count: size - original)
+        var got = 0
+        while got < tail.count {
+            let n = tail.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, $0.count - got, off_t(original + got)) }
+            if n < 0 { if errno == EINTR { continue }; return nil }
+            if n == 0 { return nil }
+            got += n
+        }
+        guard record.payload.starts(with: tail) else { return nil }
+        guard ftruncate(fd, off_t(original)) == 0 else { return nil }
+        fsync(fd)
         return "cut off \(tail.count) bytes of an append interrupted by a crash"
     }
 
-    static func writeWhole(_ bytes: [UInt8], to path: String) -> Bool {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if n < 0 { if errno == EINTR { continue }; return false }
-            written += n
+    /// Removes the temporary files a killed `AppendIntentRecord.write` left (never followed:
+    /// unlink removes a name only); returns their names.
+    static func removeIntentTemporaries(beside path: String) -> [String] {
+        let parts = PathParts(path)
+        let prefix = PathParts(intentPath(for: path)).base + "-"
+        guard let dir = opendir(parts.directory) else { return [] }
+        defer { closedir(dir) }
+        var removed: [String] = []
+        while let entry = readdir(dir) {
+            let name = String(cString: books_dirent_name(entry))
+            if name.hasPrefix(prefix), name.utf8.count == prefix.utf8.count + 6,
+               unlink(parts.directory + "/" + name) == 0 {
+                removed.append(name)
+            }
         }
-        return true
+        return removed
     }
 }

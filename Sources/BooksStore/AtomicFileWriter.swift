@@ -5,10 +5,12 @@ import Glibc
 /// `rename` over the target, `fsync` of the directory.
 ///
 /// Guarantees: a reader sees either the old or the new content, never a mix; after `write`
-/// returns, the new content survives a crash or power loss; the existing file's permission bits
-/// (and, when running as root, its owner) are kept; a symlink at the path is followed, so its
-/// target is replaced and the link stays. On any failure the target is untouched and the
-/// temporary file is removed.
+/// returns, the new content survives a crash or power loss; the existing file's permission bits,
+/// owner and group, and extended attributes (ACLs included) are kept, or the write is refused
+/// (`FileFidelity`), as is the rewrite of a file the daemon has no write permission on; a symlink
+/// at the path is refused unless `allowSymlink` and the link is owned by the effective user (then
+/// its target is replaced and the link stays). On any failure the target is untouched and the
+/// temporary file is removed (only ever the daemon's own inode: see `putBack`).
 public enum AtomicFileWriter {
     /// The temporary-file prefix for `path`'s base name: `.books.txt.booksd-`.
     public static func temporaryPrefix(for path: String) -> String {
@@ -26,9 +28,9 @@ public enum AtomicFileWriter {
     /// check is waited for, and what it wrote is returned as `lateEdit` for the caller to apply.
     @discardableResult
     public static func write(_ bytes: [UInt8], to path: String, expected: FileIdentity? = nil,
-                             expectMissing: Bool = false,
+                             expectMissing: Bool = false, allowSymlink: Bool = false,
                              isExpectedContent: (([UInt8]) -> Bool)? = nil) throws(StoreError) -> AtomicWriteResult {
-        let target = resolveSymlink(path)
+        let target = try FileReader.resolveBookPath(path, allowSymlink: allowSymlink).get()
         let parts = PathParts(target)
         var template = Array((parts.directory + "/" + temporaryPrefix(for: target) + "XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -39,12 +41,17 @@ public enum AtomicFileWriter {
             if !renamed { unlink(temporary) }
         }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        // Kept open to the end: its inode tells the daemon's own temporary file from anything
+        // another process moves to the temporary name meanwhile.
+        defer { close(fd) }
         do {
-            defer { close(fd) }
             var existing = stat()
-            if stat(target, &existing) == 0 {
-                fchmod(fd, existing.st_mode & 0o7777)
-                if geteuid() == 0 { _ = fchown(fd, existing.st_uid, existing.st_gid) }
+            if lstat(target, &existing) == 0 {
+                if existing.st_mode & S_IFMT == S_IFLNK {   // appeared since the path was resolved
+                    throw StoreError.symlinkRefused(path: path, target: FileReader.linkTarget(target))
+                }
+                try FileFidelity.checkWritable(existing, path: target)
+                try FileFidelity.copy(from: target, existing, to: fd)
             } else {
                 fchmod(fd, 0o666 & ~currentUmask())
             }
@@ -66,6 +73,9 @@ public enum AtomicFileWriter {
         let now = FileIdentity.of(path: target)
         if let expected, now != expected { throw .changedDuringWrite(path: path) }
         if expectMissing, now != nil { throw .changedDuringWrite(path: path) }
+        var ownStat = stat()
+        guard fstat(fd, &ownStat) == 0 else { throw .system(path: temporary, operation: "fstat", errno: errno) }
+        let own = (device: UInt64(ownStat.st_dev), inode: UInt64(ownStat.st_ino))
         if let expected, let isExpectedContent {
             // Close the window between the check above and the rename: exchange the two entries,
             // then prove that what was replaced is exactly the version read (same inode, same
@@ -84,15 +94,15 @@ public enum AtomicFileWriter {
                     checked = identity
                 }
                 guard let checked, !replaced.writerArrived else {
-                    guard books_rename_exchange(temporary, target) == 0 else {
-                        renamed = true   // keep the user's file, now at the temporary name
-                        throw .system(path: temporary, operation: "put back a concurrent edit of \(target) (kept at)", errno: errno)
-                    }
+                    renamed = true   // from here on, the temporary name is only removed when it is our inode
+                    try putBack(temporary: temporary, target: target, own: own, path: path)
                     throw .changedDuringWrite(path: path)   // the guard's deinit lets a waiting writer go on
                 }
                 syncDirectory(parts.directory)
-                unlink(temporary)   // the replaced version
                 renamed = true
+                // The replaced version; anything else moved to the temporary name meanwhile is
+                // never deleted (it stays, and is kept in a recovery file at the next start).
+                if entry(temporary, is: (checked.device, checked.inode)) { unlink(temporary) }
                 guard let identity = FileIdentity.of(path: target) else {
                     throw .system(path: target, operation: "stat", errno: errno)
                 }
@@ -117,6 +127,44 @@ public enum AtomicFileWriter {
         return AtomicWriteResult(identity: identity, lateEdit: nil)
     }
 
+    /// Undoes a refused swap: exchanges the entries back, so the version that was replaced is at
+    /// `target` again and the daemon's file at `temporary`. When another program moved a file onto
+    /// `target` meanwhile (an editor's `mv` during the content check), that file is what comes
+    /// back to the temporary name: it is moved back to `target` (the newest version stays in
+    /// place) and the version it replaced is kept in a recovery file; nothing but the daemon's
+    /// own inode is ever unlinked.
+    static func putBack(temporary: String, target: String, own: (device: UInt64, inode: UInt64),
+                        path: String) throws(StoreError) {
+        guard books_rename_exchange(temporary, target) == 0 else {
+            // Keep the user's file, now at the temporary name.
+            throw .system(path: temporary, operation: "put back a concurrent edit of \(target) (kept at)", errno: errno)
+        }
+        if entry(temporary, is: own) {
+            unlink(temporary)
+            return
+        }
+        var s = stat()
+        guard lstat(temporary, &s) == 0 else { return }   // nothing there any more
+        // Another program's file came back to the temporary name: it was moved onto the path
+        // after the swap, so it is the newest version. Put it back at the path; the version it
+        // replaced then comes to the temporary name and is kept in a recovery file.
+        _ = books_rename_exchange(temporary, target)
+        if entry(temporary, is: own) {
+            unlink(temporary)
+            syncDirectory(PathParts(target).directory)
+            throw .changedDuringWrite(path: path)
+        }
+        let kept = RecoveryFile.move(temporary, beside: target) ?? temporary
+        syncDirectory(PathParts(target).directory)
+        throw .concurrentEditKept(path: path, keptAt: kept)
+    }
+
+    /// Whether the directory entry `path` (not followed) is the inode `identity`.
+    static func entry(_ path: String, is identity: (device: UInt64, inode: UInt64)) -> Bool {
+        var s = stat()
+        return lstat(path, &s) == 0 && UInt64(s.st_dev) == identity.device && UInt64(s.st_ino) == identity.inode
+    }
+
     static func syncDirectory(_ path: String) {
         let directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directory >= 0 {
@@ -125,21 +173,14 @@ public enum AtomicFileWriter {
         }
     }
 
-    /// Removes temporary files a killed writer left beside `path`; returns their names.
+    /// Removes temporary files a killed writer left beside `path`; returns their names. A leftover
+    /// whose content differs from the book file (a user's version the writer had swapped out when
+    /// it was killed) is not removed but kept in a recovery file: its entry then reads
+    /// `.books.txt.booksd-XXXXXX (kept in books.txt.recovered-…)`. See `cleanUpStaleTemporaries`.
     @discardableResult
     public static func removeStaleTemporaries(beside path: String) -> [String] {
-        let parts = PathParts(resolveSymlink(path))
-        let prefix = temporaryPrefix(for: parts.directory + "/" + parts.base)
-        guard let dir = opendir(parts.directory) else { return [] }
-        defer { closedir(dir) }
-        var removed: [String] = []
-        while let entry = readdir(dir) {
-            let name = String(cString: books_dirent_name(entry))
-            if name.hasPrefix(prefix), name.count == prefix.count + 6 {
-                if unlink(parts.directory + "/" + name) == 0 { removed.append(name) }
-            }
-        }
-        return removed
+        let found = cleanUpStaleTemporaries(beside: path)
+        return found.removed + found.kept.map { "\($0.name) (its content differs from the book file: kept in \($0.keptAt))" }
     }
 
     static func resolveSymlink(_ path: String) -> String {

@@ -59,18 +59,27 @@ extension BookStore {
     public func writeCanonical(_ canonical: [UInt8], replacing replaced: [UInt8],
                                expected: FileIdentity?) throws(StoreError) -> AtomicWriteResult {
         let fileBytes: [UInt8]
+        // JSON: the exact file replaced, whose unknown members are carried through.
+        var replacedFile: [UInt8]?
         switch configuration.format {
         case .text: fileBytes = canonical
-        case .json: fileBytes = BookFileFormat.json.fileBytes(for: BookDocument(parsing: canonical, lineLimit: .max))
+        case .json:
+            let extras: JSONExtraMembers
+            (replacedFile, extras) = try jsonFileToReplace(expected: expected)
+            fileBytes = extras.fileBytes(for: BookDocument(parsing: canonical, lineLimit: .max))
         }
         let format = configuration.format
         var written = try AtomicFileWriter.write(fileBytes, to: configuration.path, expected: expected,
                                                  expectMissing: expected == nil,
+                                                 allowSymlink: configuration.allowSymlink,
                                                  isExpectedContent: { version in
             // The version replaced must be the one planned on.
             switch format {
             case .text: return ByteComparison.equal(version, replaced)
-            case .json: return (try? format.canonicalText(from: version)).map { ByteComparison.equal($0, replaced) } ?? false
+            case .json:
+                // Byte for byte: an edit of an unknown member alone must not be overwritten either.
+                if let replacedFile { return ByteComparison.equal(version, replacedFile) }
+                return (try? format.canonicalText(from: version)).map { ByteComparison.equal($0, replaced) } ?? false
             }
         })
         if let late = written.lateEdit, format == .json {
@@ -82,6 +91,26 @@ extension BookStore {
             }
         }
         return written
+    }
+
+    /// For a JSON rewrite: reads the file being replaced (it must be `expected`, else
+    /// `.changedDuringWrite`) and scans it for members other than id, name and author, so that
+    /// the rewrite keeps them (`JSONExtraMembers`). A file that cannot be scanned is not rewritten.
+    func jsonFileToReplace(expected: FileIdentity?) throws(StoreError) -> ([UInt8]?, JSONExtraMembers) {
+        guard let expected else { return (nil, JSONExtraMembers()) }
+        switch FileReader.read(configuration.path, sizeLimit: configuration.sizeLimit,
+                               allowSymlink: configuration.allowSymlink) {
+        case .present(let bytes, let identity):
+            guard identity == expected else { throw .changedDuringWrite(path: configuration.path) }
+            do {
+                return (bytes, try JSONExtraMembers.scan(bytes))
+            } catch {
+                throw .invalidContent(path: configuration.path, detail: "its members other than id, name and author "
+                    + "could not be read to keep them (\(error)); not rewritten")
+            }
+        case .missing: throw .changedDuringWrite(path: configuration.path)
+        case .unavailable(let error): throw error
+        }
     }
 
     /// The fast path for a save that only inserts into a text file: the new rows are appended in
@@ -104,12 +133,14 @@ extension BookStore {
             inserted.append(book)
         }
         guard payload.count <= 1 << 20 else { return nil }
-        if let identity = try AppendWriter.append(payload, to: configuration.path, expected: expected) {
+        if let identity = try AppendWriter.append(payload, to: configuration.path, expected: expected,
+                                                  allowSymlink: configuration.allowSymlink) {
             // The file is the content we had plus our rows: no need to read it back.
             return SaveResult(splice: .append(payload, to: document.bytes.count), identity: identity, remapped: remapped,
                               inserted: inserted, appended: payload)
         }
-        switch FileReader.compare(configuration.path, with: document.bytes, sizeLimit: configuration.sizeLimit) {
+        switch FileReader.compare(configuration.path, with: document.bytes, sizeLimit: configuration.sizeLimit,
+                                  allowSymlink: configuration.allowSymlink) {
         case .unchanged(let identity):
             return SaveResult(splice: ByteSplice(range: 0..<0, replacement: []), identity: identity, remapped: remapped,
                               inserted: inserted, appended: payload)
@@ -135,7 +166,8 @@ extension BookStore {
 
     /// The shared fetch: read, then convert to canonical text.
     func fetchUsingFormat() -> BookStoreSnapshot {
-        switch FileReader.read(configuration.path, sizeLimit: configuration.sizeLimit) {
+        switch FileReader.read(configuration.path, sizeLimit: configuration.sizeLimit,
+                               allowSymlink: configuration.allowSymlink) {
         case .missing: return .missing
         case .unavailable(let error): return .unavailable(error)
         case .present(let bytes, let identity):
@@ -160,13 +192,21 @@ public struct TextBookStore: BookStore {
         configuration = BookStoreConfiguration(path: path, format: .text, lineLimit: lineLimit)
     }
 
+    /// Creates a text store for `configuration` (its format is taken as `.text`).
+    public init(configuration: BookStoreConfiguration) {
+        var configuration = configuration
+        configuration.format = .text
+        self.configuration = configuration
+    }
+
     public func fetch() -> BookStoreSnapshot { fetchUsingFormat() }
 
     /// Reads the file in cache-sized chunks and compares as it goes (`FileReader.compare`): no
     /// second file-sized buffer.
     public func compare(with document: BookDocument) -> FileComparison {
         readBuffer.withBuffer { buffer in
-            FileReader.compare(configuration.path, with: document.bytes, sizeLimit: configuration.sizeLimit, buffer: buffer)
+            FileReader.compare(configuration.path, with: document.bytes, sizeLimit: configuration.sizeLimit, buffer: buffer,
+                               allowSymlink: configuration.allowSymlink)
         }
     }
 
@@ -184,6 +224,14 @@ public struct JSONBookStore: BookStore {
     /// Creates a JSON store for `path`.
     public init(path: String) {
         configuration = BookStoreConfiguration(path: path, format: .json, lineLimit: .max)
+    }
+
+    /// Creates a JSON store for `configuration` (its format is taken as `.json`, no line limit).
+    public init(configuration: BookStoreConfiguration) {
+        var configuration = configuration
+        configuration.format = .json
+        configuration.lineLimit = .max
+        self.configuration = configuration
     }
 
     public func fetch() -> BookStoreSnapshot {
@@ -206,10 +254,15 @@ public struct JSONBookStore: BookStore {
     }
 }
 
-/// Makes the store for a configuration.
+/// Makes the store for a configuration (symbolic links at `path` refused: see the other overload).
 public func makeBookStore(path: String, format: BookFileFormat, lineLimit: Int) -> any BookStore {
-    switch format {
-    case .text: return TextBookStore(path: path, lineLimit: lineLimit)
-    case .json: return JSONBookStore(path: path)
+    makeBookStore(configuration: BookStoreConfiguration(path: path, format: format, lineLimit: lineLimit))
+}
+
+/// Makes the store for `configuration`, e.g. with `allowSymlink` from the daemon's configuration.
+public func makeBookStore(configuration: BookStoreConfiguration) -> any BookStore {
+    switch configuration.format {
+    case .text: return TextBookStore(configuration: configuration)
+    case .json: return JSONBookStore(configuration: configuration)
     }
 }

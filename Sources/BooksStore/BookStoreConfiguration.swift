@@ -10,13 +10,18 @@ public struct BookStoreConfiguration: Sendable, Hashable {
     public var lineLimit: Int
     /// Files larger than this are refused.
     public var sizeLimit: Int
+    /// Whether a symbolic link at `path` is followed (read through, its target rewritten) when the
+    /// link is owned by the daemon's effective user. Off by default: a link is then refused with
+    /// `StoreError.symlinkRefused` for reading and writing.
+    public var allowSymlink: Bool
 
     /// Creates a configuration.
     public init(path: String, format: BookFileFormat = .text, lineLimit: Int = BookDocument.defaultLineLimit,
-                sizeLimit: Int = FileReader.defaultSizeLimit) {
+                sizeLimit: Int = FileReader.defaultSizeLimit, allowSymlink: Bool = false) {
         self.path = path
         self.format = format
         self.lineLimit = lineLimit
         self.sizeLimit = sizeLimit
+        self.allowSymlink = allowSymlink
     }
 }

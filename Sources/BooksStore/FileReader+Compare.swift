@@ -18,8 +18,8 @@ extension FileReader {
     /// only, `sizeLimit`). `buffer` is the chunk buffer to use (a `ReadBuffer`'s, kept between
     /// calls); without one, a buffer is allocated for the call.
     public static func compare(_ path: String, with old: [UInt8], sizeLimit: Int = defaultSizeLimit,
-                               buffer: UnsafeMutableRawBufferPointer? = nil) -> FileComparison {
-        withRegularFile(path, sizeLimit: sizeLimit) { fd, size in
+                               buffer: UnsafeMutableRawBufferPointer? = nil, allowSymlink: Bool = false) -> FileComparison {
+        withRegularFile(path, sizeLimit: sizeLimit, allowSymlink: allowSymlink) { fd, size in
             if let buffer, buffer.count > 0 {
                 return compare(fd, size: size, with: old, path: path, sizeLimit: sizeLimit, chunk: buffer)
             }

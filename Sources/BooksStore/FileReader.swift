@@ -6,9 +6,37 @@ public enum FileReader {
     /// The default limit on the file size: 2 GiB.
     public static let defaultSizeLimit = 2 << 30
 
-    /// Reads `path` completely.
-    public static func read(_ path: String, sizeLimit: Int = defaultSizeLimit) -> FileSnapshot {
-        withRegularFile(path, sizeLimit: sizeLimit) { fd, size in read(fd, size: size, path: path, sizeLimit: sizeLimit) }
+    /// Reads `path` completely. A symbolic link at `path` is refused (`.symlinkRefused`) unless
+    /// `allowSymlink` and the link is owned by the process's effective user (`resolveBookPath`).
+    public static func read(_ path: String, sizeLimit: Int = defaultSizeLimit, allowSymlink: Bool = false) -> FileSnapshot {
+        withRegularFile(path, sizeLimit: sizeLimit, allowSymlink: allowSymlink) { fd, size in
+            read(fd, size: size, path: path, sizeLimit: sizeLimit)
+        }
+    }
+
+    /// The path to open for the book file `path`: `path` itself when it is not a symbolic link;
+    /// for a link, its resolved target when `allowSymlink` and the link is owned by the effective
+    /// user (another user's link could point the daemon at any file it may write), else
+    /// `.symlinkRefused` / `.symlinkNotOwned`. Open the result with `O_NOFOLLOW`.
+    public static func resolveBookPath(_ path: String, allowSymlink: Bool) -> Result<String, StoreError> {
+        var s = stat()
+        guard lstat(path, &s) == 0, s.st_mode & S_IFMT == S_IFLNK else { return .success(path) }
+        let target = linkTarget(path)
+        guard allowSymlink else { return .failure(.symlinkRefused(path: path, target: target)) }
+        guard s.st_uid == geteuid() else {
+            return .failure(.symlinkNotOwned(path: path, target: target, owner: s.st_uid))
+        }
+        guard let real = realpath(path, nil) else { return .success(path) }   // dangling: opening says ELOOP
+        defer { free(real) }
+        return .success(String(cString: real))
+    }
+
+    /// What the symbolic link `path` points to, as written in the link.
+    static func linkTarget(_ path: String) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink(path, &buffer, buffer.count - 1)
+        guard n >= 0 else { return "?" }
+        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Reads the open file `fd` of `size` bytes (at the time it was opened) to its end.
@@ -52,9 +80,9 @@ public enum FileReader {
     }
 
     /// Opens `path` with `openRegularFile`, runs `body` on the descriptor and the size, closes it.
-    static func withRegularFile<Outcome: FileOpeningOutcome>(_ path: String, sizeLimit: Int,
+    static func withRegularFile<Outcome: FileOpeningOutcome>(_ path: String, sizeLimit: Int, allowSymlink: Bool,
                                                           _ body: (Int32, Int) -> Outcome) -> Outcome {
-        switch openRegularFile(path, sizeLimit: sizeLimit) {
+        switch openRegularFile(path, sizeLimit: sizeLimit, allowSymlink: allowSymlink) {
         case .opened(let fd, let size):
             defer { close(fd) }
             return body(fd, size)
@@ -72,11 +100,17 @@ public enum FileReader {
 
     /// Opens `path` for reading without blocking (a FIFO never stalls the reader) and checks that
     /// it is a regular file within `sizeLimit`. The caller closes the descriptor.
-    static func openRegularFile(_ path: String, sizeLimit: Int) -> OpenedFile {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+    static func openRegularFile(_ path: String, sizeLimit: Int, allowSymlink: Bool) -> OpenedFile {
+        let resolved: String
+        switch resolveBookPath(path, allowSymlink: allowSymlink) {
+        case .success(let real): resolved = real
+        case .failure(let error): return .unavailable(error)
+        }
+        let fd = open(resolved, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW)
         if fd < 0 {
             let code = errno
             if code == ENOENT || code == ENOTDIR { return .missing }
+            if code == ELOOP { return .unavailable(.symlinkRefused(path: path, target: linkTarget(resolved))) }
             if code == ENXIO { return .unavailable(.notARegularFile(path: path, kind: "socket or FIFO without writer")) }
             return .unavailable(.system(path: path, operation: "open", errno: code))
         }

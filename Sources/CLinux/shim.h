@@ -105,4 +105,28 @@ static inline int books_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_TH
 /// buffer holds only `d_reclen` bytes of each, so always read the name through this pointer.)
 static inline const char *books_dirent_name(const struct dirent *entry) { return entry->d_name; }
 
+#include <sys/xattr.h>
+
+/// The names of the extended attributes of `path` (not followed), NUL-separated, into `list`
+/// (`size` 0: the size needed); -1 with errno set.
+static inline long books_llistxattr(const char *path, char *list, size_t size) {
+    return (long)llistxattr(path, list, size);
+}
+
+/// The value of the extended attribute `name` of `path` (not followed); -1 with errno set.
+static inline long books_lgetxattr(const char *path, const char *name, void *value, size_t size) {
+    return (long)lgetxattr(path, name, value, size);
+}
+
+/// The value of the extended attribute `name` of the open file `fd`; -1 with errno set.
+static inline long books_fgetxattr(int fd, const char *name, void *value, size_t size) {
+    return (long)fgetxattr(fd, name, value, size);
+}
+
+/// Sets the extended attribute `name` of the open file `fd`; 0, or -1 with errno set.
+static inline int books_fsetxattr(int fd, const char *name, const void *value, size_t size) {
+    return fsetxattr(fd, name, value, size, 0);
+}
+
+
 #endif

@@ -91,7 +91,8 @@ import BooksCore
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         dir.write("books.txt", lines(["1|A|B"]))
-        dir.write(".books.txt.booksd-Ab12Cd", lines(["half"]))
+        // Identical to the book file, so it is removed (one that differs is kept: StaleTemporaryTests).
+        dir.write(".books.txt.booksd-Ab12Cd", lines(["1|A|B"]))
         dir.write(".books.txt.swp", lines(["vim"]))
         #expect(AtomicFileWriter.removeStaleTemporaries(beside: dir.file("books.txt")) == [".books.txt.booksd-Ab12Cd"])
         #expect(dir.names() == [".books.txt.swp", "books.txt"])
@@ -102,7 +103,8 @@ import BooksCore
         defer { dir.remove() }
         dir.write("real.txt", lines(["1|A|B"]))
         symlink(dir.file("real.txt"), dir.file("books.txt"))
-        let store = TextBookStore(path: dir.file("books.txt"))
+        // Only with allowSymlink (a link is refused by default: SymlinkPolicyTests).
+        let store = TextBookStore(configuration: BookStoreConfiguration(path: dir.file("books.txt"), allowSymlink: true))
         guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
         _ = try store.save(SaveRequest(deleted: ["1"]), onto: BookDocument(parsing: canonical), expected: identity)
         var s = stat()
@@ -175,7 +177,7 @@ import BooksCore
         let original = lines(["1|Dune|Herbert"])
         let payload = lines(["2|Emma|Austen", "3|Ulysses|Joyce"])
         dir.write("books.txt", original + payload.prefix(20))   // the crash hit mid-append
-        dir.write(".books.txt.booksd-append-intent", Array("\(original.count)\n".utf8) + payload)
+        writeIntent(original: original.count, payload: payload, in: dir)
         #expect(AppendWriter.recover(path: dir.file("books.txt")) != nil)
         #expect(dir.read("books.txt") == original)
         #expect(dir.names() == ["books.txt"])
@@ -187,8 +189,16 @@ import BooksCore
         let original = lines(["1|Dune|Herbert"])
         let payload = lines(["2|Emma|Austen"])
         dir.write("books.txt", original + payload)
-        dir.write(".books.txt.booksd-append-intent", Array("\(original.count)\n".utf8) + payload)
+        writeIntent(original: original.count, payload: payload, in: dir)
         #expect(AppendWriter.recover(path: dir.file("books.txt")) == nil)
         #expect(dir.read("books.txt") == original + payload)
+    }
+
+    /// The intent record the writer makes before appending `payload` to a file of `original` bytes.
+    func writeIntent(original: Int, payload: [UInt8], in dir: TemporaryDirectory) {
+        guard let identity = FileIdentity.of(path: dir.file("books.txt")) else { Issue.record("stat"); return }
+        let record = AppendIntentRecord(device: identity.device, inode: identity.inode, originalSize: original,
+                                        payload: payload)
+        #expect(throws: Never.self) { try AppendIntentRecord.write(record, at: dir.file(".books.txt.booksd-append-intent")) }
     }
 }

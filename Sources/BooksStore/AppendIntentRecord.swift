@@ -1,0 +1,144 @@
+import Glibc
+
+/// The record `AppendWriter` leaves beside the book file while it appends
+/// (`.books.txt.booksd-append-intent`), so that a restart after a crash can cut off a torn append.
+///
+/// Layout: one header line `booksd-append-intent 1 <device> <inode> <size> <length> <check>`, then
+/// the `length` bytes being appended. `device`/`inode` name the book file appended to, `size` is
+/// its size before the append, `check` is the FNV-1a 64 hash (16 hex digits) of the header up to
+/// and including `<length>` followed by the payload. A record is only trusted when it is a regular
+/// file (never a symbolic link), owned by the daemon's effective user, mode 0600, with one link,
+/// and its check matches: a planted or damaged record is ignored and removed.
+struct AppendIntentRecord: Equatable {
+    static let magic = "booksd-append-intent 1"
+    /// The most a record may hold: the largest payload `appendIfPossible` appends plus a header.
+    static let maximumSize = (1 << 20) + 4096
+
+    var device: UInt64
+    var inode: UInt64
+    var originalSize: Int
+    var payload: [UInt8]
+
+    /// The bytes of the record.
+    var encoded: [UInt8] {
+        let fields = "\(Self.magic) \(device) \(inode) \(originalSize) \(payload.count)"
+        var out = Array(fields.utf8)
+        let check = Self.fnv1a(Array(fields.utf8) + payload)
+        out.append(contentsOf: Array(" \(Self.hex(check))\n".utf8))
+        out.append(contentsOf: payload)
+        return out
+    }
+
+    /// Parses and checks `bytes`; nil with the reason in `problem` when they are not a valid record.
+    static func decode(_ bytes: [UInt8]) -> Result<AppendIntentRecord, IntentProblem> {
+        guard let newline = bytes.firstIndex(of: 0x0A) else { return .failure(.malformed("no header line")) }
+        let header = String(decoding: bytes[..<newline], as: UTF8.self)
+        guard header.hasPrefix(magic + " ") else { return .failure(.malformed("no booksd header (planted or old record)")) }
+        let fields = header.dropFirst(magic.count + 1).split(separator: " ").map(String.init)
+        guard fields.count == 5, let device = UInt64(fields[0]), let inode = UInt64(fields[1]),
+              let size = Int(fields[2]), size >= 0, let length = Int(fields[3]), length >= 0,
+              let check = UInt64(fields[4], radix: 16) else { return .failure(.malformed("unreadable header")) }
+        let payload = Array(bytes[(newline + 1)...])
+        guard payload.count == length else {
+            return .failure(.malformed("payload is \(payload.count) bytes, the header says \(length)"))
+        }
+        let checked = Array("\(magic) \(device) \(inode) \(size) \(length)".utf8) + payload
+        guard fnv1a(checked) == check else { return .failure(.malformed("checksum mismatch")) }
+        return .success(AppendIntentRecord(device: device, inode: inode, originalSize: size, payload: payload))
+    }
+
+    /// Writes the record at `path` durably without following anything planted there: a new file
+    /// (`mkstemp`, mode 0600) beside it, `fsync`, `rename` over `path` (which replaces a symlink
+    /// or file at `path` itself, never its target), `fsync` of the directory.
+    static func write(_ record: AppendIntentRecord, at path: String) throws(StoreError) {
+        let parts = PathParts(path)
+        var template = Array((path + "-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw .system(path: parts.directory, operation: "create append intent record in", errno: errno) }
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let bytes = record.encoded
+        var failure: (String, Int32)?
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        if fchmod(fd, 0o600) != 0 {
+            failure = ("chmod", errno)
+        } else if !writeAll(fd, bytes) {
+            failure = ("write", errno)
+        } else if fsync(fd) != 0 {
+            failure = ("fsync", errno)
+        }
+        close(fd)
+        if failure == nil, rename(temporary, path) != 0 { failure = ("rename into place", errno) }
+        if let (operation, code) = failure {
+            unlink(temporary)   // e.g. ENOSPC: never leave a partial intent record behind
+            throw .system(path: path, operation: "\(operation) append intent record", errno: code)
+        }
+        AtomicFileWriter.syncDirectory(parts.directory)
+    }
+
+    /// Reads the record at `path` without following a symlink and checks that it can be trusted.
+    static func readTrusted(at path: String) -> Result<AppendIntentRecord, IntentProblem>? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        if fd < 0 {
+            switch errno {
+            case ENOENT, ENOTDIR: return nil
+            case ELOOP: return .failure(.untrusted("it is a symbolic link"))
+            case let code: return .failure(.untrusted("it cannot be opened: \(String(cString: strerror(code)))"))
+            }
+        }
+        defer { close(fd) }
+        var s = stat()
+        guard fstat(fd, &s) == 0 else { return .failure(.untrusted("fstat failed: \(String(cString: strerror(errno)))")) }
+        guard s.st_mode & S_IFMT == S_IFREG else {
+            return .failure(.untrusted("it is a \(FileReader.kindName(s.st_mode)), not a regular file"))
+        }
+        guard s.st_uid == geteuid() else { return .failure(.untrusted("it is owned by uid \(s.st_uid), not \(geteuid())")) }
+        guard s.st_mode & 0o7777 == 0o600 else {
+            return .failure(.untrusted("its mode is \(String(s.st_mode & 0o7777, radix: 8)), not 600"))
+        }
+        guard s.st_nlink == 1 else { return .failure(.untrusted("it has \(s.st_nlink) hard links")) }
+        guard Int(s.st_size) <= maximumSize else { return .failure(.untrusted("it is \(s.st_size) bytes, too large")) }
+        guard case .present(let bytes, _) = FileReader.read(fd, size: Int(s.st_size), path: path, sizeLimit: maximumSize) else {
+            return .failure(.untrusted("it cannot be read"))
+        }
+        return decode(bytes)
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
+            if n < 0 { if errno == EINTR { continue }; return false }
+            written += n
+        }
+        return true
+    }
+
+    static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+
+    static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}
+
+/// Why an intent record found at start is not used.
+enum IntentProblem: Error, Equatable, CustomStringConvertible {
+    /// The file is not one the daemon wrote (symlink, other owner, mode, links).
+    case untrusted(String)
+    /// The content is not a valid record.
+    case malformed(String)
+
+    var description: String {
+        switch self {
+        case .untrusted(let why): return why
+        case .malformed(let why): return "its content is not a valid record (\(why))"
+        }
+    }
+}

@@ -1,0 +1,86 @@
+// Issue 16, item 1: the append intent record was opened without O_NOFOLLOW/O_EXCL (a planted
+// symlink redirected the daemon's write) and trusted blindly at start (a planted record cut rows).
+import Testing
+import Glibc
+import BooksCore
+@testable import BooksStore
+
+@Suite struct AppendIntentTests {
+    @Test func aSymlinkPlantedAtTheIntentPathIsNotFollowed() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        dir.write("books.txt", lines(["1|Dune|Herbert"]))
+        dir.write("victim", lines(["root:x:0:0:root:/root:/bin/bash"]))
+        let intent = AppendWriter.intentPath(for: dir.file("books.txt"))
+        #expect(symlink(dir.file("victim"), intent) == 0)
+        let identity = try #require(FileIdentity.of(path: dir.file("books.txt")))
+        try AppendWriter.append(lines(["2|Emma|Austen"]), to: dir.file("books.txt"), expected: identity)
+        #expect(dir.read("victim") == lines(["root:x:0:0:root:/root:/bin/bash"]), "the write followed the planted link")
+        #expect(dir.read("books.txt") == lines(["1|Dune|Herbert", "2|Emma|Austen"]))
+        #expect(dir.names() == ["books.txt", "victim"])
+    }
+
+    @Test func aPlantedRecordDoesNotCutRowsAtStart() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let rows = lines(["1|a|x", "2|b|y", "3|c|z"])
+        dir.write("books.txt", rows)
+        // Old format: original size, newline, "payload" = the last two rows plus one more.
+        let planted = Array("6\n".utf8) + lines(["2|b|y", "3|c|z", "4|d|w"])
+        let intent = AppendWriter.intentPath(for: dir.file("books.txt"))
+        dir.write(PathParts(intent).base, planted)
+        chmod(intent, 0o600)
+        let message = AppendWriter.recover(path: dir.file("books.txt"))
+        #expect(dir.read("books.txt") == rows, "a planted record cut rows off the book file")
+        #expect(message?.contains("ignored") == true, "\(message ?? "nil")")
+        #expect(dir.names() == ["books.txt"], "the untrusted record was not removed")
+    }
+
+    @Test func aRecordWithTheWrongModeOrForAnotherFileIsIgnored() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.file("books.txt")
+        dir.write("books.txt", lines(["1|a|x"]))
+        let identity = try #require(FileIdentity.of(path: path))
+        let payload = lines(["2|b|y", "3|c|z"])
+        dir.write("books.txt", lines(["1|a|x"]) + payload.prefix(3))   // a torn append
+        let intent = AppendWriter.intentPath(for: path)
+        let record = AppendIntentRecord(device: identity.device, inode: identity.inode, originalSize: 6, payload: payload)
+        try AppendIntentRecord.write(record, at: intent)
+        chmod(intent, 0o644)
+        #expect(AppendWriter.recover(path: path)?.contains("not 600") == true)
+        #expect(dir.read("books.txt")?.count == 9, "an untrusted record was used")
+        let other = AppendIntentRecord(device: identity.device, inode: identity.inode + 1, originalSize: 6, payload: payload)
+        try AppendIntentRecord.write(other, at: intent)
+        #expect(AppendWriter.recover(path: path)?.contains("another file") == true)
+        #expect(dir.read("books.txt")?.count == 9)
+        #expect(dir.names() == ["books.txt"])
+    }
+
+    @Test func aGenuineRecordStillCutsATornAppend() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.file("books.txt")
+        dir.write("books.txt", lines(["1|a|x"]))
+        let identity = try #require(FileIdentity.of(path: path))
+        let payload = lines(["2|b|y", "3|c|z"])
+        let record = AppendIntentRecord(device: identity.device, inode: identity.inode, originalSize: 6, payload: payload)
+        try AppendIntentRecord.write(record, at: AppendWriter.intentPath(for: path))
+        var s = stat()
+        #expect(lstat(AppendWriter.intentPath(for: path), &s) == 0 && s.st_mode & 0o7777 == 0o600)
+        let fd = open(path, O_WRONLY | O_APPEND)
+        _ = payload.withUnsafeBytes { write(fd, $0.baseAddress, 8) }   // crash after 8 bytes
+        close(fd)
+        #expect(AppendWriter.recover(path: path) == "cut off 8 bytes of an append interrupted by a crash")
+        #expect(dir.read("books.txt") == lines(["1|a|x"]))
+        #expect(dir.names() == ["books.txt"])
+    }
+
+    @Test func aDamagedRecordFailsItsCheck() {
+        let record = AppendIntentRecord(device: 1, inode: 2, originalSize: 3, payload: lines(["a|b|c"]))
+        #expect(AppendIntentRecord.decode(record.encoded) == .success(record))
+        var damaged = record.encoded
+        damaged[damaged.count - 2] ^= 1
+        #expect(AppendIntentRecord.decode(damaged) == .failure(.malformed("checksum mismatch")))
+    }
+}
