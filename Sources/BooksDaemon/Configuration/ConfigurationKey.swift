@@ -11,6 +11,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
     case settleMilliseconds = "settle_ms"
     case pollIntervalMilliseconds = "poll_interval_ms"
     case forcePolling = "force_polling"
+    case allowSymlink = "allow_symlink"
     case changeLogRetention = "change_log_retention"
     case heartbeatSeconds = "heartbeat_seconds"
     case maxClients = "max_clients"
@@ -31,7 +32,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .writerGroups: "a comma-separated list of group names or numeric GIDs"
         case .confirmationMilliseconds, .settleMilliseconds: "an integer number of milliseconds between 0 and 3600000"
         case .pollIntervalMilliseconds: "an integer number of milliseconds between 10 and 3600000"
-        case .forcePolling: "a boolean: yes/no, true/false, on/off, 1/0"
+        case .forcePolling, .allowSymlink: "a boolean: yes/no, true/false, on/off, 1/0"
         case .changeLogRetention: "an integer between 0 and 100000000"
         case .heartbeatSeconds: "an integer number of seconds between 1 and 86400"
         case .maxClients: "an integer between 1 and 1000000"
@@ -87,11 +88,9 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .pollIntervalMilliseconds:
             config.pollIntervalMilliseconds = try Self.integer(value, 10...3_600_000, or: bad)
         case .forcePolling:
-            switch value.lowercased() {
-            case "yes", "true", "on", "1": config.forcePolling = true
-            case "no", "false", "off", "0": config.forcePolling = false
-            default: throw bad
-            }
+            config.forcePolling = try Self.boolean(value, or: bad)
+        case .allowSymlink:
+            config.allowSymlink = try Self.boolean(value, or: bad)
         case .changeLogRetention:
             config.changeLogRetention = try Self.integer(value, 0...100_000_000, or: bad)
         case .heartbeatSeconds:
@@ -125,6 +124,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .settleMilliseconds: String(config.settleMilliseconds)
         case .pollIntervalMilliseconds: String(config.pollIntervalMilliseconds)
         case .forcePolling: config.forcePolling ? "yes" : "no"
+        case .allowSymlink: config.allowSymlink ? "yes" : "no"
         case .changeLogRetention: String(config.changeLogRetention)
         case .heartbeatSeconds: String(config.heartbeatSeconds)
         case .maxClients: String(config.maxClients)
@@ -149,6 +149,14 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
     static func integer(_ value: String, _ range: ClosedRange<Int>, or error: ConfigurationError) throws(ConfigurationError) -> Int {
         guard value.allSatisfy(\.isASCII), let n = Int(value), range.contains(n) else { throw error }
         return n
+    }
+
+    static func boolean(_ value: String, or error: ConfigurationError) throws(ConfigurationError) -> Bool {
+        switch value.lowercased() {
+        case "yes", "true", "on", "1": return true
+        case "no", "false", "off", "0": return false
+        default: throw error
+        }
     }
 
     static func size(_ value: String, or error: ConfigurationError) throws(ConfigurationError) -> Int {

@@ -29,6 +29,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var pollIntervalMilliseconds: Int = 1000
     /// Poll even on local filesystems (`force_polling`). Default false.
     public var forcePolling: Bool = false
+    /// Follow a symbolic link at the book path when the link is owned by the daemon's user
+    /// (`allow_symlink`). Default false: a link is refused, so nobody can point the daemon at
+    /// another file.
+    public var allowSymlink: Bool = false
     /// Number of change sets kept for clients resuming from a sequence number (`change_log_retention`).
     /// Default 10000.
     public var changeLogRetention: Int = 10_000

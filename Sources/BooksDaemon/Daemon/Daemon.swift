@@ -54,7 +54,9 @@ public final class Daemon: Sendable {
 
     func start() throws {
         let path = configuration.filePath
-        let store = makeBookStore(path: path, format: configuration.format, lineLimit: configuration.maxLineBytes)
+        let store = makeBookStore(configuration: BookStoreConfiguration(
+            path: path, format: configuration.format, lineLimit: configuration.maxLineBytes,
+            allowSymlink: configuration.allowSymlink))
         let engine = BookEngine(configuration: configuration, store: store, logger: logger, notifier: notifier)
 
         // The socket: inherited from systemd, or bound here.

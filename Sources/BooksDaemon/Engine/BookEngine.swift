@@ -94,14 +94,15 @@ public final class BookEngine: Sendable {
     }
 
     /// Reads the file synchronously (before the daemon is ready): repairs a torn append, removes
-    /// temporary files of an interrupted write, loads the books, gives ids to hand-typed rows.
+    /// temporary files of an interrupted write (keeping, in a recovery file, any that may hold
+    /// someone's edit), loads the books, gives ids to hand-typed rows.
     public func load() {
         queue.sync {
             let path = store.configuration.path
             if let repaired = AppendWriter.recover(path: path) { logger.warning(repaired, fields) }
-            let removed = AtomicFileWriter.removeStaleTemporaries(beside: path)
-            if !removed.isEmpty {
-                logger.notice("removed temporary files left by an interrupted write: \(removed.joined(separator: ", "))", fields)
+            let leftovers = AtomicFileWriter.cleanUpStaleTemporaries(beside: path)
+            if let message = leftovers.logMessage {
+                logger.log(leftovers.kept.isEmpty ? .notice : .warning, message, fields)
             }
             run(.loaded(store.fetch()))
         }

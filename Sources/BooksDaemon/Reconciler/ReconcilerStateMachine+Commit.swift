@@ -125,6 +125,14 @@ extension ReconcilerStateMachine {
             let failure = ProtocolError(.storeUnavailable, "the write failed and the file is unchanged: \(error)")
             var actions: [ReconcilerAction] = [.log(.error, "write failed: \(error)")]
             actions += commit.accepted.map { .reply(.failure($0.ticket.requestID, failure), to: $0.ticket.connection) }
+            switch error {
+            case .concurrentEditKept, .appendLeftPartial:
+                // The file now holds another program's edit (or part of a row): read it now
+                // rather than wait for its event.
+                actions.append(.observeFile(.fileEvent, unlessIdentity: nil))
+            default:
+                break
+            }
             return actions + continueWith(commit.deferred)
         case .success(let saved):
             result = saved

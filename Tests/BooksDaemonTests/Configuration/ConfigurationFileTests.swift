@@ -53,6 +53,7 @@ private func error(_ text: String) -> ConfigurationError? {
             settle_ms = 50
             poll_interval_ms = 250
             force_polling = yes
+            allow_symlink = on
             change_log_retention = 42
             heartbeat_seconds = 5
             max_clients = 16
@@ -74,6 +75,7 @@ private func error(_ text: String) -> ConfigurationError? {
         expected.settleMilliseconds = 50
         expected.pollIntervalMilliseconds = 250
         expected.forcePolling = true
+        expected.allowSymlink = true
         expected.changeLogRetention = 42
         expected.heartbeatSeconds = 5
         expected.maxClients = 16

@@ -129,3 +129,16 @@ import Testing
         #expect(driver.subscriptions.last?.1.map(\.event) == [.resyncRequired, .snapshot])
     }
 }
+
+extension ReconcilerStateMachineWriteTests {
+    @Test func anEditKeptDuringAFailedSwapIsReadAtOnce() {
+        var driver = ReconcilerDriver(Self.two)
+        driver.beforeSave = { driver in
+            driver.edit("1|Dune|Herbert\n2|Emma|Austen\n3|Kept|Editor\n")
+            return .concurrentEditKept(path: "books.txt", keptAt: "books.txt.recovered-1")
+        }
+        driver.write([("w", .update([BookPatch(id: "1", name: "X")]))])
+        #expect(errorCode(driver.replies[0].1) == .storeUnavailable)
+        #expect(driver.broadcasts.first?.changes.inserted.map(\.id) == ["3"], "the other program's edit is reported")
+    }
+}
