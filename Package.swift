@@ -38,8 +38,14 @@ let package = Package(
         .executableTarget(name: "booksd", dependencies: ["BooksDaemon"], swiftSettings: strict),
         .executableTarget(name: "booksctl", dependencies: ["BooksClient"], swiftSettings: strict),
         .executableTarget(name: "BooksBenchmarks",
-                          dependencies: ["BooksCore", "BooksStore", "BooksClient", "CLinux"],
+                          dependencies: ["BooksCore", "BooksStore", "BooksClient", "BooksTestSupport", "CLinux"],
                           path: "Benchmarks/BooksBenchmarks", swiftSettings: strict),
+
+        // One test-support layer for every test target and the benchmarks (no XCTest/Testing, so
+        // the benchmark executable links it): temporary directories, SplitMix64, child processes,
+        // the booksd launcher, the raw line client and `eventually`.
+        .target(name: "BooksTestSupport", dependencies: ["BooksProtocol", "BooksPlatform", "CLinux"],
+                path: "Tests/BooksTestSupport", swiftSettings: strict),
 
         .testTarget(name: "BooksCoreTests", dependencies: ["BooksCore"], swiftSettings: strict),
         .testTarget(name: "BooksPlatformTests", dependencies: ["BooksPlatform"], swiftSettings: strict),
