@@ -47,9 +47,9 @@ let package = Package(
         .target(name: "BooksTestSupport", dependencies: ["BooksProtocol", "BooksPlatform", "CLinux"],
                 path: "Tests/BooksTestSupport", swiftSettings: strict),
 
-        .testTarget(name: "BooksCoreTests", dependencies: ["BooksCore"], swiftSettings: strict),
+        .testTarget(name: "BooksCoreTests", dependencies: ["BooksCore", "BooksTestSupport"], swiftSettings: strict),
         .testTarget(name: "BooksPlatformTests", dependencies: ["BooksPlatform"], swiftSettings: strict),
-        .testTarget(name: "BooksStoreTests", dependencies: ["BooksStore"], swiftSettings: strict),
+        .testTarget(name: "BooksStoreTests", dependencies: ["BooksStore", "BooksTestSupport"], swiftSettings: strict),
         .testTarget(name: "BooksProtocolTests", dependencies: ["BooksProtocol"], swiftSettings: strict),
         .testTarget(name: "BooksDaemonTests", dependencies: ["BooksDaemon"], swiftSettings: strict),
         .testTarget(name: "BooksClientTests", dependencies: ["BooksClient", "booksctl"], swiftSettings: strict),

@@ -1,3 +1,4 @@
+import BooksTestSupport
 import Testing
 import Glibc
 import BooksCore
@@ -64,31 +65,31 @@ import BooksCore
     }
 
     @Test func compareReadsTheFileAndReportsTheSplice() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
         let path = dir.file("books.txt")
         // Larger than one chunk, so the comparison spans several reads.
         var old: [UInt8] = []
         for k in 0..<20_000 { old.append(contentsOf: Array("id-\(k)|Name \(k)|Author\n".utf8)) }
         #expect(old.count > FileReader.comparisonChunkSize)
-        dir.write("books.txt", old)
+        try dir.write("books.txt", old)
         guard case .unchanged = FileReader.compare(path, with: old) else { Issue.record("unchanged"); return }
 
         var edited = old
         let middle = old.count / 2
         edited.replaceSubrange(middle..<(middle + 3), with: Array("CHANGED".utf8))
         edited.append(contentsOf: Array("new|Row|Writer\n".utf8))
-        dir.write("books.txt", edited)
+        try dir.write("books.txt", edited)
         guard case .changed(let splice, let identity) = FileReader.compare(path, with: old) else { Issue.record("changed"); return }
         #expect(splice == ByteSplice(from: old, to: edited))
         #expect(splice.applied(to: old) == edited)
         #expect(identity.size == edited.count)
 
-        dir.write("books.txt", [])
+        try dir.write("books.txt", [])
         guard case .changed(let emptied, _) = FileReader.compare(path, with: old) else { Issue.record("emptied"); return }
         #expect(emptied == ByteSplice(range: 0..<old.count, replacement: []))
         guard case .unchanged = FileReader.compare(path, with: []) else { Issue.record("empty"); return }
-        dir.write("books.txt", Array("a|b|c\n".utf8))
+        try dir.write("books.txt", Array("a|b|c\n".utf8))
         guard case .changed(let filled, _) = FileReader.compare(path, with: []) else { Issue.record("filled"); return }
         #expect(filled == ByteSplice(range: 0..<0, replacement: Array("a|b|c\n".utf8)))
         unlink(path)
