@@ -54,8 +54,10 @@ let package = Package(
         .testTarget(name: "BooksDaemonTests", dependencies: ["BooksDaemon"], swiftSettings: strict),
         .testTarget(name: "BooksClientTests", dependencies: ["BooksClient"], swiftSettings: strict),
         .testTarget(name: "BooksctlTests", dependencies: ["booksctl", "BooksClient", "BooksCore", "BooksProtocol"], swiftSettings: strict),
-        .testTarget(name: "BooksBenchmarksTests", dependencies: ["BooksBenchmarks", "BooksCore"],
+        .testTarget(name: "BooksBenchmarksTests", dependencies: ["BooksBenchmarks", "BooksCore", "BooksTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "IntegrationTests", dependencies: ["BooksClient", "BooksCore", "booksd", "booksctl"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests",
+                    dependencies: ["BooksClient", "BooksCore", "BooksProtocol", "BooksTestSupport", "booksd", "booksctl"],
+                    swiftSettings: strict),
     ]
 )

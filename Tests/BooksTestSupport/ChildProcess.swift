@@ -207,12 +207,13 @@ public final class ChildProcess: @unchecked Sendable {
         Glibc.kill(group && hasOwnProcessGroup ? -pid : pid, sig)
     }
 
-    /// SIGTERM to the child, SIGKILL (to the group) after `grace` seconds; reaps it and returns
-    /// its status. The group is killed in any case, so no grandchild outlives the test.
+    /// SIGTERM to the child (or, with `group`, its whole process group), SIGKILL (to the group)
+    /// after `grace` seconds; reaps it and returns its status. The group is killed in any case, so
+    /// no grandchild outlives the test.
     @discardableResult
-    public func terminate(grace: Double = 5) -> Int32 {
+    public func terminate(grace: Double = 5, group: Bool = false) -> Int32 {
         if let status = poll() { killGroup(); return status }
-        signal(SIGTERM)
+        signal(SIGTERM, group: group)
         if let status = waitBlocking(timeout: grace) { killGroup(); return status }
         return kill()
     }

@@ -100,6 +100,7 @@ public final class LineClient: @unchecked Sendable {
             if n < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN { return true }
+                outbox.removeAll()   // the connection failed: nothing queued can be sent any more
                 return false
             }
             outbox.removeFirst(n)
