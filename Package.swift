@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "BooksDaemon",
                 dependencies: ["BooksCore", "BooksStore", "BooksProtocol", "BooksPlatform", "CInotifyTools", "CSystemd", "CLinux"],
                 swiftSettings: strict),
-        .target(name: "BooksClient", dependencies: ["BooksCore", "BooksProtocol", "BooksPlatform", "CLinux"], swiftSettings: strict),
+        .target(name: "BooksClient", dependencies: ["BooksCore", "BooksProtocol", "CLinux"], swiftSettings: strict),
         .executableTarget(name: "booksd", dependencies: ["BooksDaemon"], swiftSettings: strict),
         .executableTarget(name: "booksctl", dependencies: ["BooksClient"], swiftSettings: strict),
         .executableTarget(name: "BooksBenchmarks",
@@ -44,7 +44,7 @@ let package = Package(
         // One test-support layer for every test target and the benchmarks (no XCTest/Testing, so
         // the benchmark executable links it): temporary directories, SplitMix64, child processes,
         // the booksd launcher, the raw line client and `eventually`.
-        .target(name: "BooksTestSupport", dependencies: ["BooksProtocol", "BooksPlatform", "CLinux"],
+        .target(name: "BooksTestSupport", dependencies: ["BooksCore", "BooksProtocol", "CLinux"],
                 path: "Tests/BooksTestSupport", swiftSettings: strict),
 
         .testTarget(name: "BooksCoreTests", dependencies: ["BooksCore", "BooksTestSupport"], swiftSettings: strict),

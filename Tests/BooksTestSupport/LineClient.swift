@@ -1,3 +1,4 @@
+import BooksCore
 import BooksProtocol
 import CLinux
 import Glibc
@@ -159,26 +160,7 @@ public final class LineClient: @unchecked Sendable {
     }
 
     /// `text` as a JSON string literal.
-    public static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
+    public static func quoted(_ text: String) -> String { JSONText.string(text) }
 
     // MARK: Fast scanning
 
