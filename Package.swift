@@ -47,6 +47,7 @@ let package = Package(
         .target(name: "BooksTestSupport", dependencies: ["BooksCore", "BooksProtocol", "CLinux"],
                 path: "Tests/BooksTestSupport", swiftSettings: strict),
 
+        .testTarget(name: "BooksTestSupportTests", dependencies: ["BooksTestSupport"], swiftSettings: strict),
         .testTarget(name: "BooksCoreTests", dependencies: ["BooksCore", "BooksTestSupport"], swiftSettings: strict),
         .testTarget(name: "BooksPlatformTests", dependencies: ["BooksPlatform"], swiftSettings: strict),
         .testTarget(name: "BooksStoreTests", dependencies: ["BooksStore", "BooksTestSupport"], swiftSettings: strict),
