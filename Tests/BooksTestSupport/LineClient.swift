@@ -1,6 +1,5 @@
 import BooksCore
 import BooksProtocol
-import CLinux
 import Glibc
 
 /// A raw client of the daemon's newline-delimited JSON protocol over a Unix socket: it sends
@@ -25,12 +24,9 @@ public final class LineClient: @unchecked Sendable {
         if var size = receiveBufferSize {
             setsockopt(s, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
-        var address = sockaddr_un()
-        let length = books_make_sockaddr_un(path, &address)
-        guard length > 0 else { Glibc.close(s); throw TestSupportError("socket path too long: \(path)") }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(s, $0, socklen_t(length)) }
-        }
+        let address: UnixSocketAddress
+        do { address = try UnixSocketAddress(path: path) } catch { Glibc.close(s); throw error }
+        let rc = address.withSockaddr { connect(s, $0, $1) }
         guard rc == 0 else {
             let e = errno
             Glibc.close(s)

@@ -83,16 +83,10 @@ import Testing
         let path = directory.file("s.sock")
         let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(listener) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, b) in path.utf8.enumerated() { raw[i] = b }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = try UnixSocketAddress(path: path).withSockaddr { bind(listener, $0, $1) }
         try #require(bound == 0 && listen(listener, 1) == 0)
         #expect(throws: TestSupportError.self) { try LineClient(path: directory.file("nothing.sock")) }
+        #expect(throws: TestSupportError.self) { try UnixSocketAddress(path: "/" + String(repeating: "x", count: 120)) }
 
         let client = try LineClient(path: path)
         let server = accept(listener, nil, nil)

@@ -13,10 +13,7 @@ final class NotifySocket {
         self.path = path
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         precondition(fd >= 0)
-        var address = SystemdTools.address(path)
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let rc = (try? UnixSocketAddress(path: path))?.withSockaddr { bind(fd, $0, $1) } ?? -1
         precondition(rc == 0, "bind \(path): \(errno)")
     }
 

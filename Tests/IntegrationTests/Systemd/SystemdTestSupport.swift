@@ -23,19 +23,6 @@ enum SystemdTools {
 
     /// The text of `path`, "" when unreadable.
     static func read(_ path: String) -> String { TestFiles.readText(path) ?? "" }
-
-    /// A `sockaddr_un` for `path` (shorter than 108 bytes).
-    static func address(_ path: String) -> sockaddr_un {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        precondition(bytes.count < 108, "socket path too long: \(path)")
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, b) in bytes.enumerated() { raw[i] = b }
-            raw[bytes.count] = 0
-        }
-        return address
-    }
 }
 
 extension LineClient {
