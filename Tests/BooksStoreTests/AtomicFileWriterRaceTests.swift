@@ -7,10 +7,6 @@ import Glibc
 import Testing
 
 @Suite struct AtomicFileWriterRaceTests {
-    func put(_ path: String, _ text: String) throws {
-        try TestFiles.write(text, to: path)
-    }
-
     func contents(_ path: String) -> String {
         guard case .present(let bytes, _) = FileReader.read(path) else { return "<none>" }
         return String(decoding: bytes, as: UTF8.self)
@@ -19,9 +15,7 @@ import Testing
     @Test func aReplacedFileWhoseContentIsNotTheVersionReadIsPutBack() throws {
         let scratch = try TemporaryDirectory(prefix: "booksstore-race")
         defer { scratch.remove() }
-        let dir = scratch.path
-        let path = dir + "/books.txt"
-        try put(path, "a|1|x\n")
+        let path = try scratch.write("books.txt", "a|1|x\n")
         guard case .present(_, let identity) = FileReader.read(path) else { Issue.record("read"); return }
         // Simulate an edit that the metadata check cannot see (same inode, size and times):
         // the version the write was planned on was different from what is on disk now.
@@ -37,12 +31,10 @@ import Testing
     @Test func aFileReplacedByRenameAfterTheReadIsNotOverwritten() throws {
         let scratch = try TemporaryDirectory(prefix: "booksstore-race")
         defer { scratch.remove() }
-        let dir = scratch.path
-        let path = dir + "/books.txt"
-        try put(path, "a|1|x\n")
+        let path = try scratch.write("books.txt", "a|1|x\n")
         guard case .present(_, let identity) = FileReader.read(path) else { Issue.record("read"); return }
-        try put(dir + "/edit", "a|1|x\n")   // same content, new inode (an editor's rename-over)
-        rename(dir + "/edit", path)
+        try scratch.write("edit", "a|1|x\n")   // same content, new inode (an editor's rename-over)
+        rename(scratch.file("edit"), path)
         #expect(throws: StoreError.changedDuringWrite(path: path)) {
             try AtomicFileWriter.write(Array("a|2|client\n".utf8), to: path, expected: identity,
                                        isExpectedContent: { $0 == Array("a|1|x\n".utf8) })
@@ -53,9 +45,7 @@ import Testing
     @Test func theVersionReadIsReplaced() throws {
         let scratch = try TemporaryDirectory(prefix: "booksstore-race")
         defer { scratch.remove() }
-        let dir = scratch.path
-        let path = dir + "/books.txt"
-        try put(path, "a|1|x\n")
+        let path = try scratch.write("books.txt", "a|1|x\n")
         guard case .present(let read, let identity) = FileReader.read(path) else { Issue.record("read"); return }
         let written = try AtomicFileWriter.write(Array("a|2|client\n".utf8), to: path, expected: identity,
                                                  isExpectedContent: { $0 == read })
@@ -72,9 +62,7 @@ import Testing
     func aReplacedFileStillOpenForWritingIsPutBack() throws {
         let scratch = try TemporaryDirectory(prefix: "booksstore-race")
         defer { scratch.remove() }
-        let dir = scratch.path
-        let path = dir + "/books.txt"
-        try put(path, "a|1|x\n")
+        let path = try scratch.write("books.txt", "a|1|x\n")
         guard case .present(let read, let identity) = FileReader.read(path) else { Issue.record("read"); return }
         let editor = open(path, O_WRONLY)
         #expect(editor >= 0)
