@@ -125,14 +125,7 @@ struct HostileClientTests {
         for _ in 0..<2 {
             spawn {
                 while !flag.isStopped {
-                    let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-                    var addr = sockaddr_un()
-                    addr.sun_family = sa_family_t(AF_UNIX)
-                    withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in socket.utf8.enumerated() { raw[i] = b } }
-                    _ = withUnsafePointer(to: &addr) {
-                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-                    }
-                    Glibc.close(fd)
+                    (try? LineClient(path: socket))?.close()
                     flag.count("connectCycles")
                 }
             }

@@ -26,11 +26,7 @@ final class TmuxSession: @unchecked Sendable {
 
     /// Waits until the screen shows `text`.
     func waitForScreen(containing text: String, timeout: Double = 10) async throws {
-        let deadline = MonotonicClock.seconds() + timeout
-        while MonotonicClock.seconds() < deadline {
-            if await screen().contains(text) { return }
-            await MonotonicClock.pause(seconds: 0.05)
-        }
+        if await eventually(timeout: timeout, interval: 0.05, { await screen().contains(text) }) { return }
         throw TestSupportError("tmux screen never showed \(text); screen:\n\(await screen())")
     }
 
@@ -46,12 +42,10 @@ final class TmuxSession: @unchecked Sendable {
 
     /// Waits until the program exits (the session disappears).
     func waitForExit(timeout: Double = 15) async throws {
-        let deadline = MonotonicClock.seconds() + timeout
-        while MonotonicClock.seconds() < deadline {
-            let r = try await tools.run(["tmux", "-L", server, "has-session", "-t", Self.session], timeout: 5)
-            if !r.succeeded { return }
-            await MonotonicClock.pause(seconds: 0.05)
+        let exited = try await eventually(timeout: timeout, interval: 0.05) {
+            try await !tools.run(["tmux", "-L", server, "has-session", "-t", Self.session], timeout: 5).succeeded
         }
+        if exited { return }
         let last = await screen()
         kill()
         throw TestSupportError("program in tmux did not exit within \(timeout) s; screen:\n\(last)")
