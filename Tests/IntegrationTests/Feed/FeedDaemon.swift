@@ -17,9 +17,9 @@ final class FeedDaemon: @unchecked Sendable {
     /// Creates the directory and (if given) the initial file, and starts the daemon.
     init(rows: [String] = [], settings: [String] = [], dirMode: mode_t = 0o700) async throws {
         scratch = try TemporaryDirectory(prefix: "feedtest", mode: dirMode)
-        file = scratch.file("books.txt")
-        socket = scratch.file("booksd.sock")
-        logPath = scratch.file("booksd.log")
+        file = scratch.bookFile
+        socket = scratch.socket
+        logPath = scratch.log
         self.settings = settings
         if !rows.isEmpty { try TestFiles.write(rows.map { $0 + "\n" }.joined(), to: file) }
         try await start()

@@ -46,18 +46,7 @@ enum Rel {
     }
 }
 
-// MARK: Scratch directory and daemon
-
-extension TemporaryDirectory {
-    /// The fault suite's directory for `name` (`/var/tmp/booksd-rel-NAME-XXXXXX`).
-    static func scratch(_ name: String) -> TemporaryDirectory {
-        do { return try TemporaryDirectory(prefix: "booksd-rel-\(name)") } catch { preconditionFailure("\(error)") }
-    }
-
-    var bookFile: String { file("books.txt") }
-    var socket: String { file("booksd.sock") }
-    var log: String { file("booksd.log") }
-}
+// MARK: Daemon
 
 extension DaemonProcess {
     /// Starts booksd on `file` (stdout and stderr to `log`, a minimal environment) and, with

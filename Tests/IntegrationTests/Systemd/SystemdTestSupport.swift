@@ -50,10 +50,10 @@ final class BooksdFixture {
          extraConfig: String = "") throws {
         // Short: socket paths must stay under 108 bytes.
         scratch = try TemporaryDirectory(prefix: "bsd", base: "/tmp")
-        booksFile = scratch.file("books.txt")
-        socketPath = scratch.file("booksd.sock")
+        booksFile = scratch.bookFile
+        socketPath = scratch.socket
         configPath = scratch.file("booksd.conf")
-        logPath = scratch.file("booksd.log")
+        logPath = scratch.log
         notify = NotifySocket(path: scratch.file("notify.sock"))
         try TestFiles.write(books.map { $0 + "\n" }.joined(), to: booksFile)
         try writeConfig(extraConfig)
