@@ -38,17 +38,27 @@ let package = Package(
         .executableTarget(name: "booksd", dependencies: ["BooksDaemon"], swiftSettings: strict),
         .executableTarget(name: "booksctl", dependencies: ["BooksClient"], swiftSettings: strict),
         .executableTarget(name: "BooksBenchmarks",
-                          dependencies: ["BooksCore", "BooksStore", "BooksClient", "CLinux"],
+                          dependencies: ["BooksCore", "BooksStore", "BooksClient", "BooksTestSupport", "CLinux"],
                           path: "Benchmarks/BooksBenchmarks", swiftSettings: strict),
 
-        .testTarget(name: "BooksCoreTests", dependencies: ["BooksCore"], swiftSettings: strict),
+        // One test-support layer for every test target and the benchmarks (no XCTest/Testing, so
+        // the benchmark executable links it): temporary directories, SplitMix64, child processes,
+        // the booksd launcher, the raw line client and `eventually`.
+        .target(name: "BooksTestSupport", dependencies: ["BooksCore", "BooksProtocol", "CLinux"],
+                path: "Tests/BooksTestSupport", swiftSettings: strict),
+
+        .testTarget(name: "BooksTestSupportTests", dependencies: ["BooksTestSupport"], swiftSettings: strict),
+        .testTarget(name: "BooksCoreTests", dependencies: ["BooksCore", "BooksTestSupport"], swiftSettings: strict),
         .testTarget(name: "BooksPlatformTests", dependencies: ["BooksPlatform"], swiftSettings: strict),
-        .testTarget(name: "BooksStoreTests", dependencies: ["BooksStore"], swiftSettings: strict),
+        .testTarget(name: "BooksStoreTests", dependencies: ["BooksStore", "BooksTestSupport"], swiftSettings: strict),
         .testTarget(name: "BooksProtocolTests", dependencies: ["BooksProtocol"], swiftSettings: strict),
-        .testTarget(name: "BooksDaemonTests", dependencies: ["BooksDaemon"], swiftSettings: strict),
-        .testTarget(name: "BooksClientTests", dependencies: ["BooksClient", "BooksPlatform", "booksctl"], swiftSettings: strict),
-        .testTarget(name: "BooksBenchmarksTests", dependencies: ["BooksBenchmarks", "BooksCore"],
+        .testTarget(name: "BooksDaemonTests", dependencies: ["BooksDaemon", "BooksTestSupport"], swiftSettings: strict),
+        .testTarget(name: "BooksClientTests", dependencies: ["BooksClient", "BooksPlatform"], swiftSettings: strict),
+        .testTarget(name: "BooksctlTests", dependencies: ["booksctl", "BooksClient", "BooksCore", "BooksProtocol"], swiftSettings: strict),
+        .testTarget(name: "BooksBenchmarksTests", dependencies: ["BooksBenchmarks", "BooksCore", "BooksTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "IntegrationTests", dependencies: ["BooksClient", "BooksCore", "booksd", "booksctl"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests",
+                    dependencies: ["BooksClient", "BooksCore", "BooksProtocol", "BooksTestSupport", "booksd", "booksctl"],
+                    swiftSettings: strict),
     ]
 )

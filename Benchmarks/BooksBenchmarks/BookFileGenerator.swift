@@ -1,3 +1,5 @@
+import BooksTestSupport
+
 /// Generates realistic `books.txt` content: UUID ids, mostly ASCII titles and authors, with some
 /// accented Latin, CJK and emoji text. Deterministic for a given seed.
 struct BookFileGenerator {

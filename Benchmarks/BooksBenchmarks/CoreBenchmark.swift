@@ -1,4 +1,5 @@
 import BooksCore
+import BooksTestSupport
 import Glibc
 
 /// `BooksBenchmarks core`: parse and diff speed of `BookDocument` against a Python 3 peer, and
@@ -70,8 +71,8 @@ struct CoreBenchmark {
             sink &+= document!.bookCount
             precondition(document!.bookCount == rows, "parse found \(document!.bookCount) of \(rows) books")
             document = nil
-            let peer = ChildProcess.run([options.python, options.peerScript, path, "--runs", "1", "--warm"])
-            let values = ChildProcess.values(peer.output)
+            let peer = PeerRun.run([options.python, options.peerScript, path, "--runs", "1", "--warm"])
+            let values = PeerRun.values(peer.output)
             if peer.status == 0, values["books"] == Double(rows),
                let p = values["parse_ms_median"], let rp = values["read_parse_ms_median"] {
                 pythonParse.append(p)
@@ -121,14 +122,14 @@ struct CoreBenchmark {
     /// (d) Peak RSS of fresh processes that load, parse and hold the file: this executable's
     /// hidden `core-rss` subcommand, and the Python peer's `--rss` mode.
     private func measureMemory(rows: Int, path: String, fileBytes: Int) -> MemoryResult? {
-        let swift = ChildProcess.run([ChildProcess.currentExecutable(), "core-rss", path])
-        let values = ChildProcess.values(swift.output)
+        let swift = PeerRun.run([BuildProducts.currentExecutable(), "core-rss", path])
+        let values = PeerRun.values(swift.output)
         guard swift.status == 0, let hwm = values["hwm_kb"], values["books"] == Double(rows) else {
             Console.error("core-rss failed (status \(swift.status)): \(swift.output)")
             return nil
         }
-        let python = ChildProcess.run([options.python, options.peerScript, path, "--rss"])
-        let pythonValues = ChildProcess.values(python.output)
+        let python = PeerRun.run([options.python, options.peerScript, path, "--rss"])
+        let pythonValues = PeerRun.values(python.output)
         return MemoryResult(rows: rows, fileBytes: fileBytes, swiftPeakKB: Int(hwm),
                             swiftBaselineKB: Int(values["baseline_kb"] ?? 0),
                             pythonPeakKB: python.status == 0 ? pythonValues["hwm_kb"].map { Int($0) } : nil)

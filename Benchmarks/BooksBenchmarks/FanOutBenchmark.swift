@@ -1,3 +1,4 @@
+import BooksTestSupport
 import Glibc
 
 /// `BooksBenchmarks fanout`: 1, 100 and 1,000 subscribers held by this one process (raw
@@ -35,7 +36,7 @@ struct FanOutBenchmark {
         let directory = "\(options.workDirectory)/live/fanout"
         FileBytes.makeDirectory(directory)
         guard var file = try? LiveBookFile(path: directory + "/books.txt", rows: fileRows) else { exit(1) }
-        guard let daemon = DaemonProcess(binDirectory: options.binDirectory, file: file.path, socket: directory + "/booksd.sock",
+        guard let daemon = DaemonProcess.benchmark(binDirectory: options.binDirectory, file: file.path, socket: directory + "/booksd.sock",
                                          settings: ["max_clients=4000"], logPath: directory + "/booksd.log") else { exit(1) }
         defer { daemon.stop() }
         for count in options.subscriberCounts {
@@ -62,11 +63,11 @@ struct FanOutBenchmark {
             // Burst: `burst` inserts pipelined on one writer connection; done when every subscriber
             // has the last one (changes are delivered in seq order).
             var burstMS = Double.nan
-            if let writer = RawSocket(path: daemon.socketPath), writer.hello(client: "bench-burst") != nil {
+            if let writer = LineClient.connectIfListening(daemon.socketPath), writer.helloPoint(client: "bench-burst") != nil {
                 let marker = "Burst \(count)-\(burst)"
                 let start = Stopwatch.now()
                 for k in 1...burst {
-                    writer.send("{\"id\":\"b\(k)\",\"op\":\"insert\",\"books\":[{\"name\":\"Burst \(count)-\(k)\",\"author\":\"Bench\"}]}")
+                    writer.enqueue("{\"id\":\"b\(k)\",\"op\":\"insert\",\"books\":[{\"name\":\"Burst \(count)-\(k)\",\"author\":\"Bench\"}]}")
                 }
                 while writer.wantsWrite { usleep(100); writer.flush() }
                 let arrivals = pool.arrival(of: "\"" + marker + "\"", since: start, timeoutNS: 120_000_000_000)

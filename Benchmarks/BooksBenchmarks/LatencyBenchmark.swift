@@ -1,3 +1,4 @@
+import BooksTestSupport
 import Glibc
 
 /// `BooksBenchmarks latency`: edit-to-subscriber latency of booksd (`booksctl subscribe --json`)
@@ -51,7 +52,7 @@ struct LatencyBenchmark {
         let peersDir = options.peersDirectory
         switch peer {
         case "booksd":
-            daemon = DaemonProcess(binDirectory: options.binDirectory, file: file.path, socket: directory + "/booksd.sock",
+            daemon = DaemonProcess.benchmark(binDirectory: options.binDirectory, file: file.path, socket: directory + "/booksd.sock",
                                    logPath: directory + "/booksd.log")
             guard let daemon else { return }
             daemonRSS[rows] = daemon.rssKB

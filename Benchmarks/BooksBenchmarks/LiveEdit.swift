@@ -1,3 +1,4 @@
+import BooksTestSupport
 import Glibc
 
 /// How a hand edit reaches `books.txt` in the latency benchmark.
@@ -76,7 +77,7 @@ struct LiveBookFile {
         case .sed:
             let name = "Sed edit \(counter)"
             let id = replaceContent(renamed(row: pickRow(), to: name))
-            let status = ChildProcess.run(["sed", "-i", "s/^\(id)|[^|]*|/\(id)|\(name)|/", path]).status
+            let status = PeerRun.run(["sed", "-i", "s/^\(id)|[^|]*|/\(id)|\(name)|/", path]).status
             let at = Stopwatch.now()
             precondition(status == 0, "sed -i failed")
             return (ExpectedChange(kind: "update", id: id), at)

@@ -1,3 +1,5 @@
+import BooksTestSupport
+
 /// Command-line options shared by the live benchmarks (`latency`, `fanout`, `writes`, `startup`,
 /// `targets`).
 struct LiveOptions: Sendable {
@@ -64,7 +66,7 @@ struct LiveOptions: Sendable {
 
     /// Where booksd and booksctl are: beside this executable (same build).
     var binDirectory: String {
-        let me = ChildProcess.currentExecutable()
+        let me = BuildProducts.currentExecutable()
         return String(me[..<(me.lastIndex(of: "/") ?? me.startIndex)])
     }
 

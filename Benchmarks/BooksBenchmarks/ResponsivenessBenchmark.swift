@@ -1,3 +1,4 @@
+import BooksTestSupport
 import Glibc
 
 /// `BooksBenchmarks responsiveness` (issue 11): while W clients keep an N-row file under
@@ -82,7 +83,7 @@ struct ResponsivenessBenchmark {
         }
         let logPath = directory + "/booksd.log"
         unlink(logPath)
-        guard let daemon = DaemonProcess(binDirectory: binDirectory, file: file.path, socket: directory + "/booksd.sock",
+        guard let daemon = DaemonProcess.benchmark(binDirectory: binDirectory, file: file.path, socket: directory + "/booksd.sock",
                                          logPath: logPath) else { return nil }
         defer { daemon.stop() }
         let loadAtStart = Self.loadAverage()
@@ -108,7 +109,7 @@ struct ResponsivenessBenchmark {
 
     /// The short commit of the git checkout containing `directory` (best effort).
     static func commit(of directory: String) -> String? {
-        let output = ChildProcess.run(["sh", "-c", "git -C \"$0\" rev-parse --short HEAD 2>/dev/null", directory]).output
+        let output = PeerRun.run(["sh", "-c", "git -C \"$0\" rev-parse --short HEAD 2>/dev/null", directory]).output
         let hash = output.filter { !$0.isWhitespace }
         return hash.isEmpty ? nil : hash
     }

@@ -1,3 +1,4 @@
+import BooksTestSupport
 import Glibc
 
 /// What one responsiveness run measured against one booksd.
@@ -49,10 +50,10 @@ struct ResponsivenessMeasurement: Sendable {
 final class ResponsivenessLoop {
     /// One probe connection: `hello` sent at start, `ping` after the hello reply.
     private final class Probe {
-        let socket: RawSocket
+        let socket: LineClient
         let start: UInt64
         var pinged = false
-        init(socket: RawSocket, start: UInt64) { self.socket = socket; self.start = start }
+        init(socket: LineClient, start: UInt64) { self.socket = socket; self.start = start }
     }
 
     private static let helloLine = "{\"id\":\"h\",\"op\":\"hello\",\"version\":1,\"client\":\"bench-probe\"}"
@@ -62,8 +63,8 @@ final class ResponsivenessLoop {
     private let filePath: String
     private let seconds: Double
     private let bookIDs: [String]
-    private let writers: [RawSocket]
-    private let subscriber: RawSocket
+    private let writers: [LineClient]
+    private let subscriber: LineClient
     private var random = SplitMix64(seed: 0x5072_6F62_65)   // "Probe"
     private var sequence: [Int]
     private var sentAt: [UInt64]
@@ -85,19 +86,19 @@ final class ResponsivenessLoop {
         filePath = file
         self.seconds = seconds
         self.bookIDs = bookIDs
-        var writers: [RawSocket] = []
+        var writers: [LineClient] = []
         for k in bookIDs.indices {
-            guard let s = RawSocket(path: socket), s.hello(client: "bench-writer-\(k)") != nil else {
+            guard let s = LineClient.connectIfListening(socket), s.helloPoint(client: "bench-writer-\(k)") != nil else {
                 Console.error("writer \(k) could not connect to \(socket)"); return nil
             }
             writers.append(s)
         }
         self.writers = writers
-        guard let s = RawSocket(path: socket), let position = s.hello(client: "bench-subscriber") else {
+        guard let s = LineClient.connectIfListening(socket), let position = s.helloPoint(client: "bench-subscriber") else {
             Console.error("the subscriber could not connect to \(socket)"); return nil
         }
-        s.send(RawSocket.subscribeLine(id: "s", epoch: position.epoch, seq: position.seq))
-        guard let reply = s.awaitLine(), reply.contains("\"ok\":true") else {
+        _ = s.send(LineClient.subscribeLine(id: "s", epoch: position.epoch, seq: position.seq))
+        guard let reply = s.readLine(timeout: 10), reply.contains("\"ok\":true") else {
             Console.error("subscribe failed"); return nil
         }
         subscriber = s
@@ -127,7 +128,7 @@ final class ResponsivenessLoop {
                 if nextEdit < editTimes.count, now >= editTimes[nextEdit] { nextEdit += 1; handEdit(nextEdit) }
             }
             let waiting = writerDone.contains(false) || !probes.isEmpty
-                || (!subscriber.closed && edits.contains { $0.arrivalMS == nil })
+                || (!subscriber.isAtEnd && edits.contains { $0.arrivalMS == nil })
             if (now >= stopSending && !waiting) || now >= hardStop { break }
             var wake = now + 50_000_000
             if now < stopSending {
@@ -136,14 +137,14 @@ final class ResponsivenessLoop {
             }
             let sockets = writers + [subscriber] + probes.map(\.socket)
             // A socket already closed is left out (fd -1): a hung-up descriptor would wake poll at once.
-            var fds = sockets.map { pollfd(fd: $0.closed ? -1 : $0.fd, events: Int16(POLLIN | ($0.wantsWrite ? POLLOUT : 0)), revents: 0) }
+            var fds = sockets.map { pollfd(fd: $0.isAtEnd ? -1 : $0.fd, events: Int16(POLLIN | ($0.wantsWrite ? POLLOUT : 0)), revents: 0) }
             _ = poll(&fds, nfds_t(fds.count), Int32((wake > now ? wake - now : 0) / 1_000_000 + 1))
-            for k in writers.indices where fds[k].revents != 0 || (writers[k].closed && !writerDone[k]) {
+            for k in writers.indices where fds[k].revents != 0 || (writers[k].isAtEnd && !writerDone[k]) {
                 readWriter(k, stopSending: stopSending)
             }
             if fds[writers.count].revents != 0 { readSubscriber() }
             let ready = Set(fds[(writers.count + 1)...].filter { $0.revents != 0 && $0.fd >= 0 }.map(\.fd))
-            probes.removeAll { ($0.socket.closed || ready.contains($0.socket.fd)) && advance($0) }
+            probes.removeAll { ($0.socket.isAtEnd || ready.contains($0.socket.fd)) && advance($0) }
         }
         let unanswered = probes.count
         for probe in probes { probe.socket.close() }
@@ -155,7 +156,7 @@ final class ResponsivenessLoop {
             updateReplyTimes: updateReplyTimes, probeFailures: probeFailures + unanswered,
             updates: Distribution(updateSamples), updateFailures: updateFailures, commits: commitSeqs.count,
             seconds: Double((lastAcknowledged > start ? lastAcknowledged : Stopwatch.now()) - start) / 1e9,
-            changeEvents: changeEvents, subscriberClosed: subscriber.closed, handEdits: edits)
+            changeEvents: changeEvents, subscriberClosed: subscriber.isAtEnd, handEdits: edits)
     }
 
     /// Writer k's next `update`: its book's name alternates, so every update changes the file.
@@ -163,14 +164,15 @@ final class ResponsivenessLoop {
         sequence[k] += 1
         sentAt[k] = Stopwatch.now()
         let name = "Responsiveness \(k) \(sequence[k] % 2 == 0 ? "A" : "B")"
-        writers[k].send("{\"id\":\"u\(k)-\(sequence[k])\",\"op\":\"update\",\"patches\":[{\"id\":\(JSONLine.quoted(bookIDs[k])),"
+        writers[k].enqueue("{\"id\":\"u\(k)-\(sequence[k])\",\"op\":\"update\",\"patches\":[{\"id\":\(JSONLine.quoted(bookIDs[k])),"
                         + "\"name\":\(JSONLine.quoted(name))}]}")
+        writers[k].flush()
     }
 
     private func readWriter(_ k: Int, stopSending: UInt64) {
         let socket = writers[k]
         socket.flush()
-        for line in socket.readLines() where line.hasPrefix("{\"id\":\"u\(k)-\(sequence[k])\"") {
+        for line in socket.readAvailableLines() where line.hasPrefix("{\"id\":\"u\(k)-\(sequence[k])\"") {
             let now = Stopwatch.now()
             if line.contains("\"ok\":true") {
                 updateSamples.append(Double(now - sentAt[k]) / 1e6)
@@ -183,14 +185,14 @@ final class ResponsivenessLoop {
             }
             if now < stopSending { sendUpdate(k) } else { writerDone[k] = true }
         }
-        if socket.closed && !writerDone[k] {
+        if socket.isAtEnd && !writerDone[k] {
             Console.error("writer \(k): connection closed by booksd")
             writerDone[k] = true
         }
     }
 
     private func readSubscriber() {
-        for line in subscriber.readLines() {
+        for line in subscriber.readAvailableLines() {
             if line.hasPrefix("{\"event\":\"resync-required\"") { Console.error("subscriber: \(line)") }
             guard line.hasPrefix("{\"event\":\"change\"") else { continue }
             changeEvents += 1
@@ -199,26 +201,28 @@ final class ResponsivenessLoop {
                 edits[e].arrivalMS = Double(now - edits[e].at) / 1e6
             }
         }
-        if subscriber.closed { Console.error("subscriber: connection closed by booksd; hand edits can no longer arrive") }
+        if subscriber.isAtEnd { Console.error("subscriber: connection closed by booksd; hand edits can no longer arrive") }
     }
 
     /// A new connection: `hello` now, `ping` after its reply.
     private func startProbe() {
         let start = Stopwatch.now()
-        guard let socket = RawSocket(path: socketPath) else { probeFailures += 1; return }
-        socket.send(Self.helloLine)
+        guard let socket = LineClient.connectIfListening(socketPath) else { probeFailures += 1; return }
+        socket.enqueue(Self.helloLine)
+        socket.flush()
         probes.append(Probe(socket: socket, start: start))
     }
 
     /// Handles a probe's replies; true when it is finished (measured or failed).
     private func advance(_ probe: Probe) -> Bool {
         probe.socket.flush()
-        for line in probe.socket.readLines() {
+        for line in probe.socket.readAvailableLines() {
             let ok = line.contains("\"ok\":true")
             if !probe.pinged, line.hasPrefix("{\"id\":\"h\"") {
                 guard ok else { probeFailures += 1; return true }
                 probe.pinged = true
-                probe.socket.send(Self.pingLine)
+                probe.socket.enqueue(Self.pingLine)
+                probe.socket.flush()
             } else if probe.pinged, line.hasPrefix("{\"id\":\"p\"") {
                 if ok {
                     probeSamples.append((Double(probe.start - start) / 1e6, Double(Stopwatch.now() - probe.start) / 1e6))
@@ -229,7 +233,7 @@ final class ResponsivenessLoop {
                 return true
             }
         }
-        if probe.socket.closed { probeFailures += 1; return true }
+        if probe.socket.isAtEnd { probeFailures += 1; return true }
         return false
     }
 

@@ -1,3 +1,4 @@
+import BooksTestSupport
 import Glibc
 
 /// `BooksBenchmarks startup`: exec → ready (the socket accepts a connection and answers `hello`)
@@ -18,7 +19,7 @@ struct StartupBenchmark {
         var ready: [Double] = [], rss: [Double] = []
         for k in 0..<3 {
             Console.error("• startup: \(CoreReport.rows(rows)) rows, run \(k + 1)/3")
-            guard let daemon = DaemonProcess(binDirectory: options.binDirectory, file: directory + "/books.txt",
+            guard let daemon = DaemonProcess.benchmark(binDirectory: options.binDirectory, file: directory + "/books.txt",
                                              socket: directory + "/booksd.sock", logPath: directory + "/booksd.log") else { exit(1) }
             ready.append(daemon.readyMS)
             rss.append(Double(daemon.rssKB) / 1024)

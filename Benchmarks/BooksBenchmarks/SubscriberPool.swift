@@ -1,10 +1,11 @@
+import BooksTestSupport
 import CLinux
 import Glibc
 
 /// Many subscribed connections driven by one event loop (`poll` to subscribe, epoll to measure) in
 /// this one thread.
 final class SubscriberPool {
-    private(set) var sockets: [RawSocket] = []
+    private(set) var sockets: [LineClient] = []
     /// Every socket, registered for input (data: the socket's index).
     private var epollFD: Int32 = -1
 
@@ -12,11 +13,11 @@ final class SubscriberPool {
     /// and waits for every subscribe reply. Nil when a connection fails.
     init?(socketPath: String, count: Int) {
         for k in 0..<count {
-            guard let socket = RawSocket(path: socketPath), let point = socket.hello(client: "bench-sub-\(k)") else {
+            guard let socket = LineClient.connectIfListening(socketPath), let point = socket.helloPoint(client: "bench-sub-\(k)") else {
                 Console.error("subscriber \(k) could not connect")
                 return nil
             }
-            socket.send(RawSocket.subscribeLine(id: "s", epoch: point.epoch, seq: point.seq))
+            socket.enqueue(LineClient.subscribeLine(id: "s", epoch: point.epoch, seq: point.seq))
             sockets.append(socket)
         }
         var subscribed = Array(repeating: false, count: count)
@@ -25,7 +26,7 @@ final class SubscriberPool {
         while remaining > 0 && Stopwatch.now() < deadline {
             waitReadable(timeoutMS: 100)
             for (k, socket) in sockets.enumerated() where !subscribed[k] {
-                for line in socket.readLines() where line.contains("\"id\":\"s\"") {
+                for line in socket.readAvailableLines() where line.contains("\"id\":\"s\"") {
                     guard line.contains("\"ok\":true") else { Console.error("subscribe refused: \(line)"); return nil }
                     subscribed[k] = true
                     remaining -= 1
@@ -67,7 +68,7 @@ final class SubscriberPool {
                     arrived[k] = Stopwatch.now() - since
                     remaining -= 1
                 }
-                if sockets[k].closed { _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, sockets[k].fd, nil) }
+                if sockets[k].isAtEnd { _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, sockets[k].fd, nil) }
             }
         }
         return arrived

@@ -1,3 +1,4 @@
+import BooksTestSupport
 import Glibc
 
 /// `BooksBenchmarks writes`: acknowledged (durable) client inserts per second with 1 and with 32
@@ -32,7 +33,7 @@ struct WriteBenchmark {
             FileBytes.makeDirectory(directory)
             guard let file = try? LiveBookFile(path: directory + "/books.txt", rows: rows) else { exit(1) }
             rewriteMS[rows] = Self.fullRewrite(file.content, directory: directory)
-            guard let daemon = DaemonProcess(binDirectory: options.binDirectory, file: file.path, socket: directory + "/booksd.sock",
+            guard let daemon = DaemonProcess.benchmark(binDirectory: options.binDirectory, file: file.path, socket: directory + "/booksd.sock",
                                              settings: ["max_clients=200"], logPath: directory + "/booksd.log") else { exit(1) }
             for writers in [1, 32] {
                 Console.error("• writes: \(CoreReport.rows(rows)) rows, \(writers) writers, \(duration(rows: rows)) s")
@@ -74,9 +75,9 @@ struct WriteBenchmark {
     }
 
     private func measure(socket path: String, rows: Int, writers: Int) -> Row {
-        var sockets: [RawSocket] = []
+        var sockets: [LineClient] = []
         for k in 0..<writers {
-            guard let s = RawSocket(path: path), s.hello(client: "bench-writer-\(k)") != nil else {
+            guard let s = LineClient.connectIfListening(path), s.helloPoint(client: "bench-writer-\(k)") != nil else {
                 Console.error("writer \(k) could not connect"); exit(1)
             }
             sockets.append(s)
@@ -87,7 +88,7 @@ struct WriteBenchmark {
         func send(_ k: Int) {
             sequence[k] += 1
             sentAt[k] = Stopwatch.now()
-            sockets[k].send("{\"id\":\"w\(sequence[k])\",\"op\":\"insert\",\"books\":[{\"name\":\"Write \(rows)-\(writers)-\(k)-\(sequence[k])\",\"author\":\"Bench Writer\"}]}")
+            sockets[k].enqueue("{\"id\":\"w\(sequence[k])\",\"op\":\"insert\",\"books\":[{\"name\":\"Write \(rows)-\(writers)-\(k)-\(sequence[k])\",\"author\":\"Bench Writer\"}]}")
         }
         let start = Stopwatch.now()
         let stopSending = start + UInt64(duration(rows: rows) * 1e9)
@@ -100,7 +101,7 @@ struct WriteBenchmark {
             _ = poll(&fds, nfds_t(fds.count), 100)
             for k in 0..<writers {
                 sockets[k].flush()
-                for line in sockets[k].readLines() where line.contains("\"id\":\"w\(sequence[k])\"") {
+                for line in sockets[k].readAvailableLines() where line.contains("\"id\":\"w\(sequence[k])\"") {
                     let now = Stopwatch.now()
                     last = now
                     if line.contains("\"ok\":true") { latencies.append(Double(now - sentAt[k]) / 1e6) } else { failed += 1 }

@@ -1,5 +1,6 @@
 @testable import BooksBenchmarks
 import BooksCore
+import BooksTestSupport
 import Glibc
 import Testing
 
@@ -76,12 +77,12 @@ struct LiveBenchmarkSupportTests {
     /// The Python peers' re-read-and-diff (Benchmarks/peers/bookdiff.py), run on two small files.
     @Test func pythonPeerDiffReportsEachChangedBookOnce() throws {
         let python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3"
-        let directory = "/tmp/books-bench-diff-\(getpid())"
-        FileBytes.makeDirectory(directory)
-        defer { unlink(directory + "/old.txt"); unlink(directory + "/new.txt"); rmdir(directory) }
+        let scratch = try TemporaryDirectory(prefix: "books-bench-diff", base: "/tmp")
+        defer { scratch.remove() }
+        let directory = scratch.path
         try FileBytes.write(Array("a|A|x\nb|B|y\nc|C|z\nbad line\n".utf8), to: directory + "/old.txt")
         try FileBytes.write(Array("a|A|x\nb|B2|y\nd|Dé|w\n".utf8), to: directory + "/new.txt")
-        let result = ChildProcess.run([python, "Benchmarks/peers/bookdiff.py", "--diff", directory + "/old.txt", directory + "/new.txt"])
+        let result = PeerRun.run([python, "Benchmarks/peers/bookdiff.py", "--diff", directory + "/old.txt", directory + "/new.txt"])
         #expect(result.status == 0)
         let lines = result.output.split(separator: "\n").map(String.init)
         let seen = lines.map { "\(JSONLine.string("kind", in: $0) ?? "?") \(JSONLine.string("id", in: $0) ?? "?")" }

@@ -1,5 +1,6 @@
 import Testing
 @testable import BooksCore
+import BooksTestSupport
 
 extension BadLine {
     var isSlip: Bool { if case .missingField = reason { return true } else { return false } }
@@ -72,7 +73,7 @@ extension BadLine {
     }
 
     func check(seed: UInt64) {
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         var rows: [String] = []
         for k in 0..<Int.random(in: 1...200, using: &rng) { rows.append(randomRow(&rng, k)) }
         var incremental = BookDocument(parsing: Samples.file(rows))
@@ -110,7 +111,7 @@ extension BadLine {
     func normalized(_ c: ChangeSet) -> ChangeSet { c }
 
     /// `splice` extended by up to 40 unchanged bytes on each side.
-    func widened(_ splice: ByteSplice, old: [UInt8], _ rng: inout SeededGenerator) -> ByteSplice {
+    func widened(_ splice: ByteSplice, old: [UInt8], _ rng: inout SplitMix64) -> ByteSplice {
         let before = Int.random(in: 0...min(40, splice.range.lowerBound), using: &rng)
         let after = Int.random(in: 0...min(40, old.count - splice.range.upperBound), using: &rng)
         let range = (splice.range.lowerBound - before)..<(splice.range.upperBound + after)
@@ -127,7 +128,7 @@ extension BadLine {
     var duplicates: Bool { seedInUse > 100 }
     var seedInUse: UInt64 = 0
 
-    func randomRow(_ rng: inout SeededGenerator, _ k: Int) -> String {
+    func randomRow(_ rng: inout SplitMix64, _ k: Int) -> String {
         switch Int.random(in: 0..<20, using: &rng) {
         case 0: return "# comment \(k)"
         case 1: return ""
@@ -146,7 +147,7 @@ extension BadLine {
         }
     }
 
-    func mutate(_ rows: inout [String], _ rng: inout SeededGenerator, _ step: Int) {
+    func mutate(_ rows: inout [String], _ rng: inout SplitMix64, _ step: Int) {
         let count = Int.random(in: 1...3, using: &rng)
         for _ in 0..<count {
             let position = rows.isEmpty ? 0 : Int.random(in: 0..<rows.count, using: &rng)

@@ -1,9 +1,10 @@
 import Testing
 @testable import BooksCore
+import BooksTestSupport
 
 @Suite struct BookFileFormatTests {
     @Test func jsonRoundTripsRandomStrings() throws {
-        var rng = SeededGenerator(seed: 7)
+        var rng = SplitMix64(seed: 7)
         var books: [Book] = []
         for k in 0..<300 {
             books.append(Book(id: "id-\(k)", name: Samples.randomString(&rng), author: Samples.randomString(&rng)))

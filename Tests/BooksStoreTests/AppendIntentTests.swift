@@ -1,16 +1,17 @@
 // Issue 16, item 1: the append intent record was opened without O_NOFOLLOW/O_EXCL (a planted
 // symlink redirected the daemon's write) and trusted blindly at start (a planted record cut rows).
 import Testing
+import BooksTestSupport
 import Glibc
 import BooksCore
 @testable import BooksStore
 
 @Suite struct AppendIntentTests {
     @Test func aSymlinkPlantedAtTheIntentPathIsNotFollowed() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
-        dir.write("books.txt", lines(["1|Dune|Herbert"]))
-        dir.write("victim", lines(["root:x:0:0:root:/root:/bin/bash"]))
+        try dir.write("books.txt", lines(["1|Dune|Herbert"]))
+        try dir.write("victim", lines(["root:x:0:0:root:/root:/bin/bash"]))
         let intent = AppendWriter.intentPath(for: dir.file("books.txt"))
         #expect(symlink(dir.file("victim"), intent) == 0)
         let identity = try #require(FileIdentity.of(path: dir.file("books.txt")))
@@ -21,14 +22,14 @@ import BooksCore
     }
 
     @Test func aPlantedRecordDoesNotCutRowsAtStart() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
         let rows = lines(["1|a|x", "2|b|y", "3|c|z"])
-        dir.write("books.txt", rows)
+        try dir.write("books.txt", rows)
         // Old format: original size, newline, "payload" = the last two rows plus one more.
         let planted = Array("6\n".utf8) + lines(["2|b|y", "3|c|z", "4|d|w"])
         let intent = AppendWriter.intentPath(for: dir.file("books.txt"))
-        dir.write(PathParts(intent).base, planted)
+        try dir.write(PathParts(intent).base, planted)
         chmod(intent, 0o600)
         let message = AppendWriter.recover(path: dir.file("books.txt"))
         #expect(dir.read("books.txt") == rows, "a planted record cut rows off the book file")
@@ -37,13 +38,13 @@ import BooksCore
     }
 
     @Test func aRecordWithTheWrongModeOrForAnotherFileIsIgnored() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
         let path = dir.file("books.txt")
-        dir.write("books.txt", lines(["1|a|x"]))
+        try dir.write("books.txt", lines(["1|a|x"]))
         let identity = try #require(FileIdentity.of(path: path))
         let payload = lines(["2|b|y", "3|c|z"])
-        dir.write("books.txt", lines(["1|a|x"]) + payload.prefix(3))   // a torn append
+        try dir.write("books.txt", lines(["1|a|x"]) + payload.prefix(3))   // a torn append
         let intent = AppendWriter.intentPath(for: path)
         let record = AppendIntentRecord(device: identity.device, inode: identity.inode, originalSize: 6, payload: payload)
         try AppendIntentRecord.write(record, at: intent)
@@ -58,10 +59,10 @@ import BooksCore
     }
 
     @Test func aGenuineRecordStillCutsATornAppend() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
         let path = dir.file("books.txt")
-        dir.write("books.txt", lines(["1|a|x"]))
+        try dir.write("books.txt", lines(["1|a|x"]))
         let identity = try #require(FileIdentity.of(path: path))
         let payload = lines(["2|b|y", "3|c|z"])
         let record = AppendIntentRecord(device: identity.device, inode: identity.inode, originalSize: 6, payload: payload)
@@ -76,7 +77,7 @@ import BooksCore
         #expect(dir.names() == ["books.txt"])
     }
 
-    @Test func aDamagedRecordFailsItsCheck() {
+    @Test func aDamagedRecordFailsItsCheck() throws {
         let record = AppendIntentRecord(device: 1, inode: 2, originalSize: 3, payload: lines(["a|b|c"]))
         #expect(AppendIntentRecord.decode(record.encoded) == .success(record))
         var damaged = record.encoded

@@ -2,32 +2,20 @@
 // a hand edit landing between the writer's last identity check and its rename was overwritten.
 // The writer now exchanges the entries and proves the replaced file is the version it read.
 @testable import BooksStore
+import BooksTestSupport
 import Glibc
 import Testing
 
 @Suite struct AtomicFileWriterRaceTests {
-    func scratch() -> String {
-        var template = Array("/var/tmp/booksstore-race-XXXXXX".utf8CString)
-        _ = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    func put(_ path: String, _ text: String) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        _ = text.withCString { write(fd, $0, strlen($0)) }
-        close(fd)
-    }
-
     func contents(_ path: String) -> String {
         guard case .present(let bytes, _) = FileReader.read(path) else { return "<none>" }
         return String(decoding: bytes, as: UTF8.self)
     }
 
     @Test func aReplacedFileWhoseContentIsNotTheVersionReadIsPutBack() throws {
-        let dir = scratch()
-        defer { _ = system("rm -rf '\(dir)'") }
-        let path = dir + "/books.txt"
-        put(path, "a|1|x\n")
+        let scratch = try TemporaryDirectory(prefix: "booksstore-race")
+        defer { scratch.remove() }
+        let path = try scratch.write("books.txt", "a|1|x\n")
         guard case .present(_, let identity) = FileReader.read(path) else { Issue.record("read"); return }
         // Simulate an edit that the metadata check cannot see (same inode, size and times):
         // the version the write was planned on was different from what is on disk now.
@@ -41,13 +29,12 @@ import Testing
     }
 
     @Test func aFileReplacedByRenameAfterTheReadIsNotOverwritten() throws {
-        let dir = scratch()
-        defer { _ = system("rm -rf '\(dir)'") }
-        let path = dir + "/books.txt"
-        put(path, "a|1|x\n")
+        let scratch = try TemporaryDirectory(prefix: "booksstore-race")
+        defer { scratch.remove() }
+        let path = try scratch.write("books.txt", "a|1|x\n")
         guard case .present(_, let identity) = FileReader.read(path) else { Issue.record("read"); return }
-        put(dir + "/edit", "a|1|x\n")   // same content, new inode (an editor's rename-over)
-        rename(dir + "/edit", path)
+        try scratch.write("edit", "a|1|x\n")   // same content, new inode (an editor's rename-over)
+        rename(scratch.file("edit"), path)
         #expect(throws: StoreError.changedDuringWrite(path: path)) {
             try AtomicFileWriter.write(Array("a|2|client\n".utf8), to: path, expected: identity,
                                        isExpectedContent: { $0 == Array("a|1|x\n".utf8) })
@@ -56,10 +43,9 @@ import Testing
     }
 
     @Test func theVersionReadIsReplaced() throws {
-        let dir = scratch()
-        defer { _ = system("rm -rf '\(dir)'") }
-        let path = dir + "/books.txt"
-        put(path, "a|1|x\n")
+        let scratch = try TemporaryDirectory(prefix: "booksstore-race")
+        defer { scratch.remove() }
+        let path = try scratch.write("books.txt", "a|1|x\n")
         guard case .present(let read, let identity) = FileReader.read(path) else { Issue.record("read"); return }
         let written = try AtomicFileWriter.write(Array("a|2|client\n".utf8), to: path, expected: identity,
                                                  isExpectedContent: { $0 == read })
@@ -74,10 +60,9 @@ import Testing
     /// file open, puts it back and refuses, and that process's write then lands in the file.
     @Test(.enabled(if: ReplacedVersionGuardTests.leasesAvailable, "file leases are not available here"))
     func aReplacedFileStillOpenForWritingIsPutBack() throws {
-        let dir = scratch()
-        defer { _ = system("rm -rf '\(dir)'") }
-        let path = dir + "/books.txt"
-        put(path, "a|1|x\n")
+        let scratch = try TemporaryDirectory(prefix: "booksstore-race")
+        defer { scratch.remove() }
+        let path = try scratch.write("books.txt", "a|1|x\n")
         guard case .present(let read, let identity) = FileReader.read(path) else { Issue.record("read"); return }
         let editor = open(path, O_WRONLY)
         #expect(editor >= 0)

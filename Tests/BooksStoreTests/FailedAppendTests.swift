@@ -1,6 +1,7 @@
 // Issue 16, item 5: a failed append cut the file back to its old size with `ftruncate`, which
 // also cut a row another process appended at that moment.
 import Testing
+import BooksTestSupport
 import Glibc
 import BooksCore
 @testable import BooksStore
@@ -25,10 +26,10 @@ import BooksCore
     }
 
     @Test func aRowAppendedByAnotherProcessWhenTheAppendFailsIsNotCut() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
         let path = dir.file("books.txt")
-        dir.write("books.txt", lines(["1|Dune|Herbert"]))
+        try dir.write("books.txt", lines(["1|Dune|Herbert"]))
         let identity = try #require(FileIdentity.of(path: path))
         let writer = FailingWriter(first: 4) {
             let other = open(path, O_WRONLY | O_APPEND)
@@ -46,10 +47,10 @@ import BooksCore
     }
 
     @Test func aFailedAppendAloneIsCutBack() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
         let path = dir.file("books.txt")
-        dir.write("books.txt", lines(["1|Dune|Herbert"]))
+        try dir.write("books.txt", lines(["1|Dune|Herbert"]))
         let identity = try #require(FileIdentity.of(path: path))
         let writer = FailingWriter(first: 4) {}
         #expect(throws: StoreError.system(path: path, operation: "append to", errno: ENOSPC)) {

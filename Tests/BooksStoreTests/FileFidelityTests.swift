@@ -1,6 +1,7 @@
 // Issue 16, item 6: rewrites dropped extended attributes and ACLs, and a read-only (0444) file
 // was rewritten.
 import Testing
+import BooksTestSupport
 import Glibc
 import CLinux
 import BooksCore
@@ -27,10 +28,10 @@ import BooksCore
     }
 
     @Test func extendedAttributesAndACLsSurviveARewrite() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
         let path = dir.file("books.txt")
-        dir.write("books.txt", lines(["1|Dune|Herbert"]))
+        try dir.write("books.txt", lines(["1|Dune|Herbert"]))
         let tag = Array("blue".utf8)
         guard setxattr(path, "user.booksync-test", tag, tag.count, 0) == 0,
               setxattr(path, "system.posix_acl_access", Self.acl, Self.acl.count, 0) == 0 else {
@@ -51,10 +52,10 @@ import BooksCore
     }
 
     @Test func aReadOnlyFileIsNotRewrittenOrAppendedTo() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
         let path = dir.file("books.txt")
-        dir.write("books.txt", lines(["1|Dune|Herbert"]))
+        try dir.write("books.txt", lines(["1|Dune|Herbert"]))
         chmod(path, 0o444)
         let store = TextBookStore(path: path)
         guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
@@ -78,10 +79,10 @@ import BooksCore
 
     @Test(.enabled(if: geteuid() == 0, "needs root to give the file another owner"))
     func theOwnerAndGroupAreKept() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
         let path = dir.file("books.txt")
-        dir.write("books.txt", lines(["1|Dune|Herbert"]))
+        try dir.write("books.txt", lines(["1|Dune|Herbert"]))
         #expect(chown(path, 4321, 4322) == 0)
         chmod(path, 0o640)
         let store = TextBookStore(path: path)

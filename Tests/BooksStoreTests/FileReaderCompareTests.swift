@@ -1,21 +1,13 @@
-import Testing
-import Glibc
 import BooksCore
+import BooksTestSupport
+import Glibc
+import Testing
 @testable import BooksStore
 
 /// `FileReader.compare` and its `SpliceScanner`: the splice found while reading in chunks must be
 /// exactly the smallest one (`ByteSplice(from:to:)`), for any edit and any chunking.
 @Suite struct FileReaderCompareTests {
-    /// xorshift64*: deterministic, so a failure names its seed.
-    struct Random {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state ^= state >> 12; state ^= state << 25; state ^= state >> 27
-            return Int((state &* 0x2545_F491_4F6C_DD1D) % UInt64(max(bound, 1)))
-        }
-    }
-
-    static func edited(_ old: [UInt8], _ random: inout Random) -> [UInt8] {
+    static func edited(_ old: [UInt8], _ random: inout SplitMix64) -> [UInt8] {
         var new = old
         for _ in 0..<(1 + random.next(3)) {
             let at = random.next(new.count + 1)
@@ -30,7 +22,7 @@ import BooksCore
         return new
     }
 
-    func scan(_ old: [UInt8], _ new: [UInt8], chunks random: inout Random) -> ByteSplice? {
+    func scan(_ old: [UInt8], _ new: [UInt8], chunks random: inout SplitMix64) -> ByteSplice? {
         var scanner = SpliceScanner(oldCount: old.count, newCount: new.count)
         old.withUnsafeBufferPointer { o in
             new.withUnsafeBufferPointer { n in
@@ -48,7 +40,7 @@ import BooksCore
 
     @Test(arguments: 1...8 as ClosedRange<UInt64>)
     func scannerFindsTheSmallestSplice(seed: UInt64) {
-        var random = Random(state: seed &* 0x9E37_79B9_7F4A_7C15 | 1)
+        var random = SplitMix64(seed: seed)   // deterministic, so a failure names its seed
         for round in 0..<400 {
             // Small alphabets make repeated bytes (the hard case for prefix/suffix overlap).
             let old = (0..<random.next(120)).map { _ in UInt8(97 + random.next(3)) }
@@ -64,31 +56,31 @@ import BooksCore
     }
 
     @Test func compareReadsTheFileAndReportsTheSplice() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
         let path = dir.file("books.txt")
         // Larger than one chunk, so the comparison spans several reads.
         var old: [UInt8] = []
         for k in 0..<20_000 { old.append(contentsOf: Array("id-\(k)|Name \(k)|Author\n".utf8)) }
         #expect(old.count > FileReader.comparisonChunkSize)
-        dir.write("books.txt", old)
+        try dir.write("books.txt", old)
         guard case .unchanged = FileReader.compare(path, with: old) else { Issue.record("unchanged"); return }
 
         var edited = old
         let middle = old.count / 2
         edited.replaceSubrange(middle..<(middle + 3), with: Array("CHANGED".utf8))
         edited.append(contentsOf: Array("new|Row|Writer\n".utf8))
-        dir.write("books.txt", edited)
+        try dir.write("books.txt", edited)
         guard case .changed(let splice, let identity) = FileReader.compare(path, with: old) else { Issue.record("changed"); return }
         #expect(splice == ByteSplice(from: old, to: edited))
         #expect(splice.applied(to: old) == edited)
         #expect(identity.size == edited.count)
 
-        dir.write("books.txt", [])
+        try dir.write("books.txt", [])
         guard case .changed(let emptied, _) = FileReader.compare(path, with: old) else { Issue.record("emptied"); return }
         #expect(emptied == ByteSplice(range: 0..<old.count, replacement: []))
         guard case .unchanged = FileReader.compare(path, with: []) else { Issue.record("empty"); return }
-        dir.write("books.txt", Array("a|b|c\n".utf8))
+        try dir.write("books.txt", Array("a|b|c\n".utf8))
         guard case .changed(let filled, _) = FileReader.compare(path, with: []) else { Issue.record("filled"); return }
         #expect(filled == ByteSplice(range: 0..<0, replacement: Array("a|b|c\n".utf8)))
         unlink(path)
@@ -96,4 +88,9 @@ import BooksCore
         mkfifo(path, 0o600)
         guard case .unavailable = FileReader.compare(path, with: old) else { Issue.record("fifo"); return }
     }
+}
+
+private extension SplitMix64 {
+    /// A number in `0..<bound` (0 when `bound` is not positive).
+    mutating func next(_ bound: Int) -> Int { Int.random(in: 0..<max(bound, 1), using: &self) }
 }

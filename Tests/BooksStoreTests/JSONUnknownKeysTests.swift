@@ -1,6 +1,7 @@
 // Issue 16, item 7: the JSON store dropped unknown keys (isbn, notes, …) from every book on the
 // first client write.
 import Testing
+import BooksTestSupport
 import Glibc
 import BooksCore
 @testable import BooksStore
@@ -15,9 +16,9 @@ import BooksCore
     """#
 
     @Test func unknownKeysAreCarriedThroughARewrite() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
-        dir.write("books.json", Array(file.utf8))
+        try dir.write("books.json", Array(file.utf8))
         let store = JSONBookStore(path: dir.file("books.json"))
         guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
         _ = try store.save(SaveRequest(inserted: [.init(temporaryID: "t", id: "4", name: "New", author: "Book")],
@@ -37,13 +38,13 @@ import BooksCore
     }
 
     @Test func aHandEditOfAnUnknownKeyIsKeptByTheNextWrite() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
-        dir.write("books.json", Array(#"[{"id": "1", "name": "Dune", "author": "Herbert", "isbn": "old"}]"#.utf8))
+        try dir.write("books.json", Array(#"[{"id": "1", "name": "Dune", "author": "Herbert", "isbn": "old"}]"#.utf8))
         let store = JSONBookStore(path: dir.file("books.json"))
         guard case .present(let canonical, _) = store.fetch() else { Issue.record("fetch"); return }
         let document = BookDocument(parsing: canonical)
-        dir.write("books.json", Array(#"[{"id": "1", "name": "Dune", "author": "Herbert", "isbn": "new"}]"#.utf8))
+        try dir.write("books.json", Array(#"[{"id": "1", "name": "Dune", "author": "Herbert", "isbn": "new"}]"#.utf8))
         guard case .unchanged(let identity) = store.compare(with: document) else { Issue.record("compare"); return }
         _ = try store.save(SaveRequest(inserted: [.init(temporaryID: "t", id: "2", name: "A", author: "B")]),
                            onto: document, expected: identity)

@@ -1,5 +1,6 @@
 @testable import BooksStore
 import Dispatch
+import BooksTestSupport
 import Glibc
 import Synchronization
 import Testing
@@ -18,30 +19,21 @@ import Testing
         return ReplacedVersionGuard(path: path).state == .guarded
     }()
 
-    func scratchFile(_ text: String) -> String {
-        var template = Array("/var/tmp/booksstore-lease-XXXXXX".utf8CString)
-        _ = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        let dir = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let path = dir + "/books.txt"
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        _ = text.withCString { write(fd, $0, strlen($0)) }
-        close(fd)
-        return path
+    /// A fresh directory holding `books.txt` with `text` (remove it when done).
+    func scratchFile(_ text: String) throws -> (directory: TemporaryDirectory, path: String) {
+        let directory = try TemporaryDirectory(prefix: "booksstore-lease")
+        return (directory, try directory.write("books.txt", text))
     }
 
     /// Waits (at most 5 s) until a writer's open has broken the guard's lease.
     func waitForWriter(_ guardian: ReplacedVersionGuard) -> Bool {
-        for _ in 0..<5_000 {
-            if guardian.writerArrived { return true }
-            usleep(1_000)
-        }
-        return false
+        eventuallyBlocking(timeout: 5, interval: 0.001) { guardian.writerArrived }
     }
 
     @Test(.enabled(if: leasesAvailable, "file leases are not available here"))
-    func aFileOpenForWritingIsReported() {
-        let path = scratchFile("a|1|x\n")
-        defer { _ = system("rm -rf \"$(dirname '\(path)')\"") }
+    func aFileOpenForWritingIsReported() throws {
+        let (scratch, path) = try scratchFile("a|1|x\n")
+        defer { scratch.remove() }
         let writer = open(path, O_WRONLY)
         defer { close(writer) }
         let guardian = ReplacedVersionGuard(path: path)
@@ -53,8 +45,8 @@ import Testing
     /// go on, waits until it closed the file and returns what it wrote.
     @Test(.enabled(if: leasesAvailable, "file leases are not available here"))
     func aWriterArrivingLaterIsWaitedForAndItsContentReturned() throws {
-        let path = scratchFile("a|1|x\n")
-        defer { _ = system("rm -rf \"$(dirname '\(path)')\"") }
+        let (scratch, path) = try scratchFile("a|1|x\n")
+        defer { scratch.remove() }
         let checked = try #require(FileIdentity.of(path: path))
         let guardian = ReplacedVersionGuard(path: path)
         try #require(guardian.state == .guarded, "leases unavailable here")
@@ -78,8 +70,8 @@ import Testing
     /// Nothing written by a writer that only opened the file: no late content.
     @Test(.enabled(if: leasesAvailable, "file leases are not available here"))
     func aWriterThatWritesNothingLeavesNoLateContent() throws {
-        let path = scratchFile("a|1|x\n")
-        defer { _ = system("rm -rf \"$(dirname '\(path)')\"") }
+        let (scratch, path) = try scratchFile("a|1|x\n")
+        defer { scratch.remove() }
         let checked = try #require(FileIdentity.of(path: path))
         let guardian = ReplacedVersionGuard(path: path)
         try #require(guardian.state == .guarded, "leases unavailable here")

@@ -1,16 +1,17 @@
 // Issue 16, item 4: a writer killed between its swap and its check leaves the user's version at
 // the temporary name; start-up deleted it.
 import Testing
+import BooksTestSupport
 import Glibc
 import BooksCore
 @testable import BooksStore
 
 @Suite struct StaleTemporaryTests {
     @Test func aLeftoverThatDiffersFromTheBookFileIsKeptInARecoveryFile() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
-        dir.write("books.txt", lines(["a|2|client"]))
-        dir.write(".books.txt.booksd-Ab12Cd", lines(["a|1|hand edit"]))   // the user's version
+        try dir.write("books.txt", lines(["a|2|client"]))
+        try dir.write(".books.txt.booksd-Ab12Cd", lines(["a|1|hand edit"]))   // the user's version
         let reported = AtomicFileWriter.removeStaleTemporaries(beside: dir.file("books.txt"))
         let names = dir.names()
         #expect(names.count == 2 && names[0] == "books.txt" && names[1].hasPrefix("books.txt.recovered-"), "\(names)")
@@ -20,12 +21,12 @@ import BooksCore
     }
 
     @Test func identicalEmptyAndLinkLeftoversAreRemovedWithoutFollowing() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
-        dir.write("books.txt", lines(["a|1|x"]))
-        dir.write("elsewhere", lines(["keep me"]))
-        dir.write(".books.txt.booksd-111111", lines(["a|1|x"]))
-        dir.write(".books.txt.booksd-222222", [])
+        try dir.write("books.txt", lines(["a|1|x"]))
+        try dir.write("elsewhere", lines(["keep me"]))
+        try dir.write(".books.txt.booksd-111111", lines(["a|1|x"]))
+        try dir.write(".books.txt.booksd-222222", [])
         #expect(symlink(dir.file("elsewhere"), dir.file(".books.txt.booksd-333333")) == 0)
         let found = AtomicFileWriter.cleanUpStaleTemporaries(beside: dir.file("books.txt"))
         #expect(found.removed == [".books.txt.booksd-111111", ".books.txt.booksd-222222", ".books.txt.booksd-333333"])

@@ -1,18 +1,19 @@
 // Issue 16, item 3: undoing a refused swap moved whatever was at the path by then (a second
 // editor's `mv` during the content check) to the temporary name, which was then unlinked.
 import Testing
+import BooksTestSupport
 import Glibc
 import BooksCore
 @testable import BooksStore
 
 @Suite struct SwapBackTests {
     @Test func anEditMovedOntoThePathDuringTheCheckIsNeverDeleted() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
         let path = dir.file("books.txt")
-        dir.write("books.txt", lines(["a|1|x"]))
+        try dir.write("books.txt", lines(["a|1|x"]))
         guard case .present(_, let identity) = FileReader.read(path) else { Issue.record("read"); return }
-        dir.write("second", lines(["a|3|second editor"]))
+        try dir.write("second", lines(["a|3|second editor"]))
         do {
             try AtomicFileWriter.write(lines(["a|2|client"]), to: path, expected: identity, isExpectedContent: { _ in
                 // The check runs while the daemon's file is at the path: a second editor's `mv`
@@ -32,10 +33,10 @@ import BooksCore
     }
 
     @Test func aRefusedSwapRemovesOnlyTheDaemonsOwnFile() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
         let path = dir.file("books.txt")
-        dir.write("books.txt", lines(["a|1|x"]))
+        try dir.write("books.txt", lines(["a|1|x"]))
         guard case .present(_, let identity) = FileReader.read(path) else { Issue.record("read"); return }
         #expect(throws: StoreError.changedDuringWrite(path: path)) {
             try AtomicFileWriter.write(lines(["a|2|client"]), to: path, expected: identity, isExpectedContent: { _ in false })

@@ -1,6 +1,7 @@
 // Issue 16, item 2: a symbolic link at the book path was followed for reading and writing (a link
 // to a copy of /etc/passwd got that file rewritten).
 import Testing
+import BooksTestSupport
 import Glibc
 import BooksCore
 @testable import BooksStore
@@ -9,9 +10,9 @@ import BooksCore
     let passwd = lines(["root:x:0:0:root:/root:/bin/bash", "daemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin"])
 
     @Test func aSymlinkIsNeitherReadNorRewrittenByDefault() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
-        dir.write("passwd", passwd)
+        try dir.write("passwd", passwd)
         #expect(symlink(dir.file("passwd"), dir.file("books.txt")) == 0)
         let store = TextBookStore(path: dir.file("books.txt"))
         guard case .unavailable(let error) = store.fetch() else {
@@ -40,9 +41,9 @@ import BooksCore
     }
 
     @Test func anAllowedLinkOfTheDaemonsUserIsFollowed() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
-        dir.write("real.txt", lines(["1|A|B"]))
+        try dir.write("real.txt", lines(["1|A|B"]))
         #expect(symlink(dir.file("real.txt"), dir.file("books.txt")) == 0)
         let configuration = BookStoreConfiguration(path: dir.file("books.txt"), allowSymlink: true)
         let store = makeBookStore(configuration: configuration)
@@ -59,9 +60,9 @@ import BooksCore
 
     @Test(.enabled(if: geteuid() == 0, "needs root to give the link another owner"))
     func anAllowedLinkOfAnotherUserIsRefused() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
-        dir.write("real.txt", lines(["1|A|B"]))
+        try dir.write("real.txt", lines(["1|A|B"]))
         #expect(symlink(dir.file("real.txt"), dir.file("books.txt")) == 0)
         #expect(lchown(dir.file("books.txt"), 4321, 4321) == 0)
         let store = TextBookStore(configuration: BookStoreConfiguration(path: dir.file("books.txt"), allowSymlink: true))

@@ -1,13 +1,14 @@
-import Testing
-import Glibc
 import BooksCore
+import BooksTestSupport
+import Glibc
+import Testing
 @testable import BooksStore
 
 @Suite struct TextBookStoreTests {
     @Test func saveKeepsCommentsBadLinesAndPermissions() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
-        dir.write("books.txt", lines(["# my list", "1|Dune|Herbert", "broken line", "", "2|Emma|Austen"]))
+        try dir.write("books.txt", lines(["# my list", "1|Dune|Herbert", "broken line", "", "2|Emma|Austen"]))
         chmod(dir.file("books.txt"), 0o640)
         let store = TextBookStore(path: dir.file("books.txt"))
         guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
@@ -26,9 +27,9 @@ import BooksCore
     }
 
     @Test func handTypedRowsGetPermanentIDsInPlace() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
-        dir.write("books.txt", lines(["1|Dune|Herbert", "Emma|Jane Austen", "# end"]))
+        try dir.write("books.txt", lines(["1|Dune|Herbert", "Emma|Jane Austen", "# end"]))
         let store = TextBookStore(path: dir.file("books.txt"))
         guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
         let result = try store.save(SaveRequest(), onto: BookDocument(parsing: canonical), expected: identity)
@@ -39,12 +40,12 @@ import BooksCore
     }
 
     @Test func aFileChangedSinceItWasReadIsNotOverwritten() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
-        dir.write("books.txt", lines(["1|Dune|Herbert"]))
+        try dir.write("books.txt", lines(["1|Dune|Herbert"]))
         let store = TextBookStore(path: dir.file("books.txt"))
         guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
-        dir.write("books.txt", lines(["1|Dune|Herbert", "2|Hand|Edit"]))   // a hand edit meanwhile
+        try dir.write("books.txt", lines(["1|Dune|Herbert", "2|Hand|Edit"]))   // a hand edit meanwhile
         #expect(throws: StoreError.changedDuringWrite(path: dir.file("books.txt"))) {
             try store.save(SaveRequest(deleted: ["1"]), onto: BookDocument(parsing: canonical), expected: identity)
         }
@@ -53,7 +54,7 @@ import BooksCore
     }
 
     @Test func randomBooksRoundTripThroughTheFile() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
         let store = TextBookStore(path: dir.file("books.txt"))
         var generator = SystemRandomNumberGenerator()
@@ -75,8 +76,8 @@ import BooksCore
         }
     }
 
-    @Test func readerRefusesDirectoriesAndFIFOsWithoutBlocking() {
-        let dir = TemporaryDirectory()
+    @Test func readerRefusesDirectoriesAndFIFOsWithoutBlocking() throws {
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
         mkdir(dir.file("adir"), 0o755)
         mkfifo(dir.file("fifo"), 0o644)
@@ -87,21 +88,21 @@ import BooksCore
         guard case .missing = FileReader.read(dir.file("nothing")) else { Issue.record("missing"); return }
     }
 
-    @Test func staleTemporariesAreRemoved() {
-        let dir = TemporaryDirectory()
+    @Test func staleTemporariesAreRemoved() throws {
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
-        dir.write("books.txt", lines(["1|A|B"]))
+        try dir.write("books.txt", lines(["1|A|B"]))
         // Identical to the book file, so it is removed (one that differs is kept: StaleTemporaryTests).
-        dir.write(".books.txt.booksd-Ab12Cd", lines(["1|A|B"]))
-        dir.write(".books.txt.swp", lines(["vim"]))
+        try dir.write(".books.txt.booksd-Ab12Cd", lines(["1|A|B"]))
+        try dir.write(".books.txt.swp", lines(["vim"]))
         #expect(AtomicFileWriter.removeStaleTemporaries(beside: dir.file("books.txt")) == [".books.txt.booksd-Ab12Cd"])
         #expect(dir.names() == [".books.txt.swp", "books.txt"])
     }
 
     @Test func symlinkTargetIsReplacedAndTheLinkKept() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
-        dir.write("real.txt", lines(["1|A|B"]))
+        try dir.write("real.txt", lines(["1|A|B"]))
         symlink(dir.file("real.txt"), dir.file("books.txt"))
         // Only with allowSymlink (a link is refused by default: SymlinkPolicyTests).
         let store = TextBookStore(configuration: BookStoreConfiguration(path: dir.file("books.txt"), allowSymlink: true))
@@ -116,9 +117,9 @@ import BooksCore
 
 @Suite struct JSONBookStoreTests {
     @Test func savesAndFetchesJSON() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
-        dir.write("books.json", Array(#"[{"id":"1","name":"Dune","author":"Herbert"}]"#.utf8))
+        try dir.write("books.json", Array(#"[{"id":"1","name":"Dune","author":"Herbert"}]"#.utf8))
         let store = JSONBookStore(path: dir.file("books.json"))
         guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
         _ = try store.save(SaveRequest(inserted: [.init(temporaryID: "t", id: "2", name: "A \"quoted\" | name", author: "x\ny")]),
@@ -128,12 +129,12 @@ import BooksCore
                                                        Book(id: "2", name: "A \"quoted\" | name", author: "x\ny")])
     }
 
-    @Test func invalidJSONIsUnavailableAndDuplicateIDsAreRefused() {
-        let dir = TemporaryDirectory()
+    @Test func invalidJSONIsUnavailableAndDuplicateIDsAreRefused() throws {
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
-        dir.write("a.json", Array("[{\"id\": 1}".utf8))
+        try dir.write("a.json", Array("[{\"id\": 1}".utf8))
         guard case .unavailable = JSONBookStore(path: dir.file("a.json")).fetch() else { Issue.record("invalid"); return }
-        dir.write("b.json", Array(#"[{"id":"1","name":"a","author":"b"},{"id":"1","name":"c","author":"d"}]"#.utf8))
+        try dir.write("b.json", Array(#"[{"id":"1","name":"a","author":"b"},{"id":"1","name":"c","author":"d"}]"#.utf8))
         guard case .unavailable(let error) = JSONBookStore(path: dir.file("b.json")).fetch() else { Issue.record("dup"); return }
         #expect(error.description.contains("duplicate id 1"))
     }
@@ -141,9 +142,9 @@ import BooksCore
 
 @Suite struct AppendWriterTests {
     @Test func insertsAreAppendedInPlaceAndReadBack() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
-        dir.write("books.txt", lines(["# list", "1|Dune|Herbert"]))
+        try dir.write("books.txt", lines(["# list", "1|Dune|Herbert"]))
         let store = TextBookStore(path: dir.file("books.txt"))
         guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
         let before = FileIdentity.of(path: dir.file("books.txt"))
@@ -156,14 +157,14 @@ import BooksCore
     }
 
     @Test func updatesDeletesAndChangedFilesDoNotTakeTheAppendPath() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
-        dir.write("books.txt", lines(["1|Dune|Herbert"]))
+        try dir.write("books.txt", lines(["1|Dune|Herbert"]))
         let store = TextBookStore(path: dir.file("books.txt"))
         guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
         let document = BookDocument(parsing: canonical)
         #expect(try store.appendIfPossible(SaveRequest(deleted: ["1"]), onto: document, expected: identity) == nil)
-        dir.write("books.txt", lines(["1|Dune|Herbert", "3|Hand|Edit"]))
+        try dir.write("books.txt", lines(["1|Dune|Herbert", "3|Hand|Edit"]))
         #expect(throws: StoreError.changedDuringWrite(path: dir.file("books.txt"))) {
             try store.appendIfPossible(SaveRequest(inserted: [.init(temporaryID: "t", name: "A", author: "B")]),
                                        onto: document, expected: identity)
@@ -171,24 +172,24 @@ import BooksCore
         #expect(dir.read("books.txt") == lines(["1|Dune|Herbert", "3|Hand|Edit"]))
     }
 
-    @Test func aTornAppendIsCutOffAfterACrash() {
-        let dir = TemporaryDirectory()
+    @Test func aTornAppendIsCutOffAfterACrash() throws {
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
         let original = lines(["1|Dune|Herbert"])
         let payload = lines(["2|Emma|Austen", "3|Ulysses|Joyce"])
-        dir.write("books.txt", original + payload.prefix(20))   // the crash hit mid-append
+        try dir.write("books.txt", original + payload.prefix(20))   // the crash hit mid-append
         writeIntent(original: original.count, payload: payload, in: dir)
         #expect(AppendWriter.recover(path: dir.file("books.txt")) != nil)
         #expect(dir.read("books.txt") == original)
         #expect(dir.names() == ["books.txt"])
     }
 
-    @Test func aCompleteAppendIsKept() {
-        let dir = TemporaryDirectory()
+    @Test func aCompleteAppendIsKept() throws {
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
         let original = lines(["1|Dune|Herbert"])
         let payload = lines(["2|Emma|Austen"])
-        dir.write("books.txt", original + payload)
+        try dir.write("books.txt", original + payload)
         writeIntent(original: original.count, payload: payload, in: dir)
         #expect(AppendWriter.recover(path: dir.file("books.txt")) == nil)
         #expect(dir.read("books.txt") == original + payload)

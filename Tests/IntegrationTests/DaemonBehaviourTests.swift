@@ -1,3 +1,4 @@
+import BooksTestSupport
 import Glibc
 import Testing
 
@@ -18,12 +19,10 @@ import Testing
             // The daemon writes the id into the file, at the same line; every other line is unchanged.
             var expectedLines = Books.all.map(\.description)
             expectedLines.insert("\(id)|\(row)", at: line - 1)
-            let deadline = monotonicNow() + 5
             var lines: [String] = []
-            while monotonicNow() < deadline {
+            _ = await eventually(timeout: 5, interval: 0.05) {
                 lines = h.fileText.split(separator: "\n").map(String.init)
-                if lines == expectedLines { break }
-                await pause(0.05)
+                return lines == expectedLines
             }
             #expect(lines == expectedLines, "line \(line) should now be \(id)|\(row); file:\n\(h.fileText)")
             // Writing the id back must not produce a second event.
@@ -96,7 +95,7 @@ import Testing
                 let n = i + 2
                 let edited = TestBook(id: fixtureID(n), name: "Book \(n) edited", author: "Author \(n)")
                 let appended = TestBook(id: fixtureID(200 + i), name: "Appended \(i)", author: "By Hand")
-                let add = "\(shellQuote(Products.booksctl)) add 'Client \(i)' 'Racer \(i)' > ../add-\(i).out"
+                let add = "\(shellQuote(BuildProducts.booksctl)) add 'Client \(i)' 'Racer \(i)' > ../add-\(i).out"
                 let ms = i * 4
                 let script: String
                 switch edit {
@@ -127,7 +126,7 @@ import Testing
                     #expect(books[fixtureID(n)]?.name == "Book \(n) edited", "hand edit \(i) lost; file:\n\(h.fileText)")
                 }
                 #expect(books.values.contains { $0.name == "Client \(i)" && $0.author == "Racer \(i)" }, "client add \(i) lost; file:\n\(h.fileText)")
-                let id = (readFile(h.root + "/add-\(i).out") ?? "").filter { !$0.isWhitespace }
+                let id = (TestFiles.readText(h.root + "/add-\(i).out") ?? "").filter { !$0.isWhitespace }
                 #expect(books[id]?.name == "Client \(i)", "booksctl add printed id \(id) not in the file")
             }
             #expect(books.count == 20 + rounds * (edit == "append" ? 2 : 1))
@@ -142,7 +141,7 @@ import Testing
     func staleSaveStands() async throws {
         try await scenario("stale-save") { h, sub in
             let edited = TestBook(id: fixtureID(2), name: "Book 2 edited", author: "Author 2")
-            let add = "\(shellQuote(Products.booksctl)) add 'Client 0' 'Racer 0' > ../add-0.out"
+            let add = "\(shellQuote(BuildProducts.booksctl)) add 'Client 0' 'Racer 0' > ../add-0.out"
             try await h.tools.must("""
                 old=$(cat books.txt)
                 \(add)
@@ -172,7 +171,7 @@ import Testing
           .enabled(if: isRoot, "needs root to lower /proc/sys/fs/inotify/max_queued_events"))
     func inotifyOverflow() async throws {
         let knob = "/proc/sys/fs/inotify/max_queued_events"
-        guard let original = readFile(knob)?.filter({ $0.isNumber }), !original.isEmpty else {
+        guard let original = TestFiles.readText(knob)?.filter({ $0.isNumber }), !original.isEmpty else {
             print("skipping inotifyOverflow: \(knob) is not readable")
             return
         }
@@ -180,18 +179,17 @@ import Testing
         defer { h.shutdown() }
         do {
             // The limit is taken when the daemon creates its inotify instance: lower it only around start-up.
-            defer { try? writeFile(knob, original + "\n") }
-            do { try writeFile(knob, "16\n") } catch {
+            defer { try? TestFiles.write(original + "\n", to: knob) }
+            do { try TestFiles.write("16\n", to: knob) } catch {
                 print("skipping inotifyOverflow: cannot write \(knob): \(error)")
                 return
             }
             try h.spawnDaemon()
             // Restore the limit as soon as the daemon's inotify instance exists (other tests start daemons too).
-            let deadline = monotonicNow() + 10
-            while !h.daemonHasInotifyInstance(), monotonicNow() < deadline { await pause(0.005) }
+            _ = await eventually(timeout: 10) { h.daemonHasInotifyInstance() }
         }
         try await h.waitReady(timeout: 15)
-        #expect(readFile(knob)?.filter({ $0.isNumber }) == original)
+        #expect(TestFiles.readText(knob)?.filter({ $0.isNumber }) == original)
         let sub = try await h.subscribe()
         let script = """
             for i in $(seq 1 30); do

@@ -1,3 +1,4 @@
+import BooksTestSupport
 import Glibc
 import Testing
 
@@ -36,7 +37,7 @@ import Testing
         try await scenario("vim-es-backup") { h, sub in
             try await h.tools.must("vim -Es -c 'set backup backupcopy=auto' \(Self.vimSubstitute) -c wq books.txt")
             await sub.expectEvents([.update(Books.duneUpper)], "vim save")
-            #expect(fileExists(h.dir + "/books.txt~"), "vim should have kept books.txt~")
+            #expect(TestFiles.exists(h.dir + "/books.txt~"), "vim should have kept books.txt~")
             // Edits to the backup are not edits of books.txt.
             try await h.tools.must("sed -i 's/Author 2$/Backup Only/' books.txt~")
             await sub.expectNoMoreEvents(within: 1.2, "edit of books.txt~")
@@ -108,7 +109,7 @@ import Testing
         try await scenario("emacs-backup", base: base) { h, sub in
             try await h.tools.must("emacs --batch -Q --eval \(shellQuote(Self.emacsReplace))", timeout: 60)
             await sub.expectEvents([.update(Books.duneUpper)])
-            if base == "/var/tmp" { #expect(fileExists(h.dir + "/books.txt~"), "emacs should have kept books.txt~") }
+            if base == "/var/tmp" { #expect(TestFiles.exists(h.dir + "/books.txt~"), "emacs should have kept books.txt~") }
             // Still watching the live books.txt.
             try await h.tools.must("sed -i 's/Author 3$/Author Three/' books.txt")
             await sub.expectEvents([.update(TestBook(id: fixtureID(3), name: "Book 3", author: "Author Three"))], "sed after emacs")
@@ -121,7 +122,7 @@ import Testing
             let lisp = "(progn (setq make-backup-files nil) " + Self.emacsReplace.dropFirst("(progn ".count)
             try await h.tools.must("emacs --batch -Q --eval \(shellQuote(lisp))", timeout: 60)
             await sub.expectEvents([.update(Books.duneUpper)])
-            #expect(!fileExists(h.dir + "/books.txt~"))
+            #expect(!TestFiles.exists(h.dir + "/books.txt~"))
         }
     }
 

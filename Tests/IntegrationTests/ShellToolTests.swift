@@ -1,3 +1,4 @@
+import BooksTestSupport
 import Glibc
 import Testing
 
@@ -36,7 +37,7 @@ import Testing
     @Test("cp other books.txt (in place, O_TRUNC)")
     func cpOver() async throws {
         try await scenario("cp") { h, sub in
-            try writeFile(h.root + "/other.txt", Self.mixedText)
+            try TestFiles.write(Self.mixedText, to: h.root + "/other.txt")
             try await h.tools.must("cp ../other.txt books.txt")
             await sub.expectEvents(Self.mixedEvents)
         }
@@ -45,7 +46,7 @@ import Testing
     @Test("mv other books.txt (atomic rename)")
     func mvOver() async throws {
         try await scenario("mv") { h, sub in
-            try writeFile(h.dir + "/other.tmp", Self.mixedText)
+            try TestFiles.write(Self.mixedText, to: h.dir + "/other.tmp")
             try await h.tools.must("mv other.tmp books.txt")
             await sub.expectEvents(Self.mixedEvents)
         }
@@ -92,7 +93,7 @@ import Testing
         try await scenario(inplace ? "rsync-inplace" : "rsync") { h, sub in
             let changed = TestBook(id: fixtureID(8), name: "Book 8", author: "Author 88")
             mkdir(h.root + "/src", 0o755)
-            try writeFile(h.root + "/src/books.txt", Books.text(replacing: [changed.id: changed]))
+            try TestFiles.write(Books.text(replacing: [changed.id: changed]), to: h.root + "/src/books.txt")
             try await h.tools.must("touch -d '2001-01-01 00:00:00' ../src/books.txt && rsync \(inplace ? "--inplace " : "")../src/books.txt books.txt")
             await sub.expectEvents([.update(changed)])
             #expect(h.fileText == Books.text(replacing: [changed.id: changed]))
@@ -104,7 +105,7 @@ import Testing
         try await scenario("python") { h, sub in
             let first = TestBook(id: fixtureID(2), name: "Book 2", author: "Early Change")
             let last = TestBook(id: fixtureID(19), name: "Book 19 (late)", author: "Author 19")
-            try writeFile(h.root + "/new.txt", Books.text(replacing: [first.id: first, last.id: last]))
+            try TestFiles.write(Books.text(replacing: [first.id: first, last.id: last]), to: h.root + "/new.txt")
             let script = """
                 import time
                 data = open('../new.txt', 'rb').read()
@@ -114,7 +115,7 @@ import Testing
                     time.sleep(0.5)
                     f.write(data[half:])
                 """
-            try writeFile(h.root + "/writer.py", script)
+            try TestFiles.write(script, to: h.root + "/writer.py")
             try await h.tools.must("python3 ../writer.py")
             await sub.expectEvents([.update(first), .update(last)])
         }
@@ -132,7 +133,7 @@ import Testing
     @Test("Python tempfile in the directory + os.replace (atomic)")
     func pythonReplace() async throws {
         try await scenario("py-replace") { h, sub in
-            try writeFile(h.root + "/new.txt", Self.mixedText)
+            try TestFiles.write(Self.mixedText, to: h.root + "/new.txt")
             let script = """
                 import os, tempfile
                 data = open('../new.txt', 'rb').read()
@@ -140,7 +141,7 @@ import Testing
                 os.write(fd, data); os.fsync(fd); os.close(fd)
                 os.replace(tmp, 'books.txt')
                 """
-            try writeFile(h.root + "/replace.py", script)
+            try TestFiles.write(script, to: h.root + "/replace.py")
             try await h.tools.must("python3 ../replace.py")
             await sub.expectEvents(Self.mixedEvents)
         }

@@ -1,6 +1,7 @@
 import BooksClient
 import BooksCore
 import BooksProtocol
+import BooksTestSupport
 import Foundation
 import Testing
 
@@ -94,7 +95,7 @@ extension FeedTests {
                 let view = feedExpectedView(change.changes, filter)
                 return view.isEmpty ? nil : (change.seq, feedNormalized(view))
             }
-            let ok = await feedWaitUntil { recorders[k].changes.count >= expected.count }
+            let ok = await eventually(timeout: 5) { recorders[k].changes.count >= expected.count }
             #expect(ok, "filter \(k) got \(recorders[k].changes.count) of \(expected.count) changes")
             let got = recorders[k].changes.map { ($0.seq, feedNormalized($0.changes)) }
             #expect(got.map(\.0) == expected.map(\.0), "filter \(k): seqs")

@@ -1,6 +1,7 @@
 import BooksClient
 import BooksCore
 import BooksProtocol
+import BooksTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -9,14 +10,14 @@ extension FeedTests {
     @Test("a subscriber that stops reading is disconnected; another keeps receiving every change")
     func stalledSubscriberIsDisconnected() async throws {
         let daemon = try await FeedDaemon(rows: ["b1|Emma|Jane Austen"], settings: ["client_queue_bytes=4K"])
-        let stalled = try FeedRawSocket(path: daemon.socket, receiveBuffer: 4096)
-        _ = try stalled.hello()
-        stalled.send("{\"id\":\"s\",\"op\":\"subscribe\"}\n")
+        let stalled = try LineClient(path: daemon.socket, receiveBufferSize: 4096)
+        _ = try stalled.helloReply()
+        stalled.sendRaw("{\"id\":\"s\",\"op\":\"subscribe\"}\n")
         // ...and never reads again.
         let good = try await daemon.connect("good")
         let feed = FeedRecorder(good.changes())
         let writer = try await daemon.connect("writer")
-        #expect(await feedWaitUntilAsync { ((try? await writer.status().subscribers) ?? 0) == 2 })
+        #expect(await eventually(timeout: 5) { ((try? await writer.status().subscribers) ?? 0) == 2 })
 
         // 12 changes of 50 books with 1 KiB names: ~600 KiB of events, far beyond the socket
         // buffers plus 4 KiB of queue.
@@ -29,7 +30,7 @@ extension FeedTests {
         #expect(ContinuousClock.now - started < .seconds(10))
         #expect(feed.changes.map(\.seq) == Array(1...12))
         #expect(feed.changes.allSatisfy { $0.changes.inserted.count == 50 })
-        #expect(await feedWaitUntilAsync { ((try? await writer.status().subscribers) ?? 0) == 1 },
+        #expect(await eventually(timeout: 5) { ((try? await writer.status().subscribers) ?? 0) == 1 },
                 "the stalled subscriber was not dropped")
 
         // What the stalled client finds when it finally reads: its snapshot, a gap-free prefix of
@@ -37,7 +38,7 @@ extension FeedTests {
         // then end of stream.
         var seqs: [Int] = []
         var events: [String] = []
-        while let line = stalled.readJSON(timeout: .seconds(5)) {
+        while let line = stalled.readJSON(timeout: 5) {
             events.append(line["event"] as? String ?? "reply")
             if line["event"] as? String == "change", let seq = line["seq"] as? Int { seqs.append(seq) }
         }
@@ -45,7 +46,7 @@ extension FeedTests {
         #expect(seqs.count < 12, "the stalled client received everything: it never lagged")
         #expect(events.prefix(2) == ["reply", "snapshot"])
         if let last = events.last, last != "change" { #expect(last == "resync-required") }
-        #expect(stalled.isClosedByPeer(timeout: .seconds(10)))
+        #expect(stalled.isClosedByPeer(timeout: 10))
         // The good subscriber still gets new changes promptly.
         _ = try await writer.update([BookPatch(id: "b1", name: "Persuasion")])
         await feed.waitForSeq(13, timeout: .seconds(10))
@@ -70,14 +71,14 @@ extension FeedTests {
 
         // A violation after hello: the error line, then the daemon hangs up.
         func violation(_ bytes: [UInt8], _ code: String, id: String? = nil, _ what: String) async throws {
-            let raw = try FeedRawSocket(path: daemon.socket)
-            _ = try raw.hello()
-            raw.send(bytes)
+            let raw = try LineClient(path: daemon.socket)
+            _ = try raw.helloReply()
+            raw.sendRaw(bytes)
             let reply = raw.readJSON()
             #expect(feedErrorCode(reply) == code, "\(what): \(String(describing: reply))")
             #expect(reply?["ok"] as? Bool == false)
             #expect((reply?["id"] as? String) == id, "\(what): id")
-            #expect(raw.isClosedByPeer(timeout: .seconds(10)), "\(what): not disconnected")
+            #expect(raw.isClosedByPeer(timeout: 10), "\(what): not disconnected")
             try await stillWorks(what)
         }
         try await violation(Array("this is not json\n".utf8), "bad-request", "non-JSON")
@@ -92,53 +93,53 @@ extension FeedTests {
 
         // Unknown op: an error reply, and the connection stays usable.
         do {
-            let raw = try FeedRawSocket(path: daemon.socket)
-            _ = try raw.hello()
-            raw.send("{\"id\":7,\"op\":\"frobnicate\"}\n")
+            let raw = try LineClient(path: daemon.socket)
+            _ = try raw.helloReply()
+            raw.sendRaw("{\"id\":7,\"op\":\"frobnicate\"}\n")
             let reply = raw.readJSON()
             #expect(feedErrorCode(reply) == "unknown-op")
             #expect(reply?["id"] as? String == "7", "numeric ids come back as text")
-            raw.send("{\"id\":\"p\",\"op\":\"ping\"}\n")
+            raw.sendRaw("{\"id\":\"p\",\"op\":\"ping\"}\n")
             let pong = raw.readJSON()
             #expect(pong?["ok"] as? Bool == true, "\(String(describing: pong))")
-            #expect(!raw.isClosedByPeer(timeout: .milliseconds(100)))
+            #expect(!raw.isClosedByPeer(timeout: 0.1))
             try await stillWorks("unknown op")
         }
 
         // A request before hello: hello-required and disconnect.
         do {
-            let raw = try FeedRawSocket(path: daemon.socket)
-            raw.send("{\"id\":\"early\",\"op\":\"ping\"}\n")
+            let raw = try LineClient(path: daemon.socket)
+            raw.sendRaw("{\"id\":\"early\",\"op\":\"ping\"}\n")
             let reply = raw.readJSON()
             #expect(feedErrorCode(reply) == "hello-required")
             #expect(reply?["id"] as? String == "early")
-            #expect(raw.isClosedByPeer(timeout: .seconds(10)))
+            #expect(raw.isClosedByPeer(timeout: 10))
         }
 
         // A line that never ends: no answer, nothing blocks; once it outgrows the limit: too-large.
         do {
-            let raw = try FeedRawSocket(path: daemon.socket)
-            _ = try raw.hello()
-            raw.send("{\"id\":\"partial\",\"op\":\"pi")
-            #expect(raw.readLine(timeout: .milliseconds(300)) == nil)
+            let raw = try LineClient(path: daemon.socket)
+            _ = try raw.helloReply()
+            raw.sendRaw("{\"id\":\"partial\",\"op\":\"pi")
+            #expect(raw.readLine(timeout: 0.3) == nil)
             try await stillWorks("partial line")
-            raw.send(String(repeating: "n", count: 17_000))
+            raw.sendRaw(String(repeating: "n", count: 17_000))
             let reply = raw.readJSON()
             #expect(feedErrorCode(reply) == "too-large", "\(String(describing: reply))")
-            #expect(raw.isClosedByPeer(timeout: .seconds(10)))
+            #expect(raw.isClosedByPeer(timeout: 10))
         }
 
         // Never says hello (timeout 1 s), also with a partial line pending.
         do {
-            let silent = try FeedRawSocket(path: daemon.socket)
-            let partial = try FeedRawSocket(path: daemon.socket)
-            partial.send("{\"id\":\"h\",\"op\":\"hel")
+            let silent = try LineClient(path: daemon.socket)
+            let partial = try LineClient(path: daemon.socket)
+            partial.sendRaw("{\"id\":\"h\",\"op\":\"hel")
             let started = ContinuousClock.now
             for raw in [silent, partial] {
-                let reply = raw.readJSON(timeout: .seconds(10))
+                let reply = raw.readJSON(timeout: 10)
                 #expect(feedErrorCode(reply) == "hello-required", "\(String(describing: reply))")
                 #expect(reply?["id"] is NSNull)
-                #expect(raw.isClosedByPeer(timeout: .seconds(10)))
+                #expect(raw.isClosedByPeer(timeout: 10))
             }
             let waited = ContinuousClock.now - started
             #expect(waited >= .milliseconds(800) && waited < .seconds(8), "hello timeout took \(waited)")

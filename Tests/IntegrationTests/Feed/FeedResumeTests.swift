@@ -1,6 +1,7 @@
 import BooksClient
 import BooksCore
 import BooksProtocol
+import BooksTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -24,7 +25,7 @@ extension FeedTests {
         _ = try await writer.delete(["b2"])
         try daemon.handAppend("h1|Middlemarch|George Eliot")
         _ = try await writer.update([BookPatch(id: "c1", author: "J. Joyce")])
-        #expect(await feedWaitUntilAsync { ((try? await self.seqNow(writer)) ?? 0) >= 5 })
+        #expect(await eventually(timeout: 5) { ((try? await self.seqNow(writer)) ?? 0) >= 5 })
 
         client = try await daemon.connect("sub-again")
         recorder = FeedRecorder(client.changes(from: resume))
@@ -54,9 +55,9 @@ extension FeedTests {
     func resumeAcrossRestart(_ how: Stop) async throws {
         let daemon = try await FeedDaemon(rows: ["b1|Emma|Jane Austen", "b2|Dune|Frank Herbert", "b3|Ulysses|James Joyce"])
         let ctlOut = daemon.directory + "/ctl.out", ctlErr = daemon.directory + "/ctl.err"
-        let ctl = try FeedProcess.spawn(FeedEnv.booksctl, ["--socket", daemon.socket, "subscribe", "--json"],
-                                         stdoutPath: ctlOut, stderrPath: ctlErr)
-        defer { kill(ctl, SIGTERM); var st: Int32 = 0; waitpid(ctl, &st, 0) }
+        let ctl = try ChildProcess.spawn([BuildProducts.booksctl, "--socket", daemon.socket, "subscribe", "--json"],
+                                         stdout: .appendFile(ctlOut), stderr: .appendFile(ctlErr), newProcessGroup: false)
+        defer { ctl.terminate(grace: 60) }
         func ctlLines() -> [[String: Any]] {
             ((try? String(contentsOfFile: ctlOut, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
                 (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
@@ -66,11 +67,11 @@ extension FeedTests {
         let client = try await daemon.connect("sub")
         let recorder = FeedRecorder(client.changes())
         // Wait until booksctl is subscribed (it counts among the subscribers).
-        let subscribed = await feedWaitUntilAsync { ((try? await writer.status().subscribers) ?? 0) >= 2 }
+        let subscribed = await eventually(timeout: 5) { ((try? await writer.status().subscribers) ?? 0) >= 2 }
         #expect(subscribed, "booksctl did not subscribe: \(daemon.log)")
         _ = try await writer.update([BookPatch(id: "b1", name: "Persuasion")])
         await recorder.waitForSeq(1)
-        #expect(await feedWaitUntil { ctlLines().count == 1 })
+        #expect(await eventually(timeout: 5) { ctlLines().count == 1 })
         guard case .snapshot(let snap)? = recorder.snapshot.first else { Issue.record("no snapshot"); return }
         let resume = ResumePoint(epoch: snap.epoch, seq: 1)
         recorder.cancel()
@@ -101,12 +102,12 @@ extension FeedTests {
         #expect(Set(fresh.books.map(\.id)) == ["b1", "b2", "h1"])
 
         // booksctl reconnected on its own and printed exactly the missed changes, once.
-        let missedOK = await feedWaitUntil(timeout: .seconds(8)) { ctlLines().count >= 4 }
+        let missedOK = await eventually(timeout: 8) { ctlLines().count >= 4 }
         #expect(missedOK, "booksctl output: \(ctlLines()) stderr: \((try? String(contentsOfFile: ctlErr, encoding: .utf8)) ?? "")")
         // Then a live change after the restart is printed once too.
         let writer2 = try await daemon.connect("writer")
         _ = try await writer2.update([BookPatch(id: "h1", author: "T. Morrison")])
-        #expect(await feedWaitUntil { ctlLines().count >= 5 })
+        #expect(await eventually(timeout: 5) { ctlLines().count >= 5 })
         try await Task.sleep(for: .milliseconds(150))
         let lines = ctlLines()
         #expect(lines.count == 5, "\(lines)")
@@ -139,10 +140,10 @@ extension FeedTests {
     @Test("SIGTERM sends subscribers a shutdown event with the current epoch and seq, then hangs up")
     func shutdownNoticeCarriesThePosition() async throws {
         let daemon = try await FeedDaemon(rows: ["b1|Emma|Jane Austen"])
-        let raw = try FeedRawSocket(path: daemon.socket)
-        let hello = try raw.hello()
+        let raw = try LineClient(path: daemon.socket)
+        let hello = try raw.helloReply()
         let epoch = try #require((hello["result"] as? [String: Any])?["epoch"] as? String)
-        raw.send("{\"id\":\"s\",\"op\":\"subscribe\"}\n")
+        raw.sendRaw("{\"id\":\"s\",\"op\":\"subscribe\"}\n")
         #expect(raw.readJSON()?["ok"] as? Bool == true)
         #expect(raw.readJSON()?["event"] as? String == "snapshot")
         #expect(daemon.stop() == 0)
@@ -150,7 +151,7 @@ extension FeedTests {
         #expect(notice?["event"] as? String == "shutdown")
         #expect(notice?["epoch"] as? String == epoch, "\(String(describing: notice))")
         #expect(notice?["seq"] as? Int == 0)
-        #expect(raw.isClosedByPeer(timeout: .seconds(10)))
+        #expect(raw.isClosedByPeer(timeout: 10))
     }
 
     @Test("resync-required when the history was trimmed (change_log_retention=2)")
@@ -189,15 +190,5 @@ extension FeedTests {
         else { Issue.record("got \(futureFeed.snapshot)") }
         for r in [oldFeed, recentFeed, futureFeed] { r.cancel() }
         daemon.stop()
-    }
-}
-
-/// `feedWaitUntil` for an async condition.
-func feedWaitUntilAsync(timeout: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while true {
-        if await condition() { return true }
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(10))
     }
 }

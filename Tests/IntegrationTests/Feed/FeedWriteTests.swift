@@ -1,6 +1,7 @@
 import BooksClient
 import BooksCore
 import BooksProtocol
+import BooksTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -48,16 +49,16 @@ extension FeedTests {
         #expect(replies[3]["ok"] as? Bool == true, "the connection stays after a refused write")
 
         // booksctl as nobody too: reads work, a write fails.
-        if FileManager.default.isExecutableFile(atPath: FeedEnv.booksctl),
-           access(FeedEnv.booksctl, X_OK) == 0 {
+        if FileManager.default.isExecutableFile(atPath: BuildProducts.booksctl),
+           access(BuildProducts.booksctl, X_OK) == 0 {
             let asNobody = ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
-            let list = try await FeedProcess.run(FeedEnv.booksctl, ["--socket", daemon.socket, "list", "--json"], prefix: asNobody)
+            let list = try await FeedProcess.run(BuildProducts.booksctl, ["--socket", daemon.socket, "list", "--json"], prefix: asNobody)
             if list.err.contains("Permission denied") && list.status == 126 {
                 print("booksctl not executable by nobody here; skipped the booksctl part")
             } else {
                 #expect(list.status == 0, "\(list)")
                 #expect(list.out.contains("Emma"))
-                let add = try await FeedProcess.run(FeedEnv.booksctl, ["--socket", daemon.socket, "add", "Intruder", "Nobody"], prefix: asNobody)
+                let add = try await FeedProcess.run(BuildProducts.booksctl, ["--socket", daemon.socket, "add", "Intruder", "Nobody"], prefix: asNobody)
                 #expect(add.status != 0)
                 #expect(add.err.lowercased().contains("permission") || add.err.contains("may read but not write"), "\(add)")
             }
@@ -140,7 +141,7 @@ extension FeedTests {
             _ = try await write
         }
         // Settle: the daemon has seen every hand row.
-        let ok = await feedWaitUntilAsync { ((try? await client.list().books.count) ?? 0) == 10 }
+        let ok = await eventually(timeout: 5) { ((try? await client.list().books.count) ?? 0) == 10 }
         #expect(ok, "the daemon did not see every hand row")
         let file = try daemon.fileBooks()
         #expect(file.first { $0.id == "b1" }?.name == "Emma 8")
@@ -171,7 +172,7 @@ extension FeedTests {
                 #expect(e.current?.author == "Hand \(k)")
             }
             // Wait until the daemon has taken in the hand edit.
-            let seen = await feedWaitUntilAsync { (try? await client.get(["b1"])[0].book.author) == "Hand \(k)" }
+            let seen = await eventually(timeout: 5) { (try? await client.get(["b1"])[0].book.author) == "Hand \(k)" }
             #expect(seen, "the hand edit \(k) was lost")
             let row = try #require(try daemon.fileBooks().first { $0.id == "b1" })
             #expect(row.author == "Hand \(k)", "hand edit lost in the file: \(row)")

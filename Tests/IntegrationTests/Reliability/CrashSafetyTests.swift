@@ -3,6 +3,7 @@
 // temporary file left by the killed writer is never taken for the book file.
 import BooksCore
 import BooksProtocol
+import BooksTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -30,8 +31,8 @@ struct CrashSafetyTests {
 
     @Test func sigkillDuringClientWritesKeepsEveryAcknowledgedWrite() throws {
         let kills = Rel.knob("BOOKS_FAULT_KILLS", 15)
-        var rng = SeededRandom(seed: UInt64(Rel.knob("BOOKS_FAULT_SEED", 1)))
-        let dir = ScratchDir("crash")
+        var rng = SplitMix64(seed: UInt64(Rel.knob("BOOKS_FAULT_SEED", 1)))
+        let dir = TemporaryDirectory.scratch("crash")
         var seed = BookFile.preservedLines
         for i in 0..<20 { seed.append("s\(i)|Seed \(i)|Author \(i)") }
         for t in 0..<Self.writers { seed.append("p\(t)a|v0|pair"); seed.append("p\(t)b|v0|pair") }
@@ -44,9 +45,9 @@ struct CrashSafetyTests {
         for round in 0..<kills {
             let daemon = try DaemonProcess(file: dir.bookFile, socket: dir.socket, log: dir.log)
             // The restarted daemon serves exactly what the file holds (not a leftover temp file).
-            let probe = try RawClient(socket: dir.socket)
+            let probe = try RequestClient(socket: dir.socket)
             let served = try probe.list().byID
-            let onDisk = BookFile.books(Rel.readFile(dir.bookFile) ?? [])
+            let onDisk = BookFile.books(TestFiles.readBytes(dir.bookFile) ?? [])
             #expect(served == onDisk, "round \(round): served books differ from the file")
             let temps = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".books.txt.booksd-") }
             #expect(temps.isEmpty, "round \(round): stale temporary files not removed at start: \(temps)")
@@ -65,8 +66,8 @@ struct CrashSafetyTests {
                 threads.append(thread)
                 thread.start()
             }
-            Rel.sleep(ms: Int.random(in: 3...80, using: &rng))
-            daemon.kill9()
+            MonotonicClock.sleep(seconds: Double(Int.random(in: 3...80, using: &rng)) / 1000)
+            daemon.kill()
             ledger.with { $0.stop = true }
             done.wait()
 
@@ -79,8 +80,8 @@ struct CrashSafetyTests {
         }
         // Final restart: the daemon serves the file and removed the decoy.
         let daemon = try DaemonProcess(file: dir.bookFile, socket: dir.socket, log: dir.log)
-        let client = try RawClient(socket: dir.socket)
-        #expect(try client.list().byID == BookFile.books(Rel.readFile(dir.bookFile) ?? []))
+        let client = try RequestClient(socket: dir.socket)
+        #expect(try client.list().byID == BookFile.books(TestFiles.readBytes(dir.bookFile) ?? []))
         #expect(try client.get("decoy") == nil)
         daemon.stop()
         print("[reliability] crash: \(kills) SIGKILLs, \(totalAcks) acknowledged writes, \(leftoversSeen) real temporary files left by kills (all ignored and removed)")
@@ -88,7 +89,7 @@ struct CrashSafetyTests {
 
     /// One writer: alternates 3-book insert batches and 2-book pair updates until the daemon dies.
     static func writerLoop(thread t: Int, round: Int, socket: String, ledger: WriteLedger) {
-        guard let client = try? RawClient(socket: socket) else { return }
+        guard let client = try? RequestClient(socket: socket) else { return }
         var n = 0
         while !ledger.with({ $0.stop }) {
             n += 1
@@ -111,8 +112,8 @@ struct CrashSafetyTests {
         }
     }
 
-    static func checkInvariants(dir: ScratchDir, ledger: WriteLedger, round: Int) throws {
-        let bytes = try #require(Rel.readFile(dir.bookFile), "round \(round): the book file is gone")
+    static func checkInvariants(dir: TemporaryDirectory, ledger: WriteLedger, round: Int) throws {
+        let bytes = try #require(TestFiles.readBytes(dir.bookFile), "round \(round): the book file is gone")
         let document = BookFile.parse(bytes)
         let books = BookFile.books(bytes)
         let lines = Set(BookFile.lines(bytes))

@@ -4,6 +4,7 @@
 // factor of the quiet case, and the daemon's memory stays bounded.
 import BooksCore
 import BooksProtocol
+import BooksTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -22,27 +23,27 @@ extension ReliabilitySuite {
 @Suite(.serialized)
 struct HostileClientTests {
     /// Connects without hello; nil when refused.
-    static func rawConnect(_ socket: String) -> RawClient? { try? RawClient(socket: socket, hello: false) }
+    static func rawConnect(_ socket: String) -> RequestClient? { try? RequestClient(socket: socket, hello: false) }
 
     /// Measures `count` write→event latencies on a subscriber; checks seqs have no gap or duplicate.
-    static func measure(_ count: Int, tag: String, writer: RawClient, subscriber: RawClient,
+    static func measure(_ count: Int, tag: String, writer: RequestClient, subscriber: RequestClient,
                         lastSeq: inout UInt64) throws -> [Double] {
         var latencies: [Double] = []
         for n in 0..<count {
             let name = "\(tag)\(n)"
             let request = Request(id: writer.makeID(), op: .update, patches: [BookPatch(id: "lat", name: name)])
-            let start = Rel.now()
+            let start = MonotonicClock.seconds()
             try writer.send(request)
             var got = false
             while !got {
                 guard case .event(let event)? = subscriber.readMessage(timeout: 10) else {
-                    throw RelError("subscriber got no event for \(name)")
+                    throw TestSupportError("subscriber got no event for \(name)")
                 }
                 guard event.event == .change else { continue }
                 #expect(event.seq == lastSeq + 1, "subscriber saw seq \(event.seq) after \(lastSeq)")
                 lastSeq = event.seq
                 if event.updated?.contains(where: { $0.new.name == name }) == true {
-                    latencies.append(Rel.now() - start)
+                    latencies.append(MonotonicClock.seconds() - start)
                     got = true
                 }
             }
@@ -53,13 +54,13 @@ struct HostileClientTests {
     }
 
     @Test func hostileClientsDoNotStarveASubscriber() throws {
-        let dir = ScratchDir("clients")
+        let dir = TemporaryDirectory.scratch("clients")
         Rel.writeRenameOver(dir.bookFile, BookFile.render(BookFile.preservedLines + ["lat|L|Latency"]
             + (0..<50).map { "b\($0)|Name \($0)|Author \($0)" }))
         let daemon = try DaemonProcess(file: dir.bookFile, socket: dir.socket, log: dir.log,
                                        extra: ["--set", "hello_timeout_seconds=30"], logLevel: "notice")
-        let writer = try RawClient(socket: dir.socket)
-        let subscriber = try RawClient(socket: dir.socket)
+        let writer = try RequestClient(socket: dir.socket)
+        let subscriber = try RequestClient(socket: dir.socket)
         let sub = try subscriber.request(Request(id: "s", op: .subscribe))
         var lastSeq = try #require(sub.result?.seq)
         _ = subscriber.readMessage(timeout: 5) // snapshot
@@ -68,7 +69,7 @@ struct HostileClientTests {
         let quiet = try Self.measure(40, tag: "Q", writer: writer, subscriber: subscriber, lastSeq: &lastSeq)
 
         // 1. A thousand connections that never speak.
-        var silent: [RawClient] = []
+        var silent: [RequestClient] = []
         for _ in 0..<1000 { if let c = Self.rawConnect(dir.socket) { silent.append(c) } }
 
         let flag = StopFlag()
@@ -80,7 +81,7 @@ struct HostileClientTests {
         let socket = dir.socket
         // 2. Partial lines trickled byte by byte (never finished).
         spawn {
-            var trickles: [RawClient] = []
+            var trickles: [RequestClient] = []
             for _ in 0..<10 { if let c = Self.rawConnect(socket) { trickles.append(c) } }
             let line = Array(#"{"id":"t","op":"hello","version":1,"client":"trickle-trickle-trickle-trickle"}"#.utf8)
             var i = 0
@@ -110,7 +111,7 @@ struct HostileClientTests {
             bad.append(contentsOf: [])
             while !flag.isStopped {
                 for payload in [nested, bad] {
-                    guard let c = try? RawClient(socket: socket) else { continue }
+                    guard let c = try? RequestClient(socket: socket) else { continue }
                     try? c.sendRaw(payload)
                     if let line = c.readLine(timeout: 5) {
                         let text = String(decoding: line, as: UTF8.self)
@@ -124,26 +125,19 @@ struct HostileClientTests {
         for _ in 0..<2 {
             spawn {
                 while !flag.isStopped {
-                    let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-                    var addr = sockaddr_un()
-                    addr.sun_family = sa_family_t(AF_UNIX)
-                    withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in socket.utf8.enumerated() { raw[i] = b } }
-                    _ = withUnsafePointer(to: &addr) {
-                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-                    }
-                    Glibc.close(fd)
+                    (try? LineClient(path: socket))?.close()
                     flag.count("connectCycles")
                 }
             }
         }
-        Rel.sleep(ms: 500)
+        MonotonicClock.sleep(seconds: 0.5)
         let loud = try Self.measure(40, tag: "L", writer: writer, subscriber: subscriber, lastSeq: &lastSeq)
         let loudMemory = daemon.memory
         flag.stop()
         group.wait()
         for c in silent { c.close() }
         silent.removeAll()
-        Rel.sleep(ms: 500)
+        MonotonicClock.sleep(seconds: 0.5)
         let afterMemory = daemon.memory
         let status = try writer.status()
 

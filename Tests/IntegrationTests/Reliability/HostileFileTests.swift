@@ -3,6 +3,7 @@
 // nothing of the user's is overwritten.
 import BooksCore
 import BooksProtocol
+import BooksTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -15,20 +16,20 @@ struct HostileFileTests {
     }
 
     /// Starts a daemon on a fresh scratch dir with the seeded file.
-    static func start(_ name: String, extra: [String] = []) throws -> (ScratchDir, DaemonProcess, RawClient) {
-        let dir = ScratchDir(name)
+    static func start(_ name: String, extra: [String] = []) throws -> (TemporaryDirectory, DaemonProcess, RequestClient) {
+        let dir = TemporaryDirectory.scratch(name)
         Rel.writeRenameOver(dir.bookFile, BookFile.render(seedLines()))
         let daemon = try DaemonProcess(file: dir.bookFile, socket: dir.socket, log: dir.log,
                                        extra: ["--confirmation-ms", "300"] + extra)
-        let client = try RawClient(socket: dir.socket)
+        let client = try RequestClient(socket: dir.socket)
         return (dir, daemon, client)
     }
 
     /// Waits until `status` reports `word`; returns the last status.
     @discardableResult
-    static func waitForState(_ client: RawClient, _ word: String, seconds: Double = 8) throws -> BooksProtocol.DaemonStatus {
+    static func waitForState(_ client: RequestClient, _ word: String, seconds: Double = 8) throws -> BooksProtocol.DaemonStatus {
         var last: BooksProtocol.DaemonStatus?
-        _ = Rel.waitUntil(seconds) {
+        _ = eventuallyBlocking(timeout: seconds) {
             last = try? client.status()
             return last?.fileState == word
         }
@@ -38,9 +39,9 @@ struct HostileFileTests {
     }
 
     /// Restores a good file and checks the daemon recovers and serves it.
-    static func restore(_ dir: ScratchDir, _ client: RawClient) throws {
+    static func restore(_ dir: TemporaryDirectory, _ client: RequestClient) throws {
         Rel.writeRenameOver(dir.bookFile, BookFile.render(seedLines() + ["r1|Recovered|Test"]))
-        let ok = Rel.waitUntil(8) { (try? client.get("r1")) != nil }
+        let ok = eventuallyBlocking(timeout: 8) { (try? client.get("r1")) != nil }
         #expect(ok, "the daemon did not recover after the file was restored")
         try waitForState(client, "present")
     }
@@ -51,14 +52,14 @@ struct HostileFileTests {
         bytes.append(contentsOf: [UInt8](repeating: UInt8(ascii: "x"), count: 100 << 20))
         bytes.append(0x0A)
         Rel.writeRenameOver(dir.bookFile, bytes)
-        let seen = Rel.waitUntil(20) { (try? client.status())?.badLines.count == 3 }
+        let seen = eventuallyBlocking(timeout: 20) { (try? client.status())?.badLines.count == 3 }
         #expect(seen, "the 100 MB line is not reported as a bad line")
         let status = try client.status()
         #expect(status.fileState == "present" && status.bookCount == 12)
         // A client write keeps the 100 MB line verbatim.
         let reply = try client.insert([Book(id: "after", name: "After", author: "Huge")])
         #expect(reply.ok, "write failed: \(String(describing: reply.error))")
-        let after = Rel.readFile(dir.bookFile) ?? []
+        let after = TestFiles.readBytes(dir.bookFile) ?? []
         #expect(after.count == bytes.count + "after|After|Huge\n".utf8.count)
         let kept = after.count >= bytes.count && after.withUnsafeBytes { a in
             bytes.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, b.count) == 0 }
@@ -73,16 +74,16 @@ struct HostileFileTests {
 
     @Test func binaryFileDoesNotCrashAndIsNotDestroyed() throws {
         let (dir, daemon, client) = try Self.start("binary")
-        var rng = SeededRandom(seed: 99)
+        var rng = SplitMix64(seed: 99)
         var bytes = BookFile.render(Self.seedLines())
         for _ in 0..<(1 << 20) { bytes.append(UInt8.random(in: 0...255, using: &rng) | (Bool.random(using: &rng) ? 0x80 : 0)) }
         Rel.writeRenameOver(dir.bookFile, bytes)
-        let seen = Rel.waitUntil(10) { ((try? client.status())?.badLines.count ?? 0) > 100 }
+        let seen = eventuallyBlocking(timeout: 10) { ((try? client.status())?.badLines.count ?? 0) > 100 }
         #expect(seen, "binary garbage not reported as bad lines")
         #expect(try client.status().bookCount >= 12)
         let reply = try client.insert([Book(id: "bin", name: "After", author: "Binary")])
         #expect(reply.ok)
-        let after = Rel.readFile(dir.bookFile) ?? []
+        let after = TestFiles.readBytes(dir.bookFile) ?? []
         #expect(after.count >= bytes.count, "the daemon dropped bytes of a binary file")
         #expect(daemon.isRunning)
         try Self.restore(dir, client)
@@ -109,7 +110,7 @@ struct HostileFileTests {
         let (dir, daemon, client) = try Self.start("fifo")
         unlink(dir.bookFile)
         mkfifo(dir.bookFile, 0o644)
-        let started = Rel.now()
+        let started = MonotonicClock.seconds()
         let status = try Self.waitForState(client, "unavailable")
         #expect(status.fileProblem?.contains("FIFO") == true, "\(status.fileProblem ?? "-")")
         // With a writer holding the FIFO open, too.
@@ -118,7 +119,7 @@ struct HostileFileTests {
         let reply = try client.insert([Book(id: "x", name: "X", author: "X")])
         #expect(reply.error?.code == .storeUnavailable, "\(reply)")
         #expect(try client.status().fileState == "unavailable")
-        #expect(Rel.now() - started < 10, "the daemon was slow to answer with a FIFO at the path")
+        #expect(MonotonicClock.seconds() - started < 10, "the daemon was slow to answer with a FIFO at the path")
         close(writer)
         unlink(dir.bookFile)
         try Self.restore(dir, client)
@@ -126,21 +127,43 @@ struct HostileFileTests {
         daemon.stop()
     }
 
-    @Test func symlinkToElsewhereIsFollowedAndKept() throws {
-        let (dir, daemon, client) = try Self.start("symlink")
-        let elsewhere = ScratchDir("symlink-target")
+    /// A symlink planted at the book path is refused by default: nothing of its target is served
+    /// or written, and status says why (issue 16).
+    @Test func aSymlinkAtTheBookPathIsRefusedByDefault() throws {
+        let (dir, daemon, client) = try Self.start("symlink-refused")
+        let elsewhere = TemporaryDirectory.scratch("symlink-victim")
+        let target = elsewhere.path + "/passwd-copy"
+        let victim = BookFile.render(["root|x|0:0:root:/root:/bin/bash", "t1|Target|Elsewhere"])
+        Rel.writeInPlace(target, victim)
+        let link = dir.path + "/link.tmp"
+        symlink(target, link)
+        rename(link, dir.bookFile)
+        let status = try Self.waitForState(client, "unavailable")
+        #expect(status.fileProblem?.contains("symbolic link") == true, "\(status.fileProblem ?? "-")")
+        #expect(status.bookCount == 12, "the books last read are kept")
+        #expect((try? client.get("t1")) == nil, "the link's target must not be served")
+        let reply = try client.insert([Book(id: "via", name: "Via", author: "Link")])
+        #expect(reply.error?.code == .storeUnavailable, "\(reply)")
+        #expect(TestFiles.readBytes(target) == victim, "the link's target was written to")
+        daemon.stop()
+    }
+
+    /// With `allow_symlink`, a link owned by the daemon's user is followed and kept.
+    @Test func aSymlinkIsFollowedAndKeptWhenAllowed() throws {
+        let (dir, daemon, client) = try Self.start("symlink", extra: ["--set", "allow_symlink=yes"])
+        let elsewhere = TemporaryDirectory.scratch("symlink-target")
         let target = elsewhere.path + "/real.txt"
         Rel.writeInPlace(target, BookFile.render(Self.seedLines() + ["t1|Target|Elsewhere"]))
         let link = dir.path + "/link.tmp"
         symlink(target, link)
         rename(link, dir.bookFile)
-        #expect(Rel.waitUntil(8) { (try? client.get("t1")) != nil }, "the symlink's target is not served")
+        #expect(eventuallyBlocking(timeout: 8) { (try? client.get("t1")) != nil }, "the symlink's target is not served")
         let reply = try client.insert([Book(id: "via", name: "Via", author: "Link")])
         #expect(reply.ok)
         var s = stat()
         lstat(dir.bookFile, &s)
         #expect(s.st_mode & S_IFMT == S_IFLNK, "the symlink was replaced by a regular file")
-        #expect(BookFile.books(Rel.readFile(target) ?? [])["via"] != nil, "the write did not reach the target")
+        #expect(BookFile.books(TestFiles.readBytes(target) ?? [])["via"] != nil, "the write did not reach the target")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).filter { $0.hasPrefix(".") }
         #expect(leftovers.isEmpty)
         daemon.stop()
@@ -148,7 +171,7 @@ struct HostileFileTests {
 
     @Test(.enabled(if: Rel.isRoot, "needs root to drop privileges"))
     func permissionDeniedForANonRootDaemon() throws {
-        let dir = ScratchDir("perm")
+        let dir = TemporaryDirectory.scratch("perm")
         let run = dir.path + "/run"
         mkdir(run, 0o755)
         chown(run, 65534, 65534)
@@ -156,7 +179,7 @@ struct HostileFileTests {
         chmod(dir.bookFile, 0o644)
         let daemon = try DaemonProcess(file: dir.bookFile, socket: run + "/s.sock", log: run + "/log",
                                        prefix: ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"])
-        let client = try RawClient(socket: run + "/s.sock")
+        let client = try RequestClient(socket: run + "/s.sock")
         #expect(try client.status().bookCount == 12)
         // Readable but the directory is not writable: writes fail cleanly.
         let reply = try client.insert([Book(id: "x", name: "X", author: "X")])
@@ -170,14 +193,14 @@ struct HostileFileTests {
         #expect(status.bookCount == 12)
         chmod(dir.bookFile, 0o644)
         Rel.writeInPlace(dir.bookFile, BookFile.render(Self.seedLines() + ["p2|Poke|Again"]))
-        #expect(Rel.waitUntil(8) { (try? client.get("p2")) != nil }, "no recovery after chmod back")
+        #expect(eventuallyBlocking(timeout: 8) { (try? client.get("p2")) != nil }, "no recovery after chmod back")
         #expect(daemon.isRunning)
         daemon.stop()
     }
 
     @Test(.enabled(if: Rel.isRoot, "needs root to mount a tmpfs"))
     func diskFullDuringAWriteLeavesTheFileIntact() throws {
-        let outer = ScratchDir("full")
+        let outer = TemporaryDirectory.scratch("full")
         let mountPoint = outer.path + "/fs"
         mkdir(mountPoint, 0o755)
         guard Rel.run(["/bin/mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint]) == 0 else {
@@ -189,7 +212,7 @@ struct HostileFileTests {
         let original = BookFile.render(Self.seedLines(200))
         Rel.writeRenameOver(file, original)
         let daemon = try DaemonProcess(file: file, socket: outer.socket, log: outer.log)
-        let client = try RawClient(socket: outer.socket)
+        let client = try RequestClient(socket: outer.socket)
         // Fill the file system.
         let filler = open(mountPoint + "/filler", O_WRONLY | O_CREAT, 0o644)
         let block = [UInt8](repeating: 0x41, count: 4096)
@@ -198,7 +221,7 @@ struct HostileFileTests {
         let reply = try client.insert([Book(id: "full", name: String(repeating: "F", count: 8000), author: "Disk")])
         #expect(!reply.ok && reply.error?.code == .storeUnavailable, "\(reply)")
         #expect(reply.error?.message.contains("No space left") == true, "\(reply)")
-        #expect(Rel.readFile(file) == original, "the original file was damaged")
+        #expect(TestFiles.readBytes(file) == original, "the original file was damaged")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: mountPoint).filter { $0.hasPrefix(".") }
         #expect(leftovers.isEmpty, "temporary file left after ENOSPC: \(leftovers)")
         #expect(daemon.logText.contains("No space left"))

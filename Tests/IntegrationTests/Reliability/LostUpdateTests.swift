@@ -4,6 +4,7 @@
 // with a stale expectedVersion is refused with `conflict` instead of overwriting the hand edit.
 import BooksCore
 import BooksProtocol
+import BooksTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -21,8 +22,8 @@ struct LostUpdateTests {
     @Test func scriptedInterleavingsMatchTheModel() throws {
         let operations = Rel.knob("BOOKS_FAULT_OPS", 1000)
         let seed = UInt64(Rel.knob("BOOKS_FAULT_SEED", 7))
-        var rng = SeededRandom(seed: seed)
-        let dir = ScratchDir("lost")
+        var rng = SplitMix64(seed: seed)
+        let dir = TemporaryDirectory.scratch("lost")
         var model: [String: Book] = [:]
         var lines = BookFile.preservedLines
         for i in 0..<40 {
@@ -32,7 +33,7 @@ struct LostUpdateTests {
         }
         Rel.writeRenameOver(dir.bookFile, BookFile.render(lines))
         let daemon = try DaemonProcess(file: dir.bookFile, socket: dir.socket, log: dir.log)
-        let client = try RawClient(socket: dir.socket)
+        let client = try RequestClient(socket: dir.socket)
         var counters = Counters()
         var nextID = 1000
         // BOOKS_FAULT_TRACE=1: each operation and hand edit on stderr with the wall-clock time,
@@ -49,7 +50,7 @@ struct LostUpdateTests {
         /// Rewrites the file by hand: `edit` maps the current book rows.
         @discardableResult
         func handEdit(_ edit: (inout [String]) -> Void) -> [String] {
-            var current = BookFile.lines(Rel.readFile(dir.bookFile) ?? [])
+            var current = BookFile.lines(TestFiles.readBytes(dir.bookFile) ?? [])
             if current.last == "" { current.removeLast() }
             edit(&current)
             if Bool.random(using: &rng) {
@@ -61,7 +62,7 @@ struct LostUpdateTests {
             }
             trace("hand edit written")
             counters.handEdits += 1
-            return BookFile.lines(Rel.readFile(dir.bookFile) ?? [])
+            return BookFile.lines(TestFiles.readBytes(dir.bookFile) ?? [])
         }
         /// Sets a name by hand; returns the name the editor saw before (what it read).
         @discardableResult
@@ -82,15 +83,15 @@ struct LostUpdateTests {
                 let reply = try client.request(make())
                 if !reply.ok, reply.error?.code == .storeUnavailable {
                     counters.retries += 1
-                    Rel.sleep(ms: 10)
+                    MonotonicClock.sleep(seconds: 0.01)
                     continue
                 }
                 return reply
             }
-            throw RelError("write kept failing with store-unavailable")
+            throw TestSupportError("write kept failing with store-unavailable")
         }
         func checkFile(_ op: Int, _ what: String) {
-            let onDisk = BookFile.books(Rel.readFile(dir.bookFile) ?? [])
+            let onDisk = BookFile.books(TestFiles.readBytes(dir.bookFile) ?? [])
             if onDisk != model {
                 let missing = model.filter { onDisk[$0.key] != $0.value }.map(\.key).sorted()
                 let extra = onDisk.filter { model[$0.key] == nil }.map(\.key).sorted()
@@ -144,7 +145,7 @@ struct LostUpdateTests {
                 let id = pick()
                 // `get` answers from the daemon's view, which may not have seen a fresh hand insert yet.
                 var found: (Book, UInt64)?
-                Rel.waitUntil(5) { found = try? client.get(id); return found != nil }
+                eventuallyBlocking(timeout: 5) { found = try? client.get(id); return found != nil }
                 let (_, version) = try #require(found, "op \(op): get \(id)")
                 handSet(id, name: "S\(op)")
                 let reply = try clientWrite {
@@ -162,11 +163,11 @@ struct LostUpdateTests {
                 while b == a { b = pick() }
                 let request = Request(id: client.makeID(), op: .update, patches: [BookPatch(id: a, name: "RC\(op)")])
                 try client.send(request)
-                Rel.sleep(ms: Int.random(in: 0...2, using: &rng))
+                MonotonicClock.sleep(seconds: Double(Int.random(in: 0...2, using: &rng)) / 1000)
                 let oldA = model[a]!
                 // What the editor read of the file: if it did not contain the client's value yet,
                 // the editor's own save may clobber it (an editor's lost update, not the daemon's).
-                let editorSawA = BookFile.books(Rel.readFile(dir.bookFile) ?? [])[a]?.name
+                let editorSawA = BookFile.books(TestFiles.readBytes(dir.bookFile) ?? [])[a]?.name
                 handSet(b, name: "RH\(op)")
                 var reply = try client.awaitReply(id: request.id)
                 if !reply.ok, reply.error?.code == .storeUnavailable {
@@ -174,7 +175,7 @@ struct LostUpdateTests {
                     reply = try clientWrite { Request(id: client.makeID(), op: .update, patches: [BookPatch(id: a, name: "RC\(op)")]) }
                 }
                 #expect(reply.ok, "op \(op): racing update failed: \(String(describing: reply.error))")
-                let nowA = BookFile.books(Rel.readFile(dir.bookFile) ?? [])[a]
+                let nowA = BookFile.books(TestFiles.readBytes(dir.bookFile) ?? [])[a]
                 if reply.ok {
                     if nowA?.name != "RC\(op)" {
                         #expect(nowA == oldA && editorSawA != "RC\(op)",
@@ -194,7 +195,7 @@ struct LostUpdateTests {
                 try client.send(request)
                 handSet(id, name: "XH\(op)")
                 let reply = try client.awaitReply(id: request.id)
-                let now = BookFile.books(Rel.readFile(dir.bookFile) ?? [])[id]?.name
+                let now = BookFile.books(TestFiles.readBytes(dir.bookFile) ?? [])[id]?.name
                 if reply.ok {
                     #expect(now == "XC\(op)" || now == "XH\(op)", "op \(op): same-book race ended at \(now ?? "-") (was \(old))")
                 } else {
@@ -207,10 +208,10 @@ struct LostUpdateTests {
             }
         }
         // The daemon converges on the same content, and so does a fresh reading of the file.
-        let converged = Rel.waitUntil(10) { (try? client.list().byID) == model }
+        let converged = eventuallyBlocking(timeout: 10) { (try? client.list().byID) == model }
         #expect(converged, "the daemon's view does not converge on the model")
         checkFile(operations, "final")
-        let lineSet = Set(BookFile.lines(Rel.readFile(dir.bookFile) ?? []))
+        let lineSet = Set(BookFile.lines(TestFiles.readBytes(dir.bookFile) ?? []))
         for kept in BookFile.preservedLines { #expect(lineSet.contains(kept), "lost \(kept.debugDescription)") }
         #expect(daemon.isRunning)
         daemon.stop()

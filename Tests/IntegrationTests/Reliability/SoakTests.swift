@@ -4,6 +4,7 @@
 // CI: 60 s (BOOKS_SOAK_SECONDS); long run: BOOKS_SOAK_SECONDS=3600.
 import BooksCore
 import BooksProtocol
+import BooksTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -54,7 +55,7 @@ final class SoakSubscriber: @unchecked Sendable {
 
     /// One session: subscribe (resuming when possible) and read events until `until` or `seq`.
     func session(socket: String, until deadline: Double, targetSeq: UInt64? = nil) {
-        guard let client = try? RawClient(socket: socket) else { return }
+        guard let client = try? RequestClient(socket: socket) else { return }
         sessions += 1
         let resume = epoch.map { ResumePoint(epoch: $0, seq: lastSeq) }
         if resume != nil { resumes += 1 }
@@ -63,9 +64,9 @@ final class SoakSubscriber: @unchecked Sendable {
         guard let reply = try? client.request(Request(id: "sub", op: .subscribe, resume: resume)), reply.ok else { return }
         for e in client.events { apply(e) }
         client.events.removeAll()
-        while Rel.now() < deadline {
+        while MonotonicClock.seconds() < deadline {
             if let targetSeq, lastSeq >= targetSeq { break }
-            switch client.readMessage(timeout: min(0.2, max(0.01, deadline - Rel.now()))) {
+            switch client.readMessage(timeout: min(0.2, max(0.01, deadline - MonotonicClock.seconds()))) {
             case .event(let e)?: apply(e)
             default: continue
             }
@@ -86,7 +87,7 @@ struct SoakTests {
     @Test func soakWithHundredReconnectingSubscribers() throws {
         let seconds = Double(Rel.knob("BOOKS_SOAK_SECONDS", 60))
         let subscriberCount = Rel.knob("BOOKS_SOAK_SUBSCRIBERS", 100)
-        let dir = ScratchDir("soak")
+        let dir = TemporaryDirectory.scratch("soak")
         Rel.writeRenameOver(dir.bookFile, BookFile.render(BookFile.preservedLines + (0..<60).map { "b\($0)|Name \($0)|Author \($0)" }))
         let daemon = try DaemonProcess(file: dir.bookFile, socket: dir.socket, log: dir.log,
                                        extra: ["--set", "heartbeat_seconds=1"], logLevel: "notice")
@@ -97,24 +98,24 @@ struct SoakTests {
             group.enter()
             Thread { body(); group.leave() }.start()
         }
-        let end = Rel.now() + seconds
+        let end = MonotonicClock.seconds() + seconds
         let subscribers = (0..<subscriberCount).map { SoakSubscriber(index: $0) }
         for s in subscribers {
             spawn {
-                var rng = SeededRandom(seed: UInt64(s.index + 1))
-                while Rel.now() < end {
-                    s.session(socket: socket, until: min(end, Rel.now() + Double.random(in: 0.05...1.5, using: &rng)))
+                var rng = SplitMix64(seed: UInt64(s.index + 1))
+                while MonotonicClock.seconds() < end {
+                    s.session(socket: socket, until: min(end, MonotonicClock.seconds() + Double.random(in: 0.05...1.5, using: &rng)))
                     usleep(UInt32.random(in: 0...200_000, using: &rng))
                 }
             }
         }
         // Client writes: updates, inserts and deletes.
         spawn {
-            var rng = SeededRandom(seed: 4242)
-            guard let client = try? RawClient(socket: socket) else { return }
+            var rng = SplitMix64(seed: 4242)
+            guard let client = try? RequestClient(socket: socket) else { return }
             var inserted: [String] = []
             var n = 0
-            while Rel.now() < end {
+            while MonotonicClock.seconds() < end {
                 n += 1
                 let roll = Int.random(in: 0..<10, using: &rng)
                 let reply: Reply?
@@ -134,11 +135,11 @@ struct SoakTests {
         }
         // Hand edits: a name changed in place or by rename-over.
         spawn {
-            var rng = SeededRandom(seed: 777)
+            var rng = SplitMix64(seed: 777)
             var n = 0
-            while Rel.now() < end {
+            while MonotonicClock.seconds() < end {
                 n += 1
-                var rows = BookFile.lines(Rel.readFile(dir.bookFile) ?? [])
+                var rows = BookFile.lines(TestFiles.readBytes(dir.bookFile) ?? [])
                 if rows.last == "" { rows.removeLast() }
                 let id = "b\(Int.random(in: 0..<60, using: &rng))"
                 if let k = rows.firstIndex(where: { $0.hasPrefix(id + "|") }) {
@@ -153,22 +154,22 @@ struct SoakTests {
         }
         // Memory samples.
         var samples: [Int] = []
-        while Rel.now() < end {
+        while MonotonicClock.seconds() < end {
             samples.append(daemon.memory.rss)
-            Rel.sleep(ms: 1000)
+            MonotonicClock.sleep(seconds: 1)
         }
         group.wait()
 
         // Converge: the file, the daemon and every subscriber agree.
-        let client = try RawClient(socket: socket)
-        Rel.sleep(ms: 500)
-        _ = Rel.waitUntil(10) { (try? client.list().byID) == BookFile.books(Rel.readFile(dir.bookFile) ?? []) }
-        let fileBooks = BookFile.books(Rel.readFile(dir.bookFile) ?? [])
+        let client = try RequestClient(socket: socket)
+        MonotonicClock.sleep(seconds: 0.5)
+        _ = eventuallyBlocking(timeout: 10) { (try? client.list().byID) == BookFile.books(TestFiles.readBytes(dir.bookFile) ?? []) }
+        let fileBooks = BookFile.books(TestFiles.readBytes(dir.bookFile) ?? [])
         let status = try client.status()
         #expect(try client.list().byID == fileBooks, "the daemon's view differs from the file")
         for s in subscribers {
             s.finalPhase = true
-            s.session(socket: socket, until: Rel.now() + 10, targetSeq: status.seq)
+            s.session(socket: socket, until: MonotonicClock.seconds() + 10, targetSeq: status.seq)
             #expect(s.lastSeq == status.seq, "subscriber \(s.index) stuck at seq \(s.lastSeq) of \(status.seq)")
             s.finalPhase = true
             let same = s.view == fileBooks

@@ -1,3 +1,4 @@
+import BooksTestSupport
 import FoundationEssentials
 import Glibc
 import Testing
@@ -66,10 +67,8 @@ struct ExpectedEvent: CustomStringConvertible {
 
 /// `booksctl subscribe --json --initial` as a child process; lines are parsed as they arrive.
 final class Subscriber: @unchecked Sendable {
-    private let process: SpawnedProcess
-    private var fd: Int32
-    private var buffer: [UInt8] = []
-    private var eof = false
+    private let process: ChildProcess
+    private let lines: LineReader
     private weak var harness: DaemonHarness?
     private(set) var received: [BookEvent] = []       // after the initial snapshot
     private(set) var state: [String: TestBook] = [:]      // reconstructed from all events
@@ -79,42 +78,26 @@ final class Subscriber: @unchecked Sendable {
     init(harness: DaemonHarness, initial: Bool) throws {
         self.harness = harness
         logPath = harness.logDir + "/subscribe-\(DaemonHarness.uniqueNumber()).log"
-        let (r, w) = try makePipe()
-        var argv = [Products.booksctl, "--socket", harness.socket, "subscribe", "--json"]
+        var argv = [BuildProducts.booksctl, "--socket", harness.socket, "subscribe", "--json"]
         if initial { argv.append("--initial") }
-        do {
-            process = try SpawnedProcess.spawn(argv, environment: harness.tools.environment,
-                                             stdout: .fd(w), stderr: .appendFile(logPath))
-        } catch { close(r); close(w); throw error }
-        close(w)
-        fd = r
+        process = try ChildProcess.spawn(argv, environment: harness.tools.environment,
+                                         stdout: .pipe, stderr: .appendFile(logPath))
+        lines = LineReader(fd: process.stdoutPipe!)
     }
 
     func stop() {
         process.terminate(grace: 2)
-        if fd >= 0 { close(fd); fd = -1 }
     }
 
     /// The next complete line, or nil after `timeout` seconds / at end of stream.
     func nextLine(timeout: Double) async -> String? {
-        let deadline = monotonicNow() + timeout
-        while true {
-            if let nl = buffer.firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[..<nl], as: UTF8.self)
-                buffer.removeSubrange(...nl)
-                return line
-            }
-            if eof || fd < 0 { return nil }
-            let remaining = deadline - monotonicNow()
-            if remaining <= 0 { return nil }
-            if let chunk = await readAvailable(fd, timeout: min(remaining, 0.25)) { buffer += chunk } else { eof = true }
-        }
+        await lines.nextLineAsync(timeout: timeout)
     }
 
     /// The next event within `timeout` seconds (unparsable lines are recorded as issues and skipped).
     func next(timeout: Double, sourceLocation: SourceLocation = #_sourceLocation) async -> BookEvent? {
-        let deadline = monotonicNow() + timeout
-        while let line = await nextLine(timeout: max(0, deadline - monotonicNow())) {
+        let deadline = MonotonicClock.seconds() + timeout
+        while let line = await nextLine(timeout: max(0, deadline - MonotonicClock.seconds())) {
             if line.allSatisfy({ $0 == " " || $0 == "\r" || $0 == "\t" }) { continue }
             guard var event = try? JSONDecoder().decode(BookEvent.self, from: Data(line.utf8)) else {
                 Issue.record("unparsable subscribe line: \(line)", sourceLocation: sourceLocation)
@@ -162,14 +145,14 @@ final class Subscriber: @unchecked Sendable {
     func awaitInitial(count: Int, timeout: Double) async throws {
         if count == 0 {
             // Nothing will arrive to prove the subscription is live; give it a moment.
-            await pause(0.5)
+            await MonotonicClock.pause(seconds: 0.5)
             return
         }
-        let deadline = monotonicNow() + timeout
+        let deadline = MonotonicClock.seconds() + timeout
         var got = 0
         while got < count {
-            guard await next(timeout: max(0, deadline - monotonicNow())) != nil else {
-                throw HarnessError("subscriber got \(got) of \(count) initial books within \(timeout) s; stderr: \(readFile(logPath) ?? "")\n\(harness?.daemonLog() ?? "")")
+            guard await next(timeout: max(0, deadline - MonotonicClock.seconds())) != nil else {
+                throw TestSupportError("subscriber got \(got) of \(count) initial books within \(timeout) s; stderr: \(TestFiles.readText(logPath) ?? "")\n\(harness?.daemonLog() ?? "")")
             }
             got += 1
         }
@@ -178,8 +161,8 @@ final class Subscriber: @unchecked Sendable {
     /// Collects events until `count` arrived or `timeout` passed (whichever first).
     func collect(count: Int, timeout: Double) async -> [BookEvent] {
         var events: [BookEvent] = []
-        let deadline = monotonicNow() + timeout
-        while events.count < count, let e = await next(timeout: max(0, deadline - monotonicNow())) {
+        let deadline = MonotonicClock.seconds() + timeout
+        while events.count < count, let e = await next(timeout: max(0, deadline - MonotonicClock.seconds())) {
             events.append(e); received.append(e)
         }
         return events
@@ -188,8 +171,8 @@ final class Subscriber: @unchecked Sendable {
     /// Collects everything that arrives until nothing has arrived for `quiet` seconds (at most `limit`).
     func drain(quiet: Double, limit: Double = 30) async -> [BookEvent] {
         var events: [BookEvent] = []
-        let deadline = monotonicNow() + limit
-        while monotonicNow() < deadline, let e = await next(timeout: quiet) {
+        let deadline = MonotonicClock.seconds() + limit
+        while MonotonicClock.seconds() < deadline, let e = await next(timeout: quiet) {
             events.append(e); received.append(e)
         }
         return events

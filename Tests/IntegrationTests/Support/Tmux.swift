@@ -1,3 +1,4 @@
+import BooksTestSupport
 import Glibc
 
 /// Runs an interactive program in a private tmux server (`tmux -L booksync-test-N`).
@@ -13,9 +14,9 @@ final class TmuxSession: @unchecked Sendable {
     }
 
     @discardableResult
-    func tmux(_ args: [String], timeout: Double = 10) async throws -> ToolResult {
+    func tmux(_ args: [String], timeout: Double = 10) async throws -> ChildResult {
         let result = try await tools.run(["tmux", "-L", server] + args, timeout: timeout)
-        guard result.succeeded else { throw HarnessError("tmux \(args) failed: \(result)") }
+        guard result.succeeded else { throw TestSupportError("tmux \(args) failed: \(result)") }
         return result
     }
 
@@ -25,12 +26,8 @@ final class TmuxSession: @unchecked Sendable {
 
     /// Waits until the screen shows `text`.
     func waitForScreen(containing text: String, timeout: Double = 10) async throws {
-        let deadline = monotonicNow() + timeout
-        while monotonicNow() < deadline {
-            if await screen().contains(text) { return }
-            await pause(0.05)
-        }
-        throw HarnessError("tmux screen never showed \(text); screen:\n\(await screen())")
+        if await eventually(timeout: timeout, interval: 0.05, { await screen().contains(text) }) { return }
+        throw TestSupportError("tmux screen never showed \(text); screen:\n\(await screen())")
     }
 
     /// `send-keys` (tmux key names such as Enter, C-o, End are allowed).
@@ -45,21 +42,17 @@ final class TmuxSession: @unchecked Sendable {
 
     /// Waits until the program exits (the session disappears).
     func waitForExit(timeout: Double = 15) async throws {
-        let deadline = monotonicNow() + timeout
-        while monotonicNow() < deadline {
-            let r = try await tools.run(["tmux", "-L", server, "has-session", "-t", Self.session], timeout: 5)
-            if !r.succeeded { return }
-            await pause(0.05)
+        let exited = try await eventually(timeout: timeout, interval: 0.05) {
+            try await !tools.run(["tmux", "-L", server, "has-session", "-t", Self.session], timeout: 5).succeeded
         }
+        if exited { return }
         let last = await screen()
         kill()
-        throw HarnessError("program in tmux did not exit within \(timeout) s; screen:\n\(last)")
+        throw TestSupportError("program in tmux did not exit within \(timeout) s; screen:\n\(last)")
     }
 
     /// Kills the tmux server (blocking; usable from defer).
     func kill() {
-        if let child = try? SpawnedProcess.spawn(["tmux", "-L", server, "kill-server"], environment: tools.environment) {
-            _ = child.waitBlocking(timeout: 5)
-        }
+        _ = try? ChildProcess.runBlocking(["tmux", "-L", server, "kill-server"], environment: tools.environment, timeout: 5)
     }
 }

@@ -1,3 +1,4 @@
+import BooksTestSupport
 import Glibc
 import Testing
 
@@ -13,22 +14,23 @@ struct SystemdEndToEndTests {
             print("SKIP systemd end-to-end: BOOKSD_E2E=0")
             return
         }
-        let script = SD.packageRoot() + "/scripts/systemd-e2e.sh"
-        let directory = SD.temporaryDirectory()
-        defer { SD.removeTree(directory) }
+        let script = BuildProducts.packageRoot + "/scripts/systemd-e2e.sh"
+        let scratch = try TemporaryDirectory(prefix: "bsd", base: "/tmp")
+        defer { scratch.remove() }
+        let directory = scratch.path
         let output = directory + "/e2e.log"
-        let run = ChildProcess(["/bin/bash", script, SD.binDirectory()], output: output)
-        let finished = run.wait(seconds: 170)
-        if !finished { run.signal(SIGTERM); _ = run.wait(seconds: 10) }
-        let log = SD.read(output)
+        let run = try SystemdTools.spawn(["/bin/bash", script, BuildProducts.binDirectory], output: output)
+        let finished = run.waitBlocking(timeout: 170) != nil
+        if !finished { run.signal(SIGTERM); run.waitBlocking(timeout: 10) }
+        let log = SystemdTools.read(output)
         print(log)
         #expect(finished, "systemd-e2e.sh did not finish within 170 s")
-        if run.exitStatus == 77 {
+        if run.exitCode == 77 {
             let reason = log.split(separator: "\n").first { $0.hasPrefix("SKIP:") } ?? "SKIP: (no reason printed)"
             print("SKIPPED systemd end-to-end test — \(reason)")
             return
         }
-        #expect(run.exitStatus == 0, "systemd-e2e.sh failed:\n\(log)")
+        #expect(run.exitCode == 0, "systemd-e2e.sh failed:\n\(log)")
         #expect(log.contains("PASS:") && !log.contains("FAIL:"))
     }
 }

@@ -1,39 +1,3 @@
-import Glibc
-
-func readFileBytes(_ path: String) -> [UInt8]? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var result: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n <= 0 { break }
-        result += buffer[0..<n]
-    }
-    return result
-}
-
-func readFile(_ path: String) -> String? {
-    readFileBytes(path).map { String(decoding: $0, as: UTF8.self) }
-}
-
-/// Writes `contents` with open(O_TRUNC)/write/close (used only for set-up, before watching matters).
-func writeFile(_ path: String, _ contents: String) throws {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw HarnessError("open \(path): \(String(cString: strerror(errno)))") }
-    defer { close(fd) }
-    let bytes = Array(contents.utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
-        guard n > 0 else { throw HarnessError("write \(path) failed") }
-        offset += n
-    }
-}
-
-func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
-
 /// A book as the tests see it.
 struct TestBook: Hashable, CustomStringConvertible {
     var id: String
