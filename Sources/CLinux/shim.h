@@ -130,3 +130,31 @@ static inline int books_fsetxattr(int fd, const char *name, const void *value, s
 
 
 #endif
+
+/* Self-pipe signal delivery (booksd's SignalWaiter): the handler only writes the signal's number
+   to a pipe, which is async-signal-safe; a thread reads the pipe. Whichever thread the kernel picks
+   for the signal, it is recorded and never lost, and it never kills the process. */
+static int books_signal_pipe_fd = -1;
+
+static void books_signal_pipe_handler(int signo) {
+    int saved = errno;
+    unsigned char byte = (unsigned char)signo;
+    ssize_t ignored = write(books_signal_pipe_fd, &byte, 1);
+    (void)ignored;
+    errno = saved;
+}
+
+/* Marks `fd` close-on-exec and non-blocking (variadic fcntl is not callable from Swift). */
+static inline int books_set_cloexec(int fd) { return fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC); }
+static inline int books_set_nonblocking(int fd) { return fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+/* Routes `signo` to the pipe whose write end is `fd` (set once, before the first call). */
+static inline int books_route_signal_to_pipe(int fd, int signo) {
+    books_signal_pipe_fd = fd;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = books_signal_pipe_handler;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    return sigaction(signo, &action, NULL);
+}

@@ -5,6 +5,8 @@ import Glibc
 @main
 struct BooksdMain {
     static func main() {
+        // First of all: SIGTERM/SIGINT/SIGHUP must neither kill booksd nor be lost while it starts.
+        SignalWaiter.install()
         switch BooksdCommandLine.evaluate(arguments: Array(CommandLine.arguments.dropFirst())) {
         case .exit(let status, let standardOutput, let standardError):
             write(1, standardOutput)

@@ -1,4 +1,5 @@
 import BooksCore
+import BooksPlatform
 import BooksStore
 import CLinux
 import Dispatch
@@ -16,7 +17,10 @@ public final class Daemon: Sendable {
     let commandLine: BooksdCommandLine
     let logger: Logger
     let notifier = SystemdNotifier()
-    let signalQueue = DispatchQueue(label: "booksd.signals")
+    /// Heartbeat and watchdog timers.
+    let timerQueue = DispatchQueue(label: "booksd.timers")
+    /// The thread that takes SIGTERM, SIGINT and SIGHUP (see `SignalWaiter`).
+    let signalThread = Mutex<DedicatedThread?>(nil)
     let sources = RetainedSources()
     let running = Mutex<Running?>(nil)
     let heartbeatTimer = TimerBox()
@@ -36,6 +40,9 @@ public final class Daemon: Sendable {
     /// Runs until stopped by a signal; never returns (exits the process).
     public func run() -> Never {
         signal(SIGPIPE, SIG_IGN)
+        // Before any thread exists: SIGTERM/SIGINT/SIGHUP go to a pipe that the signal thread
+        // reads (none lost, even one sent during start-up), and the I/O threads never see them.
+        SignalWaiter.install()
         // Book files and their line tables are large, short-lived buffers: a fixed mmap threshold
         // keeps each in its own mapping, returned to the system when freed (glibc's adaptive
         // threshold would otherwise move buffers of up to 32 MB into the heap, which then stays big).
@@ -75,7 +82,7 @@ public final class Daemon: Sendable {
         try engine.startWatching()
         try server.start(delegate: engine)
         running.withLock { $0 = Running(engine: engine, server: server) }
-        installSignalHandlers()
+        try installSignalHandlers()
         installTimers(engine, server: server)
         engine.drain()
         let position = engine.position
@@ -85,20 +92,15 @@ public final class Daemon: Sendable {
         engine.republishStatus()
     }
 
-    func installSignalHandlers() {
-        for number in [SIGTERM, SIGINT, SIGHUP] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
-            source.setEventHandler { [self] in
-                if number == SIGHUP { reload() } else { stop(signal: number) }
-            }
-            source.resume()
-            sources.keep(source)
+    func installSignalHandlers() throws {
+        let thread = try SignalWaiter.start { [self] number in
+            if number == SIGHUP { reload() } else { stop(signal: number) }
         }
+        signalThread.withLock { $0 = thread }
     }
 
     func installTimers(_ engine: BookEngine, server: SocketServer) {
-        let heartbeat = DispatchSource.makeTimerSource(queue: signalQueue)
+        let heartbeat = DispatchSource.makeTimerSource(queue: timerQueue)
         heartbeat.setEventHandler { engine.heartbeat() }
         heartbeat.resume()
         sources.keep(heartbeat)
@@ -111,7 +113,7 @@ public final class Daemon: Sendable {
             let notifier = self.notifier
             let probe = WatchdogProbe(watcher: engine.watcher, server: server, engine: engine,
                                       logger: logger, ping: { _ = try? notifier.watchdog() })
-            let timer = DispatchSource.makeTimerSource(queue: signalQueue)
+            let timer = DispatchSource.makeTimerSource(queue: timerQueue)
             let milliseconds = Int(watchdog.components.seconds * 1000 + watchdog.components.attoseconds / 1_000_000_000_000_000)
             timer.schedule(deadline: .now(), repeating: .milliseconds(max(milliseconds, 100)))
             timer.setEventHandler { probe.run() }
@@ -158,7 +160,7 @@ public final class Daemon: Sendable {
             running.engine.stopWatching()
             // Requests already sent before the signal may still sit in socket buffers: refuse
             // new clients, wait (bounded) until the server thread handed every complete request
-            // to the engine, then finish every queued write. This runs on the signal queue, so
+            // to the engine, then finish every queued write. This runs on the signal thread, so
             // the engine's queue keeps answering meanwhile.
             running.server.stopAccepting()
             running.server.deliverPendingInput(timeout: .seconds(1))
