@@ -6,9 +6,10 @@ import Glibc
 /// The epoll loop of a `SocketServer`: all socket I/O and all connection state live here.
 ///
 /// The loop is spread over files by topic: this one (the loop, timers, epoll helpers),
-/// `+Accept` (new connections), `+Connections` (reading, writing, carrying out the state
-/// machines' actions, closing), `+Commands` (commands from other threads: replies,
-/// subscriptions, broadcasts, shutdown) and `+PendingInput` (`deliverPendingInput`).
+/// `+Accept` (new connections, the per-uid limit), `+Connections` (reading, writing, carrying
+/// out the state machines' actions, closing), `+Commands` (commands from other threads:
+/// replies, subscriptions, broadcasts, shutdown), `+Limits` (the per-uid counts) and
+/// `+PendingInput` (`deliverPendingInput`).
 ///
 /// Safety of `@unchecked Sendable`: an instance is created by `SocketServer.start`, handed to the
 /// server thread (`DedicatedThread` "booksd-server"), and from then on every stored property is
@@ -28,6 +29,8 @@ final class ServerLoop: @unchecked Sendable {
     var connections: [UInt64: Connection] = [:]
     var helloDeadlines: [(deadline: ContinuousClock.Instant, id: UInt64)] = []
     var helloHead = 0
+    /// Open connections per peer uid (for `maxClientsPerUID`).
+    var connectionsPerUID: [uid_t: Int] = [:]
     var nextID: UInt64 = 1
     var subscriberCount = 0
     var acceptResumeAt: ContinuousClock.Instant?

@@ -20,6 +20,13 @@ public struct SocketServerConfiguration: Sendable {
     public var helloTimeout: Duration
     /// The name and version reported in the hello reply, e.g. `booksd 1.0`.
     public var serverName: String
+    /// The most connections open at once from one uid (`SO_PEERCRED`), counting those that have
+    /// not said hello; the next one gets `limit-exceeded` and is closed. 0 means no per-uid limit.
+    /// Uids in `uidLimitExemptions` are not limited. Default 64.
+    public var maxClientsPerUID: Int
+    /// Uids exempt from `maxClientsPerUID` (still bound by `maxClients`); default root and the
+    /// daemon's own effective uid.
+    public var uidLimitExemptions: Set<uid_t> = [0, geteuid()]
     /// Broadcasts to at least this many idle subscribers are sent from two threads
     /// (`ParallelSender`); default 128.
     public var parallelSendThreshold = 128
@@ -27,7 +34,7 @@ public struct SocketServerConfiguration: Sendable {
     /// Creates a configuration; every limit has the documented default.
     public init(path: String?, socketMode: mode_t = 0o660, maxClients: Int = 1024,
                 maxRequestBytes: Int = 1 << 20, clientQueueBytes: Int = 8 << 20, maxPendingRequests: Int = 64,
-                helloTimeout: Duration = .seconds(10), serverName: String = "booksd") {
+                helloTimeout: Duration = .seconds(10), serverName: String = "booksd", maxClientsPerUID: Int = 64) {
         self.path = path
         self.socketMode = socketMode
         self.maxClients = maxClients
@@ -36,5 +43,6 @@ public struct SocketServerConfiguration: Sendable {
         self.maxPendingRequests = maxPendingRequests
         self.helloTimeout = helloTimeout
         self.serverName = serverName
+        self.maxClientsPerUID = maxClientsPerUID
     }
 }
