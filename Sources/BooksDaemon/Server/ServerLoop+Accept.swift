@@ -49,9 +49,10 @@ extension ServerLoop {
             }
             let now = clock.now
             connections[id] = Connection(id: ConnectionID(raw: id), fd: fd, peer: peer, machine: machine,
-                                         registeredEvents: EPOLLIN.rawValue)
+                                         registeredEvents: EPOLLIN.rawValue, now: now)
             connectionsPerUID[peer.uid, default: 0] += 1
             helloDeadlines.append((now + configuration.helloTimeout, id))
+            scheduleIdleCheck(id, at: now)
             server.updateStatistics { $0.clients = connections.count }
         }
     }

@@ -26,6 +26,7 @@ extension ServerLoop {
         while true {
             let n = recv(connection.fd, readBuffer.baseAddress, readBuffer.count, 0)
             if n > 0 {
+                connection.lastActivity = loopNow
                 if !inputWaits.isEmpty { noteInput(n, on: connection) }
                 return perform(connection.machine.bytesReceived(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n])),
                                on: connection)
@@ -65,6 +66,7 @@ extension ServerLoop {
                 switch reason {
                 case .protocolViolation, .helloTimeout: server.updateStatistics { $0.violations += 1 }
                 case .lagged: server.updateStatistics { $0.lagged += 1 }
+                case .idleTimeout: server.updateStatistics { $0.idleClosed += 1 }
                 case .peerClosed, .shutdown, .ioError: break
                 }
                 close(connection)
@@ -87,6 +89,7 @@ extension ServerLoop {
             if n > 0 {
                 connection.output.consume(n)
                 written += n
+                connection.lastActivity = loopNow
             } else if n < 0 && errno == EINTR {
                 continue
             } else if n < 0 && errno == EAGAIN {

@@ -16,6 +16,8 @@ public struct ServerStatistics: Sendable, Hashable {
     /// Connections refused with `limit-exceeded` because their uid had `maxClientsPerUID` open
     /// (also counted in `rejected`).
     public var rejectedPerUID: Int = 0
+    /// Unsubscribed connections closed by the idle timeout.
+    public var idleClosed: Int = 0
 
     /// Creates zeroed statistics.
     public init() {}

@@ -27,6 +27,10 @@ public struct SocketServerConfiguration: Sendable {
     /// Uids exempt from `maxClientsPerUID` (still bound by `maxClients`); default root and the
     /// daemon's own effective uid.
     public var uidLimitExemptions: Set<uid_t> = [0, geteuid()]
+    /// A connection that said hello, is not subscribed, and has no request unanswered, no line
+    /// waiting and no output queued is closed once nothing was read from or written to it for
+    /// this long; nil turns the idle timeout off. Subscribers are never idle-closed. Default 300 s.
+    public var idleTimeout: Duration?
     /// Broadcasts to at least this many idle subscribers are sent from two threads
     /// (`ParallelSender`); default 128.
     public var parallelSendThreshold = 128
@@ -34,7 +38,8 @@ public struct SocketServerConfiguration: Sendable {
     /// Creates a configuration; every limit has the documented default.
     public init(path: String?, socketMode: mode_t = 0o660, maxClients: Int = 1024,
                 maxRequestBytes: Int = 1 << 20, clientQueueBytes: Int = 8 << 20, maxPendingRequests: Int = 64,
-                helloTimeout: Duration = .seconds(10), serverName: String = "booksd", maxClientsPerUID: Int = 64) {
+                helloTimeout: Duration = .seconds(10), serverName: String = "booksd", maxClientsPerUID: Int = 64,
+                idleTimeout: Duration? = .seconds(300)) {
         self.path = path
         self.socketMode = socketMode
         self.maxClients = maxClients
@@ -44,5 +49,6 @@ public struct SocketServerConfiguration: Sendable {
         self.helloTimeout = helloTimeout
         self.serverName = serverName
         self.maxClientsPerUID = maxClientsPerUID
+        self.idleTimeout = idleTimeout
     }
 }

@@ -5,7 +5,7 @@ import Glibc
 import Testing
 @testable import BooksDaemon
 
-/// Issue 16's limits over real sockets: connections per uid.
+/// Issue 16's limits over real sockets: connections per uid, the idle timeout.
 extension SocketServerTests {
     @Test func connectionsPerUIDAreCapped() throws {
         let dir = TemporaryDirectory()
@@ -37,5 +37,37 @@ extension SocketServerTests {
         #expect(clients.count == 3)
         for client in clients { #expect(client.hello()?.ok == true) }
         #expect(server.statistics.rejected == 0)
+    }
+
+    @Test func idleUnsubscribedConnectionsAreClosed() throws {
+        let dir = TemporaryDirectory()
+        let server = try makeServer(dir) { $0.idleTimeout = .milliseconds(300) }
+        defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
+        let idle = try #require(TestClient(path: dir.socketPath, timeoutSeconds: 3))
+        let subscriber = try #require(TestClient(path: dir.socketPath))
+        let chatty = try #require(TestClient(path: dir.socketPath))
+        #expect(idle.hello()?.ok == true)
+        #expect(chatty.hello()?.ok == true)
+        #expect(subscriber.hello()?.ok == true)
+        subscriber.send(#"{"id":"s","op":"subscribe"}"#)
+        #expect(subscriber.readReply()?.ok == true)
+        #expect(subscriber.readEvent()?.event == .snapshot)
+        // Traffic keeps a connection open (the chatty one pings every 100 ms for 1.2 s); the
+        // silent one goes between one and two timeouts after its hello reply.
+        for k in 0..<12 {
+            usleep(100_000)
+            if k == 0 { #expect(server.statistics.idleClosed == 0, "closed before the timeout") }
+            chatty.send(#"{"id":"c\#(k)","op":"ping"}"#)
+            #expect(chatty.readReply()?.id == "c\(k)")
+        }
+        let notice = idle.readReply()
+        #expect(notice?.error?.code == .limitExceeded)
+        #expect(notice?.error?.message.hasPrefix("idle for 300 ms without a subscription") == true)
+        #expect(idle.isClosedByServer())
+        #expect(server.statistics.idleClosed == 1)
+        // A subscriber is never idle-closed.
+        subscriber.send(#"{"id":"p","op":"ping"}"#)
+        #expect(subscriber.readReply()?.id == "p")
+        #expect(server.statistics.idleClosed == 1)
     }
 }
