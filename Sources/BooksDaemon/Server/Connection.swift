@@ -12,6 +12,8 @@ final class Connection {
     /// When bytes were last read from or written to the socket (the loop's time of that
     /// iteration); the idle timeout counts from here.
     var lastActivity: ContinuousClock.Instant
+    /// The machine's unfinished-line bytes as last added to the loop's total.
+    var unfinishedLineBytes = 0
 
     init(id: ConnectionID, fd: Int32, peer: PeerCredentials, machine: ConnectionStateMachine, registeredEvents: UInt32,
          now: ContinuousClock.Instant) {

@@ -1,7 +1,7 @@
 import BooksProtocol
 
-/// Limits enforced by the socket layer, decided here: the idle timeout of unsubscribed
-/// connections.
+/// Limits enforced across connections by the socket layer, decided here: the idle timeout of
+/// unsubscribed connections and the global budget for unfinished request lines.
 extension ConnectionStateMachine {
     /// True when the idle timeout applies: `active` (said hello, not subscribed), nothing
     /// unanswered, no line waiting, nothing queued, and the client did not close its side.
@@ -17,5 +17,20 @@ extension ConnectionStateMachine {
         let notice = emit(.failure(nil, ProtocolError(
             .limitExceeded, "idle for \(spelled) without a subscription (idle_timeout_seconds): closing")))
         return [notice] + close(.idleTimeout)
+    }
+
+    /// Bytes of an unfinished request line held for this connection (the framer's buffer).
+    public var unfinishedLineBytes: Int { framer.bufferedByteCount }
+
+    /// The server's budget for unfinished request lines (`budget` bytes, all connections
+    /// together) is exhausted and this connection holds the largest one: answers `too-large` and
+    /// closes it as a protocol violation. No action unless live.
+    public mutating func lineBudgetExceeded(budget: Int) -> [Action] {
+        guard state.isLive else { return [] }
+        var actions: [Action] = []
+        violation(ProtocolError(.tooLarge, "unfinished request line of \(unfinishedLineBytes) bytes is the largest "
+                                + "while the server's budget for unfinished lines (\(budget) bytes) is exhausted"),
+                  id: nil, into: &actions)
+        return actions
     }
 }

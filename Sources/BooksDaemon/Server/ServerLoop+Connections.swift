@@ -28,8 +28,10 @@ extension ServerLoop {
             if n > 0 {
                 connection.lastActivity = loopNow
                 if !inputWaits.isEmpty { noteInput(n, on: connection) }
-                return perform(connection.machine.bytesReceived(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n])),
-                               on: connection)
+                let actions = connection.machine.bytesReceived(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]))
+                noteUnfinishedLine(of: connection)
+                guard perform(actions, on: connection) else { return false }
+                return unfinishedLineBytes <= configuration.partialLineBudgetBytes || enforceLineBudget(reading: connection)
             }
             if n == 0 { return perform(connection.machine.endOfInput(), on: connection) }
             switch errno {

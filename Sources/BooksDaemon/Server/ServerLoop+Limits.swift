@@ -1,5 +1,5 @@
 /// Limits across connections: the idle timeout of unsubscribed connections (one deadline queue,
-/// no timer per connection) and the per-uid counts.
+/// no timer per connection), the budget for unfinished request lines, and the per-uid counts.
 extension ServerLoop {
     // MARK: Idle timeout
 
@@ -35,10 +35,43 @@ extension ServerLoop {
         }
     }
 
+    // MARK: Unfinished lines
+
+    /// Adds the change in `connection`'s unfinished-line bytes since the last call to the total.
+    func noteUnfinishedLine(of connection: Connection) {
+        let bytes = connection.machine.unfinishedLineBytes
+        guard bytes != connection.unfinishedLineBytes else { return }
+        unfinishedLineBytes += bytes - connection.unfinishedLineBytes
+        connection.unfinishedLineBytes = bytes
+    }
+
+    /// The total of unfinished lines is over `partialLineBudgetBytes`: closes the live connection
+    /// holding the largest unfinished line (`too-large`) until the total fits. Closing the
+    /// largest, rather than pausing the reader, frees the memory and cannot starve a client
+    /// whose request merely arrives in pieces. Returns whether `connection` is still open.
+    func enforceLineBudget(reading connection: Connection) -> Bool {
+        let budget = configuration.partialLineBudgetBytes
+        while unfinishedLineBytes > budget {
+            var largest: Connection?
+            for candidate in connections.values
+            where candidate.unfinishedLineBytes > (largest?.unfinishedLineBytes ?? 0) && candidate.machine.state.isLive {
+                largest = candidate
+            }
+            guard let largest else { break }
+            server.updateStatistics { $0.lineBudgetClosed += 1 }
+            let actions = largest.machine.lineBudgetExceeded(budget: budget)
+            guard !actions.isEmpty else { break }
+            perform(actions, on: largest)
+        }
+        return connections[connection.id.raw] != nil
+    }
+
     // MARK: Bookkeeping at close
 
-    /// Removes a closed connection from the per-uid counts.
+    /// Removes a closed connection from the per-uid counts and the unfinished-line total.
     func forget(_ connection: Connection) {
+        unfinishedLineBytes -= connection.unfinishedLineBytes
+        connection.unfinishedLineBytes = 0
         let uid = connection.peer.uid
         if let open = connectionsPerUID[uid] {
             if open <= 1 { connectionsPerUID[uid] = nil } else { connectionsPerUID[uid] = open - 1 }

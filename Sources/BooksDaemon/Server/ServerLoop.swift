@@ -8,8 +8,8 @@ import Glibc
 /// The loop is spread over files by topic: this one (the loop, timers, epoll helpers),
 /// `+Accept` (new connections, the per-uid limit), `+Connections` (reading, writing, carrying
 /// out the state machines' actions, closing), `+Commands` (commands from other threads:
-/// replies, subscriptions, broadcasts, shutdown), `+Limits` (the idle timeout, the per-uid
-/// counts) and `+PendingInput` (`deliverPendingInput`).
+/// replies, subscriptions, broadcasts, shutdown), `+Limits` (the idle timeout, the budget for
+/// unfinished lines) and `+PendingInput` (`deliverPendingInput`).
 ///
 /// Safety of `@unchecked Sendable`: an instance is created by `SocketServer.start`, handed to the
 /// server thread (`DedicatedThread` "booksd-server"), and from then on every stored property is
@@ -34,6 +34,8 @@ final class ServerLoop: @unchecked Sendable {
     var idleHead = 0
     /// Open connections per peer uid (for `maxClientsPerUID`).
     var connectionsPerUID: [uid_t: Int] = [:]
+    /// Bytes of unfinished request lines held for all connections (`partialLineBudgetBytes`).
+    var unfinishedLineBytes = 0
     /// The time after the last `epoll_wait` returned: when this iteration's I/O happens.
     var loopNow: ContinuousClock.Instant
     var nextID: UInt64 = 1

@@ -18,6 +18,9 @@ public struct ServerStatistics: Sendable, Hashable {
     public var rejectedPerUID: Int = 0
     /// Unsubscribed connections closed by the idle timeout.
     public var idleClosed: Int = 0
+    /// Connections closed because the budget for unfinished request lines was exhausted and they
+    /// held the largest one (also counted in `violations`).
+    public var lineBudgetClosed: Int = 0
 
     /// Creates zeroed statistics.
     public init() {}

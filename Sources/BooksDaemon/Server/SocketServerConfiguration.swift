@@ -31,6 +31,10 @@ public struct SocketServerConfiguration: Sendable {
     /// waiting and no output queued is closed once nothing was read from or written to it for
     /// this long; nil turns the idle timeout off. Subscribers are never idle-closed. Default 300 s.
     public var idleTimeout: Duration?
+    /// The most bytes of unfinished request lines held for all connections together; when a read
+    /// takes the total over it, the connection holding the largest unfinished line is answered
+    /// `too-large` and closed (repeated until the total fits). Default 64 MiB.
+    public var partialLineBudgetBytes: Int
     /// Broadcasts to at least this many idle subscribers are sent from two threads
     /// (`ParallelSender`); default 128.
     public var parallelSendThreshold = 128
@@ -39,7 +43,7 @@ public struct SocketServerConfiguration: Sendable {
     public init(path: String?, socketMode: mode_t = 0o660, maxClients: Int = 1024,
                 maxRequestBytes: Int = 1 << 20, clientQueueBytes: Int = 8 << 20, maxPendingRequests: Int = 64,
                 helloTimeout: Duration = .seconds(10), serverName: String = "booksd", maxClientsPerUID: Int = 64,
-                idleTimeout: Duration? = .seconds(300)) {
+                idleTimeout: Duration? = .seconds(300), partialLineBudgetBytes: Int = 64 << 20) {
         self.path = path
         self.socketMode = socketMode
         self.maxClients = maxClients
@@ -50,5 +54,6 @@ public struct SocketServerConfiguration: Sendable {
         self.serverName = serverName
         self.maxClientsPerUID = maxClientsPerUID
         self.idleTimeout = idleTimeout
+        self.partialLineBudgetBytes = partialLineBudgetBytes
     }
 }

@@ -4,7 +4,7 @@ import BooksProtocol
 import FoundationEssentials
 @testable import BooksDaemon
 
-/// Issue 16's limits in the pure machine: the idle timeout.
+/// Issue 16's limits in the pure machine: the idle timeout and the budget for unfinished lines.
 @Suite struct ConnectionStateMachineLimitsTests {
     typealias Action = ConnectionStateMachine.Action
 
@@ -45,5 +45,15 @@ import FoundationEssentials
         #expect(reply.error?.message.contains("idle for 5 s") == true)
         let again = idle.idleTimeoutElapsed(after: .seconds(5))
         #expect(again.isEmpty, "closed: refused")
+    }
+
+    @Test func lineBudgetClosesWithTooLarge() {
+        var m = helloed()
+        _ = m.bytesReceived(Array(#"{"id":"x","op":"ping","#.utf8))
+        #expect(m.unfinishedLineBytes == 22)
+        let actions = m.lineBudgetExceeded(budget: 10)
+        #expect(actions.last == .close(.protocolViolation(.tooLarge)))
+        let again = m.lineBudgetExceeded(budget: 10)
+        #expect(again.isEmpty)
     }
 }

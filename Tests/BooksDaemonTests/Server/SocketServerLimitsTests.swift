@@ -5,7 +5,8 @@ import Glibc
 import Testing
 @testable import BooksDaemon
 
-/// Issue 16's limits over real sockets: connections per uid, the idle timeout.
+/// Issue 16's limits over real sockets: connections per uid, the idle timeout, the budget for
+/// unfinished lines.
 extension SocketServerTests {
     @Test func connectionsPerUIDAreCapped() throws {
         let dir = TemporaryDirectory()
@@ -69,5 +70,31 @@ extension SocketServerTests {
         subscriber.send(#"{"id":"p","op":"ping"}"#)
         #expect(subscriber.readReply()?.id == "p")
         #expect(server.statistics.idleClosed == 1)
+    }
+
+    @Test func unfinishedLinesShareABudgetAndTheLargestIsClosed() throws {
+        let dir = TemporaryDirectory()
+        let server = try makeServer(dir) { $0.partialLineBudgetBytes = 100_000 }
+        defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
+        let largest = try #require(TestClient(path: dir.socketPath, timeoutSeconds: 3))
+        let smaller = try #require(TestClient(path: dir.socketPath))
+        let last = try #require(TestClient(path: dir.socketPath))
+        // Leading blanks are valid JSON whitespace: each is a slowly arriving hello.
+        let hello = Array(#"{"id":"h","op":"hello","version":1}"#.utf8) + [10]
+        largest.send([UInt8](repeating: 0x20, count: 60_000))
+        usleep(150_000)
+        smaller.send([UInt8](repeating: 0x20, count: 30_000))
+        usleep(150_000)
+        #expect(server.statistics.violations == 0, "90,000 bytes fit the budget")
+        last.send([UInt8](repeating: 0x20, count: 20_000)) // 110,000 > 100,000
+        let refused = largest.readReply()
+        #expect(refused?.error?.code == .tooLarge)
+        #expect(largest.isClosedByServer())
+        #expect(eventually { server.statistics.lineBudgetClosed == 1 && server.statistics.violations == 1 })
+        // The others keep their partial lines and finish them.
+        smaller.send(hello)
+        #expect(smaller.readReply()?.id == "h")
+        last.send(hello)
+        #expect(last.readReply()?.id == "h")
     }
 }
