@@ -15,9 +15,12 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
     case changeLogRetention = "change_log_retention"
     case heartbeatSeconds = "heartbeat_seconds"
     case maxClients = "max_clients"
+    case maxClientsPerUID = "max_clients_per_uid"
     case maxRequestBytes = "max_request_bytes"
     case clientQueueBytes = "client_queue_bytes"
     case helloTimeoutSeconds = "hello_timeout_seconds"
+    case idleTimeoutSeconds = "idle_timeout_seconds"
+    case partialLineBudgetBytes = "partial_line_budget_bytes"
     case maxLineBytes = "max_line_bytes"
     case logLevel = "log_level"
 
@@ -36,9 +39,11 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .changeLogRetention: "an integer between 0 and 100000000"
         case .heartbeatSeconds: "an integer number of seconds between 1 and 86400"
         case .maxClients: "an integer between 1 and 1000000"
-        case .maxRequestBytes, .maxLineBytes, .clientQueueBytes:
+        case .maxClientsPerUID: "an integer between 0 (no limit) and 1000000"
+        case .maxRequestBytes, .maxLineBytes, .clientQueueBytes, .partialLineBudgetBytes:
             "a size between 1 KiB and 1 GiB: bytes, or a number with suffix K, M, G (KiB, MiB, GiB)"
         case .helloTimeoutSeconds: "an integer number of seconds between 1 and 3600"
+        case .idleTimeoutSeconds: "an integer number of seconds between 0 (off) and 86400"
         case .logLevel: "one of: " + LogLevel.allCases.map(\.rawValue).joined(separator: ", ")
         }
     }
@@ -97,12 +102,18 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
             config.heartbeatSeconds = try Self.integer(value, 1...86_400, or: bad)
         case .maxClients:
             config.maxClients = try Self.integer(value, 1...1_000_000, or: bad)
+        case .maxClientsPerUID:
+            config.maxClientsPerUID = try Self.integer(value, 0...1_000_000, or: bad)
         case .maxRequestBytes:
             config.maxRequestBytes = try Self.size(value, or: bad)
         case .clientQueueBytes:
             config.clientQueueBytes = try Self.size(value, or: bad)
         case .helloTimeoutSeconds:
             config.helloTimeoutSeconds = try Self.integer(value, 1...3_600, or: bad)
+        case .idleTimeoutSeconds:
+            config.idleTimeoutSeconds = try Self.integer(value, 0...86_400, or: bad)
+        case .partialLineBudgetBytes:
+            config.partialLineBudgetBytes = try Self.size(value, or: bad)
         case .maxLineBytes:
             config.maxLineBytes = try Self.size(value, or: bad)
         case .logLevel:
@@ -128,9 +139,12 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .changeLogRetention: String(config.changeLogRetention)
         case .heartbeatSeconds: String(config.heartbeatSeconds)
         case .maxClients: String(config.maxClients)
+        case .maxClientsPerUID: String(config.maxClientsPerUID)
         case .maxRequestBytes: String(config.maxRequestBytes)
         case .clientQueueBytes: String(config.clientQueueBytes)
         case .helloTimeoutSeconds: String(config.helloTimeoutSeconds)
+        case .idleTimeoutSeconds: String(config.idleTimeoutSeconds)
+        case .partialLineBudgetBytes: String(config.partialLineBudgetBytes)
         case .maxLineBytes: String(config.maxLineBytes)
         case .logLevel: config.logLevel.rawValue
         }

@@ -40,6 +40,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var heartbeatSeconds: Int = 30
     /// Maximum simultaneous client connections (`max_clients`). Default 1024.
     public var maxClients: Int = 1024
+    /// Maximum simultaneous connections from one uid (`max_clients_per_uid`); 0 means no limit.
+    /// Root and the daemon's own effective uid are exempt (still bound by `max_clients`). Default 64.
+    public var maxClientsPerUID: Int = 64
     /// Maximum size of one client request line (`max_request_bytes`). Default 1 MiB.
     public var maxRequestBytes: Int = 1 << 20
     /// Bound of each client's output queue; a slower client is disconnected (`client_queue_bytes`).
@@ -47,6 +50,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var clientQueueBytes: Int = 8 << 20
     /// Seconds a new client has to send its hello (`hello_timeout_seconds`). Default 10.
     public var helloTimeoutSeconds: Int = 10
+    /// Seconds after which a client that said hello, is not subscribed and has nothing pending or
+    /// queued is disconnected (`idle_timeout_seconds`); 0 turns it off. Default 300.
+    public var idleTimeoutSeconds: Int = 300
+    /// Bytes of unfinished request lines held for all clients together (`partial_line_budget_bytes`);
+    /// past it, the client holding the largest one is disconnected with `too-large`. Default 64 MiB.
+    public var partialLineBudgetBytes: Int = 64 << 20
     /// Maximum length of one line of the book file (`max_line_bytes`). Default 1 MiB.
     public var maxLineBytes: Int = 1 << 20
     /// Minimum level logged (`log_level`). Default `.info`.

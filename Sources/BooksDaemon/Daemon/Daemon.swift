@@ -73,7 +73,10 @@ public final class Daemon: Sendable {
             path: inherited == nil ? socketPath : nil, socketMode: configuration.socketMode,
             maxClients: configuration.maxClients, maxRequestBytes: configuration.maxRequestBytes,
             clientQueueBytes: configuration.clientQueueBytes,
-            helloTimeout: .seconds(configuration.helloTimeoutSeconds), serverName: BooksdCommandLine.versionString),
+            helloTimeout: .seconds(configuration.helloTimeoutSeconds), serverName: BooksdCommandLine.versionString,
+            maxClientsPerUID: configuration.maxClientsPerUID,
+            idleTimeout: configuration.idleTimeoutSeconds > 0 ? .seconds(configuration.idleTimeoutSeconds) : nil,
+            partialLineBudgetBytes: configuration.partialLineBudgetBytes),
             inheritedListeningFD: inherited)
         engine.attach(server)
 

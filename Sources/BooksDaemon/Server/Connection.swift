@@ -9,12 +9,19 @@ final class Connection {
     var output = OutputQueue()
     /// The epoll interest currently registered.
     var registeredEvents: UInt32
+    /// When bytes were last read from or written to the socket (the loop's time of that
+    /// iteration); the idle timeout counts from here.
+    var lastActivity: ContinuousClock.Instant
+    /// The machine's unfinished-line bytes as last added to the loop's total.
+    var unfinishedLineBytes = 0
 
-    init(id: ConnectionID, fd: Int32, peer: PeerCredentials, machine: ConnectionStateMachine, registeredEvents: UInt32) {
+    init(id: ConnectionID, fd: Int32, peer: PeerCredentials, machine: ConnectionStateMachine, registeredEvents: UInt32,
+         now: ContinuousClock.Instant) {
         self.id = id
         self.fd = fd
         self.peer = peer
         self.machine = machine
         self.registeredEvents = registeredEvents
+        lastActivity = now
     }
 }

@@ -52,6 +52,8 @@ extension ConnectionStateMachine {
         case protocolViolation(ProtocolError.ErrorCode)
         /// No `hello` within the timeout.
         case helloTimeout
+        /// Said hello, never subscribed, and nothing was sent or received for the idle timeout.
+        case idleTimeout
         /// A subscriber did not read fast enough.
         case lagged
         /// The client closed its end.

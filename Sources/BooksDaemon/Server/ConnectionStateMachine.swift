@@ -17,7 +17,12 @@ import BooksProtocol
 /// Flow control: at most `maxPendingRequests` requests are delivered and unanswered at a time,
 /// and none while the output exceeds `queueLimit`; further lines wait and reading pauses, so a
 /// client that pipelines requests without reading replies cannot make the daemon buffer more
-/// than about `queueLimit` plus one read's worth of lines.
+/// than about `queueLimit` plus one read's worth of lines. Requests whose reply can be large
+/// (`isExclusive`: `list`/`query`, `get`, `status`, `subscribe`) are delivered one at a time:
+/// only when nothing else is unanswered and the output is at most half of `queueLimit`, and
+/// nothing after them is delivered until they are answered. So what one connection has queued
+/// or in flight stays below `queueLimit / 2` plus one large reply plus `maxPendingRequests`
+/// small ones (`ping`, writes and `unsubscribe` keep pipelining among themselves).
 ///
 /// Half-close: after end of input, a connection still owed replies stays open (not reading)
 /// until they are written, then closes.
@@ -35,13 +40,13 @@ import BooksProtocol
 /// written (at once when nothing is queued).
 public struct ConnectionStateMachine: Sendable {
     /// The current protocol state.
-    public private(set) var state: State = .awaitingHello
+    public internal(set) var state: State = .awaitingHello
     /// Bytes emitted and not yet drained.
-    public private(set) var queuedBytes = 0
+    public internal(set) var queuedBytes = 0
     /// True while the socket layer must not read (back-pressure, half-close, draining, closing).
     public private(set) var isReadingPaused = false
     /// Requests delivered and not yet answered with a `.reply`.
-    public private(set) var pendingReplies = 0
+    public internal(set) var pendingReplies = 0
     /// True after the client closed its sending side while answers were still due; the
     /// connection closes once they are all written.
     public private(set) var isInputClosed = false
@@ -51,12 +56,16 @@ public struct ConnectionStateMachine: Sendable {
     /// reading stops) until an answer is queued.
     public let maxPendingRequests: Int
     // Flow-control counters, orthogonal to the protocol state.
-    private var exemptBytes = 0
-    private var outputOverLimit = false
-    private var framer: LineFramer
-    private var backlog: [LineFramer.Frame] = []
-    private var backlogHead = 0
-    private let decoder = RequestDecoder()
+    var exemptBytes = 0
+    var outputOverLimit = false
+    var framer: LineFramer
+    var backlog: [LineFramer.Frame] = []
+    var backlogHead = 0
+    /// A decoded exclusive request waiting for the connection to be quiet (see `isExclusive`).
+    var held: Request?
+    /// An exclusive request was delivered and is not answered yet: nothing else is delivered.
+    var exclusiveInFlight = false
+    let decoder = RequestDecoder()
 
     /// Creates the machine of a freshly accepted connection.
     public init(maxRequestBytes: Int = LineFramer.defaultMaxLineLength, queueLimit: Int = 8 << 20,
@@ -67,7 +76,7 @@ public struct ConnectionStateMachine: Sendable {
     }
 
     /// Complete lines received but not yet processed (waiting for answers or output drain).
-    public var backlogCount: Int { backlog.count - backlogHead }
+    public var backlogCount: Int { backlog.count - backlogHead + (held == nil ? 0 : 1) }
 
     /// True once `hello` was answered: the delegate knows the connection and must hear that it
     /// closed. Stays true while draining and closing.
@@ -144,7 +153,10 @@ public struct ConnectionStateMachine: Sendable {
         guard state.isLive else { return [] }
         switch kind {
         case .reply, .unsolicited:
-            if kind == .reply { pendingReplies = max(0, pendingReplies - 1) }
+            if kind == .reply {
+                pendingReplies = max(0, pendingReplies - 1)
+                if pendingReplies == 0 { exclusiveInFlight = false }
+            }
             exemptBytes += bytes.count
             queuedBytes += bytes.count
         case .event:
@@ -192,7 +204,7 @@ public struct ConnectionStateMachine: Sendable {
     /// `drained(_:)`. Otherwise changes nothing and returns false (use `enqueue`). Accepting
     /// this way asks for no other action: `enqueue` would return just `.send`.
     public mutating func admitEvent(_ count: Int) -> Bool {
-        guard isSubscribed, queuedBytes == 0, backlogHead == backlog.count, count <= queueLimit else { return false }
+        guard isSubscribed, queuedBytes == 0, backlogCount == 0, count <= queueLimit else { return false }
         queuedBytes = count
         return true
     }
@@ -251,19 +263,20 @@ public struct ConnectionStateMachine: Sendable {
         state = .draining(from: state.phase)
         backlog = []
         backlogHead = 0
+        held = nil
         return queuedBytes == 0 ? actions + close(.shutdown) : actions
     }
 
     // MARK: Internals
 
     /// Nothing received is unanswered and nothing is left to write.
-    private var isIdle: Bool { pendingReplies == 0 && queuedBytes == 0 && backlogCount == 0 }
+    var isIdle: Bool { pendingReplies == 0 && queuedBytes == 0 && backlogCount == 0 }
 
     private var wantsInput: Bool {
         acceptsInput && !outputOverLimit && backlogCount == 0 && pendingReplies < maxPendingRequests
     }
 
-    private mutating func syncReading(into actions: inout [Action]) {
+    mutating func syncReading(into actions: inout [Action]) {
         guard state.isLive else {
             isReadingPaused = true // the socket layer stops reading closing connections itself
             return
@@ -274,79 +287,14 @@ public struct ConnectionStateMachine: Sendable {
         actions.append(pause ? .pauseReading : .resumeReading)
     }
 
-    private mutating func processBacklog(into actions: inout [Action]) {
-        while backlogHead < backlog.count, state.isLive, !outputOverLimit, pendingReplies < maxPendingRequests {
-            let frame = backlog[backlogHead]
-            backlogHead += 1
-            switch frame {
-            case .tooLong:
-                violation(ProtocolError(.tooLarge, "request line longer than \(framer.maxLineLength) bytes"),
-                          id: nil, into: &actions)
-            case .line(let line):
-                handle(line, into: &actions)
-            }
-        }
-        if backlogHead == backlog.count {
-            backlog.removeAll(keepingCapacity: backlog.count < 1024)
-            backlogHead = 0
-        }
-    }
-
-    private mutating func handle(_ line: [UInt8], into actions: inout [Action]) {
-        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return } // blank lines are ignored
-        let awaitingHello = state == .awaitingHello
-        let request: Request
-        do {
-            request = try decoder.decode(line)
-        } catch {
-            if awaitingHello && !error.requiresDisconnect {
-                violation(ProtocolError(.helloRequired, "the first request must be hello"), id: error.id, into: &actions)
-            } else if error.requiresDisconnect {
-                violation(error.error, id: error.id, into: &actions)
-            } else {
-                actions.append(emit(error.reply))
-            }
-            return
-        }
-        if request.op == .hello {
-            guard request.version == ProtocolVersion.current else {
-                let stated = request.version.map(String.init) ?? "none"
-                violation(ProtocolError(.unsupportedVersion,
-                                        "protocol version \(stated) is not supported; this server speaks \(ProtocolVersion.current)"),
-                          id: request.id, into: &actions)
-                return
-            }
-            if awaitingHello { state = .active }
-            actions.append(.answerHello(id: request.id))
-            return
-        }
-        guard !awaitingHello else {
-            violation(ProtocolError(.helloRequired, "the first request must be hello"), id: request.id, into: &actions)
-            return
-        }
-        pendingReplies += 1
-        actions.append(.deliver(request))
-    }
-
-    private mutating func violation(_ error: ProtocolError, id: String?, into actions: inout [Action]) {
-        actions.append(emit(.failure(id, error)))
-        actions += close(.protocolViolation(error.code))
-    }
-
-    private mutating func emit(_ reply: Reply) -> Action {
-        let bytes = MessageEncoder.encode(reply)
-        queuedBytes += bytes.count
-        exemptBytes += bytes.count
-        return .send(bytes)
-    }
-
     /// Enters `closing(reason)` and returns `.close(reason)`, unless already closing.
-    private mutating func close(_ reason: CloseReason) -> [Action] {
+    mutating func close(_ reason: CloseReason) -> [Action] {
         if case .closing = state { return [] }
         state = .closing(reason, from: state.phase)
         isReadingPaused = true
         backlog = []
         backlogHead = 0
+        held = nil
         return [.close(reason)]
     }
 }

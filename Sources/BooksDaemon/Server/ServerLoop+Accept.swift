@@ -2,8 +2,9 @@ import BooksProtocol
 import CLinux
 import Glibc
 
-/// Accepting connections: the listening socket, the `maxClients` limit, pausing while the
-/// process is out of descriptors, and closing the listener.
+/// Accepting connections: the listening socket, the `maxClients` and `maxClientsPerUID` limits
+/// (refused with a `limit-exceeded` line naming the limit), pausing while the process is out of
+/// descriptors, and closing the listener.
 extension ServerLoop {
     /// Accepts up to `limit` connections waiting in the listen backlog (fewer when it runs dry).
     func acceptConnections(limit: Int = 128) {
@@ -23,16 +24,20 @@ extension ServerLoop {
             server.updateStatistics { $0.accepted += 1 }
             guard connections.count < configuration.maxClients else {
                 server.updateStatistics { $0.rejected += 1 }
-                let line = MessageEncoder.encode(Reply.failure(nil, ProtocolError(
-                    .limitExceeded, "too many clients (limit \(configuration.maxClients))")))
-                _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
-                Glibc.close(fd)
+                refuse(fd, "too many clients (limit \(configuration.maxClients))")
                 continue
             }
             var cred = books_ucred()
             let peer = books_peer_credentials(fd, &cred) == 0
                 ? PeerCredentials(pid: cred.pid, uid: cred.uid, gid: cred.gid)
                 : PeerCredentials(pid: 0, uid: UInt32.max, gid: UInt32.max)
+            let perUID = configuration.maxClientsPerUID
+            if perUID > 0, connectionsPerUID[peer.uid, default: 0] >= perUID,
+               !configuration.uidLimitExemptions.contains(peer.uid) {
+                server.updateStatistics { $0.rejected += 1; $0.rejectedPerUID += 1 }
+                refuse(fd, "too many connections from uid \(peer.uid) (max_clients_per_uid \(perUID))")
+                continue
+            }
             let id = nextID
             nextID += 1
             let machine = ConnectionStateMachine(maxRequestBytes: configuration.maxRequestBytes,
@@ -42,11 +47,21 @@ extension ServerLoop {
                 Glibc.close(fd)
                 continue
             }
+            let now = clock.now
             connections[id] = Connection(id: ConnectionID(raw: id), fd: fd, peer: peer, machine: machine,
-                                         registeredEvents: EPOLLIN.rawValue)
-            helloDeadlines.append((clock.now + configuration.helloTimeout, id))
+                                         registeredEvents: EPOLLIN.rawValue, now: now)
+            connectionsPerUID[peer.uid, default: 0] += 1
+            helloDeadlines.append((now + configuration.helloTimeout, id))
+            scheduleIdleCheck(id, at: now)
             server.updateStatistics { $0.clients = connections.count }
         }
+    }
+
+    /// Sends a `limit-exceeded` error line naming `message` (best effort) and closes `fd`.
+    private func refuse(_ fd: Int32, _ message: String) {
+        let line = MessageEncoder.encode(Reply.failure(nil, ProtocolError(.limitExceeded, message)))
+        _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+        Glibc.close(fd)
     }
 
     /// Accepts every connection already waiting, then closes the listening socket (and unlinks

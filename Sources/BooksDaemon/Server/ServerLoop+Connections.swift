@@ -26,9 +26,12 @@ extension ServerLoop {
         while true {
             let n = recv(connection.fd, readBuffer.baseAddress, readBuffer.count, 0)
             if n > 0 {
+                connection.lastActivity = loopNow
                 if !inputWaits.isEmpty { noteInput(n, on: connection) }
-                return perform(connection.machine.bytesReceived(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n])),
-                               on: connection)
+                let actions = connection.machine.bytesReceived(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]))
+                noteUnfinishedLine(of: connection)
+                guard perform(actions, on: connection) else { return false }
+                return unfinishedLineBytes <= configuration.partialLineBudgetBytes || enforceLineBudget(reading: connection)
             }
             if n == 0 { return perform(connection.machine.endOfInput(), on: connection) }
             switch errno {
@@ -65,6 +68,7 @@ extension ServerLoop {
                 switch reason {
                 case .protocolViolation, .helloTimeout: server.updateStatistics { $0.violations += 1 }
                 case .lagged: server.updateStatistics { $0.lagged += 1 }
+                case .idleTimeout: server.updateStatistics { $0.idleClosed += 1 }
                 case .peerClosed, .shutdown, .ioError: break
                 }
                 close(connection)
@@ -87,6 +91,7 @@ extension ServerLoop {
             if n > 0 {
                 connection.output.consume(n)
                 written += n
+                connection.lastActivity = loopNow
             } else if n < 0 && errno == EINTR {
                 continue
             } else if n < 0 && errno == EAGAIN {
@@ -134,6 +139,7 @@ extension ServerLoop {
         }
         _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, connection.fd, nil)
         Glibc.close(connection.fd)
+        forget(connection)
         if connection.machine.state.phase == .subscribed { subscriberCount -= 1 }
         server.updateStatistics { $0.clients = connections.count; $0.subscribers = subscriberCount }
         if acceptResumeAt != nil { resumeAccepting() }

@@ -6,9 +6,10 @@ import Glibc
 /// The epoll loop of a `SocketServer`: all socket I/O and all connection state live here.
 ///
 /// The loop is spread over files by topic: this one (the loop, timers, epoll helpers),
-/// `+Accept` (new connections), `+Connections` (reading, writing, carrying out the state
-/// machines' actions, closing), `+Commands` (commands from other threads: replies,
-/// subscriptions, broadcasts, shutdown) and `+PendingInput` (`deliverPendingInput`).
+/// `+Accept` (new connections, the per-uid limit), `+Connections` (reading, writing, carrying
+/// out the state machines' actions, closing), `+Commands` (commands from other threads:
+/// replies, subscriptions, broadcasts, shutdown), `+Limits` (the idle timeout, the budget for
+/// unfinished lines) and `+PendingInput` (`deliverPendingInput`).
 ///
 /// Safety of `@unchecked Sendable`: an instance is created by `SocketServer.start`, handed to the
 /// server thread (`DedicatedThread` "booksd-server"), and from then on every stored property is
@@ -28,6 +29,15 @@ final class ServerLoop: @unchecked Sendable {
     var connections: [UInt64: Connection] = [:]
     var helloDeadlines: [(deadline: ContinuousClock.Instant, id: UInt64)] = []
     var helloHead = 0
+    /// Idle-timeout checks, in deadline order: at most one per connection (see `+Limits`).
+    var idleChecks: [(deadline: ContinuousClock.Instant, id: UInt64)] = []
+    var idleHead = 0
+    /// Open connections per peer uid (for `maxClientsPerUID`).
+    var connectionsPerUID: [uid_t: Int] = [:]
+    /// Bytes of unfinished request lines held for all connections (`partialLineBudgetBytes`).
+    var unfinishedLineBytes = 0
+    /// The time after the last `epoll_wait` returned: when this iteration's I/O happens.
+    var loopNow: ContinuousClock.Instant
     var nextID: UInt64 = 1
     var subscriberCount = 0
     var acceptResumeAt: ContinuousClock.Instant?
@@ -53,6 +63,7 @@ final class ServerLoop: @unchecked Sendable {
         guard ep >= 0 else { throw .systemCall("epoll_create1", errno: errno) }
         epollFD = ep
         readBuffer = .allocate(byteCount: ServerLoop.readChunk, alignment: 16)
+        loopNow = clock.now
         guard register(listenFD, events: EPOLLIN.rawValue, tag: ServerLoop.listenTag),
               register(channel.wakeFD, events: EPOLLIN.rawValue, tag: ServerLoop.wakeTag) else {
             let err = errno
@@ -73,6 +84,7 @@ final class ServerLoop: @unchecked Sendable {
             let timeout = nextTimeout()
             let n = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, Int32($0.count), timeout) }
             if n < 0 && errno != EINTR { break }
+            loopNow = clock.now
             for i in 0..<max(0, Int(n)) {
                 let tag = events[i].data.u64
                 let flags = events[i].events
@@ -98,6 +110,7 @@ final class ServerLoop: @unchecked Sendable {
             if next == nil || instant < next! { next = instant }
         }
         if helloHead < helloDeadlines.count { consider(helloDeadlines[helloHead].deadline) }
+        if idleHead < idleChecks.count { consider(idleChecks[idleHead].deadline) }
         consider(acceptResumeAt)
         consider(shutdownDeadline)
         for wait in inputWaits { consider(wait.deadline) }
@@ -122,6 +135,7 @@ final class ServerLoop: @unchecked Sendable {
             helloDeadlines.removeFirst(helloHead)
             helloHead = 0
         }
+        checkIdleConnections(now: now)
         if let resume = acceptResumeAt, resume <= now { resumeAccepting() }
     }
 

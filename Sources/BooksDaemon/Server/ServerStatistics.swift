@@ -6,12 +6,21 @@ public struct ServerStatistics: Sendable, Hashable {
     public var subscribers: Int = 0
     /// Connections accepted since start (including those rejected for `maxClients`).
     public var accepted: Int = 0
-    /// Connections refused with `limit-exceeded` because `maxClients` were open.
+    /// Connections refused with `limit-exceeded` at accept: `maxClients` were open, or
+    /// `maxClientsPerUID` from the peer's uid.
     public var rejected: Int = 0
     /// Subscribers disconnected because their output queue overflowed.
     public var lagged: Int = 0
     /// Connections closed after a protocol violation or a hello timeout.
     public var violations: Int = 0
+    /// Connections refused with `limit-exceeded` because their uid had `maxClientsPerUID` open
+    /// (also counted in `rejected`).
+    public var rejectedPerUID: Int = 0
+    /// Unsubscribed connections closed by the idle timeout.
+    public var idleClosed: Int = 0
+    /// Connections closed because the budget for unfinished request lines was exhausted and they
+    /// held the largest one (also counted in `violations`).
+    public var lineBudgetClosed: Int = 0
 
     /// Creates zeroed statistics.
     public init() {}

@@ -20,6 +20,21 @@ public struct SocketServerConfiguration: Sendable {
     public var helloTimeout: Duration
     /// The name and version reported in the hello reply, e.g. `booksd 1.0`.
     public var serverName: String
+    /// The most connections open at once from one uid (`SO_PEERCRED`), counting those that have
+    /// not said hello; the next one gets `limit-exceeded` and is closed. 0 means no per-uid limit.
+    /// Uids in `uidLimitExemptions` are not limited. Default 64.
+    public var maxClientsPerUID: Int
+    /// Uids exempt from `maxClientsPerUID` (still bound by `maxClients`); default root and the
+    /// daemon's own effective uid.
+    public var uidLimitExemptions: Set<uid_t> = [0, geteuid()]
+    /// A connection that said hello, is not subscribed, and has no request unanswered, no line
+    /// waiting and no output queued is closed once nothing was read from or written to it for
+    /// this long; nil turns the idle timeout off. Subscribers are never idle-closed. Default 300 s.
+    public var idleTimeout: Duration?
+    /// The most bytes of unfinished request lines held for all connections together; when a read
+    /// takes the total over it, the connection holding the largest unfinished line is answered
+    /// `too-large` and closed (repeated until the total fits). Default 64 MiB.
+    public var partialLineBudgetBytes: Int
     /// Broadcasts to at least this many idle subscribers are sent from two threads
     /// (`ParallelSender`); default 128.
     public var parallelSendThreshold = 128
@@ -27,7 +42,8 @@ public struct SocketServerConfiguration: Sendable {
     /// Creates a configuration; every limit has the documented default.
     public init(path: String?, socketMode: mode_t = 0o660, maxClients: Int = 1024,
                 maxRequestBytes: Int = 1 << 20, clientQueueBytes: Int = 8 << 20, maxPendingRequests: Int = 64,
-                helloTimeout: Duration = .seconds(10), serverName: String = "booksd") {
+                helloTimeout: Duration = .seconds(10), serverName: String = "booksd", maxClientsPerUID: Int = 64,
+                idleTimeout: Duration? = .seconds(300), partialLineBudgetBytes: Int = 64 << 20) {
         self.path = path
         self.socketMode = socketMode
         self.maxClients = maxClients
@@ -36,5 +52,8 @@ public struct SocketServerConfiguration: Sendable {
         self.maxPendingRequests = maxPendingRequests
         self.helloTimeout = helloTimeout
         self.serverName = serverName
+        self.maxClientsPerUID = maxClientsPerUID
+        self.idleTimeout = idleTimeout
+        self.partialLineBudgetBytes = partialLineBudgetBytes
     }
 }

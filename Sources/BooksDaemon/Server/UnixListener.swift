@@ -4,14 +4,25 @@ import Glibc
 /// Creating, adopting and probing listening Unix stream sockets. All sockets are `SOCK_CLOEXEC`.
 enum UnixListener {
     /// Binds and listens on `path`, replacing a stale socket file (one nobody answers on) but
-    /// never a live one or a non-socket file. Applies `mode` with chmod after bind. The returned
-    /// fd is non-blocking.
-    static func bind(path: String, mode: mode_t, backlog: Int32 = 512) throws(SocketServerError) -> Int32 {
+    /// never a live one or a non-socket file. The returned fd is non-blocking.
+    ///
+    /// Permissions: the socket's inode gets `mode` with `fchmod` *before* bind — Linux creates
+    /// the file with the socket inode's mode minus the umask — so the path never exists with
+    /// more permissions than `mode`; a chmod after bind then restores bits the umask removed.
+    /// No temporary name and no process-wide umask change. `afterBind` (tests only) runs between
+    /// bind and that chmod.
+    static func bind(path: String, mode: mode_t, backlog: Int32 = 512,
+                     afterBind: (String) -> Void = { _ in }) throws(SocketServerError) -> Int32 {
         var addr = sockaddr_un()
         let length = books_make_sockaddr_un(path, &addr)
         guard length > 0 else { throw .pathTooLong(path: path) }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw .systemCall("socket", errno: errno) }
+        guard fchmod(fd, mode) == 0 else {
+            let err = errno
+            close(fd)
+            throw .systemCall("fchmod(socket)", errno: err)
+        }
         var attempts = 0
         while true {
             let rc = withUnsafePointer(to: &addr) {
@@ -39,6 +50,7 @@ enum UnixListener {
                 _ = unlink(path)
             }
         }
+        afterBind(path)
         guard chmod(path, mode) == 0 else {
             let err = errno
             close(fd); _ = unlink(path)

@@ -68,9 +68,9 @@ private func files(_ table: [String: String]) -> (String) throws(ConfigurationEr
                                                 environment: [:], resolver: accounts, readFile: read)
         guard case .exit(0, let out, "") = result else { Issue.record("\(result)"); return }
         #expect(out.hasPrefix("configuration OK (file /c"))
-        #expect(out.contains("max_clients           = 9\n"))
-        #expect(out.contains("file                  = /d/b.txt\n"))
-        #expect(out.contains("socket                = /d/.booksd.sock  (default)\n"))
+        #expect(out.contains("max_clients               = 9\n"))
+        #expect(out.contains("file                      = /d/b.txt\n"))
+        #expect(out.contains("socket                    = /d/.booksd.sock  (default)\n"))
     }
 
     @Test func checkConfigInvalid() {

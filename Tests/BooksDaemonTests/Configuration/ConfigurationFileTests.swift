@@ -29,6 +29,9 @@ private func error(_ text: String) -> ConfigurationError? {
         #expect(c.changeLogRetention == 10_000)
         #expect(c.heartbeatSeconds == 30)
         #expect(c.maxClients == 1024)
+        #expect(c.maxClientsPerUID == 64)
+        #expect(c.idleTimeoutSeconds == 300)
+        #expect(c.partialLineBudgetBytes == 64 * 1_048_576)
         #expect(c.maxRequestBytes == 1_048_576)
         #expect(c.clientQueueBytes == 8 * 1_048_576)
         #expect(c.helloTimeoutSeconds == 10)
@@ -57,6 +60,9 @@ private func error(_ text: String) -> ConfigurationError? {
             change_log_retention = 42
             heartbeat_seconds = 5
             max_clients = 16
+            max_clients_per_uid = 0
+            idle_timeout_seconds = 0
+            partial_line_budget_bytes = 16M
             max_request_bytes = 64K
             client_queue_bytes = 2MiB
             hello_timeout_seconds = 3
@@ -79,6 +85,9 @@ private func error(_ text: String) -> ConfigurationError? {
         expected.changeLogRetention = 42
         expected.heartbeatSeconds = 5
         expected.maxClients = 16
+        expected.maxClientsPerUID = 0
+        expected.idleTimeoutSeconds = 0
+        expected.partialLineBudgetBytes = 16 * 1_048_576
         expected.maxRequestBytes = 65_536
         expected.clientQueueBytes = 2 * 1_048_576
         expected.helloTimeoutSeconds = 3
@@ -110,7 +119,8 @@ private func error(_ text: String) -> ConfigurationError? {
         for bad in ["socket_mode = 0999", "socket_mode = 01777", "force_polling = maybe", "log_level = loud",
                     "max_clients = 0", "heartbeat_seconds = -1", "max_request_bytes = 10",
                     "client_queue_bytes = 2T", "poll_interval_ms = 5", "file = ", "max_clients = 10 # comment",
-                    "writer_users = al/ice", "socket = /" + String(repeating: "s", count: 120)] {
+                    "writer_users = al/ice", "socket = /" + String(repeating: "s", count: 120),
+                    "max_clients_per_uid = -1", "idle_timeout_seconds = 86401", "partial_line_budget_bytes = 2G"] {
             guard case .invalidValue(line: 1, _, _, _)? = error(bad) else {
                 Issue.record("expected invalidValue for \(bad), got \(String(describing: error(bad)))")
                 continue

@@ -1,0 +1,59 @@
+import Testing
+import BooksCore
+import BooksProtocol
+import FoundationEssentials
+@testable import BooksDaemon
+
+/// Issue 16's limits in the pure machine: the idle timeout and the budget for unfinished lines.
+@Suite struct ConnectionStateMachineLimitsTests {
+    typealias Action = ConnectionStateMachine.Action
+
+    private func line(_ text: String) -> [UInt8] { Array((text + "\n").utf8) }
+
+    private func helloed(queueLimit: Int = 8 << 20, maxPendingRequests: Int = 64) -> ConnectionStateMachine {
+        var m = ConnectionStateMachine(queueLimit: queueLimit, maxPendingRequests: maxPendingRequests)
+        _ = m.bytesReceived(line(#"{"id":"h","op":"hello","version":1}"#))
+        return m
+    }
+
+    private func delivered(_ actions: [Action]) -> [String] {
+        actions.compactMap { if case .deliver(let r) = $0 { return r.id } else { return nil } }
+    }
+
+    @Test func idleTimeoutClosesOnlyQuietUnsubscribedConnections() {
+        var fresh = ConnectionStateMachine()
+        let freshActions = fresh.idleTimeoutElapsed(after: .seconds(5))
+        #expect(freshActions.isEmpty, "awaitingHello has the hello timeout")
+        var busy = helloed()
+        _ = busy.bytesReceived(line(#"{"id":"p","op":"ping"}"#))
+        let busyActions = busy.idleTimeoutElapsed(after: .seconds(5))
+        #expect(!busy.isIdleCloseable && busyActions.isEmpty, "a request is unanswered")
+        var subscriber = helloed()
+        let subscribed = subscriber.subscriptionStarted(filter: .all, afterSeq: 0)
+        #expect(subscribed)
+        let subscriberActions = subscriber.idleTimeoutElapsed(after: .seconds(5))
+        #expect(subscriberActions.isEmpty, "subscribers are never idle-closed")
+        var idle = helloed()
+        #expect(idle.isIdleCloseable)
+        let actions = idle.idleTimeoutElapsed(after: .seconds(5))
+        #expect(actions.last == .close(.idleTimeout))
+        guard case .send(let bytes) = actions.first, let reply = try? JSONDecoder().decode(Reply.self, from: Data(bytes)) else {
+            Issue.record("no notice before closing")
+            return
+        }
+        #expect(reply.error?.code == .limitExceeded)
+        #expect(reply.error?.message.contains("idle for 5 s") == true)
+        let again = idle.idleTimeoutElapsed(after: .seconds(5))
+        #expect(again.isEmpty, "closed: refused")
+    }
+
+    @Test func lineBudgetClosesWithTooLarge() {
+        var m = helloed()
+        _ = m.bytesReceived(Array(#"{"id":"x","op":"ping","#.utf8))
+        #expect(m.unfinishedLineBytes == 22)
+        let actions = m.lineBudgetExceeded(budget: 10)
+        #expect(actions.last == .close(.protocolViolation(.tooLarge)))
+        let again = m.lineBudgetExceeded(budget: 10)
+        #expect(again.isEmpty)
+    }
+}
