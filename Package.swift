@@ -22,8 +22,9 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CInotifyTools", path: "Sources/CInotifyTools"),
-        .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
-                       providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(
+            name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .systemLibrary(name: "CBooksSupport", path: "Sources/CBooksSupport"),
 
@@ -31,34 +32,46 @@ let package = Package(
         .target(name: "BooksPlatform", dependencies: ["CLinux"], swiftSettings: strict),
         .target(name: "BooksStore", dependencies: ["BooksCore", "CLinux"], swiftSettings: strict),
         .target(name: "BooksProtocol", dependencies: ["BooksCore"], swiftSettings: strict),
-        .target(name: "BooksDaemon",
-                dependencies: ["BooksCore", "BooksStore", "BooksProtocol", "BooksPlatform", "CInotifyTools", "CSystemd", "CLinux"],
-                swiftSettings: strict),
-        .target(name: "BooksClient", dependencies: ["BooksCore", "BooksProtocol", "BooksPlatform", "CLinux"], swiftSettings: strict),
+        .target(
+            name: "BooksDaemon",
+            dependencies: [
+                "BooksCore", "BooksStore", "BooksProtocol", "BooksPlatform", "CInotifyTools", "CSystemd", "CLinux",
+            ],
+            swiftSettings: strict),
+        .target(
+            name: "BooksClient", dependencies: ["BooksCore", "BooksProtocol", "BooksPlatform", "CLinux"],
+            swiftSettings: strict),
         .executableTarget(name: "booksd", dependencies: ["BooksDaemon"], swiftSettings: strict),
         .executableTarget(name: "booksctl", dependencies: ["BooksClient"], swiftSettings: strict),
-        .executableTarget(name: "BooksBenchmarks",
-                          dependencies: ["BooksCore", "BooksStore", "BooksClient", "BooksTestSupport", "CLinux"],
-                          path: "Benchmarks/BooksBenchmarks", swiftSettings: strict),
+        .executableTarget(
+            name: "BooksBenchmarks",
+            dependencies: ["BooksCore", "BooksStore", "BooksClient", "BooksTestSupport", "CLinux"],
+            path: "Benchmarks/BooksBenchmarks", swiftSettings: strict),
 
         // One test-support layer for every test target and the benchmarks (no XCTest/Testing, so
         // the benchmark executable links it): temporary directories, SplitMix64, child processes,
         // the booksd launcher, the raw line client and `eventually`.
-        .target(name: "BooksTestSupport", dependencies: ["BooksCore", "BooksProtocol", "CLinux"],
-                path: "Tests/BooksTestSupport", swiftSettings: strict),
+        .target(
+            name: "BooksTestSupport", dependencies: ["BooksCore", "BooksProtocol", "CLinux"],
+            path: "Tests/BooksTestSupport", swiftSettings: strict),
 
         .testTarget(name: "BooksTestSupportTests", dependencies: ["BooksTestSupport"], swiftSettings: strict),
         .testTarget(name: "BooksCoreTests", dependencies: ["BooksCore", "BooksTestSupport"], swiftSettings: strict),
         .testTarget(name: "BooksPlatformTests", dependencies: ["BooksPlatform"], swiftSettings: strict),
         .testTarget(name: "BooksStoreTests", dependencies: ["BooksStore", "BooksTestSupport"], swiftSettings: strict),
         .testTarget(name: "BooksProtocolTests", dependencies: ["BooksProtocol"], swiftSettings: strict),
-        .testTarget(name: "BooksDaemonTests", dependencies: ["BooksDaemon", "BooksTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "BooksDaemonTests", dependencies: ["BooksDaemon", "BooksTestSupport"], swiftSettings: strict),
         .testTarget(name: "BooksClientTests", dependencies: ["BooksClient", "BooksPlatform"], swiftSettings: strict),
-        .testTarget(name: "BooksctlTests", dependencies: ["booksctl", "BooksClient", "BooksCore", "BooksProtocol"], swiftSettings: strict),
-        .testTarget(name: "BooksBenchmarksTests", dependencies: ["BooksBenchmarks", "BooksCore", "BooksTestSupport"],
-                    swiftSettings: strict),
-        .testTarget(name: "IntegrationTests",
-                    dependencies: ["BooksClient", "BooksCore", "BooksProtocol", "BooksTestSupport", "booksd", "booksctl"],
-                    swiftSettings: strict),
+        .testTarget(
+            name: "BooksctlTests", dependencies: ["booksctl", "BooksClient", "BooksCore", "BooksProtocol"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "BooksBenchmarksTests", dependencies: ["BooksBenchmarks", "BooksCore", "BooksTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["BooksClient", "BooksCore", "BooksProtocol", "BooksTestSupport", "booksd", "booksctl"],
+            swiftSettings: strict),
     ]
 )

@@ -21,7 +21,7 @@ public func fuzzParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let cut = body.count * Int(first) / 256
     let old = Array(body[..<cut])
     let new = Array(body[cut...])
-    let lineLimit = 48   // small, so the too-long path is reached often
+    let lineLimit = 48  // small, so the too-long path is reached often
 
     var incremental = BookDocument(parsing: old, lineLimit: lineLimit)
     var full = incremental
@@ -36,8 +36,9 @@ public func fuzzParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     check(incremental.bytes == new && full.bytes == new, "document bytes differ from the file")
     check(incremental.books == full.books && incremental.books == fresh.books, "books differ after update")
     check(incremental.badLines == full.badLines, "bad lines differ between incremental and full")
-    check(incremental.bookCount == full.bookCount && incremental.badLineCount == full.badLineCount
-                 && incremental.newBookCount == full.newBookCount, "counts differ between incremental and full")
+    check(
+        incremental.bookCount == full.bookCount && incremental.badLineCount == full.badLineCount
+            && incremental.newBookCount == full.newBookCount, "counts differ between incremental and full")
     for book in fresh.books {
         check(incremental.book(id: book.id) != nil, "lookup by id failed for \(book.id)")
     }
@@ -46,15 +47,17 @@ public func fuzzParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let widen = Int(first % 7)
     let lower = max(0, minimal.range.lowerBound - widen)
     let upper = min(old.count, minimal.range.upperBound + widen)
-    let splice = ByteSplice(range: lower..<upper,
-                            replacement: Array(old[lower..<minimal.range.lowerBound]) + minimal.replacement
-                                + Array(old[minimal.range.upperBound..<upper]))
+    let splice = ByteSplice(
+        range: lower..<upper,
+        replacement: Array(old[lower..<minimal.range.lowerBound]) + minimal.replacement
+            + Array(old[minimal.range.upperBound..<upper]))
     check(splice.applied(to: old) == new, "the splice does not produce the new content")
     var spliced = BookDocument(parsing: old, lineLimit: lineLimit)
     let splicedChanges = spliced.update(applying: splice).changes
     check(splicedChanges == fullChanges, "splice and full diff disagree:\n\(splicedChanges)\nvs\n\(fullChanges)")
-    check(spliced.bytes == new && spliced.books == full.books && spliced.badLines == full.badLines,
-          "the spliced document differs from the full one")
+    check(
+        spliced.bytes == new && spliced.books == full.books && spliced.badLines == full.badLines,
+        "the spliced document differs from the full one")
     // Rendering with no edit reproduces the file byte for byte.
     check(fresh.rendering([]) == new, "rendering([]) is not the identity")
     return 0

@@ -6,8 +6,10 @@ import Glibc
 extension DaemonProcess {
     /// Starts `booksd --file FILE --socket SOCK --set …` from `binDirectory` and waits (up to
     /// 120 s) until it answers `hello`; nil, reported on stderr, when it does not.
-    static func benchmark(binDirectory: String, file: String, socket: String, settings: [String] = [],
-                          logPath: String) -> DaemonProcess? {
+    static func benchmark(
+        binDirectory: String, file: String, socket: String, settings: [String] = [],
+        logPath: String
+    ) -> DaemonProcess? {
         var options = DaemonOptions(file: file, socket: socket, logPath: logPath)
         options.executable = "\(binDirectory)/booksd"
         options.settings = settings
@@ -38,7 +40,8 @@ extension LineClient {
     /// `hello`; (epoch, seq) from an `ok` reply, nil on failure.
     func helloPoint(client: String = "BooksBenchmarks") -> (epoch: String, seq: UInt64)? {
         guard let reply = hello(client: client, timeout: 10), reply.contains("\"ok\":true"),
-              let epoch = JSONLine.string("epoch", in: reply), let seq = JSONLine.integer("seq", in: reply) else { return nil }
+            let epoch = JSONLine.string("epoch", in: reply), let seq = JSONLine.integer("seq", in: reply)
+        else { return nil }
         return (epoch, seq)
     }
 

@@ -14,7 +14,9 @@ struct BenchmarkMain {
         let subcommand = arguments.isEmpty ? "" : arguments.removeFirst()
         signal(SIGPIPE, SIG_IGN)
         #if DEBUG
-        if subcommand != "core-rss" { Console.error("warning: debug build; timings are meaningless (use Benchmarks/run-all.sh)") }
+        if subcommand != "core-rss" {
+            Console.error("warning: debug build; timings are meaningless (use Benchmarks/run-all.sh)")
+        }
         #endif
         switch subcommand {
         case "core":
@@ -32,15 +34,22 @@ struct BenchmarkMain {
         case "latency", "fanout", "writes", "startup", "targets":
             guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
             switch subcommand {
-            case "latency": var b = LatencyBenchmark(options: options); b.run()
-            case "fanout": var b = FanOutBenchmark(options: options); b.run()
-            case "writes": var b = WriteBenchmark(options: options); b.run()
+            case "latency":
+                var b = LatencyBenchmark(options: options)
+                b.run()
+            case "fanout":
+                var b = FanOutBenchmark(options: options)
+                b.run()
+            case "writes":
+                var b = WriteBenchmark(options: options)
+                b.run()
             case "startup": StartupBenchmark(options: options).run()
             default: TargetsReport(options: options).run()
             }
         default:
-            fail("usage: BooksBenchmarks core|latency|fanout|writes|startup|targets|responsiveness [options]\n\n"
-                 + CoreOptions.usage + "\n" + LiveOptions.usage + "\n" + ResponsivenessOptions.usage)
+            fail(
+                "usage: BooksBenchmarks core|latency|fanout|writes|startup|targets|responsiveness [options]\n\n"
+                    + CoreOptions.usage + "\n" + LiveOptions.usage + "\n" + ResponsivenessOptions.usage)
         }
     }
 

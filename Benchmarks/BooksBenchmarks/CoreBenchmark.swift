@@ -32,8 +32,9 @@ struct CoreBenchmark {
             results.append(measure(rows: rows, path: path, bytes: bytes, newRow: newRow))
             if rows == options.sizes.last { memory = measureMemory(rows: rows, path: path, fileBytes: bytes.count) }
         }
-        let report = CoreReport(machine: machine, command: options.commandLine, quick: options.quick,
-                                sizes: results, memory: memory)
+        let report = CoreReport(
+            machine: machine, command: options.commandLine, quick: options.quick,
+            sizes: results, memory: memory)
         let markdown = report.markdown()
         Console.out(markdown)
         Console.error("(sink \(sink))")
@@ -55,9 +56,12 @@ struct CoreBenchmark {
         // it (the machine is shared: paired runs see similar load); the peer warms its heap with
         // one untimed parse first, so it is timed as in a long-running process (the conservative
         // choice for Swift, whose large buffers are fresh `mmap`s every run).
-        var parse: [Double] = [], readParse: [Double] = []
-        var pythonParse: [Double] = [], pythonReadParse: [Double] = []
-        var parseCPU: [Double] = [], pythonParseCPU: [Double] = []
+        var parse: [Double] = []
+        var readParse: [Double] = []
+        var pythonParse: [Double] = []
+        var pythonReadParse: [Double] = []
+        var parseCPU: [Double] = []
+        var pythonParseCPU: [Double] = []
         for _ in 0..<runs {
             var document: BookDocument?
             let cpu = Stopwatch.cpuMilliseconds()
@@ -65,16 +69,18 @@ struct CoreBenchmark {
             parseCPU.append(Stopwatch.cpuMilliseconds() - cpu)
             sink &+= document!.bookCount
             document = nil
-            readParse.append(Stopwatch.milliseconds {
-                document = BookDocument(parsing: (try? FileBytes.read(path)) ?? [])
-            })
+            readParse.append(
+                Stopwatch.milliseconds {
+                    document = BookDocument(parsing: (try? FileBytes.read(path)) ?? [])
+                })
             sink &+= document!.bookCount
             precondition(document!.bookCount == rows, "parse found \(document!.bookCount) of \(rows) books")
             document = nil
             let peer = PeerRun.run([options.python, options.peerScript, path, "--runs", "1", "--warm"])
             let values = PeerRun.values(peer.output)
             if peer.status == 0, values["books"] == Double(rows),
-               let p = values["parse_ms_median"], let rp = values["read_parse_ms_median"] {
+                let p = values["parse_ms_median"], let rp = values["read_parse_ms_median"]
+            {
                 pythonParse.append(p)
                 pythonReadParse.append(rp)
                 pythonParseCPU.append(values["parse_cpu_ms_median"] ?? .nan)
@@ -82,9 +88,10 @@ struct CoreBenchmark {
                 Console.error("python peer failed (status \(peer.status)): \(peer.output)")
             }
         }
-        var result = SizeResult(rows: rows, fileBytes: bytes.count, runs: runs,
-                                swiftParseMS: Stopwatch.median(parse), swiftReadParseMS: Stopwatch.median(readParse),
-                                swiftParseCPUMS: Stopwatch.median(parseCPU))
+        var result = SizeResult(
+            rows: rows, fileBytes: bytes.count, runs: runs,
+            swiftParseMS: Stopwatch.median(parse), swiftReadParseMS: Stopwatch.median(readParse),
+            swiftParseCPUMS: Stopwatch.median(parseCPU))
         if pythonParse.count == runs {
             result.pythonParseMS = Stopwatch.median(pythonParse)
             result.pythonReadParseMS = Stopwatch.median(pythonReadParse)
@@ -94,7 +101,8 @@ struct CoreBenchmark {
         // step is undone (untimed) so every run starts from the original file.
         for kind in RowEdit.Kind.allCases {
             let edit = RowEdit(kind, of: bytes, rows: rows, newRow: newRow)
-            var incremental: [Double] = [], full: [Double] = []
+            var incremental: [Double] = []
+            var full: [Double] = []
             var path = ""
             var document = BookDocument(parsing: bytes)
             for _ in 0..<runs {
@@ -113,8 +121,10 @@ struct CoreBenchmark {
                 _ = document.updateFully(to: bytes)
             }
             sink &+= document.bookCount
-            result.edits.append(.init(kind: kind, incrementalMS: Stopwatch.median(incremental),
-                                      fullMS: Stopwatch.median(full), path: path))
+            result.edits.append(
+                .init(
+                    kind: kind, incrementalMS: Stopwatch.median(incremental),
+                    fullMS: Stopwatch.median(full), path: path))
         }
         return result
     }
@@ -130,8 +140,9 @@ struct CoreBenchmark {
         }
         let python = PeerRun.run([options.python, options.peerScript, path, "--rss"])
         let pythonValues = PeerRun.values(python.output)
-        return MemoryResult(rows: rows, fileBytes: fileBytes, swiftPeakKB: Int(hwm),
-                            swiftBaselineKB: Int(values["baseline_kb"] ?? 0),
-                            pythonPeakKB: python.status == 0 ? pythonValues["hwm_kb"].map { Int($0) } : nil)
+        return MemoryResult(
+            rows: rows, fileBytes: fileBytes, swiftPeakKB: Int(hwm),
+            swiftBaselineKB: Int(values["baseline_kb"] ?? 0),
+            pythonPeakKB: python.status == 0 ? pythonValues["hwm_kb"].map { Int($0) } : nil)
     }
 }

@@ -22,9 +22,15 @@ struct CoreOptions: Sendable {
             switch argument {
             case "--quick": quick = true
             case "--no-docs": docsPath = nil
-            case "--work-dir": guard let v = rest.popFirst() else { return nil }; workDirectory = v
-            case "--docs": guard let v = rest.popFirst() else { return nil }; docsPath = v
-            case "--python": guard let v = rest.popFirst() else { return nil }; python = v
+            case "--work-dir":
+                guard let v = rest.popFirst() else { return nil }
+                workDirectory = v
+            case "--docs":
+                guard let v = rest.popFirst() else { return nil }
+                docsPath = v
+            case "--python":
+                guard let v = rest.popFirst() else { return nil }
+                python = v
             default: return nil
             }
         }

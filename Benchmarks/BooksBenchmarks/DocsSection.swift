@@ -1,7 +1,8 @@
 /// Replaces one `## ` section of a Markdown file, keeping every other section.
 enum DocsSection {
     static func replace(heading: String, with section: String, in path: String) throws {
-        let existing = (try? FileBytes.read(path)).map { String(decoding: $0, as: UTF8.self) }
+        let existing =
+            (try? FileBytes.read(path)).map { String(decoding: $0, as: UTF8.self) }
             ?? "# BookSync benchmarks\n\nFigures are machine-specific; each section says how it was measured.\n"
         let updated = replacing(heading: heading, with: section, in: existing)
         try FileBytes.write(Array(updated.utf8), to: path)

@@ -20,7 +20,10 @@ enum FileBytes {
             while done < size {
                 let n = Glibc.read(fd, buffer.baseAddress! + done, size - done)
                 if n < 0, errno == EINTR { continue }
-                if n <= 0 { failed = n < 0; break }
+                if n <= 0 {
+                    failed = n < 0
+                    break
+                }
                 done += n
             }
             count = done

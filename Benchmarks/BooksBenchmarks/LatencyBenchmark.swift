@@ -35,9 +35,12 @@ struct LatencyBenchmark {
             for peer in options.peers(Self.peers) {
                 // The same file and the same sequence of edits for every peer.
                 guard var file = try? LiveBookFile(path: directory + "/books.txt", rows: rows) else {
-                    Console.error("cannot write \(directory)/books.txt"); exit(1)
+                    Console.error("cannot write \(directory)/books.txt")
+                    exit(1)
                 }
-                Console.error("• latency: \(peer), \(CoreReport.rows(rows)) rows, \(options.edits(forRows: rows)) edits × \(LiveEditKind.allCases.count) kinds")
+                Console.error(
+                    "• latency: \(peer), \(CoreReport.rows(rows)) rows, \(options.edits(forRows: rows)) edits × \(LiveEditKind.allCases.count) kinds"
+                )
                 measure(peer: peer, file: &file, directory: directory)
             }
         }
@@ -52,28 +55,41 @@ struct LatencyBenchmark {
         let peersDir = options.peersDirectory
         switch peer {
         case "booksd":
-            daemon = DaemonProcess.benchmark(binDirectory: options.binDirectory, file: file.path, socket: directory + "/booksd.sock",
-                                   logPath: directory + "/booksd.log")
+            daemon = DaemonProcess.benchmark(
+                binDirectory: options.binDirectory, file: file.path, socket: directory + "/booksd.sock",
+                logPath: directory + "/booksd.log")
             guard let daemon else { return }
             daemonRSS[rows] = daemon.rssKB
-            child = LineChild(["\(options.binDirectory)/booksctl", "--socket", daemon.socketPath, "subscribe", "--json"],
-                              stderrPath: directory + "/booksctl.log")
+            child = LineChild(
+                ["\(options.binDirectory)/booksctl", "--socket", daemon.socketPath, "subscribe", "--json"],
+                stderrPath: directory + "/booksctl.log")
         case "inotifywait":
-            child = LineChild(["inotifywait", "-m", "-q", "-e", "modify,close_write,moved_to,create",
-                               "--format", "%e %f", directory])
+            child = LineChild([
+                "inotifywait", "-m", "-q", "-e", "modify,close_write,moved_to,create",
+                "--format", "%e %f", directory,
+            ])
         case "watchdog":
-            child = LineChild([options.python, "-u", peersDir + "/watchdog_peer.py", file.path],
-                              stderrPath: directory + "/watchdog.log")
+            child = LineChild(
+                [options.python, "-u", peersDir + "/watchdog_peer.py", file.path],
+                stderrPath: directory + "/watchdog.log")
         default:
-            child = LineChild([options.python, "-u", peersDir + "/watchman_peer.py", file.path, directory + "/watchman-state"],
-                              stderrPath: directory + "/watchman.log")
+            child = LineChild(
+                [options.python, "-u", peersDir + "/watchman_peer.py", file.path, directory + "/watchman-state"],
+                stderrPath: directory + "/watchman.log")
         }
-        guard let child else { daemon?.stop(); return }
-        defer { child.stop(); daemon?.stop() }
+        guard let child else {
+            daemon?.stop()
+            return
+        }
+        defer {
+            child.stop()
+            daemon?.stop()
+        }
         let timeoutNS: UInt64 = rows >= 1_000_000 ? 60_000_000_000 : 15_000_000_000
         // Ready: the peer's own ready line, then one warm-up append that must arrive.
         if peer == "watchdog" || peer == "watchman" {
-            while let line = child.nextLine(until: Stopwatch.now() + 120_000_000_000), !line.line.contains("\"ready\"") {}
+            while let line = child.nextLine(until: Stopwatch.now() + 120_000_000_000), !line.line.contains("\"ready\"")
+            {}
         } else {
             usleep(200_000)
         }
@@ -82,7 +98,10 @@ struct LatencyBenchmark {
             let (expected, at) = file.perform(.append)
             warmed = awaitChange(expected, from: child, peer: peer, since: at, timeoutNS: timeoutNS).latency != nil
         }
-        guard warmed else { Console.error("  \(peer) never reported the warm-up edit; skipped"); return }
+        guard warmed else {
+            Console.error("  \(peer) never reported the warm-up edit; skipped")
+            return
+        }
         if peer == "watchdog" { pythonRSS[rows] = child.rssKB }
         if peer == "watchman" { watchmanPeerRSS[rows] = child.rssKB }
         var settle = 20_000_000 as UInt64
@@ -103,15 +122,18 @@ struct LatencyBenchmark {
                 }
             }
             let d = cell.distribution
-            Console.error("  \(kind.rawValue): p50 \(CoreReport.ms(d.p50)) ms, p99 \(CoreReport.ms(d.p99)) ms, "
-                          + "\(cell.samples.count) ok, \(cell.unexpected) unexpected, \(cell.missed) missed")
+            Console.error(
+                "  \(kind.rawValue): p50 \(CoreReport.ms(d.p50)) ms, p99 \(CoreReport.ms(d.p99)) ms, "
+                    + "\(cell.samples.count) ok, \(cell.unexpected) unexpected, \(cell.missed) missed")
             cells.append(cell)
         }
     }
 
     /// Reads lines until the one reporting `expected` (inotifywait: any event on books.txt).
-    private func awaitChange(_ expected: ExpectedChange, from child: LineChild, peer: String, since: UInt64,
-                       timeoutNS: UInt64) -> (latency: Double?, unexpected: Int) {
+    private func awaitChange(
+        _ expected: ExpectedChange, from child: LineChild, peer: String, since: UInt64,
+        timeoutNS: UInt64
+    ) -> (latency: Double?, unexpected: Int) {
         var unexpected = 0
         while let (line, at) = child.nextLine(until: since + timeoutNS) {
             if Self.matches(line, expected, peer: peer) {
@@ -147,47 +169,62 @@ struct LatencyBenchmark {
         var summary: [[String]] = []
         for cell in cells {
             let d = cell.distribution
-            summary.append([cell.peer, String(cell.rows), cell.kind.slug, String(d.count), String(d.p50), String(d.p90),
-                            String(d.p99), String(d.max), String(cell.unexpected), String(cell.missed)])
+            summary.append([
+                cell.peer, String(cell.rows), cell.kind.slug, String(d.count), String(d.p50), String(d.p90),
+                String(d.p99), String(d.max), String(cell.unexpected), String(cell.missed),
+            ])
         }
-        ResultsFile.write("latency", header: ["peer", "rows", "edit", "n", "p50", "p90", "p99", "max", "unexpected", "missed"],
-                          rows: summary, options: options)
+        ResultsFile.write(
+            "latency", header: ["peer", "rows", "edit", "n", "p50", "p90", "p99", "max", "unexpected", "missed"],
+            rows: summary, options: options)
         var memory: [[String]] = []
         for rows in options.sizes {
-            memory.append([String(rows), String(daemonRSS[rows] ?? 0), String(pythonRSS[rows] ?? 0), String(watchmanPeerRSS[rows] ?? 0)])
+            memory.append([
+                String(rows), String(daemonRSS[rows] ?? 0), String(pythonRSS[rows] ?? 0),
+                String(watchmanPeerRSS[rows] ?? 0),
+            ])
         }
-        ResultsFile.write("rss", header: ["rows", "booksd_kb", "watchdog_kb", "watchman_peer_kb"], rows: memory, options: options)
+        ResultsFile.write(
+            "rss", header: ["rows", "booksd_kb", "watchdog_kb", "watchman_peer_kb"], rows: memory, options: options)
     }
 
     func markdown(machine: MachineInfo) -> String {
         var md = [Self.heading, ""]
-        md.append("Machine: \(machine.processors) CPUs (\(machine.cpuModel)), \(machine.kernel), shared with other work "
-                  + "(noisy: compare peers within this run). Date: \(machine.date). Command: `\(options.commandLine)` (release build).")
+        md.append(
+            "Machine: \(machine.processors) CPUs (\(machine.cpuModel)), \(machine.kernel), shared with other work "
+                + "(noisy: compare peers within this run). Date: \(machine.date). Command: `\(options.commandLine)` (release build)."
+        )
         md.append("")
-        md.append("Latency = from the return of the editing call (`close()` after the write, `rename()`, or `waitpid` of `sed -i`) "
-                  + "to the `read()` of the matching line from the subscriber's stdout pipe, both on CLOCK_MONOTONIC in the benchmark process. "
-                  + "Edits: **append** one row (O_APPEND write, close); **in-place rewrite** (O_TRUNC, whole file with one name changed, close); "
-                  + "**atomic replace** (temp file + rename, one row deleted); **sed -i** changing one name. "
-                  + "Every line is checked: the right id and kind (booksd also `source: file`); other lines count as unexpected. "
-                  + "Peers run one at a time on the same file and edit sequence: `inotifywait -m` on the directory (floor: first event naming books.txt), "
-                  + "`booksctl subscribe --json` against a private booksd (default settings), "
-                  + "`Benchmarks/peers/watchdog_peer.py` (watchdog: on close-write/moved-to re-read + diff by id), "
-                  + "`Benchmarks/peers/watchman_peer.py` (private watchman server, pywatchman subscription, re-read + diff). "
-                  + "Between edits the benchmark waits until the subscriber has been quiet for 20 ms + half the last latency.")
+        md.append(
+            "Latency = from the return of the editing call (`close()` after the write, `rename()`, or `waitpid` of `sed -i`) "
+                + "to the `read()` of the matching line from the subscriber's stdout pipe, both on CLOCK_MONOTONIC in the benchmark process. "
+                + "Edits: **append** one row (O_APPEND write, close); **in-place rewrite** (O_TRUNC, whole file with one name changed, close); "
+                + "**atomic replace** (temp file + rename, one row deleted); **sed -i** changing one name. "
+                + "Every line is checked: the right id and kind (booksd also `source: file`); other lines count as unexpected. "
+                + "Peers run one at a time on the same file and edit sequence: `inotifywait -m` on the directory (floor: first event naming books.txt), "
+                + "`booksctl subscribe --json` against a private booksd (default settings), "
+                + "`Benchmarks/peers/watchdog_peer.py` (watchdog: on close-write/moved-to re-read + diff by id), "
+                + "`Benchmarks/peers/watchman_peer.py` (private watchman server, pywatchman subscription, re-read + diff). "
+                + "Between edits the benchmark waits until the subscriber has been quiet for 20 ms + half the last latency."
+        )
         md.append("")
         md.append("| rows | edit | peer | N | p50 ms | p90 ms | p99 ms | max ms | unexpected | missed |")
         md.append("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|")
         for rows in options.sizes {
             for kind in LiveEditKind.allCases {
                 for peer in Self.peers {
-                    guard let cell = cells.first(where: { $0.rows == rows && $0.kind == kind && $0.peer == peer }) else {
-                        md.append("| \(CoreReport.rows(rows)) | \(kind.rawValue) | \(peer) | 0 | – | – | – | – | – | not run |")
+                    guard let cell = cells.first(where: { $0.rows == rows && $0.kind == kind && $0.peer == peer })
+                    else {
+                        md.append(
+                            "| \(CoreReport.rows(rows)) | \(kind.rawValue) | \(peer) | 0 | – | – | – | – | – | not run |"
+                        )
                         continue
                     }
                     let d = cell.distribution
                     func v(_ x: Double) -> String { x.isNaN ? "–" : CoreReport.ms(x) }
-                    md.append("| \(CoreReport.rows(rows)) | \(kind.rawValue) | \(peer) | \(d.count) | \(v(d.p50)) | \(v(d.p90)) | "
-                              + "\(v(d.p99)) | \(v(d.max)) | \(cell.unexpected) | \(cell.missed) |")
+                    md.append(
+                        "| \(CoreReport.rows(rows)) | \(kind.rawValue) | \(peer) | \(d.count) | \(v(d.p50)) | \(v(d.p90)) | "
+                            + "\(v(d.p99)) | \(v(d.max)) | \(cell.unexpected) | \(cell.missed) |")
                 }
             }
         }
@@ -197,8 +234,10 @@ struct LatencyBenchmark {
         md.append("| rows | booksd VmRSS MB | watchdog peer VmRSS MB | watchman peer (Python client) VmRSS MB |")
         md.append("|---:|---:|---:|---:|")
         for rows in options.sizes {
-            md.append("| \(CoreReport.rows(rows)) | \(CoreReport.f(Double(daemonRSS[rows] ?? 0) / 1024, 1)) | "
-                      + "\(CoreReport.f(Double(pythonRSS[rows] ?? 0) / 1024, 1)) | \(CoreReport.f(Double(watchmanPeerRSS[rows] ?? 0) / 1024, 1)) |")
+            md.append(
+                "| \(CoreReport.rows(rows)) | \(CoreReport.f(Double(daemonRSS[rows] ?? 0) / 1024, 1)) | "
+                    + "\(CoreReport.f(Double(pythonRSS[rows] ?? 0) / 1024, 1)) | \(CoreReport.f(Double(watchmanPeerRSS[rows] ?? 0) / 1024, 1)) |"
+            )
         }
         md.append("")
         md.append("RSS: VmRSS after start-up and one warm-up edit (booksd: right after it was ready).")

@@ -68,9 +68,10 @@ enum ProcStatus {
         while let entry = readdir(directory) {
             let name = String(cString: books_dirent_name(entry))
             guard name.first?.isNumber == true,
-                  let bytes = try? FileBytes.readStream("/proc/\(pid)/task/\(name)/schedstat"),
-                  let first = String(decoding: bytes, as: UTF8.self).split(separator: " ").first,
-                  let ns = UInt64(first) else { continue }
+                let bytes = try? FileBytes.readStream("/proc/\(pid)/task/\(name)/schedstat"),
+                let first = String(decoding: bytes, as: UTF8.self).split(separator: " ").first,
+                let ns = UInt64(first)
+            else { continue }
             total += ns
         }
         return Double(total) / 1e6

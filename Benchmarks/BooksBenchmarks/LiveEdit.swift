@@ -24,7 +24,7 @@ enum LiveEditKind: String, Sendable, CaseIterable {
 
 /// The change a subscriber must report for one edit.
 struct ExpectedChange: Sendable, Equatable {
-    var kind: String   // insert | update | delete
+    var kind: String  // insert | update | delete
     var id: String
 }
 
@@ -67,8 +67,11 @@ struct LiveBookFile {
             return (ExpectedChange(kind: "update", id: id), Stopwatch.now())
         case .replace:
             let (start, end) = RowEdit.line(pickRow(), in: content)
-            let id = replaceContent((String(decoding: content[start..<(start + 36)], as: UTF8.self),
-                                     Array(content[..<start]) + content[end...]))
+            let id = replaceContent(
+                (
+                    String(decoding: content[start..<(start + 36)], as: UTF8.self),
+                    Array(content[..<start]) + content[end...]
+                ))
             rows -= 1
             let temporary = path + ".bench-tmp"
             Self.write(content, to: temporary, flags: O_CREAT | O_TRUNC)

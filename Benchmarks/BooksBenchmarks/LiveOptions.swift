@@ -31,11 +31,21 @@ struct LiveOptions: Sendable {
             switch argument {
             case "--quick": quick = true
             case "--no-docs": docsPath = nil
-            case "--edits": guard let v = rest.popFirst(), let n = Int(v), n > 0 else { return nil }; edits = n
-            case "--work-dir": guard let v = rest.popFirst() else { return nil }; workDirectory = v
-            case "--docs": guard let v = rest.popFirst() else { return nil }; docsPath = v
-            case "--python": guard let v = rest.popFirst() else { return nil }; python = v
-            case "--command": guard let v = rest.popFirst() else { return nil }; command = v
+            case "--edits":
+                guard let v = rest.popFirst(), let n = Int(v), n > 0 else { return nil }
+                edits = n
+            case "--work-dir":
+                guard let v = rest.popFirst() else { return nil }
+                workDirectory = v
+            case "--docs":
+                guard let v = rest.popFirst() else { return nil }
+                docsPath = v
+            case "--python":
+                guard let v = rest.popFirst() else { return nil }
+                python = v
+            case "--command":
+                guard let v = rest.popFirst() else { return nil }
+                command = v
             case "--sizes":
                 guard let v = rest.popFirst() else { return nil }
                 let sizes = v.split(separator: ",").compactMap { Int($0) }

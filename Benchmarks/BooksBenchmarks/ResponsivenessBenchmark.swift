@@ -31,7 +31,9 @@ struct ResponsivenessBenchmark {
         var measurement: ResponsivenessMeasurement
 
         /// hello + ping p99 under the target, with no failed probe.
-        var meetsTarget: Bool { measurement.probes.p99 < ResponsivenessBenchmark.targetP99MS && measurement.probeFailures == 0 }
+        var meetsTarget: Bool {
+            measurement.probes.p99 < ResponsivenessBenchmark.targetP99MS && measurement.probeFailures == 0
+        }
     }
 
     let options: ResponsivenessOptions
@@ -44,19 +46,24 @@ struct ResponsivenessBenchmark {
         guard let after = scenario(label: "after", booksd: options.booksdPath) else { exit(1) }
         results.append(after)
         if let before = options.booksdBefore {
-            if let result = scenario(label: "before", booksd: before) { results.append(result) } else {
+            if let result = scenario(label: "before", booksd: before) {
+                results.append(result)
+            } else {
                 Console.error("the before binary did not run; reporting the booksd under test only")
             }
         }
-        ResultsFile.write("responsiveness", header: ResponsivenessReport.resultsHeader,
-                          rows: results.map { ResponsivenessReport.resultsRow($0, options: options) }, options: options.live)
-        ResultsFile.write("responsiveness-timeline", header: ["label", "event", "start_ms", "round_trip_ms"],
-                          rows: results.flatMap(ResponsivenessReport.timelineRows), options: options.live)
+        ResultsFile.write(
+            "responsiveness", header: ResponsivenessReport.resultsHeader,
+            rows: results.map { ResponsivenessReport.resultsRow($0, options: options) }, options: options.live)
+        ResultsFile.write(
+            "responsiveness-timeline", header: ["label", "event", "start_ms", "round_trip_ms"],
+            rows: results.flatMap(ResponsivenessReport.timelineRows), options: options.live)
         let report = ResponsivenessReport(machine: machine, options: options, results: results)
         ResultsFile.publish(heading: Self.heading, markdown: report.markdown(), options: options.live)
         for r in results where !r.measurement.allHandEditsReached {
-            Console.error("FAILED (\(r.label)): a hand edit did not reach the subscriber within "
-                          + "\(Int(ResponsivenessOptions.handEditLimitSeconds)) s")
+            Console.error(
+                "FAILED (\(r.label)): a hand edit did not reach the subscriber within "
+                    + "\(Int(ResponsivenessOptions.handEditLimitSeconds)) s")
         }
         if !after.measurement.allHandEditsReached { exit(1) }
     }
@@ -64,14 +71,17 @@ struct ResponsivenessBenchmark {
     /// The scenario against `booksd` on a freshly generated file in its own directory.
     private func scenario(label: String, booksd: String) -> Result? {
         guard let binDirectory = ResponsivenessOptions.binDirectory(ofBooksd: booksd), access(booksd, X_OK) == 0 else {
-            Console.error("\(booksd): not an executable named booksd"); return nil
+            Console.error("\(booksd): not an executable named booksd")
+            return nil
         }
         let directory = "\(options.live.workDirectory)/live/responsiveness-\(label)"
         FileBytes.makeDirectory(directory)
-        Console.error("• responsiveness (\(label), \(booksd)): \(CoreReport.rows(options.rows)) rows, "
-                      + "\(options.writers) writers, \(CoreReport.f(options.seconds, 0)) s")
+        Console.error(
+            "• responsiveness (\(label), \(booksd)): \(CoreReport.rows(options.rows)) rows, "
+                + "\(options.writers) writers, \(CoreReport.f(options.seconds, 0)) s")
         guard let file = try? LiveBookFile(path: directory + "/books.txt", rows: options.rows) else {
-            Console.error("could not write \(directory)/books.txt"); return nil
+            Console.error("could not write \(directory)/books.txt")
+            return nil
         }
         let fileMB = Double(file.content.count) / 1_048_576
         let rewriteMS = WriteBenchmark.fullRewrite(file.content, directory: directory)
@@ -83,21 +93,30 @@ struct ResponsivenessBenchmark {
         }
         let logPath = directory + "/booksd.log"
         unlink(logPath)
-        guard let daemon = DaemonProcess.benchmark(binDirectory: binDirectory, file: file.path, socket: directory + "/booksd.sock",
-                                         logPath: logPath) else { return nil }
+        guard
+            let daemon = DaemonProcess.benchmark(
+                binDirectory: binDirectory, file: file.path, socket: directory + "/booksd.sock",
+                logPath: logPath)
+        else { return nil }
         defer { daemon.stop() }
         let loadAtStart = Self.loadAverage()
-        guard let loop = ResponsivenessLoop(socket: daemon.socketPath, file: file.path, bookIDs: bookIDs,
-                                            seconds: options.seconds) else { return nil }
+        guard
+            let loop = ResponsivenessLoop(
+                socket: daemon.socketPath, file: file.path, bookIDs: bookIDs,
+                seconds: options.seconds)
+        else { return nil }
         let m = loop.run()
-        let result = Result(label: label, binary: booksd, commit: Self.commit(of: binDirectory), fileMB: fileMB,
-                            readyMS: daemon.readyMS, fullRewriteMS: rewriteMS, loadAtStart: loadAtStart,
-                            loadAtEnd: Self.loadAverage(), measurement: m)
-        Console.error("  \(m.updates.count) updates in \(m.commits) rewrites (\(CoreReport.f(m.rewritesPerSecond, 1))/s); "
-                      + "hello+ping n=\(m.probes.count) p50 \(ResponsivenessReport.ms(m.probes.p50)) p99 \(ResponsivenessReport.ms(m.probes.p99)) "
-                      + "max \(ResponsivenessReport.ms(m.probes.max)) ms, \(m.probeFailures) failed; hand edits "
-                      + m.handEdits.map { $0.arrivalMS.map { ResponsivenessReport.ms($0) + " ms" } ?? "NOT REACHED" }.joined(separator: ", ")
-                      + "; load \(loadAtStart) → \(result.loadAtEnd)")
+        let result = Result(
+            label: label, binary: booksd, commit: Self.commit(of: binDirectory), fileMB: fileMB,
+            readyMS: daemon.readyMS, fullRewriteMS: rewriteMS, loadAtStart: loadAtStart,
+            loadAtEnd: Self.loadAverage(), measurement: m)
+        Console.error(
+            "  \(m.updates.count) updates in \(m.commits) rewrites (\(CoreReport.f(m.rewritesPerSecond, 1))/s); "
+                + "hello+ping n=\(m.probes.count) p50 \(ResponsivenessReport.ms(m.probes.p50)) p99 \(ResponsivenessReport.ms(m.probes.p99)) "
+                + "max \(ResponsivenessReport.ms(m.probes.max)) ms, \(m.probeFailures) failed; hand edits "
+                + m.handEdits.map { $0.arrivalMS.map { ResponsivenessReport.ms($0) + " ms" } ?? "NOT REACHED" }.joined(
+                    separator: ", ")
+                + "; load \(loadAtStart) → \(result.loadAtEnd)")
         return result
     }
 

@@ -53,7 +53,10 @@ final class ResponsivenessLoop {
         let socket: LineClient
         let start: UInt64
         var pinged = false
-        init(socket: LineClient, start: UInt64) { self.socket = socket; self.start = start }
+        init(socket: LineClient, start: UInt64) {
+            self.socket = socket
+            self.start = start
+        }
     }
 
     private static let helloLine = "{\"id\":\"h\",\"op\":\"hello\",\"version\":1,\"client\":\"bench-probe\"}"
@@ -65,7 +68,7 @@ final class ResponsivenessLoop {
     private let bookIDs: [String]
     private let writers: [LineClient]
     private let subscriber: LineClient
-    private var random = SplitMix64(seed: 0x5072_6F62_65)   // "Probe"
+    private var random = SplitMix64(seed: 0x5072_6F62_65)  // "Probe"
     private var sequence: [Int]
     private var sentAt: [UInt64]
     private var writerDone: [Bool]
@@ -89,17 +92,21 @@ final class ResponsivenessLoop {
         var writers: [LineClient] = []
         for k in bookIDs.indices {
             guard let s = LineClient.connectIfListening(socket), s.helloPoint(client: "bench-writer-\(k)") != nil else {
-                Console.error("writer \(k) could not connect to \(socket)"); return nil
+                Console.error("writer \(k) could not connect to \(socket)")
+                return nil
             }
             writers.append(s)
         }
         self.writers = writers
-        guard let s = LineClient.connectIfListening(socket), let position = s.helloPoint(client: "bench-subscriber") else {
-            Console.error("the subscriber could not connect to \(socket)"); return nil
+        guard let s = LineClient.connectIfListening(socket), let position = s.helloPoint(client: "bench-subscriber")
+        else {
+            Console.error("the subscriber could not connect to \(socket)")
+            return nil
         }
         _ = s.send(LineClient.subscribeLine(id: "s", epoch: position.epoch, seq: position.seq))
         guard let reply = s.readLine(timeout: 10), reply.contains("\"ok\":true") else {
-            Console.error("subscribe failed"); return nil
+            Console.error("subscribe failed")
+            return nil
         }
         subscriber = s
         sequence = Array(repeating: 0, count: bookIDs.count)
@@ -119,15 +126,23 @@ final class ResponsivenessLoop {
         let stopSending = start + UInt64(seconds * 1e9)
         let hardStop = stopSending + UInt64(ResponsivenessOptions.handEditLimitSeconds * 1e9)
         let editTimes = ResponsivenessOptions.handEditTimes(seconds: seconds).map { start + UInt64($0 * 1e9) }
-        var nextEdit = 0, nextProbe = start
+        var nextEdit = 0
+        var nextProbe = start
         for k in writers.indices { sendUpdate(k) }
         while true {
             let now = Stopwatch.now()
             if now < stopSending {
-                if now >= nextProbe { startProbe(); nextProbe = now + 10_000_000 + random.next() % 10_000_001 }
-                if nextEdit < editTimes.count, now >= editTimes[nextEdit] { nextEdit += 1; handEdit(nextEdit) }
+                if now >= nextProbe {
+                    startProbe()
+                    nextProbe = now + 10_000_000 + random.next() % 10_000_001
+                }
+                if nextEdit < editTimes.count, now >= editTimes[nextEdit] {
+                    nextEdit += 1
+                    handEdit(nextEdit)
+                }
             }
-            let waiting = writerDone.contains(false) || !probes.isEmpty
+            let waiting =
+                writerDone.contains(false) || !probes.isEmpty
                 || (!subscriber.isAtEnd && edits.contains { $0.arrivalMS == nil })
             if (now >= stopSending && !waiting) || now >= hardStop { break }
             var wake = now + 50_000_000
@@ -137,7 +152,9 @@ final class ResponsivenessLoop {
             }
             let sockets = writers + [subscriber] + probes.map(\.socket)
             // A socket already closed is left out (fd -1): a hung-up descriptor would wake poll at once.
-            var fds = sockets.map { pollfd(fd: $0.isAtEnd ? -1 : $0.fd, events: Int16(POLLIN | ($0.wantsWrite ? POLLOUT : 0)), revents: 0) }
+            var fds = sockets.map {
+                pollfd(fd: $0.isAtEnd ? -1 : $0.fd, events: Int16(POLLIN | ($0.wantsWrite ? POLLOUT : 0)), revents: 0)
+            }
             _ = poll(&fds, nfds_t(fds.count), Int32((wake > now ? wake - now : 0) / 1_000_000 + 1))
             for k in writers.indices where fds[k].revents != 0 || (writers[k].isAtEnd && !writerDone[k]) {
                 readWriter(k, stopSending: stopSending)
@@ -164,8 +181,9 @@ final class ResponsivenessLoop {
         sequence[k] += 1
         sentAt[k] = Stopwatch.now()
         let name = "Responsiveness \(k) \(sequence[k] % 2 == 0 ? "A" : "B")"
-        writers[k].enqueue("{\"id\":\"u\(k)-\(sequence[k])\",\"op\":\"update\",\"patches\":[{\"id\":\(JSONLine.quoted(bookIDs[k])),"
-                        + "\"name\":\(JSONLine.quoted(name))}]}")
+        writers[k].enqueue(
+            "{\"id\":\"u\(k)-\(sequence[k])\",\"op\":\"update\",\"patches\":[{\"id\":\(JSONLine.quoted(bookIDs[k])),"
+                + "\"name\":\(JSONLine.quoted(name))}]}")
         writers[k].flush()
     }
 
@@ -201,13 +219,18 @@ final class ResponsivenessLoop {
                 edits[e].arrivalMS = Double(now - edits[e].at) / 1e6
             }
         }
-        if subscriber.isAtEnd { Console.error("subscriber: connection closed by booksd; hand edits can no longer arrive") }
+        if subscriber.isAtEnd {
+            Console.error("subscriber: connection closed by booksd; hand edits can no longer arrive")
+        }
     }
 
     /// A new connection: `hello` now, `ping` after its reply.
     private func startProbe() {
         let start = Stopwatch.now()
-        guard let socket = LineClient.connectIfListening(socketPath) else { probeFailures += 1; return }
+        guard let socket = LineClient.connectIfListening(socketPath) else {
+            probeFailures += 1
+            return
+        }
         socket.enqueue(Self.helloLine)
         socket.flush()
         probes.append(Probe(socket: socket, start: start))
@@ -219,13 +242,17 @@ final class ResponsivenessLoop {
         for line in probe.socket.readAvailableLines() {
             let ok = line.contains("\"ok\":true")
             if !probe.pinged, line.hasPrefix("{\"id\":\"h\"") {
-                guard ok else { probeFailures += 1; return true }
+                guard ok else {
+                    probeFailures += 1
+                    return true
+                }
                 probe.pinged = true
                 probe.socket.enqueue(Self.pingLine)
                 probe.socket.flush()
             } else if probe.pinged, line.hasPrefix("{\"id\":\"p\"") {
                 if ok {
-                    probeSamples.append((Double(probe.start - start) / 1e6, Double(Stopwatch.now() - probe.start) / 1e6))
+                    probeSamples.append(
+                        (Double(probe.start - start) / 1e6, Double(Stopwatch.now() - probe.start) / 1e6))
                 } else {
                     probeFailures += 1
                 }
@@ -233,7 +260,10 @@ final class ResponsivenessLoop {
                 return true
             }
         }
-        if probe.socket.isAtEnd { probeFailures += 1; return true }
+        if probe.socket.isAtEnd {
+            probeFailures += 1
+            return true
+        }
         return false
     }
 
@@ -242,7 +272,10 @@ final class ResponsivenessLoop {
         let id = "hand-\(k)"
         let row = Array("\(id)|Hand edit \(k)|Bench Hand\n".utf8)
         let fd = open(filePath, O_WRONLY | O_APPEND | O_CLOEXEC)
-        guard fd >= 0 else { Console.error("hand edit \(id): open failed"); return }
+        guard fd >= 0 else {
+            Console.error("hand edit \(id): open failed")
+            return
+        }
         let written = row.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         close(fd)
         if written != row.count { Console.error("hand edit \(id): short write") }

@@ -39,22 +39,29 @@ struct ResponsivenessOptions: Sendable {
     /// Parses `arguments`; nil on an unknown flag or a bad value.
     init?(arguments: [String]) {
         var shared: [String] = []
-        var rowsGiven = false, secondsGiven = false
+        var rowsGiven = false
+        var secondsGiven = false
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
             case "--quick": quick = true
             case "--rows":
                 guard let v = rest.popFirst(), let n = Int(v), n >= 100 else { return nil }
-                rows = n; rowsGiven = true
+                rows = n
+                rowsGiven = true
             case "--seconds":
                 guard let v = rest.popFirst(), let s = Double(v), s > 0, s <= 3600 else { return nil }
-                seconds = s; secondsGiven = true
+                seconds = s
+                secondsGiven = true
             case "--writers":
                 guard let v = rest.popFirst(), let n = Int(v), n >= 0, n <= 64 else { return nil }
                 writers = n
-            case "--booksd": guard let v = rest.popFirst() else { return nil }; booksd = v
-            case "--booksd-before": guard let v = rest.popFirst() else { return nil }; booksdBefore = v
+            case "--booksd":
+                guard let v = rest.popFirst() else { return nil }
+                booksd = v
+            case "--booksd-before":
+                guard let v = rest.popFirst() else { return nil }
+                booksdBefore = v
             case "--no-docs": shared.append(argument)
             case "--work-dir", "--docs", "--command":
                 guard let v = rest.popFirst() else { return nil }

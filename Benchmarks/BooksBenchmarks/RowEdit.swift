@@ -38,7 +38,8 @@ struct RowEdit: Sendable {
                 let line = original[start..<end]
                 let first = line.firstIndex(of: UInt8(ascii: "|"))!
                 let second = line[(first + 1)...].firstIndex(of: UInt8(ascii: "|"))!
-                edited = Array(original[...first]) + Array("Le Rouge et le Noir (édition révisée)".utf8)
+                edited =
+                    Array(original[...first]) + Array("Le Rouge et le Noir (édition révisée)".utf8)
                     + original[second...]
             }
         }

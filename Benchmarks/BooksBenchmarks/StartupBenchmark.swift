@@ -16,28 +16,39 @@ struct StartupBenchmark {
         let directory = "\(options.workDirectory)/live/startup"
         FileBytes.makeDirectory(directory)
         guard (try? LiveBookFile(path: directory + "/books.txt", rows: rows)) != nil else { exit(1) }
-        var ready: [Double] = [], rss: [Double] = []
+        var ready: [Double] = []
+        var rss: [Double] = []
         for k in 0..<3 {
             Console.error("• startup: \(CoreReport.rows(rows)) rows, run \(k + 1)/3")
-            guard let daemon = DaemonProcess.benchmark(binDirectory: options.binDirectory, file: directory + "/books.txt",
-                                             socket: directory + "/booksd.sock", logPath: directory + "/booksd.log") else { exit(1) }
+            guard
+                let daemon = DaemonProcess.benchmark(
+                    binDirectory: options.binDirectory, file: directory + "/books.txt",
+                    socket: directory + "/booksd.sock", logPath: directory + "/booksd.log")
+            else { exit(1) }
             ready.append(daemon.readyMS)
             rss.append(Double(daemon.rssKB) / 1024)
             daemon.stop()
         }
-        let readyMedian = Stopwatch.median(ready), rssMedian = Stopwatch.median(rss)
+        let readyMedian = Stopwatch.median(ready)
+        let rssMedian = Stopwatch.median(rss)
         Console.error("  ready \(ready.map { CoreReport.ms($0) }) ms")
-        ResultsFile.write("startup", header: ["rows", "ready_ms_median", "ready_ms_all", "rss_mb"],
-                          rows: [[String(rows), String(readyMedian), ready.map { String($0) }.joined(separator: ","), String(rssMedian)]],
-                          options: options)
+        ResultsFile.write(
+            "startup", header: ["rows", "ready_ms_median", "ready_ms_all", "rss_mb"],
+            rows: [
+                [String(rows), String(readyMedian), ready.map { String($0) }.joined(separator: ","), String(rssMedian)]
+            ],
+            options: options)
         var md = [Self.heading, ""]
-        md.append("Date: \(machine.date). Command: `\(options.commandLine)`. `booksd --file F --socket S` on a \(CoreReport.rows(rows))-row "
-                  + "file (page cache warm); ready = from `posix_spawn` until a connection to the socket answers `hello` "
-                  + "(polled every 1 ms), 3 starts.")
+        md.append(
+            "Date: \(machine.date). Command: `\(options.commandLine)`. `booksd --file F --socket S` on a \(CoreReport.rows(rows))-row "
+                + "file (page cache warm); ready = from `posix_spawn` until a connection to the socket answers `hello` "
+                + "(polled every 1 ms), 3 starts.")
         md.append("")
         md.append("| rows | ready ms (median) | all runs ms | VmRSS when ready MB |")
         md.append("|---:|---:|---|---:|")
-        md.append("| \(CoreReport.rows(rows)) | \(CoreReport.ms(readyMedian)) | \(ready.map { CoreReport.ms($0) }.joined(separator: ", ")) | \(CoreReport.f(rssMedian, 1)) |")
+        md.append(
+            "| \(CoreReport.rows(rows)) | \(CoreReport.ms(readyMedian)) | \(ready.map { CoreReport.ms($0) }.joined(separator: ", ")) | \(CoreReport.f(rssMedian, 1)) |"
+        )
         md.append("")
         ResultsFile.publish(heading: Self.heading, markdown: md.joined(separator: "\n"), options: options)
     }

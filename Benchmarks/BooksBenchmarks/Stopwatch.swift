@@ -20,7 +20,8 @@ enum Stopwatch {
     static func cpuMilliseconds() -> Double {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        let micros = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000
+        let micros =
+            (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000
             + Int(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
         return Double(micros) / 1000
     }

@@ -13,7 +13,9 @@ final class SubscriberPool {
     /// and waits for every subscribe reply. Nil when a connection fails.
     init?(socketPath: String, count: Int) {
         for k in 0..<count {
-            guard let socket = LineClient.connectIfListening(socketPath), let point = socket.helloPoint(client: "bench-sub-\(k)") else {
+            guard let socket = LineClient.connectIfListening(socketPath),
+                let point = socket.helloPoint(client: "bench-sub-\(k)")
+            else {
                 Console.error("subscriber \(k) could not connect")
                 return nil
             }
@@ -27,17 +29,26 @@ final class SubscriberPool {
             waitReadable(timeoutMS: 100)
             for (k, socket) in sockets.enumerated() where !subscribed[k] {
                 for line in socket.readAvailableLines() where line.contains("\"id\":\"s\"") {
-                    guard line.contains("\"ok\":true") else { Console.error("subscribe refused: \(line)"); return nil }
+                    guard line.contains("\"ok\":true") else {
+                        Console.error("subscribe refused: \(line)")
+                        return nil
+                    }
                     subscribed[k] = true
                     remaining -= 1
                 }
             }
         }
-        guard remaining == 0 else { Console.error("\(remaining) subscribe replies missing"); return nil }
+        guard remaining == 0 else {
+            Console.error("\(remaining) subscribe replies missing")
+            return nil
+        }
         // The epoll set is built once, before any measurement (registering a thousand
         // descriptors takes milliseconds).
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
-        guard epollFD >= 0 else { Console.error("epoll_create1 failed"); return nil }
+        guard epollFD >= 0 else {
+            Console.error("epoll_create1 failed")
+            return nil
+        }
         for (k, socket) in sockets.enumerated() {
             var event = epoll_event()
             event.events = EPOLLIN.rawValue
@@ -82,6 +93,9 @@ final class SubscriberPool {
     func close() {
         for socket in sockets { socket.close() }
         sockets = []
-        if epollFD >= 0 { Glibc.close(epollFD); epollFD = -1 }
+        if epollFD >= 0 {
+            Glibc.close(epollFD)
+            epollFD = -1
+        }
     }
 }

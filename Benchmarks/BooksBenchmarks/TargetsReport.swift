@@ -6,28 +6,34 @@ struct TargetsReport {
     struct Verdict: Sendable, Equatable {
         var target: String
         var measured: String
-        var hit: Bool?   // nil: not measured in this run
+        var hit: Bool?  // nil: not measured in this run
     }
 
     let options: LiveOptions
 
     func run() {
-        let verdicts = Self.judge(latency: ResultsFile.read("latency", options: options), rss: ResultsFile.read("rss", options: options),
-                                  fanout: ResultsFile.read("fanout", options: options), writes: ResultsFile.read("writes", options: options),
-                                  startup: ResultsFile.read("startup", options: options))
+        let verdicts = Self.judge(
+            latency: ResultsFile.read("latency", options: options), rss: ResultsFile.read("rss", options: options),
+            fanout: ResultsFile.read("fanout", options: options), writes: ResultsFile.read("writes", options: options),
+            startup: ResultsFile.read("startup", options: options))
         var md = [Self.heading, "", "Judged from the figures above (same run). Command: `\(options.commandLine)`.", ""]
         md.append("| target | measured | verdict |")
         md.append("|---|---|---|")
         for v in verdicts {
-            md.append("| \(v.target) | \(v.measured) | \(v.hit.map { $0 ? "**hit**" : "**MISS**" } ?? "not measured") |")
+            md.append(
+                "| \(v.target) | \(v.measured) | \(v.hit.map { $0 ? "**hit**" : "**MISS**" } ?? "not measured") |")
         }
         md.append("")
         ResultsFile.publish(heading: Self.heading, markdown: md.joined(separator: "\n"), options: options)
     }
 
-    static func judge(latency: [[String: String]], rss: [[String: String]], fanout: [[String: String]],
-                      writes: [[String: String]], startup: [[String: String]]) -> [Verdict] {
-        func num(_ row: [String: String]?, _ key: String) -> Double? { row?[key].flatMap(Double.init).flatMap { $0.isNaN ? nil : $0 } }
+    static func judge(
+        latency: [[String: String]], rss: [[String: String]], fanout: [[String: String]],
+        writes: [[String: String]], startup: [[String: String]]
+    ) -> [Verdict] {
+        func num(_ row: [String: String]?, _ key: String) -> Double? {
+            row?[key].flatMap(Double.init).flatMap { $0.isNaN ? nil : $0 }
+        }
         func cell(_ peer: String, _ rows: Int, _ edit: String) -> [String: String]? {
             latency.first { $0["peer"] == peer && $0["rows"] == String(rows) && $0["edit"] == edit }
         }
@@ -37,10 +43,17 @@ struct TargetsReport {
         for rows in [1_000, 10_000] {
             for edit in edits {
                 let target = "\(CoreReport.rows(rows)) \(edit): booksd p50 ≤ inotifywait p50 + 1 ms"
-                guard let b = num(cell("booksd", rows, edit), "p50"), let f = num(cell("inotifywait", rows, edit), "p50") else {
-                    out.append(Verdict(target: target, measured: "–", hit: nil)); continue
+                guard let b = num(cell("booksd", rows, edit), "p50"),
+                    let f = num(cell("inotifywait", rows, edit), "p50")
+                else {
+                    out.append(Verdict(target: target, measured: "–", hit: nil))
+                    continue
                 }
-                out.append(Verdict(target: target, measured: "\(CoreReport.ms(b)) vs \(CoreReport.ms(f)) ms (+\(CoreReport.ms(b - f)))", hit: b - f <= 1))
+                out.append(
+                    Verdict(
+                        target: target,
+                        measured: "\(CoreReport.ms(b)) vs \(CoreReport.ms(f)) ms (+\(CoreReport.ms(b - f)))",
+                        hit: b - f <= 1))
             }
         }
         // 2. ≥ 30× (100k) and ≥ 50× (1M) faster than the best peer, at p50 and p99.
@@ -50,18 +63,26 @@ struct TargetsReport {
                     let target = "\(CoreReport.rows(rows)) \(edit) \(p): best peer / booksd ≥ \(Int(factor))×"
                     let peers = ["watchdog", "watchman"].compactMap { num(cell($0, rows, edit), p) }
                     guard let b = num(cell("booksd", rows, edit), p), let best = peers.min(), b > 0 else {
-                        out.append(Verdict(target: target, measured: "–", hit: nil)); continue
+                        out.append(Verdict(target: target, measured: "–", hit: nil))
+                        continue
                     }
-                    out.append(Verdict(target: target, measured: "\(CoreReport.ms(best)) / \(CoreReport.ms(b)) ms = \(CoreReport.f(best / b, 1))×",
-                                       hit: best / b >= factor))
+                    out.append(
+                        Verdict(
+                            target: target,
+                            measured: "\(CoreReport.ms(best)) / \(CoreReport.ms(b)) ms = \(CoreReport.f(best / b, 1))×",
+                            hit: best / b >= factor))
                 }
             }
         }
         // 3. RSS at 1M ≤ 1/5 of the Python peer's.
         let big = rss.first { $0["rows"] == "1000000" }
         if let d = num(big, "booksd_kb"), let p = num(big, "watchdog_kb"), d > 0, p > 0 {
-            out.append(Verdict(target: "1M VmRSS: booksd ≤ 1/5 of the Python (watchdog) peer",
-                               measured: "\(CoreReport.f(d / 1024, 1)) vs \(CoreReport.f(p / 1024, 1)) MB (1/\(CoreReport.f(p / d, 1)))", hit: d * 5 <= p))
+            out.append(
+                Verdict(
+                    target: "1M VmRSS: booksd ≤ 1/5 of the Python (watchdog) peer",
+                    measured:
+                        "\(CoreReport.f(d / 1024, 1)) vs \(CoreReport.f(p / 1024, 1)) MB (1/\(CoreReport.f(p / d, 1)))",
+                    hit: d * 5 <= p))
         } else {
             out.append(Verdict(target: "1M VmRSS: booksd ≤ 1/5 of the Python (watchdog) peer", measured: "–", hit: nil))
         }
@@ -69,8 +90,11 @@ struct TargetsReport {
         let one = fanout.first { $0["subscribers"] == "1" }
         let many = fanout.max { (Int($0["subscribers"] ?? "") ?? 0) < (Int($1["subscribers"] ?? "") ?? 0) }
         if let a = num(one, "last_p50"), let m = num(many, "last_p50"), let n = many?["subscribers"], n != "1" {
-            out.append(Verdict(target: "\(n) subscribers: last notified (p50) ≤ 10× one subscriber (p50)",
-                               measured: "\(CoreReport.ms(m)) vs \(CoreReport.ms(a)) ms = \(CoreReport.f(m / a, 1))×", hit: m <= 10 * a))
+            out.append(
+                Verdict(
+                    target: "\(n) subscribers: last notified (p50) ≤ 10× one subscriber (p50)",
+                    measured: "\(CoreReport.ms(m)) vs \(CoreReport.ms(a)) ms = \(CoreReport.f(m / a, 1))×",
+                    hit: m <= 10 * a))
         } else {
             out.append(Verdict(target: "1000 subscribers: last notified ≤ 10× one subscriber", measured: "–", hit: nil))
         }
@@ -79,21 +103,30 @@ struct TargetsReport {
             let w1 = writes.first { $0["rows"] == String(rows) && $0["writers"] == "1" }
             let w32 = writes.first { $0["rows"] == String(rows) && $0["writers"] == "32" }
             if let a = num(w1, "per_second"), let b = num(w32, "per_second"), a > 0 {
-                out.append(Verdict(target: "\(CoreReport.rows(rows)) rows: 32 writers ≥ 5× inserts/s of 1 writer",
-                                   measured: "\(CoreReport.f(b, 1)) vs \(CoreReport.f(a, 1))/s = \(CoreReport.f(b / a, 1))×", hit: b >= 5 * a))
+                out.append(
+                    Verdict(
+                        target: "\(CoreReport.rows(rows)) rows: 32 writers ≥ 5× inserts/s of 1 writer",
+                        measured: "\(CoreReport.f(b, 1)) vs \(CoreReport.f(a, 1))/s = \(CoreReport.f(b / a, 1))×",
+                        hit: b >= 5 * a))
             }
             if rows == 1_000_000, let p50 = num(w1, "p50"), let rewrite = num(w1, "rewrite_ms") {
-                out.append(Verdict(target: "1M rows: one durable insert (p50, 1 writer) ≤ 1/10 of a full rewrite (write+fsync)",
-                                   measured: "\(CoreReport.ms(p50)) vs \(CoreReport.ms(rewrite)) ms", hit: p50 * 10 <= rewrite))
+                out.append(
+                    Verdict(
+                        target: "1M rows: one durable insert (p50, 1 writer) ≤ 1/10 of a full rewrite (write+fsync)",
+                        measured: "\(CoreReport.ms(p50)) vs \(CoreReport.ms(rewrite)) ms", hit: p50 * 10 <= rewrite))
             }
         }
         if !writes.contains(where: { $0["rows"] == "1000000" }) {
-            out.append(Verdict(target: "1M rows: one durable insert well under a full rewrite", measured: "–", hit: nil))
+            out.append(
+                Verdict(target: "1M rows: one durable insert well under a full rewrite", measured: "–", hit: nil))
         }
         // 7. Ready at 1M in under 0.5 s.
         let s = startup.first
         if let ready = num(s, "ready_ms_median"), s?["rows"] == "1000000" {
-            out.append(Verdict(target: "1M rows: exec → ready < 500 ms", measured: "\(CoreReport.ms(ready)) ms (median of 3)", hit: ready < 500))
+            out.append(
+                Verdict(
+                    target: "1M rows: exec → ready < 500 ms", measured: "\(CoreReport.ms(ready)) ms (median of 3)",
+                    hit: ready < 500))
         } else {
             out.append(Verdict(target: "1M rows: exec → ready < 500 ms", measured: "–", hit: nil))
         }

@@ -13,6 +13,9 @@ public struct BookPage: Sendable, Hashable {
 
     /// Creates a page.
     public init(books: [Book], total: Int, epoch: String?, seq: UInt64) {
-        self.books = books; self.total = total; self.epoch = epoch; self.seq = seq
+        self.books = books
+        self.total = total
+        self.epoch = epoch
+        self.seq = seq
     }
 }

@@ -29,8 +29,10 @@ public final class BooksClient: Sendable {
     private let connection: SocketConnection
     private let nextID: Atomic<UInt64>
 
-    private init(socketPath: String, connection: SocketConnection, server: String?,
-                 helloPoint: ResumePoint?, nextID: UInt64) {
+    private init(
+        socketPath: String, connection: SocketConnection, server: String?,
+        helloPoint: ResumePoint?, nextID: UInt64
+    ) {
         self.socketPath = socketPath
         self.maxLineLength = connection.maxLineLength
         self.connection = connection
@@ -51,9 +53,12 @@ public final class BooksClient: Sendable {
     ///   listens or access is denied; `.protocolError` when the daemon refuses the protocol version;
     ///   `.connectionClosed` when it hangs up during the handshake; `.io` when the reader thread
     ///   cannot be started.
-    public static func connect(socketPath: String, clientName: String = "booksctl",
-                               maxLineLength: Int = BooksClient.defaultMaxLineLength)
-        async throws(BooksClientError) -> BooksClient {
+    public static func connect(
+        socketPath: String, clientName: String = "booksctl",
+        maxLineLength: Int = BooksClient.defaultMaxLineLength
+    )
+        async throws(BooksClientError) -> BooksClient
+    {
         precondition(maxLineLength > 0, "maxLineLength must be positive")
         let connection = try SocketConnection.open(path: socketPath, maxLineLength: maxLineLength)
         let hello = Request(id: "1", op: .hello, version: ProtocolVersion.current, client: clientName)
@@ -62,13 +67,16 @@ public final class BooksClient: Sendable {
             let result = reply.result
             if let version = result?.protocolVersion, version != ProtocolVersion.current {
                 connection.close()
-                throw .protocolError(ProtocolError(.unsupportedVersion,
-                    "daemon speaks protocol version \(version), this client \(ProtocolVersion.current)"))
+                throw .protocolError(
+                    ProtocolError(
+                        .unsupportedVersion,
+                        "daemon speaks protocol version \(version), this client \(ProtocolVersion.current)"))
             }
             var point: ResumePoint?
             if let epoch = result?.epoch, let seq = result?.seq { point = ResumePoint(epoch: epoch, seq: seq) }
-            return BooksClient(socketPath: socketPath, connection: connection, server: result?.server,
-                               helloPoint: point, nextID: 2)
+            return BooksClient(
+                socketPath: socketPath, connection: connection, server: result?.server,
+                helloPoint: point, nextID: 2)
         case .failure(let error):
             connection.close()
             if case .daemon(let protocolError) = error { throw .protocolError(protocolError) }
@@ -141,7 +149,10 @@ public final class BooksClient: Sendable {
     /// Returns the deleted books as the daemon reports them.
     @discardableResult
     public func delete(_ ids: [String], expectedVersions: [UInt64]? = nil) async throws(BooksClientError) -> [Book] {
-        try await call(.delete) { $0.ids = ids; $0.expectedVersions = expectedVersions }.books ?? []
+        try await call(.delete) {
+            $0.ids = ids
+            $0.expectedVersions = expectedVersions
+        }.books ?? []
     }
 
     // MARK: Change feed
@@ -155,8 +166,11 @@ public final class BooksClient: Sendable {
     /// iteration (cancel, drop) unsubscribes. This stream does not reconnect. Keep the client alive
     /// while iterating: releasing it closes the connection (the stream then finishes). Items are
     /// buffered without bound; the daemon disconnects a subscriber that lags too far behind.
-    public func changes(filter: BookFilter = .all, from resume: ResumePoint? = nil)
-        -> AsyncThrowingStream<FeedItem, any Error> {
+    public func changes(
+        filter: BookFilter = .all, from resume: ResumePoint? = nil
+    )
+        -> AsyncThrowingStream<FeedItem, any Error>
+    {
         let (stream, continuation) = AsyncThrowingStream<FeedItem, any Error>.makeStream()
         let connection = self.connection
         let unsubscribeID = makeID()
@@ -174,8 +188,10 @@ public final class BooksClient: Sendable {
     /// each item, in order (it must not block), and `finish` once when the feed ends (nil when it
     /// ended normally: the connection was closed or the daemon shut down). Saves the hop to
     /// another thread per item that a stream costs; `ResilientSubscription` uses it.
-    func subscribe(filter: BookFilter, from resume: ResumePoint?,
-                   deliver: @escaping @Sendable (FeedItem) -> Void, finish: @escaping @Sendable (BooksClientError?) -> Void) {
+    func subscribe(
+        filter: BookFilter, from resume: ResumePoint?,
+        deliver: @escaping @Sendable (FeedItem) -> Void, finish: @escaping @Sendable (BooksClientError?) -> Void
+    ) {
         subscribe(filter: filter, from: resume, sink: SocketConnection.EventSink(deliver: deliver, finish: finish))
     }
 
@@ -210,8 +226,11 @@ public final class BooksClient: Sendable {
         String(nextID.wrappingAdd(1, ordering: .relaxed).oldValue)
     }
 
-    private func call(_ op: Request.Operation, _ configure: (inout Request) -> Void = { _ in })
-        async throws(BooksClientError) -> ReplyResult {
+    private func call(
+        _ op: Request.Operation, _ configure: (inout Request) -> Void = { _ in }
+    )
+        async throws(BooksClientError) -> ReplyResult
+    {
         var request = Request(id: makeID(), op: op)
         configure(&request)
         switch await connection.send(request) {

@@ -9,6 +9,7 @@ public struct VersionedBook: Sendable, Hashable {
 
     /// Creates a versioned book.
     public init(book: Book, version: UInt64) {
-        self.book = book; self.version = version
+        self.book = book
+        self.version = version
     }
 }

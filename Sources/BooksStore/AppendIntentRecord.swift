@@ -33,11 +33,14 @@ struct AppendIntentRecord: Equatable {
     static func decode(_ bytes: [UInt8]) -> Result<AppendIntentRecord, IntentProblem> {
         guard let newline = bytes.firstIndex(of: 0x0A) else { return .failure(.malformed("no header line")) }
         let header = String(decoding: bytes[..<newline], as: UTF8.self)
-        guard header.hasPrefix(magic + " ") else { return .failure(.malformed("no booksd header (planted or old record)")) }
+        guard header.hasPrefix(magic + " ") else {
+            return .failure(.malformed("no booksd header (planted or old record)"))
+        }
         let fields = header.dropFirst(magic.count + 1).split(separator: " ").map(String.init)
         guard fields.count == 5, let device = UInt64(fields[0]), let inode = UInt64(fields[1]),
-              let size = Int(fields[2]), size >= 0, let length = Int(fields[3]), length >= 0,
-              let check = UInt64(fields[4], radix: 16) else { return .failure(.malformed("unreadable header")) }
+            let size = Int(fields[2]), size >= 0, let length = Int(fields[3]), length >= 0,
+            let check = UInt64(fields[4], radix: 16)
+        else { return .failure(.malformed("unreadable header")) }
         let payload = Array(bytes[(newline + 1)...])
         guard payload.count == length else {
             return .failure(.malformed("payload is \(payload.count) bytes, the header says \(length)"))
@@ -54,7 +57,9 @@ struct AppendIntentRecord: Equatable {
         let parts = PathParts(path)
         var template = Array((path + "-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw .system(path: parts.directory, operation: "create append intent record in", errno: errno) }
+        guard fd >= 0 else {
+            throw .system(path: parts.directory, operation: "create append intent record in", errno: errno)
+        }
         let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let bytes = record.encoded
         var failure: (String, Int32)?
@@ -69,7 +74,7 @@ struct AppendIntentRecord: Equatable {
         close(fd)
         if failure == nil, rename(temporary, path) != 0 { failure = ("rename into place", errno) }
         if let (operation, code) = failure {
-            unlink(temporary)   // e.g. ENOSPC: never leave a partial intent record behind
+            unlink(temporary)  // e.g. ENOSPC: never leave a partial intent record behind
             throw .system(path: path, operation: "\(operation) append intent record", errno: code)
         }
         AtomicFileWriter.syncDirectory(parts.directory)
@@ -87,17 +92,23 @@ struct AppendIntentRecord: Equatable {
         }
         defer { close(fd) }
         var s = stat()
-        guard fstat(fd, &s) == 0 else { return .failure(.untrusted("fstat failed: \(String(cString: strerror(errno)))")) }
+        guard fstat(fd, &s) == 0 else {
+            return .failure(.untrusted("fstat failed: \(String(cString: strerror(errno)))"))
+        }
         guard s.st_mode & S_IFMT == S_IFREG else {
             return .failure(.untrusted("it is a \(FileReader.kindName(s.st_mode)), not a regular file"))
         }
-        guard s.st_uid == geteuid() else { return .failure(.untrusted("it is owned by uid \(s.st_uid), not \(geteuid())")) }
+        guard s.st_uid == geteuid() else {
+            return .failure(.untrusted("it is owned by uid \(s.st_uid), not \(geteuid())"))
+        }
         guard s.st_mode & 0o7777 == 0o600 else {
             return .failure(.untrusted("its mode is \(String(s.st_mode & 0o7777, radix: 8)), not 600"))
         }
         guard s.st_nlink == 1 else { return .failure(.untrusted("it has \(s.st_nlink) hard links")) }
         guard Int(s.st_size) <= maximumSize else { return .failure(.untrusted("it is \(s.st_size) bytes, too large")) }
-        guard case .present(let bytes, _) = FileReader.read(fd, size: Int(s.st_size), path: path, sizeLimit: maximumSize) else {
+        guard
+            case .present(let bytes, _) = FileReader.read(fd, size: Int(s.st_size), path: path, sizeLimit: maximumSize)
+        else {
             return .failure(.untrusted("it cannot be read"))
         }
         return decode(bytes)
@@ -107,7 +118,10 @@ struct AppendIntentRecord: Equatable {
         var written = 0
         while written < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if n < 0 { if errno == EINTR { continue }; return false }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
             written += n
         }
         return true

@@ -16,14 +16,18 @@ public enum AppendWriter {
     /// the append when the file is exactly the expected content plus `bytes` as far as its size and
     /// its tail show (the caller can then skip reading it back), nil when someone else wrote too.
     @discardableResult
-    public static func append(_ bytes: [UInt8], to path: String, expected: FileIdentity,
-                              allowSymlink: Bool = false) throws(StoreError) -> FileIdentity? {
+    public static func append(
+        _ bytes: [UInt8], to path: String, expected: FileIdentity,
+        allowSymlink: Bool = false
+    ) throws(StoreError) -> FileIdentity? {
         try append(bytes, to: path, expected: expected, allowSymlink: allowSymlink, writer: { Glibc.write($0, $1, $2) })
     }
 
     /// `append` with the `write(2)` it uses replaced (tests inject failures with it).
-    static func append(_ bytes: [UInt8], to path: String, expected: FileIdentity, allowSymlink: Bool = false,
-                       writer: (Int32, UnsafeRawPointer, Int) -> Int) throws(StoreError) -> FileIdentity? {
+    static func append(
+        _ bytes: [UInt8], to path: String, expected: FileIdentity, allowSymlink: Bool = false,
+        writer: (Int32, UnsafeRawPointer, Int) -> Int
+    ) throws(StoreError) -> FileIdentity? {
         // A symbolic link at the path is refused unless allowed (then its target is appended to).
         let file = try FileReader.resolveBookPath(path, allowSymlink: allowSymlink).get()
         let fd = open(file, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW)
@@ -39,12 +43,13 @@ public enum AppendWriter {
             throw .notARegularFile(path: path, kind: FileReader.kindName(before.st_mode))
         }
         guard FileIdentity(before) == expected else { throw .changedDuringWrite(path: path) }
-        try FileFidelity.checkWritable(before, path: file)   // root too: a 0444 file is read-only
+        try FileFidelity.checkWritable(before, path: file)  // root too: a 0444 file is read-only
         // The intent record lets a restart cut off an append torn by a crash (a write can be
         // interrupted between two pages): the file appended to, its size before, the bytes.
         let intent = intentPath(for: path)
-        let record = AppendIntentRecord(device: UInt64(before.st_dev), inode: UInt64(before.st_ino),
-                                        originalSize: Int(before.st_size), payload: bytes)
+        let record = AppendIntentRecord(
+            device: UInt64(before.st_dev), inode: UInt64(before.st_ino),
+            originalSize: Int(before.st_size), payload: bytes)
         try AppendIntentRecord.write(record, at: intent)
         defer { unlink(intent) }
         var written = 0
@@ -75,8 +80,13 @@ public enum AppendWriter {
         var got = 0
         let wanted = bytes.count
         while got < wanted {
-            let n = tail.withUnsafeMutableBytes { pread(reader, $0.baseAddress! + got, wanted - got, off_t(Int(before.st_size) + got)) }
-            if n < 0 { if errno == EINTR { continue }; return nil }
+            let n = tail.withUnsafeMutableBytes {
+                pread(reader, $0.baseAddress! + got, wanted - got, off_t(Int(before.st_size) + got))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
             if n == 0 { return nil }
             got += n
         }
@@ -101,13 +111,19 @@ public enum AppendWriter {
         var tail = [UInt8](repeating: 0, count: ours.count)
         var got = 0
         while got < tail.count {
-            let n = tail.withUnsafeMutableBytes { pread(reader, $0.baseAddress! + got, $0.count - got, off_t(original + got)) }
-            if n < 0 { if errno == EINTR { continue }; return false }
+            let n = tail.withUnsafeMutableBytes {
+                pread(reader, $0.baseAddress! + got, $0.count - got, off_t(original + got))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
             if n == 0 { return false }
             got += n
         }
         guard tail == ours, fstat(fd, &now) == 0, Int(now.st_size) == original + ours.count,
-              ftruncate(fd, off_t(original)) == 0 else { return false }
+            ftruncate(fd, off_t(original)) == 0
+        else { return false }
         _ = fdatasync(fd)
         return true
     }
@@ -129,7 +145,9 @@ public enum AppendWriter {
         let intent = intentPath(for: path)
         let leftovers = removeIntentTemporaries(beside: path)
         var notes: [String] = []
-        if !leftovers.isEmpty { notes.append("removed unfinished append intent records: \(leftovers.joined(separator: ", "))") }
+        if !leftovers.isEmpty {
+            notes.append("removed unfinished append intent records: \(leftovers.joined(separator: ", "))")
+        }
         defer { unlink(intent) }
         switch AppendIntentRecord.readTrusted(at: intent) {
         case nil:
@@ -154,13 +172,19 @@ public enum AppendWriter {
             return "ignored the append intent record \(intent): it is for another file (inode \(record.inode), "
                 + "the book file is inode \(s.st_ino))"
         }
-        let size = Int(s.st_size), original = record.originalSize
+        let size = Int(s.st_size)
+        let original = record.originalSize
         guard size > original, size < original + record.payload.count else { return nil }
         var tail = [UInt8](repeating: 0, count: size - original)
         var got = 0
         while got < tail.count {
-            let n = tail.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, $0.count - got, off_t(original + got)) }
-            if n < 0 { if errno == EINTR { continue }; return nil }
+            let n = tail.withUnsafeMutableBytes {
+                pread(fd, $0.baseAddress! + got, $0.count - got, off_t(original + got))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
             if n == 0 { return nil }
             got += n
         }
@@ -181,7 +205,8 @@ public enum AppendWriter {
         while let entry = readdir(dir) {
             let name = String(cString: books_dirent_name(entry))
             if name.hasPrefix(prefix), name.utf8.count == prefix.utf8.count + 6,
-               unlink(parts.directory + "/" + name) == 0 {
+                unlink(parts.directory + "/" + name) == 0
+            {
                 removed.append(name)
             }
         }

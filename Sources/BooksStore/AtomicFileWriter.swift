@@ -27,9 +27,11 @@ public enum AtomicFileWriter {
     /// also puts it back (`ReplacedVersionGuard`). One that opens it in the instant after the
     /// check is waited for, and what it wrote is returned as `lateEdit` for the caller to apply.
     @discardableResult
-    public static func write(_ bytes: [UInt8], to path: String, expected: FileIdentity? = nil,
-                             expectMissing: Bool = false, allowSymlink: Bool = false,
-                             isExpectedContent: (([UInt8]) -> Bool)? = nil) throws(StoreError) -> AtomicWriteResult {
+    public static func write(
+        _ bytes: [UInt8], to path: String, expected: FileIdentity? = nil,
+        expectMissing: Bool = false, allowSymlink: Bool = false,
+        isExpectedContent: (([UInt8]) -> Bool)? = nil
+    ) throws(StoreError) -> AtomicWriteResult {
         let target = try FileReader.resolveBookPath(path, allowSymlink: allowSymlink).get()
         let parts = PathParts(target)
         var template = Array((parts.directory + "/" + temporaryPrefix(for: target) + "XXXXXX").utf8CString)
@@ -47,7 +49,7 @@ public enum AtomicFileWriter {
         do {
             var existing = stat()
             if lstat(target, &existing) == 0 {
-                if existing.st_mode & S_IFMT == S_IFLNK {   // appeared since the path was resolved
+                if existing.st_mode & S_IFMT == S_IFLNK {  // appeared since the path was resolved
                     throw StoreError.symlinkRefused(path: path, target: FileReader.linkTarget(target))
                 }
                 try FileFidelity.checkWritable(existing, path: target)
@@ -88,15 +90,16 @@ public enum AtomicFileWriter {
                 let replaced = ReplacedVersionGuard(path: temporary)
                 var checked: FileIdentity?
                 if replaced.state != .writerOpen,
-                   case .present(let old, let identity) = FileReader.read(temporary),
-                   identity.device == expected.device, identity.inode == expected.inode,
-                   isExpectedContent(old) {
+                    case .present(let old, let identity) = FileReader.read(temporary),
+                    identity.device == expected.device, identity.inode == expected.inode,
+                    isExpectedContent(old)
+                {
                     checked = identity
                 }
                 guard let checked, !replaced.writerArrived else {
-                    renamed = true   // from here on, the temporary name is only removed when it is our inode
+                    renamed = true  // from here on, the temporary name is only removed when it is our inode
                     try putBack(temporary: temporary, target: target, own: own, path: path)
-                    throw .changedDuringWrite(path: path)   // the guard's deinit lets a waiting writer go on
+                    throw .changedDuringWrite(path: path)  // the guard's deinit lets a waiting writer go on
                 }
                 syncDirectory(parts.directory)
                 renamed = true
@@ -118,7 +121,9 @@ public enum AtomicFileWriter {
             }
             // The file system cannot exchange: fall back to the checked rename.
         }
-        guard rename(temporary, target) == 0 else { throw .system(path: target, operation: "rename onto", errno: errno) }
+        guard rename(temporary, target) == 0 else {
+            throw .system(path: target, operation: "rename onto", errno: errno)
+        }
         renamed = true
         syncDirectory(parts.directory)
         guard let identity = FileIdentity.of(path: target) else {
@@ -133,8 +138,10 @@ public enum AtomicFileWriter {
     /// back to the temporary name: it is moved back to `target` (the newest version stays in
     /// place) and the version it replaced is kept in a recovery file; nothing but the daemon's
     /// own inode is ever unlinked.
-    static func putBack(temporary: String, target: String, own: (device: UInt64, inode: UInt64),
-                        path: String) throws(StoreError) {
+    static func putBack(
+        temporary: String, target: String, own: (device: UInt64, inode: UInt64),
+        path: String
+    ) throws(StoreError) {
         guard books_rename_exchange(temporary, target) == 0 else {
             // Keep the user's file, now at the temporary name.
             throw .system(path: temporary, operation: "put back a concurrent edit of \(target) (kept at)", errno: errno)
@@ -144,7 +151,7 @@ public enum AtomicFileWriter {
             return
         }
         var s = stat()
-        guard lstat(temporary, &s) == 0 else { return }   // nothing there any more
+        guard lstat(temporary, &s) == 0 else { return }  // nothing there any more
         // Another program's file came back to the temporary name: it was moved onto the path
         // after the swap, so it is the newest version. Put it back at the path; the version it
         // replaced then comes to the temporary name and is kept in a recovery file.
@@ -180,7 +187,8 @@ public enum AtomicFileWriter {
     @discardableResult
     public static func removeStaleTemporaries(beside path: String) -> [String] {
         let found = cleanUpStaleTemporaries(beside: path)
-        return found.removed + found.kept.map { "\($0.name) (its content differs from the book file: kept in \($0.keptAt))" }
+        return found.removed
+            + found.kept.map { "\($0.name) (its content differs from the book file: kept in \($0.keptAt))" }
     }
 
     static func resolveSymlink(_ path: String) -> String {

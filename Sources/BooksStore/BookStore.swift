@@ -14,13 +14,17 @@ public protocol BookStore: Sendable {
     /// Applies `request` to `document` (the current content) and replaces the file atomically and
     /// durably. With `expected`, refuses with `.changedDuringWrite` when the file is no longer that
     /// version (nil `expected` = the file must still be missing).
-    func save(_ request: SaveRequest, onto document: BookDocument, expected: FileIdentity?) throws(StoreError) -> SaveResult
+    func save(
+        _ request: SaveRequest, onto document: BookDocument, expected: FileIdentity?
+    ) throws(StoreError) -> SaveResult
 }
 
 extension BookStore {
     /// The shared save: line edits on the document, rendering, format conversion, atomic write.
-    func saveUsingFormat(_ request: SaveRequest, onto document: BookDocument,
-                         expected: FileIdentity?) throws(StoreError) -> SaveResult {
+    func saveUsingFormat(
+        _ request: SaveRequest, onto document: BookDocument,
+        expected: FileIdentity?
+    ) throws(StoreError) -> SaveResult {
         var edits: [DocumentEdit] = []
         var remapped: [IdentifierRemap] = []
         var inserted: [Book] = []
@@ -41,14 +45,17 @@ extension BookStore {
         }
         for insertion in request.inserted {
             let book = Book(id: insertion.id ?? UUID().uuidString, name: insertion.name, author: insertion.author)
-            if insertion.id == nil { remapped.append(IdentifierRemap(temporaryID: insertion.temporaryID, permanentID: book.id)) }
+            if insertion.id == nil {
+                remapped.append(IdentifierRemap(temporaryID: insertion.temporaryID, permanentID: book.id))
+            }
             edits.append(.append(book))
             inserted.append(book)
         }
         let canonical = document.rendering(edits)
         let written = try writeCanonical(canonical, replacing: document.bytes, expected: expected)
-        return SaveResult(splice: ByteSplice(from: document.bytes, to: canonical), identity: written.identity,
-                          remapped: remapped, inserted: inserted, lateEdit: written.lateEdit)
+        return SaveResult(
+            splice: ByteSplice(from: document.bytes, to: canonical), identity: written.identity,
+            remapped: remapped, inserted: inserted, lateEdit: written.lateEdit)
     }
 
     /// Writes `canonical` (in the store's format) over the version of the file whose canonical
@@ -56,8 +63,10 @@ extension BookStore {
     /// and durably; `.changedDuringWrite` when the file is not that version. The result's
     /// `lateEdit` is canonical text too (a late write that is not valid in the format is kept in
     /// a recovery file beside the book file instead, see `RecoveryFile`).
-    public func writeCanonical(_ canonical: [UInt8], replacing replaced: [UInt8],
-                               expected: FileIdentity?) throws(StoreError) -> AtomicWriteResult {
+    public func writeCanonical(
+        _ canonical: [UInt8], replacing replaced: [UInt8],
+        expected: FileIdentity?
+    ) throws(StoreError) -> AtomicWriteResult {
         let fileBytes: [UInt8]
         // JSON: the exact file replaced, whose unknown members are carried through.
         var replacedFile: [UInt8]?
@@ -69,19 +78,21 @@ extension BookStore {
             fileBytes = extras.fileBytes(for: BookDocument(parsing: canonical, lineLimit: .max))
         }
         let format = configuration.format
-        var written = try AtomicFileWriter.write(fileBytes, to: configuration.path, expected: expected,
-                                                 expectMissing: expected == nil,
-                                                 allowSymlink: configuration.allowSymlink,
-                                                 isExpectedContent: { version in
-            // The version replaced must be the one planned on.
-            switch format {
-            case .text: return ByteComparison.equal(version, replaced)
-            case .json:
-                // Byte for byte: an edit of an unknown member alone must not be overwritten either.
-                if let replacedFile { return ByteComparison.equal(version, replacedFile) }
-                return (try? format.canonicalText(from: version)).map { ByteComparison.equal($0, replaced) } ?? false
-            }
-        })
+        var written = try AtomicFileWriter.write(
+            fileBytes, to: configuration.path, expected: expected,
+            expectMissing: expected == nil,
+            allowSymlink: configuration.allowSymlink,
+            isExpectedContent: { version in
+                // The version replaced must be the one planned on.
+                switch format {
+                case .text: return ByteComparison.equal(version, replaced)
+                case .json:
+                    // Byte for byte: an edit of an unknown member alone must not be overwritten either.
+                    if let replacedFile { return ByteComparison.equal(version, replacedFile) }
+                    return (try? format.canonicalText(from: version)).map { ByteComparison.equal($0, replaced) }
+                        ?? false
+                }
+            })
         if let late = written.lateEdit, format == .json {
             if let text = try? format.canonicalText(from: late) {
                 written.lateEdit = text
@@ -98,15 +109,19 @@ extension BookStore {
     /// the rewrite keeps them (`JSONExtraMembers`). A file that cannot be scanned is not rewritten.
     func jsonFileToReplace(expected: FileIdentity?) throws(StoreError) -> ([UInt8]?, JSONExtraMembers) {
         guard let expected else { return (nil, JSONExtraMembers()) }
-        switch FileReader.read(configuration.path, sizeLimit: configuration.sizeLimit,
-                               allowSymlink: configuration.allowSymlink) {
+        switch FileReader.read(
+            configuration.path, sizeLimit: configuration.sizeLimit,
+            allowSymlink: configuration.allowSymlink)
+        {
         case .present(let bytes, let identity):
             guard identity == expected else { throw .changedDuringWrite(path: configuration.path) }
             do {
                 return (bytes, try JSONExtraMembers.scan(bytes))
             } catch {
-                throw .invalidContent(path: configuration.path, detail: "its members other than id, name and author "
-                    + "could not be read to keep them (\(error)); not rewritten")
+                throw .invalidContent(
+                    path: configuration.path,
+                    detail: "its members other than id, name and author "
+                        + "could not be read to keep them (\(error)); not rewritten")
             }
         case .missing: throw .changedDuringWrite(path: configuration.path)
         case .unavailable(let error): throw error
@@ -116,36 +131,48 @@ extension BookStore {
     /// The fast path for a save that only inserts into a text file: the new rows are appended in
     /// place (`AppendWriter`) instead of rewriting the whole file, then the file is read back.
     /// Returns nil when the request does not qualify (the caller then uses `save`).
-    public func appendIfPossible(_ request: SaveRequest, onto document: BookDocument,
-                                 expected: FileIdentity?) throws(StoreError) -> SaveResult? {
+    public func appendIfPossible(
+        _ request: SaveRequest, onto document: BookDocument,
+        expected: FileIdentity?
+    ) throws(StoreError) -> SaveResult? {
         guard configuration.format == .text, let expected, !request.inserted.isEmpty,
-              request.updated.isEmpty, request.deleted.isEmpty,
-              !request.assignIDsToNewRows || document.newBookCount == 0,
-              document.bytes.isEmpty || document.bytes.last == 0x0A else { return nil }
+            request.updated.isEmpty, request.deleted.isEmpty,
+            !request.assignIDsToNewRows || document.newBookCount == 0,
+            document.bytes.isEmpty || document.bytes.last == 0x0A
+        else { return nil }
         var payload: [UInt8] = []
         var remapped: [IdentifierRemap] = []
         var inserted: [Book] = []
         for insertion in request.inserted {
             let book = Book(id: insertion.id ?? UUID().uuidString, name: insertion.name, author: insertion.author)
-            if insertion.id == nil { remapped.append(IdentifierRemap(temporaryID: insertion.temporaryID, permanentID: book.id)) }
+            if insertion.id == nil {
+                remapped.append(IdentifierRemap(temporaryID: insertion.temporaryID, permanentID: book.id))
+            }
             payload.append(contentsOf: RowEscaping.row(for: book))
             payload.append(contentsOf: document.lineEnding.bytes)
             inserted.append(book)
         }
         guard payload.count <= 1 << 20 else { return nil }
-        if let identity = try AppendWriter.append(payload, to: configuration.path, expected: expected,
-                                                  allowSymlink: configuration.allowSymlink) {
+        if let identity = try AppendWriter.append(
+            payload, to: configuration.path, expected: expected,
+            allowSymlink: configuration.allowSymlink)
+        {
             // The file is the content we had plus our rows: no need to read it back.
-            return SaveResult(splice: .append(payload, to: document.bytes.count), identity: identity, remapped: remapped,
-                              inserted: inserted, appended: payload)
+            return SaveResult(
+                splice: .append(payload, to: document.bytes.count), identity: identity, remapped: remapped,
+                inserted: inserted, appended: payload)
         }
-        switch FileReader.compare(configuration.path, with: document.bytes, sizeLimit: configuration.sizeLimit,
-                                  allowSymlink: configuration.allowSymlink) {
+        switch FileReader.compare(
+            configuration.path, with: document.bytes, sizeLimit: configuration.sizeLimit,
+            allowSymlink: configuration.allowSymlink)
+        {
         case .unchanged(let identity):
-            return SaveResult(splice: ByteSplice(range: 0..<0, replacement: []), identity: identity, remapped: remapped,
-                              inserted: inserted, appended: payload)
+            return SaveResult(
+                splice: ByteSplice(range: 0..<0, replacement: []), identity: identity, remapped: remapped,
+                inserted: inserted, appended: payload)
         case .changed(let splice, let identity):
-            return SaveResult(splice: splice, identity: identity, remapped: remapped, inserted: inserted, appended: payload)
+            return SaveResult(
+                splice: splice, identity: identity, remapped: remapped, inserted: inserted, appended: payload)
         case .missing:
             throw .changedDuringWrite(path: configuration.path)
         case .unavailable(let error):
@@ -166,8 +193,10 @@ extension BookStore {
 
     /// The shared fetch: read, then convert to canonical text.
     func fetchUsingFormat() -> BookStoreSnapshot {
-        switch FileReader.read(configuration.path, sizeLimit: configuration.sizeLimit,
-                               allowSymlink: configuration.allowSymlink) {
+        switch FileReader.read(
+            configuration.path, sizeLimit: configuration.sizeLimit,
+            allowSymlink: configuration.allowSymlink)
+        {
         case .missing: return .missing
         case .unavailable(let error): return .unavailable(error)
         case .present(let bytes, let identity):
@@ -205,13 +234,16 @@ public struct TextBookStore: BookStore {
     /// second file-sized buffer.
     public func compare(with document: BookDocument) -> FileComparison {
         readBuffer.withBuffer { buffer in
-            FileReader.compare(configuration.path, with: document.bytes, sizeLimit: configuration.sizeLimit, buffer: buffer,
-                               allowSymlink: configuration.allowSymlink)
+            FileReader.compare(
+                configuration.path, with: document.bytes, sizeLimit: configuration.sizeLimit, buffer: buffer,
+                allowSymlink: configuration.allowSymlink)
         }
     }
 
-    public func save(_ request: SaveRequest, onto document: BookDocument,
-                     expected: FileIdentity?) throws(StoreError) -> SaveResult {
+    public func save(
+        _ request: SaveRequest, onto document: BookDocument,
+        expected: FileIdentity?
+    ) throws(StoreError) -> SaveResult {
         try saveUsingFormat(request, onto: document, expected: expected)
     }
 }
@@ -239,8 +271,10 @@ public struct JSONBookStore: BookStore {
         if case .present(let canonical, _) = snapshot {
             let document = BookDocument(parsing: canonical, lineLimit: .max)
             if let bad = document.badLines.first {
-                return .unavailable(.invalidContent(path: configuration.path,
-                                                    detail: "book \(bad.lineNumber) of the array: \(bad.reason)"))
+                return .unavailable(
+                    .invalidContent(
+                        path: configuration.path,
+                        detail: "book \(bad.lineNumber) of the array: \(bad.reason)"))
             }
         }
         return snapshot
@@ -248,8 +282,10 @@ public struct JSONBookStore: BookStore {
 
     public func compare(with document: BookDocument) -> FileComparison { compareUsingFormat(with: document) }
 
-    public func save(_ request: SaveRequest, onto document: BookDocument,
-                     expected: FileIdentity?) throws(StoreError) -> SaveResult {
+    public func save(
+        _ request: SaveRequest, onto document: BookDocument,
+        expected: FileIdentity?
+    ) throws(StoreError) -> SaveResult {
         try saveUsingFormat(request, onto: document, expected: expected)
     }
 }

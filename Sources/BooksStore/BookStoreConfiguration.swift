@@ -16,8 +16,10 @@ public struct BookStoreConfiguration: Sendable, Hashable {
     public var allowSymlink: Bool
 
     /// Creates a configuration.
-    public init(path: String, format: BookFileFormat = .text, lineLimit: Int = BookDocument.defaultLineLimit,
-                sizeLimit: Int = FileReader.defaultSizeLimit, allowSymlink: Bool = false) {
+    public init(
+        path: String, format: BookFileFormat = .text, lineLimit: Int = BookDocument.defaultLineLimit,
+        sizeLimit: Int = FileReader.defaultSizeLimit, allowSymlink: Bool = false
+    ) {
         self.path = path
         self.format = format
         self.lineLimit = lineLimit

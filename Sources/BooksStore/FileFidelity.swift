@@ -23,7 +23,9 @@ enum FileFidelity {
     /// `.cannotKeepAttribute` rather than write a file that silently lost one of them.
     static func copy(from path: String, _ existing: stat, to fd: Int32) throws(StoreError) {
         var own = stat()
-        guard fstat(fd, &own) == 0 else { throw .system(path: path, operation: "fstat the new version of", errno: errno) }
+        guard fstat(fd, &own) == 0 else {
+            throw .system(path: path, operation: "fstat the new version of", errno: errno)
+        }
         if own.st_uid != existing.st_uid || own.st_gid != existing.st_gid {
             // Only root may give a file away; a user may set a group it belongs to.
             guard fchown(fd, existing.st_uid, existing.st_gid) == 0 else {
@@ -31,7 +33,7 @@ enum FileFidelity {
             }
         }
         for name in try attributeNames(path) {
-            guard let value = value(of: name, path: path) else { continue }   // removed meanwhile
+            guard let value = value(of: name, path: path) else { continue }  // removed meanwhile
             if books_fsetxattr(fd, name, value, value.count) == 0 { continue }
             let code = errno
             // Already there with that value (e.g. a security label the new file got anyway).
@@ -51,17 +53,19 @@ enum FileFidelity {
         while true {
             let size = books_llistxattr(path, nil, 0)
             if size < 0 {
-                if errno == ENOTSUP { return [] }   // the file system has none
+                if errno == ENOTSUP { return [] }  // the file system has none
                 throw .system(path: path, operation: "list the extended attributes of", errno: errno)
             }
             if size == 0 { return [] }
             var list = [CChar](repeating: 0, count: size)
             let n = books_llistxattr(path, &list, size)
             if n < 0 {
-                if errno == ERANGE { continue }   // grew meanwhile
+                if errno == ERANGE { continue }  // grew meanwhile
                 throw .system(path: path, operation: "list the extended attributes of", errno: errno)
             }
-            return list[..<n].split(separator: 0).map { String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+            return list[..<n].split(separator: 0).map {
+                String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
         }
     }
 

@@ -17,8 +17,10 @@ extension FileReader {
     /// compared with `memcmp`; the same opening checks as `read` apply (no FIFO, regular files
     /// only, `sizeLimit`). `buffer` is the chunk buffer to use (a `ReadBuffer`'s, kept between
     /// calls); without one, a buffer is allocated for the call.
-    public static func compare(_ path: String, with old: [UInt8], sizeLimit: Int = defaultSizeLimit,
-                               buffer: UnsafeMutableRawBufferPointer? = nil, allowSymlink: Bool = false) -> FileComparison {
+    public static func compare(
+        _ path: String, with old: [UInt8], sizeLimit: Int = defaultSizeLimit,
+        buffer: UnsafeMutableRawBufferPointer? = nil, allowSymlink: Bool = false
+    ) -> FileComparison {
         withRegularFile(path, sizeLimit: sizeLimit, allowSymlink: allowSymlink) { fd, size in
             if let buffer, buffer.count > 0 {
                 return compare(fd, size: size, with: old, path: path, sizeLimit: sizeLimit, chunk: buffer)
@@ -30,8 +32,10 @@ extension FileReader {
     }
 
     /// Compares the open file `fd` of `size` bytes (at the time it was opened) with `old`.
-    static func compare(_ fd: Int32, size: Int, with old: [UInt8], path: String, sizeLimit: Int,
-                        chunk: UnsafeMutableRawBufferPointer) -> FileComparison {
+    static func compare(
+        _ fd: Int32, size: Int, with old: [UInt8], path: String, sizeLimit: Int,
+        chunk: UnsafeMutableRawBufferPointer
+    ) -> FileComparison {
         var scan = SpliceScanner(oldCount: old.count, newCount: size)
         let base = chunk.baseAddress!.assumingMemoryBound(to: UInt8.self)
         var failure: Int32 = 0
@@ -46,7 +50,10 @@ extension FileReader {
                     return
                 }
                 if n == 0 { return }
-                guard scan.position + n <= size else { sizeChanged = true; return }
+                guard scan.position + n <= size else {
+                    sizeChanged = true
+                    return
+                }
                 scan.consume(UnsafeBufferPointer(start: base, count: n), old: o)
             }
         }
@@ -100,31 +107,38 @@ struct SpliceScanner {
         if prefix == nil {
             let comparable = max(0, min(n, oldCount - position))
             let same = comparable > 0 ? ByteComparison.commonPrefix(chunk, old + position, comparable) : 0
-            if same == n { position += n; return }
+            if same == n {
+                position += n
+                return
+            }
             prefix = position + same
             windowEnd = position + same
             offset = same
         }
         let p = prefix!
-        let segmentStart = position + offset, segmentEnd = position + n
+        let segmentStart = position + offset
+        let segmentEnd = position + n
         // New offsets below `p + delta` have no old counterpart after the prefix: always changed.
         let forcedEnd = p + max(delta, 0)
         var lastChangeEnd = segmentStart < forcedEnd ? min(segmentEnd, forcedEnd) : -1
         let compareStart = max(segmentStart, forcedEnd)
         if compareStart < segmentEnd {
             let length = segmentEnd - compareStart
-            let same = ByteComparison.commonSuffix(chunk + (compareStart - position), length,
-                                                   old + (compareStart - delta), length, limit: length)
+            let same = ByteComparison.commonSuffix(
+                chunk + (compareStart - position), length,
+                old + (compareStart - delta), length, limit: length)
             if same < length { lastChangeEnd = segmentEnd - same }
         }
         if lastChangeEnd > windowEnd {
             // New bytes between the window and this chunk matched the old ones at the end
             // alignment: take them from the old content.
             if windowEnd < segmentStart {
-                window.append(contentsOf: UnsafeBufferPointer(start: old + (windowEnd - delta), count: segmentStart - windowEnd))
+                window.append(
+                    contentsOf: UnsafeBufferPointer(start: old + (windowEnd - delta), count: segmentStart - windowEnd))
             }
             let from = max(windowEnd, segmentStart)
-            window.append(contentsOf: UnsafeBufferPointer(start: chunk + (from - position), count: lastChangeEnd - from))
+            window.append(
+                contentsOf: UnsafeBufferPointer(start: chunk + (from - position), count: lastChangeEnd - from))
             windowEnd = lastChangeEnd
         }
         position += n

@@ -8,7 +8,9 @@ public enum FileReader {
 
     /// Reads `path` completely. A symbolic link at `path` is refused (`.symlinkRefused`) unless
     /// `allowSymlink` and the link is owned by the process's effective user (`resolveBookPath`).
-    public static func read(_ path: String, sizeLimit: Int = defaultSizeLimit, allowSymlink: Bool = false) -> FileSnapshot {
+    public static func read(
+        _ path: String, sizeLimit: Int = defaultSizeLimit, allowSymlink: Bool = false
+    ) -> FileSnapshot {
         withRegularFile(path, sizeLimit: sizeLimit, allowSymlink: allowSymlink) { fd, size in
             read(fd, size: size, path: path, sizeLimit: sizeLimit)
         }
@@ -26,7 +28,7 @@ public enum FileReader {
         guard s.st_uid == geteuid() else {
             return .failure(.symlinkNotOwned(path: path, target: target, owner: s.st_uid))
         }
-        guard let real = realpath(path, nil) else { return .success(path) }   // dangling: opening says ELOOP
+        guard let real = realpath(path, nil) else { return .success(path) }  // dangling: opening says ELOOP
         defer { free(real) }
         return .success(String(cString: real))
     }
@@ -80,8 +82,10 @@ public enum FileReader {
     }
 
     /// Opens `path` with `openRegularFile`, runs `body` on the descriptor and the size, closes it.
-    static func withRegularFile<Outcome: FileOpeningOutcome>(_ path: String, sizeLimit: Int, allowSymlink: Bool,
-                                                          _ body: (Int32, Int) -> Outcome) -> Outcome {
+    static func withRegularFile<Outcome: FileOpeningOutcome>(
+        _ path: String, sizeLimit: Int, allowSymlink: Bool,
+        _ body: (Int32, Int) -> Outcome
+    ) -> Outcome {
         switch openRegularFile(path, sizeLimit: sizeLimit, allowSymlink: allowSymlink) {
         case .opened(let fd, let size):
             defer { close(fd) }
@@ -111,7 +115,9 @@ public enum FileReader {
             let code = errno
             if code == ENOENT || code == ENOTDIR { return .missing }
             if code == ELOOP { return .unavailable(.symlinkRefused(path: path, target: linkTarget(resolved))) }
-            if code == ENXIO { return .unavailable(.notARegularFile(path: path, kind: "socket or FIFO without writer")) }
+            if code == ENXIO {
+                return .unavailable(.notARegularFile(path: path, kind: "socket or FIFO without writer"))
+            }
             return .unavailable(.system(path: path, operation: "open", errno: code))
         }
         var s = stat()

@@ -41,14 +41,20 @@ struct JSONExtraMembers: Equatable {
                     default: extras.append(Array(bytes[key]) + Array(": ".utf8) + Array(bytes[value]))
                     }
                     scanner.skipSpace()
-                    if scanner.peek == UInt8(ascii: ",") { scanner.advance(); continue }
+                    if scanner.peek == UInt8(ascii: ",") {
+                        scanner.advance()
+                        continue
+                    }
                     break
                 }
             }
             try scanner.consume(UInt8(ascii: "}"))
             if let id, !extras.isEmpty { result.byID[id, default: []].append(contentsOf: extras) }
             scanner.skipSpace()
-            if scanner.peek == UInt8(ascii: ",") { scanner.advance(); continue }
+            if scanner.peek == UInt8(ascii: ",") {
+                scanner.advance()
+                continue
+            }
             try scanner.consume(UInt8(ascii: "]"))
             return result
         }
@@ -81,10 +87,11 @@ struct JSONExtraMembers: Equatable {
 
     /// The string a JSON string literal (quotes included) stands for.
     static func decode(_ literal: ArraySlice<UInt8>) throws(JSONScanError) -> String? {
-        guard literal.first == 0x22 else { return nil }   // not a string: no id
+        guard literal.first == 0x22 else { return nil }  // not a string: no id
         if !literal.contains(0x5C) { return String(decoding: literal.dropFirst().dropLast(), as: UTF8.self) }
         do {
-            return try JSONDecoder().decode([String].self, from: Data([UInt8(ascii: "[")] + literal + [UInt8(ascii: "]")]))[0]
+            return try JSONDecoder().decode(
+                [String].self, from: Data([UInt8(ascii: "[")] + literal + [UInt8(ascii: "]")]))[0]
         } catch {
             throw JSONScanError(offset: literal.startIndex, detail: "undecodable string")
         }
@@ -138,7 +145,10 @@ struct JSONScanner {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             var depth = 0
             while let b = peek {
-                if b == 0x22 { _ = try string(); continue }
+                if b == 0x22 {
+                    _ = try string()
+                    continue
+                }
                 index += 1
                 if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") { depth += 1 }
                 if b == UInt8(ascii: "}") || b == UInt8(ascii: "]") {
@@ -149,7 +159,8 @@ struct JSONScanner {
             throw JSONScanError(offset: start, detail: "unterminated object or array")
         default:
             while let b = peek, b != 0x2C, b != UInt8(ascii: "}"), b != UInt8(ascii: "]"),
-                  b != 0x20, b != 0x0A, b != 0x0D, b != 0x09 { index += 1 }
+                b != 0x20, b != 0x0A, b != 0x0D, b != 0x09
+            { index += 1 }
             guard index > start else { throw JSONScanError(offset: start, detail: "expected a value") }
             return start..<index
         }

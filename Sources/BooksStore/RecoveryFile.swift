@@ -14,7 +14,10 @@ public enum RecoveryFile {
         var written = 0
         while written < bytes.count {
             let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if n < 0 { if errno == EINTR { continue }; return nil }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
             written += n
         }
         guard fsync(fd) == 0 else { return nil }

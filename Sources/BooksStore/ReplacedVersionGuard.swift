@@ -67,8 +67,11 @@ final class ReplacedVersionGuard {
         var now = stat()
         guard fstat(fd, &now) == 0, FileIdentity(now) != checked else { return nil }
         lseek(fd, 0, SEEK_SET)
-        guard case .present(let bytes, _) = FileReader.read(fd, size: Int(now.st_size), path: "(replaced version)",
-                                                            sizeLimit: FileReader.defaultSizeLimit) else { return nil }
+        guard
+            case .present(let bytes, _) = FileReader.read(
+                fd, size: Int(now.st_size), path: "(replaced version)",
+                sizeLimit: FileReader.defaultSizeLimit)
+        else { return nil }
         return bytes
     }
 

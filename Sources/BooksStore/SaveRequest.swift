@@ -26,7 +26,9 @@ public struct SaveRequest: Sendable, Hashable {
     /// Also give permanent ids to rows typed by hand as `name|author`.
     public var assignIDsToNewRows: Bool
 
-    public init(inserted: [Insertion] = [], updated: [Book] = [], deleted: [String] = [], assignIDsToNewRows: Bool = true) {
+    public init(
+        inserted: [Insertion] = [], updated: [Book] = [], deleted: [String] = [], assignIDsToNewRows: Bool = true
+    ) {
         self.inserted = inserted
         self.updated = updated
         self.deleted = deleted

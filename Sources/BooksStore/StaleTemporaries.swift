@@ -21,10 +21,13 @@ public struct StaleTemporaries: Sendable, Hashable {
     /// One line for the log, nil when nothing was found.
     public var logMessage: String? {
         var parts: [String] = []
-        if !removed.isEmpty { parts.append("removed temporary files left by an interrupted write: \(removed.joined(separator: ", "))") }
+        if !removed.isEmpty {
+            parts.append("removed temporary files left by an interrupted write: \(removed.joined(separator: ", "))")
+        }
         for entry in kept {
-            parts.append("a temporary file left by an interrupted write, \(entry.name), differs from the book file "
-                + "(it may be a version the write had replaced) and was kept in \(entry.keptAt)")
+            parts.append(
+                "a temporary file left by an interrupted write, \(entry.name), differs from the book file "
+                    + "(it may be a version the write had replaced) and was kept in \(entry.keptAt)")
         }
         return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
@@ -74,8 +77,11 @@ extension AtomicFileWriter {
         let fd = open(leftover, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        guard case .present(let bytes, _) = FileReader.read(fd, size: size, path: leftover,
-                                                            sizeLimit: FileReader.defaultSizeLimit) else { return false }
+        guard
+            case .present(let bytes, _) = FileReader.read(
+                fd, size: size, path: leftover,
+                sizeLimit: FileReader.defaultSizeLimit)
+        else { return false }
         return ByteComparison.equal(bytes, bookBytes)
     }
 }

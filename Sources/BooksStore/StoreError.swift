@@ -58,12 +58,14 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
                 + "(\(String(cString: strerror(code)))): not rewritten"
         case .system(let path, let operation, let code):
             return "\(operation) \(path): \(String(cString: strerror(code)))"
-        case .tooLarge(let path, let size, let limit): return "\(path) is \(size) bytes, more than the \(limit)-byte limit"
+        case .tooLarge(let path, let size, let limit):
+            return "\(path) is \(size) bytes, more than the \(limit)-byte limit"
         case .invalidContent(let path, let detail): return "\(path): \(detail)"
         case .changedDuringWrite(let path): return "\(path) changed while the write was prepared"
         case .unknownBook(let id): return "no book with id \(id)"
         case .appendLeftPartial(let path, let written, let total, let code):
-            return "append to \(path) failed after \(written) of \(total) bytes (\(String(cString: strerror(code)))) while "
+            return
+                "append to \(path) failed after \(written) of \(total) bytes (\(String(cString: strerror(code)))) while "
                 + "another program wrote to the file: the append was not done, and its incomplete row was left in "
                 + "the file so as not to cut what the other program wrote (remove it by hand)"
         case .concurrentEditKept(let path, let kept):

@@ -1,4 +1,5 @@
 import BooksClient
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,7 +32,8 @@ enum Booksctl {
             case .get(let id, let json): return try await GetCommand.run(id: id, json: json, context)
             case .add(let name, let author): return try await AddCommand.run(name: name, author: author, context)
             case .update(let options): return try await UpdateCommand.run(options, context)
-            case .delete(let id, let version): return try await DeleteCommand.run(id: id, expectVersion: version, context)
+            case .delete(let id, let version):
+                return try await DeleteCommand.run(id: id, expectVersion: version, context)
             case .status(let json): return try await StatusCommand.run(json: json, context)
             case .ping: return try await PingCommand.run(context)
             case .help: return .success

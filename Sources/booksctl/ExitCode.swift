@@ -14,7 +14,9 @@ enum ExitCode: Int32, CaseIterable {
         case .success: return "success"
         case .daemonError: return "error reported by the daemon (or the connection broke)"
         case .usage: return "usage error (bad command line)"
-        case .cannotConnect: return "cannot connect to booksd (is it running? `booksd --file books.txt` or `systemctl start booksd.socket`)"
+        case .cannotConnect:
+            return
+                "cannot connect to booksd (is it running? `booksd --file books.txt` or `systemctl start booksd.socket`)"
         case .permissionDenied: return "permission denied (socket or write access)"
         case .notFound: return "no book with that id"
         case .conflict: return "conflict: the book changed since --expect-version (current values printed)"

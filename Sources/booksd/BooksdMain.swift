@@ -13,7 +13,8 @@ struct BooksdMain {
             write(2, standardError)
             exit(status)
         case .run(let configuration):
-            let commandLine = (try? BooksdCommandLine.parse(Array(CommandLine.arguments.dropFirst()))) ?? BooksdCommandLine()
+            let commandLine =
+                (try? BooksdCommandLine.parse(Array(CommandLine.arguments.dropFirst()))) ?? BooksdCommandLine()
             Daemon(configuration: configuration, commandLine: commandLine).run()
         }
     }
@@ -25,7 +26,10 @@ func write(_ fd: Int32, _ text: String) {
     var offset = 0
     while offset < bytes.count {
         let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-        if n <= 0 { if errno == EINTR { continue }; return }
+        if n <= 0 {
+            if errno == EINTR { continue }
+            return
+        }
         offset += n
     }
 }

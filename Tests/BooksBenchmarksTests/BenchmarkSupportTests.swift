@@ -1,18 +1,20 @@
-@testable import BooksBenchmarks
 import BooksCore
 import Testing
+
+@testable import BooksBenchmarks
 
 /// The benchmark's helpers: deterministic files, correct edits, docs section splicing.
 /// (No timings are asserted: they depend on the machine and its load.)
 struct BenchmarkSupportTests {
     @Test func generatedFilesAreDeterministicValidBooks() {
-        var first = BookFileGenerator(), second = BookFileGenerator()
+        var first = BookFileGenerator()
+        var second = BookFileGenerator()
         let bytes = first.file(rows: 500)
         #expect(bytes == second.file(rows: 500))
         let document = BookDocument(parsing: bytes)
         #expect(document.bookCount == 500)
         #expect(document.badLineCount == 0)
-        #expect(bytes.contains { $0 >= 0x80 })   // some non-ASCII text
+        #expect(bytes.contains { $0 >= 0x80 })  // some non-ASCII text
     }
 
     @Test(arguments: RowEdit.Kind.allCases)
@@ -20,7 +22,8 @@ struct BenchmarkSupportTests {
         var generator = BookFileGenerator()
         let bytes = generator.file(rows: 301)
         let edit = RowEdit(kind, of: bytes, rows: 301, newRow: generator.row())
-        var incremental = BookDocument(parsing: bytes), full = incremental
+        var incremental = BookDocument(parsing: bytes)
+        var full = incremental
         let update = incremental.update(to: edit.edited)
         #expect(update.path == .incremental)
         #expect(update.changes.count == 1)
@@ -29,7 +32,8 @@ struct BenchmarkSupportTests {
 
     @Test func replacesOnlyItsOwnSection() {
         let text = "# T\n\n## A\nold a\n\n## Core: parse and diff\nold core\n\n## B\nb\n"
-        let updated = DocsSection.replacing(heading: "## Core: parse and diff", with: "## Core: parse and diff\nnew\n", in: text)
+        let updated = DocsSection.replacing(
+            heading: "## Core: parse and diff", with: "## Core: parse and diff\nnew\n", in: text)
         #expect(updated == "# T\n\n## A\nold a\n\n## Core: parse and diff\nnew\n\n## B\nb\n")
         let appended = DocsSection.replacing(heading: "## C", with: "## C\nc", in: "# T\n")
         #expect(appended == "# T\n\n## C\nc\n")

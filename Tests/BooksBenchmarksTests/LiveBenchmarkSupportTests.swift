@@ -1,8 +1,9 @@
-@testable import BooksBenchmarks
 import BooksCore
 import BooksTestSupport
 import Glibc
 import Testing
+
+@testable import BooksBenchmarks
 
 /// The live benchmarks' helpers: percentile math, line matching, edits, the Python peers' diff
 /// logic and target verdicts. Nothing here is timed.
@@ -58,7 +59,10 @@ struct LiveBenchmarkSupportTests {
     func everyLiveEditAnnouncesItsOneChange(kind: LiveEditKind) throws {
         let directory = "/tmp/books-bench-test-\(getpid())-\(kind.slug)"
         FileBytes.makeDirectory(directory)
-        defer { unlink(directory + "/books.txt"); rmdir(directory) }
+        defer {
+            unlink(directory + "/books.txt")
+            rmdir(directory)
+        }
         var file = try LiveBookFile(path: directory + "/books.txt", rows: 200)
         var document = BookDocument(parsing: file.content)
         for _ in 0..<3 {
@@ -82,7 +86,9 @@ struct LiveBenchmarkSupportTests {
         let directory = scratch.path
         try FileBytes.write(Array("a|A|x\nb|B|y\nc|C|z\nbad line\n".utf8), to: directory + "/old.txt")
         try FileBytes.write(Array("a|A|x\nb|B2|y\nd|Dé|w\n".utf8), to: directory + "/new.txt")
-        let result = PeerRun.run([python, "Benchmarks/peers/bookdiff.py", "--diff", directory + "/old.txt", directory + "/new.txt"])
+        let result = PeerRun.run([
+            python, "Benchmarks/peers/bookdiff.py", "--diff", directory + "/old.txt", directory + "/new.txt",
+        ])
         #expect(result.status == 0)
         let lines = result.output.split(separator: "\n").map(String.init)
         let seen = lines.map { "\(JSONLine.string("kind", in: $0) ?? "?") \(JSONLine.string("id", in: $0) ?? "?")" }
@@ -97,20 +103,26 @@ struct LiveBenchmarkSupportTests {
         }
         var latency: [[String: String]] = []
         for edit in LiveEditKind.allCases.map(\.slug) {
-            latency += [cell("inotifywait", 1000, edit, 0.1, 0.2), cell("booksd", 1000, edit, 0.5, 1),
-                        cell("inotifywait", 10_000, edit, 0.1, 0.2), cell("booksd", 10_000, edit, 2, 3),
-                        cell("booksd", 100_000, edit, 1, 2), cell("watchdog", 100_000, edit, 40, 50), cell("watchman", 100_000, edit, 35, 90)]
+            latency += [
+                cell("inotifywait", 1000, edit, 0.1, 0.2), cell("booksd", 1000, edit, 0.5, 1),
+                cell("inotifywait", 10_000, edit, 0.1, 0.2), cell("booksd", 10_000, edit, 2, 3),
+                cell("booksd", 100_000, edit, 1, 2), cell("watchdog", 100_000, edit, 40, 50),
+                cell("watchman", 100_000, edit, 35, 90),
+            ]
         }
-        let verdicts = TargetsReport.judge(latency: latency, rss: [["rows": "1000000", "booksd_kb": "100", "watchdog_kb": "600"]],
-                                           fanout: [["subscribers": "1", "last_p50": "1"], ["subscribers": "1000", "last_p50": "12"]],
-                                           writes: [["rows": "1000000", "writers": "1", "per_second": "10", "p50": "5", "rewrite_ms": "100"],
-                                                    ["rows": "1000000", "writers": "32", "per_second": "40", "p50": "9", "rewrite_ms": "100"]],
-                                           startup: [])
+        let verdicts = TargetsReport.judge(
+            latency: latency, rss: [["rows": "1000000", "booksd_kb": "100", "watchdog_kb": "600"]],
+            fanout: [["subscribers": "1", "last_p50": "1"], ["subscribers": "1000", "last_p50": "12"]],
+            writes: [
+                ["rows": "1000000", "writers": "1", "per_second": "10", "p50": "5", "rewrite_ms": "100"],
+                ["rows": "1000000", "writers": "32", "per_second": "40", "p50": "9", "rewrite_ms": "100"],
+            ],
+            startup: [])
         func verdict(_ prefix: String) -> Bool?? { verdicts.first { $0.target.hasPrefix(prefix) }.map(\.hit) }
         #expect(verdict("1k append") == .some(true))
-        #expect(verdict("10k append") == .some(false))           // 2 ms vs floor 0.1 ms
-        #expect(verdict("100k append p50") == .some(true))       // 35×
-        #expect(verdict("100k append p99") == .some(false))      // best peer p99 50 ms / 2 ms = 25×
+        #expect(verdict("10k append") == .some(false))  // 2 ms vs floor 0.1 ms
+        #expect(verdict("100k append p50") == .some(true))  // 35×
+        #expect(verdict("100k append p99") == .some(false))  // best peer p99 50 ms / 2 ms = 25×
         #expect(verdicts.first { $0.target.hasPrefix("100k append p99") }?.measured.hasSuffix("25.0×") == true)
         #expect(verdict("1M VmRSS") == .some(true))
         #expect(verdict("1000 subscribers") == .some(false))
@@ -120,4 +132,3 @@ struct LiveBenchmarkSupportTests {
         #expect(verdict("1M append p50") == .some(nil))
     }
 }
-

@@ -3,7 +3,9 @@ import BooksProtocol
 import FoundationEssentials
 import Synchronization
 import Testing
+
 @testable import BooksClient
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,7 +42,10 @@ import Glibc
             _ = try await client.list()
             Issue.record("expected the over-long reply to fail")
         } catch {
-            guard case .protocolError(let detail) = error else { Issue.record("got \(error)"); return }
+            guard case .protocolError(let detail) = error else {
+                Issue.record("got \(error)")
+                return
+            }
             #expect(detail.code == .tooLarge)
             #expect(detail.message.contains("512 bytes"))
             #expect(error.isTransient == false, "reconnecting would meet the same line")
@@ -68,16 +73,21 @@ import Glibc
             for try await _ in client.changes() {}
         }
 
-        let subscription = ResilientSubscription(socketPath: server.path, initial: true,
-                                                 backoff: ReconnectBackoff(initial: .milliseconds(10), maximum: .milliseconds(20)),
-                                                 maxLineLength: 512)
+        let subscription = ResilientSubscription(
+            socketPath: server.path, initial: true,
+            backoff: ReconnectBackoff(initial: .milliseconds(10), maximum: .milliseconds(20)),
+            maxLineLength: 512)
         do {
             try await subscription.forEachUpdate { _ in }
             Issue.record("expected forEachUpdate to throw")
         } catch {
             // Typed: forEachUpdate throws BooksClientError only.
             #expect(error.daemonCode == nil)
-            if case .protocolError(let detail) = error { #expect(detail.code == .tooLarge) } else { Issue.record("got \(error)") }
+            if case .protocolError(let detail) = error {
+                #expect(detail.code == .tooLarge)
+            } else {
+                Issue.record("got \(error)")
+            }
         }
         let subscribes = server.requests.filter { $0.request.op == .subscribe }.count
         #expect(subscribes == 2, "one per subscription: a too-long line is not retried")
@@ -92,7 +102,10 @@ import Glibc
             _ = try await client.list()
             Issue.record("expected failure")
         } catch {
-            guard case .protocolError(let detail) = error else { Issue.record("got \(error)"); return }
+            guard case .protocolError(let detail) = error else {
+                Issue.record("got \(error)")
+                return
+            }
             #expect(detail.code == .badRequest)
             #expect(detail.message.hasPrefix("unreadable line from daemon (the line is not JSON"), "\(detail.message)")
             #expect(detail.message.hasSuffix("{\"id\": not json"))
@@ -100,7 +113,9 @@ import Glibc
     }
 
     @Test func blankLinesAndCRLFAreTolerated() async throws {
-        let server = try Self.server(listLines: ["", "  ", "\t \t", "\r", " \r", Self.listReply([Self.books[0]]) + "\r"])
+        let server = try Self.server(listLines: [
+            "", "  ", "\t \t", "\r", " \r", Self.listReply([Self.books[0]]) + "\r",
+        ])
         defer { server.stop() }
         let client = try await BooksClient.connect(socketPath: server.path)
         defer { client.close() }
@@ -122,7 +137,9 @@ import Glibc
         defer { closedir(dir) }
         var names: [String] = []
         while let entry = readdir(dir) {
-            let tid = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let tid = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             guard tid.first?.isNumber == true, let file = fopen("/proc/self/task/\(tid)/comm", "r") else { continue }
             defer { fclose(file) }
             var buffer = [CChar](repeating: 0, count: 64)

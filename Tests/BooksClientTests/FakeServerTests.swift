@@ -2,7 +2,9 @@ import BooksCore
 import BooksProtocol
 import Synchronization
 import Testing
+
 @testable import BooksClient
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,10 +18,17 @@ import Glibc
         let server = try FakeServer { _, request in
             switch request.op {
             case .hello: return .init(lines: [FakeServer.hello(request)])
-            case .list: return .init(lines: [FakeServer.ok(request, ReplyResult(epoch: "E1", seq: 1, books: [Self.a, Self.b], total: 2))])
-            case .get: return .init(lines: [FakeServer.fail(request, ProtocolError(.notFound, "no book \(request.ids ?? [])"))])
+            case .list:
+                return .init(lines: [
+                    FakeServer.ok(request, ReplyResult(epoch: "E1", seq: 1, books: [Self.a, Self.b], total: 2))
+                ])
+            case .get:
+                return .init(lines: [FakeServer.fail(request, ProtocolError(.notFound, "no book \(request.ids ?? [])"))]
+                )
             case .update:
-                return .init(lines: [FakeServer.fail(request, ProtocolError(.conflict, "changed", current: Self.a, currentVersion: 9))])
+                return .init(lines: [
+                    FakeServer.fail(request, ProtocolError(.conflict, "changed", current: Self.a, currentVersion: 9))
+                ])
             default: return .init(lines: [FakeServer.ok(request)])
             }
         }
@@ -66,8 +75,10 @@ import Glibc
     /// sends a snapshot at 5 in which a was updated, b deleted and c inserted.
     /// A fake daemon: the first connection's `subscribe` is answered with `first`'s lines, then
     /// the connection closes; later connections get `later`'s lines.
-    static func reconnectingServer(first: @escaping @Sendable (Request) -> [String],
-                                   later: @escaping @Sendable (Request) -> [String]) throws -> FakeServer {
+    static func reconnectingServer(
+        first: @escaping @Sendable (Request) -> [String],
+        later: @escaping @Sendable (Request) -> [String]
+    ) throws -> FakeServer {
         try FakeServer { connection, request in
             switch (connection, request.op) {
             case (_, .hello): return .init(lines: [FakeServer.hello(request)])
@@ -80,29 +91,43 @@ import Glibc
 
     @Test func resilientSubscriptionResumesAndDiffs() async throws {
         let a2 = Book(id: "a", name: "Dune", author: "Frank Herbert")
-        let server = try Self.reconnectingServer(first: { request in [
-            FakeServer.ok(request, ReplyResult(epoch: "E1", seq: 1)),
-            FakeServer.event(Event(event: .snapshot, epoch: "E1", seq: 1, books: [Self.a])),
-            FakeServer.event(Event(event: .change, epoch: "E1", seq: 2, source: .client, inserted: [Self.b])),
-        ] }, later: { request in [
-            FakeServer.ok(request, ReplyResult(epoch: "E1", seq: 5)),
-            FakeServer.event(Event(event: .change, epoch: "E1", seq: 2, source: .client, inserted: [Self.b])),
-            FakeServer.event(Event(event: .resyncRequired, epoch: "E1", seq: 5, reason: "trimmed")),
-            FakeServer.event(Event(event: .snapshot, epoch: "E1", seq: 5, books: [a2, Self.c])),
-        ] })
+        let server = try Self.reconnectingServer(
+            first: { request in
+                [
+                    FakeServer.ok(request, ReplyResult(epoch: "E1", seq: 1)),
+                    FakeServer.event(Event(event: .snapshot, epoch: "E1", seq: 1, books: [Self.a])),
+                    FakeServer.event(Event(event: .change, epoch: "E1", seq: 2, source: .client, inserted: [Self.b])),
+                ]
+            },
+            later: { request in
+                [
+                    FakeServer.ok(request, ReplyResult(epoch: "E1", seq: 5)),
+                    FakeServer.event(Event(event: .change, epoch: "E1", seq: 2, source: .client, inserted: [Self.b])),
+                    FakeServer.event(Event(event: .resyncRequired, epoch: "E1", seq: 5, reason: "trimmed")),
+                    FakeServer.event(Event(event: .snapshot, epoch: "E1", seq: 5, books: [a2, Self.c])),
+                ]
+            })
         defer { server.stop() }
-        let subscription = ResilientSubscription(socketPath: server.path,
-                                                 backoff: ReconnectBackoff(initial: .milliseconds(10), maximum: .milliseconds(50)))
+        let subscription = ResilientSubscription(
+            socketPath: server.path,
+            backoff: ReconnectBackoff(initial: .milliseconds(10), maximum: .milliseconds(50)))
         var updates: [MirrorUpdate] = []
         for try await update in subscription.updates() {
             updates.append(update)
             if updates.count == 2 { break }
         }
-        #expect(updates[0] == MirrorUpdate(epoch: "E1", seq: 2, source: .client, time: nil, origin: .live,
-                                           changes: ChangeSet(inserted: [Self.b])))
-        #expect(updates[1] == MirrorUpdate(epoch: "E1", seq: 5, source: nil, time: nil, origin: .resync,
-                                           changes: ChangeSet(inserted: [Self.c], updated: [BookUpdate(old: Self.a, new: a2)],
-                                                              deleted: [Self.b])))
+        #expect(
+            updates[0]
+                == MirrorUpdate(
+                    epoch: "E1", seq: 2, source: .client, time: nil, origin: .live,
+                    changes: ChangeSet(inserted: [Self.b])))
+        #expect(
+            updates[1]
+                == MirrorUpdate(
+                    epoch: "E1", seq: 5, source: nil, time: nil, origin: .resync,
+                    changes: ChangeSet(
+                        inserted: [Self.c], updated: [BookUpdate(old: Self.a, new: a2)],
+                        deleted: [Self.b])))
         let subscribes = server.requests.filter { $0.request.op == .subscribe }
         #expect(subscribes.count == 2)
         #expect(subscribes.first?.request.resume == nil)
@@ -112,18 +137,25 @@ import Glibc
     /// `forEachUpdate` hands the same updates to its callback (on the reader thread), across a
     /// reconnection, and returns when the calling task is cancelled.
     @Test func forEachUpdateDeliversInOrderAcrossReconnections() async throws {
-        let server = try Self.reconnectingServer(first: { request in [
-            FakeServer.ok(request, ReplyResult(epoch: "E1", seq: 1)),
-            FakeServer.event(Event(event: .snapshot, epoch: "E1", seq: 1, books: [Self.a])),
-            FakeServer.event(Event(event: .change, epoch: "E1", seq: 2, source: .file, inserted: [Self.b])),
-        ] }, later: { request in [
-            FakeServer.ok(request, ReplyResult(epoch: "E1", seq: 3)),
-            FakeServer.event(Event(event: .change, epoch: "E1", seq: 2, source: .file, inserted: [Self.b])),
-            FakeServer.event(Event(event: .change, epoch: "E1", seq: 3, source: .client, deleted: [Self.a])),
-        ] })
+        let server = try Self.reconnectingServer(
+            first: { request in
+                [
+                    FakeServer.ok(request, ReplyResult(epoch: "E1", seq: 1)),
+                    FakeServer.event(Event(event: .snapshot, epoch: "E1", seq: 1, books: [Self.a])),
+                    FakeServer.event(Event(event: .change, epoch: "E1", seq: 2, source: .file, inserted: [Self.b])),
+                ]
+            },
+            later: { request in
+                [
+                    FakeServer.ok(request, ReplyResult(epoch: "E1", seq: 3)),
+                    FakeServer.event(Event(event: .change, epoch: "E1", seq: 2, source: .file, inserted: [Self.b])),
+                    FakeServer.event(Event(event: .change, epoch: "E1", seq: 3, source: .client, deleted: [Self.a])),
+                ]
+            })
         defer { server.stop() }
-        let subscription = ResilientSubscription(socketPath: server.path,
-                                                 backoff: ReconnectBackoff(initial: .milliseconds(10), maximum: .milliseconds(50)))
+        let subscription = ResilientSubscription(
+            socketPath: server.path,
+            backoff: ReconnectBackoff(initial: .milliseconds(10), maximum: .milliseconds(50)))
         let seen = Mutex<[MirrorUpdate]>([])
         let consumer = Task { try await subscription.forEachUpdate { update in seen.withLock { $0.append(update) } } }
         for _ in 0..<500 where seen.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(10)) }
@@ -166,11 +198,12 @@ import Glibc
             switch request.op {
             case .hello: return .init(lines: [FakeServer.hello(request)])
             case .subscribe:
-                return .init(lines: [
-                    FakeServer.ok(request, ReplyResult(epoch: "E1", seq: 7)),
-                    FakeServer.event(Event(event: .snapshot, epoch: "E1", seq: 7, books: [Self.a, Self.b])),
-                    FakeServer.event(Event(event: .shutdown, epoch: "E1", seq: 7, reason: "restart")),
-                ], close: true)
+                return .init(
+                    lines: [
+                        FakeServer.ok(request, ReplyResult(epoch: "E1", seq: 7)),
+                        FakeServer.event(Event(event: .snapshot, epoch: "E1", seq: 7, books: [Self.a, Self.b])),
+                        FakeServer.event(Event(event: .shutdown, epoch: "E1", seq: 7, reason: "restart")),
+                    ], close: true)
             default: return .init(lines: [FakeServer.ok(request)])
             }
         }
@@ -187,7 +220,7 @@ import Glibc
         }
         try await Task.sleep(for: .milliseconds(50))
         first.stop()
-        try await Task.sleep(for: .milliseconds(300))   // several failed attempts: no socket
+        try await Task.sleep(for: .milliseconds(300))  // several failed attempts: no socket
         let second = try FakeServer(path: path) { _, request in
             switch request.op {
             case .hello: return .init(lines: [FakeServer.hello(request, epoch: "E2", seq: 1)])
@@ -209,7 +242,8 @@ import Glibc
         }
         #expect(updates.map(\.changes) == [ChangeSet(deleted: [Self.a]), ChangeSet(inserted: [Self.c])])
         #expect(updates.map(\.origin) == [.resync, .live])
-        #expect(second.requests.first { $0.request.op == .subscribe }?.request.resume == ResumePoint(epoch: "E1", seq: 7))
+        #expect(
+            second.requests.first { $0.request.op == .subscribe }?.request.resume == ResumePoint(epoch: "E1", seq: 7))
         let log = statuses.withLock { $0 }
         #expect(log.filter { if case .disconnected = $0 { return true } else { return false } }.count >= 2)
         #expect(log.contains(.resyncRequired(reason: "epoch changed")))

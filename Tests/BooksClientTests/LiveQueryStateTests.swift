@@ -12,17 +12,24 @@ import Testing
     }
 
     @Test func emitsAtStartAndOnlyOnRelevantChanges() {
-        let query = BookQuery(filter: BookFilter([BookCondition(.author, .containsIgnoringCase, "austen")]),
-                              sort: BookSort(.name, ascending: false), limit: 1)
+        let query = BookQuery(
+            filter: BookFilter([BookCondition(.author, .containsIgnoringCase, "austen")]),
+            sort: BookSort(.name, ascending: false), limit: 1)
         var state = LiveQueryState(query: query)
         #expect(state.apply(.heartbeat(.init(epoch: "E", seq: 0))) == nil)
         #expect(state.apply(.snapshot(FeedSnapshot(epoch: "E", seq: 1, books: [a, b]))) == [b])
         // Outside the filter: nothing.
-        #expect(state.apply(change(2, ChangeSet(updated: [BookUpdate(old: a, new: Book(id: "a", name: "X", author: "Herbert"))]))) == nil)
+        #expect(
+            state.apply(
+                change(2, ChangeSet(updated: [BookUpdate(old: a, new: Book(id: "a", name: "X", author: "Herbert"))])))
+                == nil)
         // Inside the filter, and first in the order: emitted.
         #expect(state.apply(change(3, ChangeSet(inserted: [c]))) == [c])
         // Inside the filter but past the limit: the result is unchanged, nothing emitted.
-        #expect(state.apply(change(4, ChangeSet(updated: [BookUpdate(old: b, new: Book(id: "b", name: "Emma!", author: "Austen"))]))) == nil)
+        #expect(
+            state.apply(
+                change(4, ChangeSet(updated: [BookUpdate(old: b, new: Book(id: "b", name: "Emma!", author: "Austen"))]))
+            ) == nil)
         // Replay: nothing.
         #expect(state.apply(change(3, ChangeSet(inserted: [c]))) == nil)
         #expect(state.apply(change(5, ChangeSet(deleted: [c]))) == [Book(id: "b", name: "Emma!", author: "Austen")])

@@ -12,10 +12,14 @@ import Testing
         .snapshot(FeedSnapshot(epoch: epoch, seq: seq, books: books))
     }
 
-    func change(_ seq: UInt64, inserted: [Book] = [], updated: [BookUpdate] = [], deleted: [Book] = [],
-                source: ChangeSource = .file, epoch: String = "E1") -> FeedItem {
-        .change(FeedChange(epoch: epoch, seq: seq, source: source,
-                           changes: ChangeSet(inserted: inserted, updated: updated, deleted: deleted)))
+    func change(
+        _ seq: UInt64, inserted: [Book] = [], updated: [BookUpdate] = [], deleted: [Book] = [],
+        source: ChangeSource = .file, epoch: String = "E1"
+    ) -> FeedItem {
+        .change(
+            FeedChange(
+                epoch: epoch, seq: seq, source: source,
+                changes: ChangeSet(inserted: inserted, updated: updated, deleted: deleted)))
     }
 
     @Test func firstSnapshotSeedsSilentlyUnlessInitial() {
@@ -35,7 +39,10 @@ import Testing
         var mirror = MirrorState()
         _ = mirror.apply(snapshot(3, [a]))
         let u1 = mirror.apply(change(4, inserted: [b], source: .client))
-        #expect(u1 == MirrorUpdate(epoch: "E1", seq: 4, source: .client, time: nil, origin: .live, changes: ChangeSet(inserted: [b])))
+        #expect(
+            u1
+                == MirrorUpdate(
+                    epoch: "E1", seq: 4, source: .client, time: nil, origin: .live, changes: ChangeSet(inserted: [b])))
         // A replay of seq 4 (and anything older) after a reconnect yields nothing.
         #expect(mirror.apply(change(4, inserted: [b])) == nil)
         #expect(mirror.apply(change(2, deleted: [a])) == nil)
@@ -69,10 +76,10 @@ import Testing
     @Test func normalisesAgainstMirrorAndFilter() {
         let filter = BookFilter([BookCondition(.author, .containsIgnoringCase, "AUSTEN")])
         var mirror = MirrorState(filter: filter)
-        _ = mirror.apply(snapshot(1, [a, b]))      // a is outside the filter
+        _ = mirror.apply(snapshot(1, [a, b]))  // a is outside the filter
         #expect(mirror.books == [b])
-        #expect(mirror.apply(change(2, inserted: [b])) == nil)                    // re-insert, same values
-        #expect(mirror.apply(change(3, deleted: [c])) == nil)                     // unknown id
+        #expect(mirror.apply(change(2, inserted: [b])) == nil)  // re-insert, same values
+        #expect(mirror.apply(change(3, deleted: [c])) == nil)  // unknown id
         let bOut = Book(id: "b", name: "Emma", author: "Someone")
         #expect(mirror.apply(change(4, updated: [BookUpdate(old: b, new: bOut)]))?.changes == ChangeSet(deleted: [b]))
         let aIn = Book(id: "a", name: "Dune", author: "Jane Austen")
@@ -93,11 +100,17 @@ import Testing
     }
 
     @Test func feedItemFromWireEvent() {
-        let event = Event(event: .change, epoch: "E", seq: 4, source: .client, time: "2026-01-01T00:00:00.000Z",
-                          inserted: [a], updated: nil, deleted: nil)
-        #expect(FeedItem(event) == .change(FeedChange(epoch: "E", seq: 4, source: .client, time: "2026-01-01T00:00:00.000Z",
-                                                      changes: ChangeSet(inserted: [a]))))
-        #expect(FeedItem(Event(event: .resyncRequired, epoch: "E", seq: 1, reason: "trimmed"))
+        let event = Event(
+            event: .change, epoch: "E", seq: 4, source: .client, time: "2026-01-01T00:00:00.000Z",
+            inserted: [a], updated: nil, deleted: nil)
+        #expect(
+            FeedItem(event)
+                == .change(
+                    FeedChange(
+                        epoch: "E", seq: 4, source: .client, time: "2026-01-01T00:00:00.000Z",
+                        changes: ChangeSet(inserted: [a]))))
+        #expect(
+            FeedItem(Event(event: .resyncRequired, epoch: "E", seq: 1, reason: "trimmed"))
                 == .resyncRequired(epoch: "E", seq: 1, reason: "trimmed"))
     }
 

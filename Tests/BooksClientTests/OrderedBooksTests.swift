@@ -1,6 +1,7 @@
 import BooksCore
-@testable import BooksClient
 import Testing
+
+@testable import BooksClient
 
 /// `OrderedBooks` against a plain array model: order, re-inserts after removal, compaction.
 @Suite struct OrderedBooksTests {

@@ -7,7 +7,8 @@ import Testing
     }
 
     @Test func explicitWins() {
-        let r = resolver(["BOOKS_SOCKET": "/env.sock", "XDG_RUNTIME_DIR": "/run/user/1"], existing: ["/run/user/1/booksd.sock"])
+        let r = resolver(
+            ["BOOKS_SOCKET": "/env.sock", "XDG_RUNTIME_DIR": "/run/user/1"], existing: ["/run/user/1/booksd.sock"])
         #expect(r.resolve(explicit: "/opt.sock") == ("/opt.sock", .option))
     }
 
@@ -19,8 +20,12 @@ import Testing
 
     @Test func runtimeDirectoryOnlyWhenSocketExists() {
         let env = ["XDG_RUNTIME_DIR": "/run/user/1"]
-        #expect(resolver(env, existing: ["/run/user/1/booksd.sock"]).resolve(explicit: nil) == ("/run/user/1/booksd.sock", .runtimeDirectory))
-        #expect(resolver(env, existing: ["./.booksd.sock"]).resolve(explicit: nil) == ("./.booksd.sock", .workingDirectory))
+        #expect(
+            resolver(env, existing: ["/run/user/1/booksd.sock"]).resolve(explicit: nil) == (
+                "/run/user/1/booksd.sock", .runtimeDirectory
+            ))
+        #expect(
+            resolver(env, existing: ["./.booksd.sock"]).resolve(explicit: nil) == ("./.booksd.sock", .workingDirectory))
         #expect(resolver(env, existing: []).resolve(explicit: nil) == ("/run/booksd/booksd.sock", .system))
     }
 

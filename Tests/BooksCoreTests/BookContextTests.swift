@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BooksCore
 
 @Suite struct BookContextTests {
@@ -31,8 +32,13 @@ import Testing
         #expect(c.document.badLines.first?.lineNumber == 1)
         // Fixed with a new value: an update from the held values.
         let fixed = c.apply(bytes: Samples.file(["1|Dune|F. Herbert", "2|Emma|Austen"]), source: .file)
-        #expect(fixed?.changes == ChangeSet(updated: [BookUpdate(old: Book(id: "1", name: "Dune", author: "Herbert"),
-                                                                 new: Book(id: "1", name: "Dune", author: "F. Herbert"))]))
+        #expect(
+            fixed?.changes
+                == ChangeSet(updated: [
+                    BookUpdate(
+                        old: Book(id: "1", name: "Dune", author: "Herbert"),
+                        new: Book(id: "1", name: "Dune", author: "F. Herbert"))
+                ]))
         #expect(c.held.isEmpty)
     }
 
@@ -57,7 +63,10 @@ import Testing
         for k in 1...4 { _ = c.apply(bytes: Samples.file(["1|A|\(k)"]), source: .file) }
         #expect(c.seq == 4)
         #expect(c.replay(fromEpoch: "E", seq: 4) == .replay([]))
-        guard case .replay(let missed) = c.replay(fromEpoch: "E", seq: 2) else { Issue.record("expected replay"); return }
+        guard case .replay(let missed) = c.replay(fromEpoch: "E", seq: 2) else {
+            Issue.record("expected replay")
+            return
+        }
         #expect(missed.map(\.seq) == [3, 4])
         #expect(c.replay(fromEpoch: "E", seq: 1) == .resyncRequired(reason: "history-trimmed"))
         #expect(c.replay(fromEpoch: "other", seq: 4) == .resyncRequired(reason: "different-epoch"))
@@ -65,9 +74,13 @@ import Testing
     }
 
     @Test func queriesFilterSortAndPage() {
-        let c = context(["1|Dune|Frank Herbert", "2|Emma|Jane Austen", "3|Persuasion|Jane Austen", "4|dune messiah|Frank Herbert"])
-        let austen = c.query(BookQuery(filter: BookFilter([BookCondition(.author, .equals, "Jane Austen")]),
-                                       sort: BookSort(.name, ascending: false)))
+        let c = context([
+            "1|Dune|Frank Herbert", "2|Emma|Jane Austen", "3|Persuasion|Jane Austen", "4|dune messiah|Frank Herbert",
+        ])
+        let austen = c.query(
+            BookQuery(
+                filter: BookFilter([BookCondition(.author, .equals, "Jane Austen")]),
+                sort: BookSort(.name, ascending: false)))
         #expect(austen.books.map(\.id) == ["3", "2"])
         #expect(austen.total == 2)
         let dune = c.query(BookQuery(filter: BookFilter([BookCondition(.name, .containsIgnoringCase, "DUNE")])))
@@ -86,7 +99,9 @@ import Testing
     @Test func changeLogKeepsOnlyRetention() {
         var log = ChangeLog(retention: 3)
         for seq in 1...10 as ClosedRange<UInt64> {
-            log.append(SequencedChangeSet(epoch: "E", seq: seq, source: .file, time: .init(timeIntervalSince1970: 0), changes: ChangeSet()))
+            log.append(
+                SequencedChangeSet(
+                    epoch: "E", seq: seq, source: .file, time: .init(timeIntervalSince1970: 0), changes: ChangeSet()))
         }
         #expect(log.count == 3)
         #expect(log.changes(after: 7, currentSeq: 10)?.map(\.seq) == [8, 9, 10])

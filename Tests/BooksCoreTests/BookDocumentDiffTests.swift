@@ -1,6 +1,7 @@
-import Testing
-@testable import BooksCore
 import BooksTestSupport
+import Testing
+
+@testable import BooksCore
 
 extension BadLine {
     var isSlip: Bool { if case .missingField = reason { return true } else { return false } }
@@ -15,8 +16,13 @@ extension BadLine {
 
     @Test func editOneRow() {
         let result = update(["1|A|B", "2|C|D", "3|E|F"], ["1|A|B", "2|C2|D", "3|E|F"])
-        #expect(result.changes == ChangeSet(updated: [BookUpdate(old: Book(id: "2", name: "C", author: "D"),
-                                                                new: Book(id: "2", name: "C2", author: "D"))]))
+        #expect(
+            result.changes
+                == ChangeSet(updated: [
+                    BookUpdate(
+                        old: Book(id: "2", name: "C", author: "D"),
+                        new: Book(id: "2", name: "C2", author: "D"))
+                ]))
         #expect(result.path == .incremental)
     }
 
@@ -53,8 +59,10 @@ extension BadLine {
     @Test func renderingKeepsEverythingElseByteForByte() {
         let rows = ["# header", "1|A|B", "broken line", "", "2|C|D", "3|E|F"]
         let doc = BookDocument(parsing: Samples.file(rows))
-        let out = doc.rendering([.replace(line: 1, with: Book(id: "1", name: "A|x", author: "B")),
-                                 .delete(line: 4), .append(Book(id: "4", name: "G", author: "H"))])
+        let out = doc.rendering([
+            .replace(line: 1, with: Book(id: "1", name: "A|x", author: "B")),
+            .delete(line: 4), .append(Book(id: "4", name: "G", author: "H")),
+        ])
         #expect(out == Samples.file(["# header", "1|A\\|x|B", "broken line", "", "3|E|F", "4|G|H"]))
     }
 
@@ -115,7 +123,8 @@ extension BadLine {
         let before = Int.random(in: 0...min(40, splice.range.lowerBound), using: &rng)
         let after = Int.random(in: 0...min(40, old.count - splice.range.upperBound), using: &rng)
         let range = (splice.range.lowerBound - before)..<(splice.range.upperBound + after)
-        let replacement = Array(old[range.lowerBound..<splice.range.lowerBound]) + splice.replacement
+        let replacement =
+            Array(old[range.lowerBound..<splice.range.lowerBound]) + splice.replacement
             + Array(old[splice.range.upperBound..<range.upperBound])
         return ByteSplice(range: range, replacement: replacement)
     }
@@ -141,8 +150,10 @@ extension BadLine {
             return "\(Int.random(in: 100_000..<200_000, using: &rng))|Name \(k)|Author"
         case 4: return "\(Int.random(in: 0..<(duplicates ? 30 : 100_000), using: &rng))|dup candidate|x"
         default:
-            let book = Book(id: "\(Int.random(in: 0..<(duplicates ? 400 : 100_000), using: &rng))", name: Samples.randomString(&rng, maxPieces: 3),
-                            author: Samples.randomString(&rng, maxPieces: 2))
+            let book = Book(
+                id: "\(Int.random(in: 0..<(duplicates ? 400 : 100_000), using: &rng))",
+                name: Samples.randomString(&rng, maxPieces: 3),
+                author: Samples.randomString(&rng, maxPieces: 2))
             return String(decoding: RowEscaping.row(for: book), as: UTF8.self)
         }
     }
@@ -173,36 +184,50 @@ extension BadLine {
     }
 
     @Test func editsOfDifferentLinesAreBothApplied() {
-        let ours = edit("Dune", "Dune Messiah"), theirs = edit("Joyce", "James Joyce")
+        let ours = edit("Dune", "Dune Messiah")
+        let theirs = edit("Joyce", "James Joyce")
         let expected = "1|Dune Messiah|Herbert\n2|Emma|Austen\n3|Ulysses|James Joyce\n"
-        #expect(ByteSplice.mergedContent(base: base, ours: ours, theirs: theirs).map { String(decoding: $0, as: UTF8.self) } == expected)
-        #expect(ByteSplice.mergedContent(base: base, ours: theirs, theirs: ours).map { String(decoding: $0, as: UTF8.self) } == expected)
+        #expect(
+            ByteSplice.mergedContent(base: base, ours: ours, theirs: theirs).map { String(decoding: $0, as: UTF8.self) }
+                == expected)
+        #expect(
+            ByteSplice.mergedContent(base: base, ours: theirs, theirs: ours).map { String(decoding: $0, as: UTF8.self) }
+                == expected)
     }
 
     @Test func anAppendAndAnEditOfAnotherLineAreBothApplied() {
         let ours = ByteSplice.append(Array("4|Beloved|Morrison\n".utf8), to: base.count)
         let theirs = edit("Emma", "Persuasion")
-        #expect(ByteSplice.mergedContent(base: base, ours: ours, theirs: theirs).map { String(decoding: $0, as: UTF8.self) }
+        #expect(
+            ByteSplice.mergedContent(base: base, ours: ours, theirs: theirs).map { String(decoding: $0, as: UTF8.self) }
                 == "1|Dune|Herbert\n2|Persuasion|Austen\n3|Ulysses|Joyce\n4|Beloved|Morrison\n")
     }
 
     @Test func editsOfTheSameLineAreNotMerged() {
-        #expect(ByteSplice.mergedContent(base: base, ours: edit("Emma", "Emma 2"), theirs: edit("Austen", "J. Austen")) == nil)
-        #expect(ByteSplice.mergedContent(base: base, ours: edit("Emma", "Emma 2"), theirs: edit("Emma", "Emma 3")) == nil)
+        #expect(
+            ByteSplice.mergedContent(base: base, ours: edit("Emma", "Emma 2"), theirs: edit("Austen", "J. Austen"))
+                == nil)
+        #expect(
+            ByteSplice.mergedContent(base: base, ours: edit("Emma", "Emma 2"), theirs: edit("Emma", "Emma 3")) == nil)
     }
 
     @Test func anEmptyEditLeavesTheOther() {
         let ours = edit("Dune", "Dune 2")
-        #expect(ByteSplice.mergedContent(base: base, ours: ours, theirs: ByteSplice(from: base, to: base)) == ours.applied(to: base))
+        #expect(
+            ByteSplice.mergedContent(base: base, ours: ours, theirs: ByteSplice(from: base, to: base))
+                == ours.applied(to: base))
     }
 }
 
 private extension String {
     /// The first occurrence of `target` replaced (bytewise; no Foundation here).
     func replacingOccurrences(_ target: String, _ replacement: String) -> String {
-        let bytes = Array(utf8), needle = Array(target.utf8)
+        let bytes = Array(utf8)
+        let needle = Array(target.utf8)
         guard needle.count <= bytes.count,
-              let at = (0...(bytes.count - needle.count)).first(where: { Array(bytes[$0..<($0 + needle.count)]) == needle })
+            let at = (0...(bytes.count - needle.count)).first(where: {
+                Array(bytes[$0..<($0 + needle.count)]) == needle
+            })
         else { return self }
         return String(decoding: bytes[..<at] + Array(replacement.utf8) + bytes[(at + needle.count)...], as: UTF8.self)
     }

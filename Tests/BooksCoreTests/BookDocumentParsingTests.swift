@@ -1,11 +1,15 @@
 import Testing
+
 @testable import BooksCore
 
 @Suite struct BookDocumentParsingTests {
     @Test func readsTextStoreSampleRows() {
         let doc = BookDocument(parsing: Samples.file(["1|Dune|Frank Herbert", "2|Emma|Jane Austen"]))
-        #expect(doc.books == [Book(id: "1", name: "Dune", author: "Frank Herbert"),
-                              Book(id: "2", name: "Emma", author: "Jane Austen")])
+        #expect(
+            doc.books == [
+                Book(id: "1", name: "Dune", author: "Frank Herbert"),
+                Book(id: "2", name: "Emma", author: "Jane Austen"),
+            ])
         #expect(doc.lineEnding == .lf)
         #expect(doc.badLines.isEmpty)
     }
@@ -24,7 +28,9 @@ import Testing
     }
 
     @Test func badLinesAreReportedWithLineNumbersAndReasons() {
-        var rows = ["1|A|B", "just text", "|No|Id", "1|Dup|Row", "a|b|c|d", "x|" + String(repeating: "y", count: 100) + "|z"]
+        var rows = [
+            "1|A|B", "just text", "|No|Id", "1|Dup|Row", "a|b|c|d", "x|" + String(repeating: "y", count: 100) + "|z",
+        ]
         rows.append("0f8fad5b-d9cb-469f-a165-70867728950e|Only two")
         let doc = BookDocument(parsing: Samples.file(rows) + [0xFF, 0xFE, 0x7C, 0x61, 0x7C, 0x62, 0x0A], lineLimit: 50)
         let bad = doc.badLines

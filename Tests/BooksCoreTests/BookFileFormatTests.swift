@@ -1,6 +1,7 @@
-import Testing
-@testable import BooksCore
 import BooksTestSupport
+import Testing
+
+@testable import BooksCore
 
 @Suite struct BookFileFormatTests {
     @Test func jsonRoundTripsRandomStrings() throws {
@@ -15,12 +16,15 @@ import BooksTestSupport
         let back = BookDocument(parsing: try BookFileFormat.json.canonicalText(from: json))
         #expect(back.books.count == books.count)
         for (a, b) in zip(back.books, books) {
-            #expect(a.id == b.id && a.name.utf8.elementsEqual(b.name.utf8) && a.author.utf8.elementsEqual(b.author.utf8))
+            #expect(
+                a.id == b.id && a.name.utf8.elementsEqual(b.name.utf8) && a.author.utf8.elementsEqual(b.author.utf8))
         }
     }
 
     @Test func invalidJSONIsAnError() {
-        #expect(throws: BookFormatError.self) { try BookFileFormat.json.canonicalText(from: Array("[{\"id\": 1}]".utf8)) }
+        #expect(throws: BookFormatError.self) {
+            try BookFileFormat.json.canonicalText(from: Array("[{\"id\": 1}]".utf8))
+        }
         #expect(throws: BookFormatError.self) { try BookFileFormat.json.canonicalText(from: Array("{".utf8)) }
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BooksCore
 
 @Suite struct BookFilterTests {
@@ -10,10 +11,16 @@ import Testing
         #expect(BookCondition(.id, .containsIgnoringCase, "b-").matches(book))
         #expect(!BookCondition(.author, .contains, "mann").matches(book))
         #expect(BookCondition(.name, .prefix, "Der").matches(book))
-        #expect(BookFilter([BookCondition(.name, .containsIgnoringCase, "berg"),
-                            BookCondition(.name, .containsIgnoringCase, "der z")]).matches(book))
-        #expect(!BookFilter([BookCondition(.name, .containsIgnoringCase, "berg"),
-                             BookCondition(.author, .containsIgnoringCase, "thomas mannx")]).matches(book))
+        #expect(
+            BookFilter([
+                BookCondition(.name, .containsIgnoringCase, "berg"),
+                BookCondition(.name, .containsIgnoringCase, "der z"),
+            ]).matches(book))
+        #expect(
+            !BookFilter([
+                BookCondition(.name, .containsIgnoringCase, "berg"),
+                BookCondition(.author, .containsIgnoringCase, "thomas mannx"),
+            ]).matches(book))
     }
 
     @Test func aChangedValueIsFoldedAgainAndTheFoldIsNotPartOfEquality() throws {

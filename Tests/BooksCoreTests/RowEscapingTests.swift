@@ -1,6 +1,7 @@
-import Testing
-@testable import BooksCore
 import BooksTestSupport
+import Testing
+
+@testable import BooksCore
 
 @Suite struct RowEscapingTests {
     @Test func plainRowsAreWrittenByteForByte() {
@@ -21,8 +22,9 @@ import BooksTestSupport
     @Test func randomStringsRoundTrip() {
         var rng = SplitMix64(seed: 42)
         for _ in 0..<2_000 {
-            let book = Book(id: "id-\(Int.random(in: 0..<1_000_000, using: &rng))",
-                            name: Samples.randomString(&rng), author: Samples.randomString(&rng))
+            let book = Book(
+                id: "id-\(Int.random(in: 0..<1_000_000, using: &rng))",
+                name: Samples.randomString(&rng), author: Samples.randomString(&rng))
             var bytes = RowEscaping.row(for: book)
             bytes.append(0x0A)
             let doc = BookDocument(parsing: bytes)

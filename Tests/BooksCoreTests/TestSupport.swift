@@ -1,10 +1,13 @@
-@testable import BooksCore
 import BooksTestSupport
+
+@testable import BooksCore
 
 enum Samples {
     /// Pieces that stress the format: separators, escapes, line ends, Unicode of every kind.
-    static let pieces = ["a", "Dune", " ", "|", "\\", "\n", "\r", "\t", "\\|", "\\n", "|\\", "🦄", "👩‍👩‍👧", "e\u{301}",
-                         "é", "שלום", "مرحبا", "中文", "\u{200F}", "#", "\"", "x\r\n", "\u{0}"]
+    static let pieces = [
+        "a", "Dune", " ", "|", "\\", "\n", "\r", "\t", "\\|", "\\n", "|\\", "🦄", "👩‍👩‍👧", "e\u{301}",
+        "é", "שלום", "مرحبا", "中文", "\u{200F}", "#", "\"", "x\r\n", "\u{0}",
+    ]
 
     static func randomString(_ rng: inout SplitMix64, maxPieces: Int = 6) -> String {
         var s = ""

@@ -1,5 +1,6 @@
-import Testing
 import BooksCore
+import Testing
+
 @testable import BooksProtocol
 
 @Suite struct ChangeSetFilterTests {
@@ -29,7 +30,8 @@ import BooksCore
     }
 
     @Test func emptyFilterIsIdentityAndNoMatchIsEmpty() {
-        let change = ChangeSet(inserted: [a1], updated: [BookUpdate(old: h3, new: Book(id: "3", name: "D", author: "H"))], deleted: [a2])
+        let change = ChangeSet(
+            inserted: [a1], updated: [BookUpdate(old: h3, new: Book(id: "3", name: "D", author: "H"))], deleted: [a2])
         #expect(change.filtered(by: .all) == change)
         #expect(change.filtered(by: BookFilter([BookCondition(.id, .equals, "none")])).isEmpty)
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BooksProtocol
 
 @Suite struct LineFramerTests {
@@ -65,7 +66,7 @@ import Testing
         var f = LineFramer(maxLineLength: 1 << 20)
         let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 64 * 1024)
         var tooLong = 0
-        for _ in 0..<(100 * 16) { // 100 MiB
+        for _ in 0..<(100 * 16) {  // 100 MiB
             for frame in f.feed(chunk) { if case .tooLong = frame { tooLong += 1 } }
             #expect(f.bufferedByteCount <= (1 << 20) + 1)
         }

@@ -1,6 +1,7 @@
 import BooksCore
 import FoundationEssentials
 import Testing
+
 @testable import BooksProtocol
 
 /// `MessageEncoder` → `MessageDecoder` gives back the same reply or event, for every kind.
@@ -15,9 +16,11 @@ import Testing
         switch kind {
         case .snapshot: return Event(event: kind, epoch: text, seq: 3, books: (0..<30).map(book))
         case .change:
-            return Event(event: kind, epoch: text, seq: 4, source: .client, time: "2026-12-01T05:30:00.000Z",
-                         inserted: [book(1)], updated: [BookUpdate(old: book(2), new: Book(id: book(2).id, name: text, author: text))],
-                         deleted: [book(3)])
+            return Event(
+                event: kind, epoch: text, seq: 4, source: .client, time: "2026-12-01T05:30:00.000Z",
+                inserted: [book(1)],
+                updated: [BookUpdate(old: book(2), new: Book(id: book(2).id, name: text, author: text))],
+                deleted: [book(3)])
         case .resyncRequired: return Event(event: kind, epoch: text, seq: 5, reason: text)
         case .heartbeat: return Event(event: kind, epoch: text, seq: 6)
         case .shutdown: return Event(event: kind, epoch: text, seq: 7, reason: text)
@@ -27,9 +30,12 @@ import Testing
 
     static let status = DaemonStatus(
         file: "/srv/bööks/books.txt", format: "text", fileState: "unavailable", fileProblem: "not a regular file",
-        bookCount: Int.max, badLines: [BadLine(lineNumber: 4, reason: .wrongFieldCount(2), text: "a|b"),
-                                       BadLine(lineNumber: 9, reason: .duplicateID("x", firstLine: 2), text: nasty[4]),
-                                       BadLine(lineNumber: 10, reason: .tooLong(limit: 1 << 20), text: "")],
+        bookCount: Int.max,
+        badLines: [
+            BadLine(lineNumber: 4, reason: .wrongFieldCount(2), text: "a|b"),
+            BadLine(lineNumber: 9, reason: .duplicateID("x", firstLine: 2), text: nasty[4]),
+            BadLine(lineNumber: 10, reason: .tooLong(limit: 1 << 20), text: ""),
+        ],
         heldBooks: ["x", nasty[5]], watcherMode: "polling", watcherWarning: "nfs", epoch: "E", seq: UInt64.max,
         oldestReplayableSeq: 1, subscribers: 0, clients: 5, uptimeSeconds: 0.1, lastChange: "2026-12-01T05:30:00.000Z",
         server: "booksd 1.0")
@@ -37,13 +43,14 @@ import Testing
     /// One successful reply per result shape, and one failure per error code.
     static func replies(text: String = "x") -> [Reply] {
         var replies: [Reply] = [
-            .success(text, ReplyResult(protocolVersion: 1, server: text, epoch: text, seq: 0)),   // hello
-            .success("2", ReplyResult(epoch: "E", seq: 3)),                                       // ping, subscribe
+            .success(text, ReplyResult(protocolVersion: 1, server: text, epoch: text, seq: 0)),  // hello
+            .success("2", ReplyResult(epoch: "E", seq: 3)),  // ping, subscribe
             .success("3", ReplyResult(status: status)),
-            .success("4", ReplyResult(epoch: "E", seq: 3, books: (0..<12).map(book), total: 40)), // list
-            .success("5", ReplyResult(books: [book(1), book(2)], versions: [1, UInt64.max])),    // get
-            .success("6", ReplyResult(epoch: "E", seq: 8, books: [Book(id: text, name: text, author: text)])), // writes
-            .success("7", ReplyResult()),                                                         // unsubscribe
+            .success("4", ReplyResult(epoch: "E", seq: 3, books: (0..<12).map(book), total: 40)),  // list
+            .success("5", ReplyResult(books: [book(1), book(2)], versions: [1, UInt64.max])),  // get
+            // writes
+            .success("6", ReplyResult(epoch: "E", seq: 8, books: [Book(id: text, name: text, author: text)])),
+            .success("7", ReplyResult()),  // unsubscribe
             .success("8", ReplyResult(books: [], versions: [], total: 0)),
             .failure(nil, ProtocolError(.badRequest, "not \"JSON\"\n")),
             .failure("c1", ProtocolError(.conflict, text, current: book(3), currentVersion: 8)),
@@ -73,7 +80,8 @@ import Testing
             for kind in Self.kinds {
                 let event = Self.sample(kind, text: text)
                 guard case .event(let decoded) = try decoder.decode(MessageEncoder.encode(event)) else {
-                    Issue.record("not an event"); continue
+                    Issue.record("not an event")
+                    continue
                 }
                 #expect(decoded == event)
                 #expect(Array(decoded.epoch.utf8) == Array(text.utf8))
@@ -88,9 +96,9 @@ import Testing
         let events = [
             Event(event: .heartbeat, epoch: "", seq: UInt64.max),
             Event(event: .change, epoch: "e", seq: 1 << 53 + 1, inserted: [], updated: [], deleted: []),
-            Event(event: .change, epoch: "e", seq: 2),                     // every optional absent
+            Event(event: .change, epoch: "e", seq: 2),  // every optional absent
             Event(event: .snapshot, epoch: "e", seq: 0, books: []),
-            Event(event: .shutdown, epoch: "e", seq: 0),                   // no reason
+            Event(event: .shutdown, epoch: "e", seq: 0),  // no reason
         ]
         for event in events { #expect(try decoder.decode(MessageEncoder.encode(event)) == .event(event)) }
         let replies = [
@@ -110,7 +118,9 @@ import Testing
     }
 
     @Test func largeSnapshotRoundTrips() throws {
-        let books = (0..<100_000).map { Book(id: "id\($0)", name: "Name \($0) \(Self.nasty[$0 % Self.nasty.count])", author: "A") }
+        let books = (0..<100_000).map {
+            Book(id: "id\($0)", name: "Name \($0) \(Self.nasty[$0 % Self.nasty.count])", author: "A")
+        }
         let event = Event(event: .snapshot, epoch: "E", seq: 1, books: books)
         #expect(try decoder.decode(MessageEncoder.encode(event)) == .event(event))
     }
@@ -143,7 +153,8 @@ import Testing
         #expect(noSeq.message == "seq: missing")
         let noOK = try #require(failure(#"{"id":"1"}"#))
         #expect(noOK.message == "ok: missing")
-        let badBook = try #require(failure(#"{"id":"1","ok":true,"result":{"books":[{"id":"a","name":null,"author":"b"}]}}"#))
+        let badBook = try #require(
+            failure(#"{"id":"1","ok":true,"result":{"books":[{"id":"a","name":null,"author":"b"}]}}"#))
         #expect(badBook.kind == .invalidField)
         #expect(badBook.message == "result.books[0].name: expected String, found null")
         let badCode = try #require(failure(#"{"id":"1","ok":false,"error":{"code":"gone","message":""}}"#))

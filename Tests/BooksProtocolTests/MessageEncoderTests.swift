@@ -1,6 +1,7 @@
-import Testing
 import BooksCore
 import FoundationEssentials
+import Testing
+
 @testable import BooksProtocol
 
 @Suite struct MessageEncoderTests {
@@ -12,8 +13,9 @@ import FoundationEssentials
     ]
 
     static func book(_ i: Int) -> Book {
-        Book(id: "id-\(i)-\(nasty[i % nasty.count])", name: nasty[(i + 3) % nasty.count],
-             author: nasty[(i + 7) % nasty.count])
+        Book(
+            id: "id-\(i)-\(nasty[i % nasty.count])", name: nasty[(i + 3) % nasty.count],
+            author: nasty[(i + 7) % nasty.count])
     }
 
     private func roundTrip<T: Codable & Equatable>(_ value: T, _ bytes: [UInt8]) throws {
@@ -28,10 +30,13 @@ import FoundationEssentials
         let events: [Event] = [
             Event(event: .snapshot, epoch: "e\"1", seq: 0, books: books),
             Event(event: .snapshot, epoch: "e", seq: 5, books: []),
-            Event(event: .change, epoch: "e", seq: UInt64.max, source: .file, time: "2026-01-01T00:00:00.000Z",
-                  inserted: [books[0]], updated: [BookUpdate(old: books[1], new: Book(id: books[1].id, name: "x", author: "y"))],
-                  deleted: [books[2]]),
-            Event(event: .change, epoch: "e", seq: 7, source: .client, time: "t", inserted: [], updated: [], deleted: []),
+            Event(
+                event: .change, epoch: "e", seq: UInt64.max, source: .file, time: "2026-01-01T00:00:00.000Z",
+                inserted: [books[0]],
+                updated: [BookUpdate(old: books[1], new: Book(id: books[1].id, name: "x", author: "y"))],
+                deleted: [books[2]]),
+            Event(
+                event: .change, epoch: "e", seq: 7, source: .client, time: "t", inserted: [], updated: [], deleted: []),
             Event(event: .resyncRequired, epoch: "e", seq: 1, reason: "lagged"),
             Event(event: .heartbeat, epoch: "e", seq: 99),
             Event(event: .shutdown, epoch: "e", seq: 3, reason: Self.nasty[4]),
@@ -53,11 +58,12 @@ import FoundationEssentials
     }
 
     @Test func repliesRoundTrip() throws {
-        let status = DaemonStatus(file: "/srv/books.txt", format: "text", fileState: "present", fileProblem: nil,
-                                  bookCount: 3, badLines: [BadLine(lineNumber: 4, reason: .wrongFieldCount(2), text: "a|b")],
-                                  heldBooks: ["x"], watcherMode: "inotify", watcherWarning: nil, epoch: "E", seq: 9,
-                                  oldestReplayableSeq: 1, subscribers: 2, clients: 5, uptimeSeconds: 12.5,
-                                  lastChange: nil, server: "booksd 1.0")
+        let status = DaemonStatus(
+            file: "/srv/books.txt", format: "text", fileState: "present", fileProblem: nil,
+            bookCount: 3, badLines: [BadLine(lineNumber: 4, reason: .wrongFieldCount(2), text: "a|b")],
+            heldBooks: ["x"], watcherMode: "inotify", watcherWarning: nil, epoch: "E", seq: 9,
+            oldestReplayableSeq: 1, subscribers: 2, clients: 5, uptimeSeconds: 12.5,
+            lastChange: nil, server: "booksd 1.0")
         let replies: [Reply] = [
             .success("1", ReplyResult(protocolVersion: 1, server: "booksd 1.0", epoch: "E", seq: 0)),
             .success("2", ReplyResult(epoch: "E", seq: 3, books: (0..<12).map(Self.book), total: 40)),
@@ -74,9 +80,10 @@ import FoundationEssentials
     @Test func changeEventIsFilteredAndTimed() throws {
         let dune = Book(id: "1", name: "Dune", author: "Herbert")
         let other = Book(id: "2", name: "Emma", author: "Austen")
-        let change = SequencedChangeSet(epoch: "E", seq: 4, source: .file,
-                                        time: Date(timeIntervalSince1970: 1_700_000_000.123_9),
-                                        changes: ChangeSet(inserted: [dune, other]))
+        let change = SequencedChangeSet(
+            epoch: "E", seq: 4, source: .file,
+            time: Date(timeIntervalSince1970: 1_700_000_000.123_9),
+            changes: ChangeSet(inserted: [dune, other]))
         let all = try #require(MessageEncoder.changeEvent(change))
         #expect(all.inserted == [dune, other])
         #expect(all.updated == [] && all.deleted == [])

@@ -1,5 +1,6 @@
-import Testing
 import BooksCore
+import Testing
+
 @testable import BooksProtocol
 
 @Suite struct RequestDecoderTests {
@@ -19,7 +20,8 @@ import BooksCore
     }
 
     @Test func decodesFullRequest() throws {
-        let line = #"{"id":"r1","op":"list","filter":{"conditions":[{"field":"name","op":"contains","value":"Dune"}]},"limit":5}"#
+        let line =
+            #"{"id":"r1","op":"list","filter":{"conditions":[{"field":"name","op":"contains","value":"Dune"}]},"limit":5}"#
         let request = try decoder.decode(Array(line.utf8))
         #expect(request.id == "r1")
         #expect(request.op == .list)
@@ -30,7 +32,8 @@ import BooksCore
     @Test func numericIDsAreKeptAsText() throws {
         #expect(try decoder.decode(Array(#"{"id":42,"op":"ping"}"#.utf8)).id == "42")
         #expect(try decoder.decode(Array(#"{"id":-7,"op":"ping"}"#.utf8)).id == "-7")
-        #expect(try decoder.decode(Array(#"{"id":18446744073709551615,"op":"ping"}"#.utf8)).id == "18446744073709551615")
+        #expect(
+            try decoder.decode(Array(#"{"id":18446744073709551615,"op":"ping"}"#.utf8)).id == "18446744073709551615")
         #expect(try decoder.decode(Array(#"{"id":1.5,"op":"ping"}"#.utf8)).id == "1.5")
     }
 
@@ -93,8 +96,9 @@ import BooksCore
     @Test func requestsRoundTripThroughEncoder() throws {
         let requests = [
             Request(id: "1", op: .hello, version: 1, client: "booksctl/1 \"q\""),
-            Request(id: "2", op: .list, filter: BookFilter([BookCondition(.author, .containsIgnoringCase, "ö")]),
-                    sort: BookSort(.name, ascending: false), limit: 10, offset: 5),
+            Request(
+                id: "2", op: .list, filter: BookFilter([BookCondition(.author, .containsIgnoringCase, "ö")]),
+                sort: BookSort(.name, ascending: false), limit: 10, offset: 5),
             Request(id: "3", op: .subscribe, resume: ResumePoint(epoch: "E", seq: 9)),
             Request(id: "4", op: .insert, books: [BookDraft(name: "n\n", author: "a")]),
             Request(id: "5", op: .update, patches: [BookPatch(id: "x", name: "y", expectedVersion: 3)]),
@@ -108,8 +112,10 @@ import BooksCore
     }
 
     @Test func violationClassification() {
-        let disconnecting: Set<ProtocolError.ErrorCode> = [.badRequest, .invalidUTF8, .tooDeep, .tooLarge,
-                                                           .helloRequired, .unsupportedVersion, .limitExceeded]
+        let disconnecting: Set<ProtocolError.ErrorCode> = [
+            .badRequest, .invalidUTF8, .tooDeep, .tooLarge,
+            .helloRequired, .unsupportedVersion, .limitExceeded,
+        ]
         for code in ProtocolError.ErrorCode.allCases {
             #expect(code.isProtocolViolation == disconnecting.contains(code))
         }

@@ -1,6 +1,7 @@
 import BooksCore
 import FoundationEssentials
 import Testing
+
 @testable import BooksProtocol
 
 /// `RequestEncoder` → `RequestDecoder` gives back the same request, for every op and edge case.
@@ -25,20 +26,33 @@ import Testing
         case .hello: return Request(id: "h", op: op, version: ProtocolVersion.current, client: text)
         case .ping, .status, .unsubscribe: return Request(id: "p-\(op.rawValue)", op: op)
         case .list, .query:
-            return Request(id: "l", op: op, filter: BookFilter([BookCondition(.author, .containsIgnoringCase, text),
-                                                                BookCondition(.name, .prefix, text)]),
-                           sort: BookSort(.name, ascending: false), limit: 10, offset: 5)
+            return Request(
+                id: "l", op: op,
+                filter: BookFilter([
+                    BookCondition(.author, .containsIgnoringCase, text),
+                    BookCondition(.name, .prefix, text),
+                ]),
+                sort: BookSort(.name, ascending: false), limit: 10, offset: 5)
         case .get: return Request(id: "g", op: op, ids: [text, "b"])
         case .insert:
-            return Request(id: "i", op: op, books: [BookDraft(name: text, author: text),
-                                                    BookDraft(id: text, name: "n", author: "a")])
+            return Request(
+                id: "i", op: op,
+                books: [
+                    BookDraft(name: text, author: text),
+                    BookDraft(id: text, name: "n", author: "a"),
+                ])
         case .update:
-            return Request(id: "u", op: op, patches: [BookPatch(id: text, name: text, expectedVersion: 3),
-                                                      BookPatch(id: "b", author: text)])
+            return Request(
+                id: "u", op: op,
+                patches: [
+                    BookPatch(id: text, name: text, expectedVersion: 3),
+                    BookPatch(id: "b", author: text),
+                ])
         case .delete: return Request(id: "d", op: op, ids: [text, "b"], expectedVersions: [1, 2])
         case .subscribe:
-            return Request(id: "s", op: op, filter: BookFilter([BookCondition(.id, .equals, text)]),
-                           resume: ResumePoint(epoch: text, seq: 9))
+            return Request(
+                id: "s", op: op, filter: BookFilter([BookCondition(.id, .equals, text)]),
+                resume: ResumePoint(epoch: text, seq: 9))
         }
     }
 

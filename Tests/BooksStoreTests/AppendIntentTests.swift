@@ -1,9 +1,10 @@
+import BooksCore
+import BooksTestSupport
+import Glibc
 // Issue 16, item 1: the append intent record was opened without O_NOFOLLOW/O_EXCL (a planted
 // symlink redirected the daemon's write) and trusted blindly at start (a planted record cut rows).
 import Testing
-import BooksTestSupport
-import Glibc
-import BooksCore
+
 @testable import BooksStore
 
 @Suite struct AppendIntentTests {
@@ -44,14 +45,16 @@ import BooksCore
         try dir.write("books.txt", lines(["1|a|x"]))
         let identity = try #require(FileIdentity.of(path: path))
         let payload = lines(["2|b|y", "3|c|z"])
-        try dir.write("books.txt", lines(["1|a|x"]) + payload.prefix(3))   // a torn append
+        try dir.write("books.txt", lines(["1|a|x"]) + payload.prefix(3))  // a torn append
         let intent = AppendWriter.intentPath(for: path)
-        let record = AppendIntentRecord(device: identity.device, inode: identity.inode, originalSize: 6, payload: payload)
+        let record = AppendIntentRecord(
+            device: identity.device, inode: identity.inode, originalSize: 6, payload: payload)
         try AppendIntentRecord.write(record, at: intent)
         chmod(intent, 0o644)
         #expect(AppendWriter.recover(path: path)?.contains("not 600") == true)
         #expect(dir.read("books.txt")?.count == 9, "an untrusted record was used")
-        let other = AppendIntentRecord(device: identity.device, inode: identity.inode + 1, originalSize: 6, payload: payload)
+        let other = AppendIntentRecord(
+            device: identity.device, inode: identity.inode + 1, originalSize: 6, payload: payload)
         try AppendIntentRecord.write(other, at: intent)
         #expect(AppendWriter.recover(path: path)?.contains("another file") == true)
         #expect(dir.read("books.txt")?.count == 9)
@@ -65,12 +68,13 @@ import BooksCore
         try dir.write("books.txt", lines(["1|a|x"]))
         let identity = try #require(FileIdentity.of(path: path))
         let payload = lines(["2|b|y", "3|c|z"])
-        let record = AppendIntentRecord(device: identity.device, inode: identity.inode, originalSize: 6, payload: payload)
+        let record = AppendIntentRecord(
+            device: identity.device, inode: identity.inode, originalSize: 6, payload: payload)
         try AppendIntentRecord.write(record, at: AppendWriter.intentPath(for: path))
         var s = stat()
         #expect(lstat(AppendWriter.intentPath(for: path), &s) == 0 && s.st_mode & 0o7777 == 0o600)
         let fd = open(path, O_WRONLY | O_APPEND)
-        _ = payload.withUnsafeBytes { write(fd, $0.baseAddress, 8) }   // crash after 8 bytes
+        _ = payload.withUnsafeBytes { write(fd, $0.baseAddress, 8) }  // crash after 8 bytes
         close(fd)
         #expect(AppendWriter.recover(path: path) == "cut off 8 bytes of an append interrupted by a crash")
         #expect(dir.read("books.txt") == lines(["1|a|x"]))

@@ -1,10 +1,11 @@
+import BooksTestSupport
+import Glibc
+import Testing
+
 // Regression for the lost update found by Tests/IntegrationTests/Reliability/LostUpdateTests:
 // a hand edit landing between the writer's last identity check and its rename was overwritten.
 // The writer now exchanges the entries and proves the replaced file is the version it read.
 @testable import BooksStore
-import BooksTestSupport
-import Glibc
-import Testing
 
 @Suite struct AtomicFileWriterRaceTests {
     func contents(_ path: String) -> String {
@@ -16,13 +17,17 @@ import Testing
         let scratch = try TemporaryDirectory(prefix: "booksstore-race")
         defer { scratch.remove() }
         let path = try scratch.write("books.txt", "a|1|x\n")
-        guard case .present(_, let identity) = FileReader.read(path) else { Issue.record("read"); return }
+        guard case .present(_, let identity) = FileReader.read(path) else {
+            Issue.record("read")
+            return
+        }
         // Simulate an edit that the metadata check cannot see (same inode, size and times):
         // the version the write was planned on was different from what is on disk now.
         let planned = Array("a|0|x\n".utf8)
         #expect(throws: StoreError.changedDuringWrite(path: path)) {
-            try AtomicFileWriter.write(Array("a|2|client\n".utf8), to: path, expected: identity,
-                                       isExpectedContent: { $0 == planned })
+            try AtomicFileWriter.write(
+                Array("a|2|client\n".utf8), to: path, expected: identity,
+                isExpectedContent: { $0 == planned })
         }
         #expect(contents(path) == "a|1|x\n", "the concurrent edit was not put back")
         #expect(AtomicFileWriter.removeStaleTemporaries(beside: path).isEmpty, "temporary file left behind")
@@ -32,12 +37,16 @@ import Testing
         let scratch = try TemporaryDirectory(prefix: "booksstore-race")
         defer { scratch.remove() }
         let path = try scratch.write("books.txt", "a|1|x\n")
-        guard case .present(_, let identity) = FileReader.read(path) else { Issue.record("read"); return }
-        try scratch.write("edit", "a|1|x\n")   // same content, new inode (an editor's rename-over)
+        guard case .present(_, let identity) = FileReader.read(path) else {
+            Issue.record("read")
+            return
+        }
+        try scratch.write("edit", "a|1|x\n")  // same content, new inode (an editor's rename-over)
         rename(scratch.file("edit"), path)
         #expect(throws: StoreError.changedDuringWrite(path: path)) {
-            try AtomicFileWriter.write(Array("a|2|client\n".utf8), to: path, expected: identity,
-                                       isExpectedContent: { $0 == Array("a|1|x\n".utf8) })
+            try AtomicFileWriter.write(
+                Array("a|2|client\n".utf8), to: path, expected: identity,
+                isExpectedContent: { $0 == Array("a|1|x\n".utf8) })
         }
         #expect(contents(path) == "a|1|x\n")
     }
@@ -46,9 +55,13 @@ import Testing
         let scratch = try TemporaryDirectory(prefix: "booksstore-race")
         defer { scratch.remove() }
         let path = try scratch.write("books.txt", "a|1|x\n")
-        guard case .present(let read, let identity) = FileReader.read(path) else { Issue.record("read"); return }
-        let written = try AtomicFileWriter.write(Array("a|2|client\n".utf8), to: path, expected: identity,
-                                                 isExpectedContent: { $0 == read })
+        guard case .present(let read, let identity) = FileReader.read(path) else {
+            Issue.record("read")
+            return
+        }
+        let written = try AtomicFileWriter.write(
+            Array("a|2|client\n".utf8), to: path, expected: identity,
+            isExpectedContent: { $0 == read })
         #expect(contents(path) == "a|2|client\n")
         #expect(written.identity == FileIdentity.of(path: path))
         #expect(written.lateEdit == nil)
@@ -63,12 +76,16 @@ import Testing
         let scratch = try TemporaryDirectory(prefix: "booksstore-race")
         defer { scratch.remove() }
         let path = try scratch.write("books.txt", "a|1|x\n")
-        guard case .present(let read, let identity) = FileReader.read(path) else { Issue.record("read"); return }
+        guard case .present(let read, let identity) = FileReader.read(path) else {
+            Issue.record("read")
+            return
+        }
         let editor = open(path, O_WRONLY)
         #expect(editor >= 0)
         #expect(throws: StoreError.changedDuringWrite(path: path)) {
-            try AtomicFileWriter.write(Array("a|2|client\n".utf8), to: path, expected: identity,
-                                       isExpectedContent: { $0 == read })
+            try AtomicFileWriter.write(
+                Array("a|2|client\n".utf8), to: path, expected: identity,
+                isExpectedContent: { $0 == read })
         }
         _ = ftruncate(editor, 0)
         _ = "a|3|hand\n".withCString { pwrite(editor, $0, strlen($0), 0) }

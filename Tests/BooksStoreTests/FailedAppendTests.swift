@@ -1,9 +1,10 @@
+import BooksCore
+import BooksTestSupport
+import Glibc
 // Issue 16, item 5: a failed append cut the file back to its old size with `ftruncate`, which
 // also cut a row another process appended at that moment.
 import Testing
-import BooksTestSupport
-import Glibc
-import BooksCore
+
 @testable import BooksStore
 
 @Suite struct FailedAppendTests {
@@ -42,7 +43,8 @@ import BooksCore
         } catch {
             #expect(error.errnoCode == ENOSPC, "\(error)")
         }
-        #expect(dir.read("books.txt") == Array("1|Dune|Herbert\n2|Em9|Other|Row\n".utf8), "another process's row was cut")
+        #expect(
+            dir.read("books.txt") == Array("1|Dune|Herbert\n2|Em9|Other|Row\n".utf8), "another process's row was cut")
         #expect(dir.names() == ["books.txt"], "the intent record was left")
     }
 

@@ -1,10 +1,11 @@
+import BooksCore
+import BooksTestSupport
+import CLinux
+import Glibc
 // Issue 16, item 6: rewrites dropped extended attributes and ACLs, and a read-only (0444) file
 // was rewritten.
 import Testing
-import BooksTestSupport
-import Glibc
-import CLinux
-import BooksCore
+
 @testable import BooksStore
 
 @Suite struct FileFidelityTests {
@@ -14,9 +15,13 @@ import BooksCore
         func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
         func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
         u32(2)
-        for (tag, perm, id) in [(0x01, 6, UInt32.max), (0x02, 4, 4321), (0x04, 4, UInt32.max), (0x10, 4, UInt32.max),
-                                (0x20, 4, UInt32.max)] as [(UInt16, UInt16, UInt32)] {
-            u16(tag); u16(perm); u32(id)
+        for (tag, perm, id) in [
+            (0x01, 6, UInt32.max), (0x02, 4, 4321), (0x04, 4, UInt32.max), (0x10, 4, UInt32.max),
+            (0x20, 4, UInt32.max),
+        ] as [(UInt16, UInt16, UInt32)] {
+            u16(tag)
+            u16(perm)
+            u32(id)
         }
         return out
     }()
@@ -34,14 +39,18 @@ import BooksCore
         try dir.write("books.txt", lines(["1|Dune|Herbert"]))
         let tag = Array("blue".utf8)
         guard setxattr(path, "user.booksync-test", tag, tag.count, 0) == 0,
-              setxattr(path, "system.posix_acl_access", Self.acl, Self.acl.count, 0) == 0 else {
+            setxattr(path, "system.posix_acl_access", Self.acl, Self.acl.count, 0) == 0
+        else {
             print("extended attributes or ACLs are not supported under /var/tmp (errno \(errno)): skipped")
             return
         }
         var before = stat()
         stat(path, &before)
         let store = TextBookStore(path: path)
-        guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
+        guard case .present(let canonical, let identity) = store.fetch() else {
+            Issue.record("fetch")
+            return
+        }
         _ = try store.save(SaveRequest(deleted: ["1"]), onto: BookDocument(parsing: canonical), expected: identity)
         #expect(dir.read("books.txt") == [])
         #expect(attribute("user.booksync-test", of: path) == tag, "a user attribute was dropped")
@@ -58,7 +67,10 @@ import BooksCore
         try dir.write("books.txt", lines(["1|Dune|Herbert"]))
         chmod(path, 0o444)
         let store = TextBookStore(path: path)
-        guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
+        guard case .present(let canonical, let identity) = store.fetch() else {
+            Issue.record("fetch")
+            return
+        }
         let document = BookDocument(parsing: canonical)
         do {
             _ = try store.save(SaveRequest(deleted: ["1"]), onto: document, expected: identity)
@@ -67,8 +79,9 @@ import BooksCore
             #expect(error.description.contains("read-only"), "\(error)")
         }
         do {
-            _ = try store.appendIfPossible(SaveRequest(inserted: [.init(temporaryID: "t", id: "2", name: "A", author: "B")]),
-                                           onto: document, expected: identity)
+            _ = try store.appendIfPossible(
+                SaveRequest(inserted: [.init(temporaryID: "t", id: "2", name: "A", author: "B")]),
+                onto: document, expected: identity)
             Issue.record("a 0444 file was appended to")
         } catch {
             #expect(error.description.contains("read-only"), "\(error)")
@@ -86,7 +99,10 @@ import BooksCore
         #expect(chown(path, 4321, 4322) == 0)
         chmod(path, 0o640)
         let store = TextBookStore(path: path)
-        guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
+        guard case .present(let canonical, let identity) = store.fetch() else {
+            Issue.record("fetch")
+            return
+        }
         _ = try store.save(SaveRequest(deleted: ["1"]), onto: BookDocument(parsing: canonical), expected: identity)
         var after = stat()
         stat(path, &after)

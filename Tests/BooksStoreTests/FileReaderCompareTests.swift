@@ -2,6 +2,7 @@ import BooksCore
 import BooksTestSupport
 import Glibc
 import Testing
+
 @testable import BooksStore
 
 /// `FileReader.compare` and its `SpliceScanner`: the splice found while reading in chunks must be
@@ -29,8 +30,9 @@ import Testing
                 var at = 0
                 while at < new.count {
                     let size = min(new.count - at, 1 + random.next(40))
-                    scanner.consume(UnsafeBufferPointer(rebasing: n[at..<(at + size)]),
-                                    old: o.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+                    scanner.consume(
+                        UnsafeBufferPointer(rebasing: n[at..<(at + size)]),
+                        old: o.baseAddress ?? UnsafePointer(bitPattern: 1)!)
                     at += size
                 }
             }
@@ -40,14 +42,16 @@ import Testing
 
     @Test(arguments: 1...8 as ClosedRange<UInt64>)
     func scannerFindsTheSmallestSplice(seed: UInt64) {
-        var random = SplitMix64(seed: seed)   // deterministic, so a failure names its seed
+        var random = SplitMix64(seed: seed)  // deterministic, so a failure names its seed
         for round in 0..<400 {
             // Small alphabets make repeated bytes (the hard case for prefix/suffix overlap).
             let old = (0..<random.next(120)).map { _ in UInt8(97 + random.next(3)) }
             let new = round % 7 == 0 ? old : Self.edited(old, &random)
             let expected = ByteSplice(from: old, to: new)
             let found = scan(old, new, chunks: &random)
-            #expect((found ?? ByteSplice(range: 0..<0, replacement: [])).isEmpty == expected.isEmpty, "seed \(seed) round \(round)")
+            #expect(
+                (found ?? ByteSplice(range: 0..<0, replacement: [])).isEmpty == expected.isEmpty,
+                "seed \(seed) round \(round)")
             if let found {
                 #expect(found == expected, "seed \(seed) round \(round): \(old) → \(new)")
                 #expect(found.applied(to: old) == new)
@@ -64,29 +68,50 @@ import Testing
         for k in 0..<20_000 { old.append(contentsOf: Array("id-\(k)|Name \(k)|Author\n".utf8)) }
         #expect(old.count > FileReader.comparisonChunkSize)
         try dir.write("books.txt", old)
-        guard case .unchanged = FileReader.compare(path, with: old) else { Issue.record("unchanged"); return }
+        guard case .unchanged = FileReader.compare(path, with: old) else {
+            Issue.record("unchanged")
+            return
+        }
 
         var edited = old
         let middle = old.count / 2
         edited.replaceSubrange(middle..<(middle + 3), with: Array("CHANGED".utf8))
         edited.append(contentsOf: Array("new|Row|Writer\n".utf8))
         try dir.write("books.txt", edited)
-        guard case .changed(let splice, let identity) = FileReader.compare(path, with: old) else { Issue.record("changed"); return }
+        guard case .changed(let splice, let identity) = FileReader.compare(path, with: old) else {
+            Issue.record("changed")
+            return
+        }
         #expect(splice == ByteSplice(from: old, to: edited))
         #expect(splice.applied(to: old) == edited)
         #expect(identity.size == edited.count)
 
         try dir.write("books.txt", [])
-        guard case .changed(let emptied, _) = FileReader.compare(path, with: old) else { Issue.record("emptied"); return }
+        guard case .changed(let emptied, _) = FileReader.compare(path, with: old) else {
+            Issue.record("emptied")
+            return
+        }
         #expect(emptied == ByteSplice(range: 0..<old.count, replacement: []))
-        guard case .unchanged = FileReader.compare(path, with: []) else { Issue.record("empty"); return }
+        guard case .unchanged = FileReader.compare(path, with: []) else {
+            Issue.record("empty")
+            return
+        }
         try dir.write("books.txt", Array("a|b|c\n".utf8))
-        guard case .changed(let filled, _) = FileReader.compare(path, with: []) else { Issue.record("filled"); return }
+        guard case .changed(let filled, _) = FileReader.compare(path, with: []) else {
+            Issue.record("filled")
+            return
+        }
         #expect(filled == ByteSplice(range: 0..<0, replacement: Array("a|b|c\n".utf8)))
         unlink(path)
-        guard case .missing = FileReader.compare(path, with: old) else { Issue.record("missing"); return }
+        guard case .missing = FileReader.compare(path, with: old) else {
+            Issue.record("missing")
+            return
+        }
         mkfifo(path, 0o600)
-        guard case .unavailable = FileReader.compare(path, with: old) else { Issue.record("fifo"); return }
+        guard case .unavailable = FileReader.compare(path, with: old) else {
+            Issue.record("fifo")
+            return
+        }
     }
 }
 

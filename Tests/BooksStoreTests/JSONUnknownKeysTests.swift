@@ -1,39 +1,49 @@
+import BooksCore
+import BooksTestSupport
+import Glibc
 // Issue 16, item 7: the JSON store dropped unknown keys (isbn, notes, …) from every book on the
 // first client write.
 import Testing
-import BooksTestSupport
-import Glibc
-import BooksCore
+
 @testable import BooksStore
 
 @Suite struct JSONUnknownKeysTests {
     let file = #"""
-    [
-      {"id": "1", "isbn": "978-0441013593", "name": "Dune", "author": "Herbert", "notes": {"read": true, "tags": ["sf", "a \"b\""]}},
-      {"id": "2", "name": "Emma", "author": "Austen", "year": 1815, "x\u0069d": null},
-      {"id": "3", "name": "Ulysses", "author": "Joyce"}
-    ]
-    """#
+        [
+          {"id": "1", "isbn": "978-0441013593", "name": "Dune", "author": "Herbert", "notes": {"read": true, "tags": ["sf", "a \"b\""]}},
+          {"id": "2", "name": "Emma", "author": "Austen", "year": 1815, "x\u0069d": null},
+          {"id": "3", "name": "Ulysses", "author": "Joyce"}
+        ]
+        """#
 
     @Test func unknownKeysAreCarriedThroughARewrite() throws {
         let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
         try dir.write("books.json", Array(file.utf8))
         let store = JSONBookStore(path: dir.file("books.json"))
-        guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
-        _ = try store.save(SaveRequest(inserted: [.init(temporaryID: "t", id: "4", name: "New", author: "Book")],
-                                       updated: [Book(id: "1", name: "Dune", author: "Frank Herbert")], deleted: ["3"]),
-                           onto: BookDocument(parsing: canonical), expected: identity)
+        guard case .present(let canonical, let identity) = store.fetch() else {
+            Issue.record("fetch")
+            return
+        }
+        _ = try store.save(
+            SaveRequest(
+                inserted: [.init(temporaryID: "t", id: "4", name: "New", author: "Book")],
+                updated: [Book(id: "1", name: "Dune", author: "Frank Herbert")], deleted: ["3"]),
+            onto: BookDocument(parsing: canonical), expected: identity)
         let written = String(decoding: dir.read("books.json") ?? [], as: UTF8.self)
-        #expect(written == #"""
-        [
-          {"id": "1", "name": "Dune", "author": "Frank Herbert", "isbn": "978-0441013593", "notes": {"read": true, "tags": ["sf", "a \"b\""]}},
-          {"id": "2", "name": "Emma", "author": "Austen", "year": 1815, "x\u0069d": null},
-          {"id": "4", "name": "New", "author": "Book"}
-        ]
+        #expect(
+            written == #"""
+                [
+                  {"id": "1", "name": "Dune", "author": "Frank Herbert", "isbn": "978-0441013593", "notes": {"read": true, "tags": ["sf", "a \"b\""]}},
+                  {"id": "2", "name": "Emma", "author": "Austen", "year": 1815, "x\u0069d": null},
+                  {"id": "4", "name": "New", "author": "Book"}
+                ]
 
-        """#)
-        guard case .present(let again, _) = store.fetch() else { Issue.record("fetch again"); return }
+                """#)
+        guard case .present(let again, _) = store.fetch() else {
+            Issue.record("fetch again")
+            return
+        }
         #expect(BookDocument(parsing: again).books.map(\.author) == ["Frank Herbert", "Austen", "Book"])
     }
 
@@ -42,12 +52,19 @@ import BooksCore
         defer { dir.remove() }
         try dir.write("books.json", Array(#"[{"id": "1", "name": "Dune", "author": "Herbert", "isbn": "old"}]"#.utf8))
         let store = JSONBookStore(path: dir.file("books.json"))
-        guard case .present(let canonical, _) = store.fetch() else { Issue.record("fetch"); return }
+        guard case .present(let canonical, _) = store.fetch() else {
+            Issue.record("fetch")
+            return
+        }
         let document = BookDocument(parsing: canonical)
         try dir.write("books.json", Array(#"[{"id": "1", "name": "Dune", "author": "Herbert", "isbn": "new"}]"#.utf8))
-        guard case .unchanged(let identity) = store.compare(with: document) else { Issue.record("compare"); return }
-        _ = try store.save(SaveRequest(inserted: [.init(temporaryID: "t", id: "2", name: "A", author: "B")]),
-                           onto: document, expected: identity)
+        guard case .unchanged(let identity) = store.compare(with: document) else {
+            Issue.record("compare")
+            return
+        }
+        _ = try store.save(
+            SaveRequest(inserted: [.init(temporaryID: "t", id: "2", name: "A", author: "B")]),
+            onto: document, expected: identity)
         let written = String(decoding: dir.read("books.json") ?? [], as: UTF8.self)
         #expect(written.contains(#""author": "Herbert", "isbn": "new"}"#), "\(written)")
     }

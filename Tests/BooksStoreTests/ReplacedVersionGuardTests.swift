@@ -1,9 +1,10 @@
-@testable import BooksStore
-import Dispatch
 import BooksTestSupport
+import Dispatch
 import Glibc
 import Synchronization
 import Testing
+
+@testable import BooksStore
 
 /// The lease on a replaced version of the book file: it sees writers that have the file open,
 /// and writers that open it while the lease is held (they wait until it is released).
@@ -53,7 +54,8 @@ import Testing
         #expect(!guardian.writerArrived)
         let done = DoneFlag()
         let writer = DispatchGroup()
-        DispatchQueue.global().async(group: writer) { // an editor: open with O_TRUNC (waits for the lease), write, close
+        // An editor: open with O_TRUNC (waits for the lease), write, close.
+        DispatchQueue.global().async(group: writer) {
             let fd = open(path, O_WRONLY | O_TRUNC)
             _ = "a|2|late\n".withCString { write(fd, $0, strlen($0)) }
             close(fd)

@@ -1,9 +1,10 @@
+import BooksCore
+import BooksTestSupport
+import Glibc
 // Issue 16, item 4: a writer killed between its swap and its check leaves the user's version at
 // the temporary name; start-up deleted it.
 import Testing
-import BooksTestSupport
-import Glibc
-import BooksCore
+
 @testable import BooksStore
 
 @Suite struct StaleTemporaryTests {
@@ -11,7 +12,7 @@ import BooksCore
         let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
         try dir.write("books.txt", lines(["a|2|client"]))
-        try dir.write(".books.txt.booksd-Ab12Cd", lines(["a|1|hand edit"]))   // the user's version
+        try dir.write(".books.txt.booksd-Ab12Cd", lines(["a|1|hand edit"]))  // the user's version
         let reported = AtomicFileWriter.removeStaleTemporaries(beside: dir.file("books.txt"))
         let names = dir.names()
         #expect(names.count == 2 && names[0] == "books.txt" && names[1].hasPrefix("books.txt.recovered-"), "\(names)")

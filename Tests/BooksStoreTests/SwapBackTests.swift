@@ -1,9 +1,10 @@
+import BooksCore
+import BooksTestSupport
+import Glibc
 // Issue 16, item 3: undoing a refused swap moved whatever was at the path by then (a second
 // editor's `mv` during the content check) to the temporary name, which was then unlinked.
 import Testing
-import BooksTestSupport
-import Glibc
-import BooksCore
+
 @testable import BooksStore
 
 @Suite struct SwapBackTests {
@@ -12,15 +13,20 @@ import BooksCore
         defer { dir.remove() }
         let path = dir.file("books.txt")
         try dir.write("books.txt", lines(["a|1|x"]))
-        guard case .present(_, let identity) = FileReader.read(path) else { Issue.record("read"); return }
+        guard case .present(_, let identity) = FileReader.read(path) else {
+            Issue.record("read")
+            return
+        }
         try dir.write("second", lines(["a|3|second editor"]))
         do {
-            try AtomicFileWriter.write(lines(["a|2|client"]), to: path, expected: identity, isExpectedContent: { _ in
-                // The check runs while the daemon's file is at the path: a second editor's `mv`
-                // lands now, and the check fails (the first version was edited in place).
-                rename(dir.file("second"), path)
-                return false
-            })
+            try AtomicFileWriter.write(
+                lines(["a|2|client"]), to: path, expected: identity,
+                isExpectedContent: { _ in
+                    // The check runs while the daemon's file is at the path: a second editor's `mv`
+                    // lands now, and the check fails (the first version was edited in place).
+                    rename(dir.file("second"), path)
+                    return false
+                })
             Issue.record("the write was not refused")
         } catch {
             #expect(error.description.contains("kept in \(path).recovered-"), "\(error)")
@@ -37,9 +43,13 @@ import BooksCore
         defer { dir.remove() }
         let path = dir.file("books.txt")
         try dir.write("books.txt", lines(["a|1|x"]))
-        guard case .present(_, let identity) = FileReader.read(path) else { Issue.record("read"); return }
+        guard case .present(_, let identity) = FileReader.read(path) else {
+            Issue.record("read")
+            return
+        }
         #expect(throws: StoreError.changedDuringWrite(path: path)) {
-            try AtomicFileWriter.write(lines(["a|2|client"]), to: path, expected: identity, isExpectedContent: { _ in false })
+            try AtomicFileWriter.write(
+                lines(["a|2|client"]), to: path, expected: identity, isExpectedContent: { _ in false })
         }
         #expect(dir.read("books.txt") == lines(["a|1|x"]))
         #expect(dir.names() == ["books.txt"])

@@ -1,9 +1,10 @@
+import BooksCore
+import BooksTestSupport
+import Glibc
 // Issue 16, item 2: a symbolic link at the book path was followed for reading and writing (a link
 // to a copy of /etc/passwd got that file rewritten).
 import Testing
-import BooksTestSupport
-import Glibc
-import BooksCore
+
 @testable import BooksStore
 
 @Suite struct SymlinkPolicyTests {
@@ -47,12 +48,18 @@ import BooksCore
         #expect(symlink(dir.file("real.txt"), dir.file("books.txt")) == 0)
         let configuration = BookStoreConfiguration(path: dir.file("books.txt"), allowSymlink: true)
         let store = makeBookStore(configuration: configuration)
-        guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
-        let result = try #require(try store.appendIfPossible(SaveRequest(inserted: [.init(temporaryID: "t", id: "2", name: "C", author: "D")]),
-                                                             onto: BookDocument(parsing: canonical), expected: identity))
+        guard case .present(let canonical, let identity) = store.fetch() else {
+            Issue.record("fetch")
+            return
+        }
+        let result = try #require(
+            try store.appendIfPossible(
+                SaveRequest(inserted: [.init(temporaryID: "t", id: "2", name: "C", author: "D")]),
+                onto: BookDocument(parsing: canonical), expected: identity))
         #expect(dir.read("real.txt") == lines(["1|A|B", "2|C|D"]))
-        _ = try store.save(SaveRequest(deleted: ["1"]), onto: BookDocument(parsing: lines(["1|A|B", "2|C|D"])),
-                           expected: result.identity)
+        _ = try store.save(
+            SaveRequest(deleted: ["1"]), onto: BookDocument(parsing: lines(["1|A|B", "2|C|D"])),
+            expected: result.identity)
         #expect(dir.read("real.txt") == lines(["2|C|D"]))
         var s = stat()
         #expect(lstat(dir.file("books.txt"), &s) == 0 && s.st_mode & S_IFMT == S_IFLNK)
@@ -65,8 +72,12 @@ import BooksCore
         try dir.write("real.txt", lines(["1|A|B"]))
         #expect(symlink(dir.file("real.txt"), dir.file("books.txt")) == 0)
         #expect(lchown(dir.file("books.txt"), 4321, 4321) == 0)
-        let store = TextBookStore(configuration: BookStoreConfiguration(path: dir.file("books.txt"), allowSymlink: true))
-        guard case .unavailable(let error) = store.fetch() else { Issue.record("followed"); return }
+        let store = TextBookStore(
+            configuration: BookStoreConfiguration(path: dir.file("books.txt"), allowSymlink: true))
+        guard case .unavailable(let error) = store.fetch() else {
+            Issue.record("followed")
+            return
+        }
         #expect(error == .symlinkNotOwned(path: dir.file("books.txt"), target: dir.file("real.txt"), owner: 4321))
     }
 }

@@ -2,6 +2,7 @@ import BooksCore
 import BooksTestSupport
 import Glibc
 import Testing
+
 @testable import BooksStore
 
 @Suite struct TextBookStoreTests {
@@ -11,14 +12,21 @@ import Testing
         try dir.write("books.txt", lines(["# my list", "1|Dune|Herbert", "broken line", "", "2|Emma|Austen"]))
         chmod(dir.file("books.txt"), 0o640)
         let store = TextBookStore(path: dir.file("books.txt"))
-        guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
+        guard case .present(let canonical, let identity) = store.fetch() else {
+            Issue.record("fetch")
+            return
+        }
         let document = BookDocument(parsing: canonical)
-        let result = try store.save(SaveRequest(inserted: [.init(temporaryID: "t1", name: "Ulysses", author: "Joyce")],
-                                                updated: [Book(id: "2", name: "Emma", author: "J. Austen")],
-                                                deleted: ["1"]),
-                                    onto: document, expected: identity)
+        let result = try store.save(
+            SaveRequest(
+                inserted: [.init(temporaryID: "t1", name: "Ulysses", author: "Joyce")],
+                updated: [Book(id: "2", name: "Emma", author: "J. Austen")],
+                deleted: ["1"]),
+            onto: document, expected: identity)
         let newID = try #require(result.remapped.first { $0.temporaryID == "t1" }?.permanentID)
-        #expect(dir.read("books.txt") == lines(["# my list", "broken line", "", "2|Emma|J. Austen", "\(newID)|Ulysses|Joyce"]))
+        #expect(
+            dir.read("books.txt")
+                == lines(["# my list", "broken line", "", "2|Emma|J. Austen", "\(newID)|Ulysses|Joyce"]))
         #expect(result.content(basedOn: document.bytes) == dir.read("books.txt"))
         var s = stat()
         stat(dir.file("books.txt"), &s)
@@ -31,7 +39,10 @@ import Testing
         defer { dir.remove() }
         try dir.write("books.txt", lines(["1|Dune|Herbert", "Emma|Jane Austen", "# end"]))
         let store = TextBookStore(path: dir.file("books.txt"))
-        guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
+        guard case .present(let canonical, let identity) = store.fetch() else {
+            Issue.record("fetch")
+            return
+        }
         let result = try store.save(SaveRequest(), onto: BookDocument(parsing: canonical), expected: identity)
         #expect(result.remapped.count == 1)
         #expect(result.remapped[0].temporaryID == "line:2")
@@ -44,8 +55,11 @@ import Testing
         defer { dir.remove() }
         try dir.write("books.txt", lines(["1|Dune|Herbert"]))
         let store = TextBookStore(path: dir.file("books.txt"))
-        guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
-        try dir.write("books.txt", lines(["1|Dune|Herbert", "2|Hand|Edit"]))   // a hand edit meanwhile
+        guard case .present(let canonical, let identity) = store.fetch() else {
+            Issue.record("fetch")
+            return
+        }
+        try dir.write("books.txt", lines(["1|Dune|Herbert", "2|Hand|Edit"]))  // a hand edit meanwhile
         #expect(throws: StoreError.changedDuringWrite(path: dir.file("books.txt"))) {
             try store.save(SaveRequest(deleted: ["1"]), onto: BookDocument(parsing: canonical), expected: identity)
         }
@@ -58,7 +72,9 @@ import Testing
         defer { dir.remove() }
         let store = TextBookStore(path: dir.file("books.txt"))
         var generator = SystemRandomNumberGenerator()
-        let pieces = ["|", "\\", "\n", "\t", "\r", "🦄", "e\u{301}", "שלום", "#", " ", "a", String(repeating: "long", count: 500)]
+        let pieces = [
+            "|", "\\", "\n", "\t", "\r", "🦄", "e\u{301}", "שלום", "#", " ", "a", String(repeating: "long", count: 500),
+        ]
         var insertions: [SaveRequest.Insertion] = []
         for k in 0..<200 {
             let name = (0..<Int.random(in: 0...5, using: &generator)).map { _ in pieces.randomElement()! }.joined()
@@ -66,7 +82,10 @@ import Testing
             insertions.append(.init(temporaryID: "t\(k)", id: "id-\(k)", name: name, author: author))
         }
         _ = try store.save(SaveRequest(inserted: insertions), onto: BookDocument(), expected: nil)
-        guard case .present(let canonical, _) = store.fetch() else { Issue.record("fetch"); return }
+        guard case .present(let canonical, _) = store.fetch() else {
+            Issue.record("fetch")
+            return
+        }
         let books = BookDocument(parsing: canonical).books
         #expect(books.count == insertions.count)
         for (book, insertion) in zip(books, insertions) {
@@ -82,10 +101,19 @@ import Testing
         mkdir(dir.file("adir"), 0o755)
         mkfifo(dir.file("fifo"), 0o644)
         defer { rmdir(dir.file("adir")) }
-        guard case .unavailable(let error) = FileReader.read(dir.file("adir")) else { Issue.record("dir"); return }
+        guard case .unavailable(let error) = FileReader.read(dir.file("adir")) else {
+            Issue.record("dir")
+            return
+        }
         #expect(error == .notARegularFile(path: dir.file("adir"), kind: "directory"))
-        guard case .unavailable = FileReader.read(dir.file("fifo")) else { Issue.record("fifo"); return }
-        guard case .missing = FileReader.read(dir.file("nothing")) else { Issue.record("missing"); return }
+        guard case .unavailable = FileReader.read(dir.file("fifo")) else {
+            Issue.record("fifo")
+            return
+        }
+        guard case .missing = FileReader.read(dir.file("nothing")) else {
+            Issue.record("missing")
+            return
+        }
     }
 
     @Test func staleTemporariesAreRemoved() throws {
@@ -105,8 +133,12 @@ import Testing
         try dir.write("real.txt", lines(["1|A|B"]))
         symlink(dir.file("real.txt"), dir.file("books.txt"))
         // Only with allowSymlink (a link is refused by default: SymlinkPolicyTests).
-        let store = TextBookStore(configuration: BookStoreConfiguration(path: dir.file("books.txt"), allowSymlink: true))
-        guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
+        let store = TextBookStore(
+            configuration: BookStoreConfiguration(path: dir.file("books.txt"), allowSymlink: true))
+        guard case .present(let canonical, let identity) = store.fetch() else {
+            Issue.record("fetch")
+            return
+        }
         _ = try store.save(SaveRequest(deleted: ["1"]), onto: BookDocument(parsing: canonical), expected: identity)
         var s = stat()
         lstat(dir.file("books.txt"), &s)
@@ -121,21 +153,37 @@ import Testing
         defer { dir.remove() }
         try dir.write("books.json", Array(#"[{"id":"1","name":"Dune","author":"Herbert"}]"#.utf8))
         let store = JSONBookStore(path: dir.file("books.json"))
-        guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
-        _ = try store.save(SaveRequest(inserted: [.init(temporaryID: "t", id: "2", name: "A \"quoted\" | name", author: "x\ny")]),
-                           onto: BookDocument(parsing: canonical), expected: identity)
-        guard case .present(let again, _) = store.fetch() else { Issue.record("fetch"); return }
-        #expect(BookDocument(parsing: again).books == [Book(id: "1", name: "Dune", author: "Herbert"),
-                                                       Book(id: "2", name: "A \"quoted\" | name", author: "x\ny")])
+        guard case .present(let canonical, let identity) = store.fetch() else {
+            Issue.record("fetch")
+            return
+        }
+        _ = try store.save(
+            SaveRequest(inserted: [.init(temporaryID: "t", id: "2", name: "A \"quoted\" | name", author: "x\ny")]),
+            onto: BookDocument(parsing: canonical), expected: identity)
+        guard case .present(let again, _) = store.fetch() else {
+            Issue.record("fetch")
+            return
+        }
+        #expect(
+            BookDocument(parsing: again).books == [
+                Book(id: "1", name: "Dune", author: "Herbert"),
+                Book(id: "2", name: "A \"quoted\" | name", author: "x\ny"),
+            ])
     }
 
     @Test func invalidJSONIsUnavailableAndDuplicateIDsAreRefused() throws {
         let dir = try TemporaryDirectory(prefix: "booksync-store")
         defer { dir.remove() }
         try dir.write("a.json", Array("[{\"id\": 1}".utf8))
-        guard case .unavailable = JSONBookStore(path: dir.file("a.json")).fetch() else { Issue.record("invalid"); return }
+        guard case .unavailable = JSONBookStore(path: dir.file("a.json")).fetch() else {
+            Issue.record("invalid")
+            return
+        }
         try dir.write("b.json", Array(#"[{"id":"1","name":"a","author":"b"},{"id":"1","name":"c","author":"d"}]"#.utf8))
-        guard case .unavailable(let error) = JSONBookStore(path: dir.file("b.json")).fetch() else { Issue.record("dup"); return }
+        guard case .unavailable(let error) = JSONBookStore(path: dir.file("b.json")).fetch() else {
+            Issue.record("dup")
+            return
+        }
         #expect(error.description.contains("duplicate id 1"))
     }
 }
@@ -146,10 +194,15 @@ import Testing
         defer { dir.remove() }
         try dir.write("books.txt", lines(["# list", "1|Dune|Herbert"]))
         let store = TextBookStore(path: dir.file("books.txt"))
-        guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
+        guard case .present(let canonical, let identity) = store.fetch() else {
+            Issue.record("fetch")
+            return
+        }
         let before = FileIdentity.of(path: dir.file("books.txt"))
-        let result = try #require(try store.appendIfPossible(SaveRequest(inserted: [.init(temporaryID: "t", id: "2", name: "Emma", author: "Austen")]),
-                                                             onto: BookDocument(parsing: canonical), expected: identity))
+        let result = try #require(
+            try store.appendIfPossible(
+                SaveRequest(inserted: [.init(temporaryID: "t", id: "2", name: "Emma", author: "Austen")]),
+                onto: BookDocument(parsing: canonical), expected: identity))
         #expect(dir.read("books.txt") == lines(["# list", "1|Dune|Herbert", "2|Emma|Austen"]))
         #expect(result.content(basedOn: canonical) == dir.read("books.txt"))
         #expect(FileIdentity.of(path: dir.file("books.txt"))?.inode == before?.inode, "appended in place, not replaced")
@@ -161,13 +214,17 @@ import Testing
         defer { dir.remove() }
         try dir.write("books.txt", lines(["1|Dune|Herbert"]))
         let store = TextBookStore(path: dir.file("books.txt"))
-        guard case .present(let canonical, let identity) = store.fetch() else { Issue.record("fetch"); return }
+        guard case .present(let canonical, let identity) = store.fetch() else {
+            Issue.record("fetch")
+            return
+        }
         let document = BookDocument(parsing: canonical)
         #expect(try store.appendIfPossible(SaveRequest(deleted: ["1"]), onto: document, expected: identity) == nil)
         try dir.write("books.txt", lines(["1|Dune|Herbert", "3|Hand|Edit"]))
         #expect(throws: StoreError.changedDuringWrite(path: dir.file("books.txt"))) {
-            try store.appendIfPossible(SaveRequest(inserted: [.init(temporaryID: "t", name: "A", author: "B")]),
-                                       onto: document, expected: identity)
+            try store.appendIfPossible(
+                SaveRequest(inserted: [.init(temporaryID: "t", name: "A", author: "B")]),
+                onto: document, expected: identity)
         }
         #expect(dir.read("books.txt") == lines(["1|Dune|Herbert", "3|Hand|Edit"]))
     }
@@ -177,7 +234,7 @@ import Testing
         defer { dir.remove() }
         let original = lines(["1|Dune|Herbert"])
         let payload = lines(["2|Emma|Austen", "3|Ulysses|Joyce"])
-        try dir.write("books.txt", original + payload.prefix(20))   // the crash hit mid-append
+        try dir.write("books.txt", original + payload.prefix(20))  // the crash hit mid-append
         writeIntent(original: original.count, payload: payload, in: dir)
         #expect(AppendWriter.recover(path: dir.file("books.txt")) != nil)
         #expect(dir.read("books.txt") == original)
@@ -197,9 +254,15 @@ import Testing
 
     /// The intent record the writer makes before appending `payload` to a file of `original` bytes.
     func writeIntent(original: Int, payload: [UInt8], in dir: TemporaryDirectory) {
-        guard let identity = FileIdentity.of(path: dir.file("books.txt")) else { Issue.record("stat"); return }
-        let record = AppendIntentRecord(device: identity.device, inode: identity.inode, originalSize: original,
-                                        payload: payload)
-        #expect(throws: Never.self) { try AppendIntentRecord.write(record, at: dir.file(".books.txt.booksd-append-intent")) }
+        guard let identity = FileIdentity.of(path: dir.file("books.txt")) else {
+            Issue.record("stat")
+            return
+        }
+        let record = AppendIntentRecord(
+            device: identity.device, inode: identity.inode, originalSize: original,
+            payload: payload)
+        #expect(throws: Never.self) {
+            try AppendIntentRecord.write(record, at: dir.file(".books.txt.booksd-append-intent"))
+        }
     }
 }

@@ -15,7 +15,8 @@ public enum BuildProducts {
 
     /// The package root (the directory with Package.swift), from this file's location.
     public static let packageRoot: String = {
-        String(#filePath.split(separator: "/Tests/BooksTestSupport/", maxSplits: 1, omittingEmptySubsequences: false)[0])
+        String(
+            #filePath.split(separator: "/Tests/BooksTestSupport/", maxSplits: 1, omittingEmptySubsequences: false)[0])
     }()
 
     /// `<package>/.build/<configuration>` (e.g. `debug`, `release`).
@@ -40,7 +41,8 @@ public enum BuildProducts {
             if access(dir + "/booksd", X_OK) == 0 { return dir }
             if dir.hasSuffix("/.build") { break }
         }
-        for configuration in ["debug", "release"] where access(binDirectory(configuration: configuration) + "/booksd", X_OK) == 0 {
+        for configuration in ["debug", "release"]
+        where access(binDirectory(configuration: configuration) + "/booksd", X_OK) == 0 {
             return binDirectory(configuration: configuration)
         }
         return binDirectory(configuration: "debug")

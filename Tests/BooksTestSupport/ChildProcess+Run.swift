@@ -27,21 +27,27 @@ extension ChildProcess {
     /// - Parameters:
     ///   - input: bytes for its stdin (at most a pipe's capacity, 64 KiB); nil: /dev/null.
     ///   - stderr: `.sameAsStdout` interleaves it into `output`.
-    public static func run(_ argv: [String], environment: [String: String]? = nil, input: [UInt8]? = nil,
-                           stderr: ChildIO = .sameAsStdout, timeout: Double = 60,
-                           newProcessGroup: Bool = true) async throws -> ChildResult {
-        var capture = try OutputCapture(argv, environment: environment, input: input, stderr: stderr,
-                                        timeout: timeout, newProcessGroup: newProcessGroup)
+    public static func run(
+        _ argv: [String], environment: [String: String]? = nil, input: [UInt8]? = nil,
+        stderr: ChildIO = .sameAsStdout, timeout: Double = 60,
+        newProcessGroup: Bool = true
+    ) async throws -> ChildResult {
+        var capture = try OutputCapture(
+            argv, environment: environment, input: input, stderr: stderr,
+            timeout: timeout, newProcessGroup: newProcessGroup)
         while !capture.step(pollMilliseconds: 0) { await MonotonicClock.pause(seconds: 0.01) }
         return capture.result
     }
 
     /// `run` for synchronous code: the same, blocking this thread while the program runs.
-    public static func runBlocking(_ argv: [String], environment: [String: String]? = nil, input: [UInt8]? = nil,
-                                   stderr: ChildIO = .sameAsStdout, timeout: Double = 3600,
-                                   newProcessGroup: Bool = true) throws -> ChildResult {
-        var capture = try OutputCapture(argv, environment: environment, input: input, stderr: stderr,
-                                        timeout: timeout, newProcessGroup: newProcessGroup)
+    public static func runBlocking(
+        _ argv: [String], environment: [String: String]? = nil, input: [UInt8]? = nil,
+        stderr: ChildIO = .sameAsStdout, timeout: Double = 3600,
+        newProcessGroup: Bool = true
+    ) throws -> ChildResult {
+        var capture = try OutputCapture(
+            argv, environment: environment, input: input, stderr: stderr,
+            timeout: timeout, newProcessGroup: newProcessGroup)
         while !capture.step(pollMilliseconds: 20) {}
         return capture.result
     }
@@ -58,10 +64,13 @@ private struct OutputCapture {
     var drainUntil: Double?
     var result = ChildResult(status: -1, output: "")
 
-    init(_ argv: [String], environment: [String: String]?, input: [UInt8]?, stderr: ChildIO, timeout: Double,
-         newProcessGroup: Bool) throws {
-        child = try ChildProcess.spawn(argv, environment: environment, stdin: input == nil ? .devNull : .pipe,
-                                       stdout: .pipe, stderr: stderr, newProcessGroup: newProcessGroup)
+    init(
+        _ argv: [String], environment: [String: String]?, input: [UInt8]?, stderr: ChildIO, timeout: Double,
+        newProcessGroup: Bool
+    ) throws {
+        child = try ChildProcess.spawn(
+            argv, environment: environment, stdin: input == nil ? .devNull : .pipe,
+            stdout: .pipe, stderr: stderr, newProcessGroup: newProcessGroup)
         if let input, let pipe = child.stdinPipe {
             _ = fcntl(pipe, F_SETFL, fcntl(pipe, F_GETFL) | O_NONBLOCK)
             _ = input.withUnsafeBytes { write(pipe, $0.baseAddress, $0.count) }
@@ -95,7 +104,8 @@ private struct OutputCapture {
             child.signal(SIGKILL, group: true)
             child.signal(SIGKILL)
             _ = child.waitBlocking(timeout: 5)
-            result = ChildResult(status: -2, output: String(decoding: output, as: UTF8.self) + "\n[timed out after \(timeout) s]")
+            result = ChildResult(
+                status: -2, output: String(decoding: output, as: UTF8.self) + "\n[timed out after \(timeout) s]")
             return true
         }
         return false
@@ -105,7 +115,10 @@ private struct OutputCapture {
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n > 0 { output += chunk[0..<n]; continue }
+            if n > 0 {
+                output += chunk[0..<n]
+                continue
+            }
             if n < 0 && errno == EINTR { continue }
             if n == 0 || (n < 0 && errno != EAGAIN) { eof = true }
             return

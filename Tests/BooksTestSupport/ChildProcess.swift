@@ -19,8 +19,10 @@ public enum ChildIO: Sendable {
 /// Environments for children.
 public enum ChildEnvironment {
     /// Variables systemd passes to a service; a test's children must not inherit them by accident.
-    public static let systemdVariables = ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID",
-                                          "LISTEN_FDNAMES", "INVOCATION_ID", "JOURNAL_STREAM"]
+    public static let systemdVariables = [
+        "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID",
+        "LISTEN_FDNAMES", "INVOCATION_ID", "JOURNAL_STREAM",
+    ]
 
     /// This process's environment, without the variables named in `removing`.
     public static func current(removing: [String] = []) -> [String: String] {
@@ -91,17 +93,19 @@ public final class ChildProcess: @unchecked Sendable {
     /// - Parameters:
     ///   - environment: the complete environment; nil inherits this process's.
     ///   - newProcessGroup: start it as the leader of a new process group (default true).
-    public static func spawn(_ argv: [String], environment: [String: String]? = nil, stdin: ChildIO = .devNull,
-                             stdout: ChildIO = .devNull, stderr: ChildIO = .devNull,
-                             newProcessGroup: Bool = true) throws -> ChildProcess {
+    public static func spawn(
+        _ argv: [String], environment: [String: String]? = nil, stdin: ChildIO = .devNull,
+        stdout: ChildIO = .devNull, stderr: ChildIO = .devNull,
+        newProcessGroup: Bool = true
+    ) throws -> ChildProcess {
         precondition(!argv.isEmpty, "no program to spawn")
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         var parentEnds: [Int32?] = [nil, nil, nil]
         var childEnds: [Int32] = []
-        defer { childEnds.forEach { close($0) } }
-        func closeParentEnds() { parentEnds.forEach { if let fd = $0 { close(fd) } } }
+        defer { for fd in childEnds { close(fd) } }
+        func closeParentEnds() { for case let fd? in parentEnds { close(fd) } }
         for (target, io) in [(Int32(0), stdin), (Int32(1), stdout), (Int32(2), stderr)] {
             switch io {
             case .inherit:
@@ -116,7 +120,10 @@ public final class ChildProcess: @unchecked Sendable {
                 posix_spawn_file_actions_adddup2(&actions, 1, target)
             case .pipe:
                 let fds: (read: Int32, write: Int32)
-                do { fds = try makePipe() } catch { closeParentEnds(); throw error }
+                do { fds = try makePipe() } catch {
+                    closeParentEnds()
+                    throw error
+                }
                 let (childEnd, parentEnd) = target == 0 ? (fds.read, fds.write) : (fds.write, fds.read)
                 posix_spawn_file_actions_adddup2(&actions, childEnd, target)
                 childEnds.append(childEnd)
@@ -129,7 +136,9 @@ public final class ChildProcess: @unchecked Sendable {
         defer { posix_spawnattr_destroy(&attributes) }
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        for sig in [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM] { sigaddset(&defaults, sig) }
+        for sig in [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM] {
+            sigaddset(&defaults, sig)
+        }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         var mask = sigset_t()
         sigemptyset(&mask)
@@ -144,7 +153,10 @@ public final class ChildProcess: @unchecked Sendable {
         let cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         let env = environment ?? ChildEnvironment.current()
         let cEnv: [UnsafeMutablePointer<CChar>?] = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { cArgs.forEach { free($0) }; cEnv.forEach { free($0) } }
+        defer {
+            for arg in cArgs { free(arg) }
+            for entry in cEnv { free(entry) }
+        }
         var pid: pid_t = 0
         let rc = posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, cEnv)
         guard rc == 0 else {
@@ -212,16 +224,25 @@ public final class ChildProcess: @unchecked Sendable {
     /// no grandchild outlives the test.
     @discardableResult
     public func terminate(grace: Double = 5, group: Bool = false) -> Int32 {
-        if let status = poll() { killGroup(); return status }
+        if let status = poll() {
+            killGroup()
+            return status
+        }
         signal(SIGTERM, group: group)
-        if let status = waitBlocking(timeout: grace) { killGroup(); return status }
+        if let status = waitBlocking(timeout: grace) {
+            killGroup()
+            return status
+        }
         return kill()
     }
 
     /// SIGKILL to the child (and its group) and reaps it; returns its status.
     @discardableResult
     public func kill() -> Int32 {
-        if let status = poll() { killGroup(); return status }
+        if let status = poll() {
+            killGroup()
+            return status
+        }
         Glibc.kill(pid, SIGKILL)
         killGroup()
         return waitBlocking(timeout: 10) ?? -1
@@ -229,7 +250,10 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Closes the write end of a `.pipe` stdin (the child sees end of input).
     public func closeStdin() {
-        if let fd = stdinPipe { close(fd); stdinPipe = nil }
+        if let fd = stdinPipe {
+            close(fd)
+            stdinPipe = nil
+        }
     }
 
     private func killGroup() {
@@ -238,11 +262,11 @@ public final class ChildProcess: @unchecked Sendable {
 }
 
 @_silgen_name("pipe2")
-private func c_pipe2(_ fds: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
+private func cPipe2(_ fds: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
 
 /// A pipe with both ends close-on-exec (a `dup2` in the child clears the flag on the target).
 public func makePipe() throws -> (read: Int32, write: Int32) {
     var fds: [Int32] = [0, 0]
-    guard c_pipe2(&fds, O_CLOEXEC) == 0 else { throw TestSupportError("pipe2: \(TestFiles.errorText())") }
+    guard cPipe2(&fds, O_CLOEXEC) == 0 else { throw TestSupportError("pipe2: \(TestFiles.errorText())") }
     return (fds[0], fds[1])
 }

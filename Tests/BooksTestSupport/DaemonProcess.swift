@@ -63,10 +63,11 @@ public final class DaemonProcess: @unchecked Sendable {
         self.options = options
         if let socket = options.socket { unlink(socket) }
         startedAt = MonotonicClock.seconds()
-        process = try ChildProcess.spawn(options.arguments,
-                                         environment: options.environment ?? ChildEnvironment.current(removing: ChildEnvironment.systemdVariables),
-                                         stdout: options.logPath.map { .appendFile($0) } ?? .devNull,
-                                         stderr: options.logPath == nil ? .devNull : .sameAsStdout)
+        process = try ChildProcess.spawn(
+            options.arguments,
+            environment: options.environment ?? ChildEnvironment.current(removing: ChildEnvironment.systemdVariables),
+            stdout: options.logPath.map { .appendFile($0) } ?? .devNull,
+            stderr: options.logPath == nil ? .devNull : .sameAsStdout)
         if waitReady { try waitUntilReady(timeout: readyTimeout) }
     }
 
@@ -142,6 +143,7 @@ public final class DaemonProcess: @unchecked Sendable {
     /// The last `lines` lines of its log, headed with the log's path.
     public func logTail(_ lines: Int = 60) -> String {
         let all = logText.split(separator: "\n", omittingEmptySubsequences: false)
-        return "--- booksd log (\(options.logPath ?? "none"), last \(lines) lines) ---\n" + all.suffix(lines).joined(separator: "\n")
+        return "--- booksd log (\(options.logPath ?? "none"), last \(lines) lines) ---\n"
+            + all.suffix(lines).joined(separator: "\n")
     }
 }

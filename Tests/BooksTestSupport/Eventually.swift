@@ -2,8 +2,10 @@
 /// passed. Returns true as soon as the condition holds; at the deadline the condition is checked
 /// once more and its value returned. Suspends between polls (no thread of the pool is blocked).
 @discardableResult
-public func eventually(timeout: Double, interval: Double = 0.005,
-                       _ condition: () async throws -> Bool) async rethrows -> Bool {
+public func eventually(
+    timeout: Double, interval: Double = 0.005,
+    _ condition: () async throws -> Bool
+) async rethrows -> Bool {
     let deadline = MonotonicClock.seconds() + timeout
     while MonotonicClock.seconds() < deadline {
         if try await condition() { return true }
@@ -14,8 +16,10 @@ public func eventually(timeout: Double, interval: Double = 0.005,
 
 /// `eventually` for synchronous code: the same polling, but blocks the calling thread between polls.
 @discardableResult
-public func eventuallyBlocking(timeout: Double, interval: Double = 0.005,
-                               _ condition: () throws -> Bool) rethrows -> Bool {
+public func eventuallyBlocking(
+    timeout: Double, interval: Double = 0.005,
+    _ condition: () throws -> Bool
+) rethrows -> Bool {
     let deadline = MonotonicClock.seconds() + timeout
     while MonotonicClock.seconds() < deadline {
         if try condition() { return true }

@@ -25,7 +25,10 @@ public final class LineClient: @unchecked Sendable {
             setsockopt(s, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
         let address: UnixSocketAddress
-        do { address = try UnixSocketAddress(path: path) } catch { Glibc.close(s); throw error }
+        do { address = try UnixSocketAddress(path: path) } catch {
+            Glibc.close(s)
+            throw error
+        }
         let rc = address.withSockaddr { connect(s, $0, $1) }
         guard rc == 0 else {
             let e = errno
@@ -97,7 +100,7 @@ public final class LineClient: @unchecked Sendable {
             if n < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN { return true }
-                outbox.removeAll()   // the connection failed: nothing queued can be sent any more
+                outbox.removeAll()  // the connection failed: nothing queued can be sent any more
                 return false
             }
             outbox.removeFirst(n)
@@ -167,8 +170,15 @@ public final class LineClient: @unchecked Sendable {
         var found = false
         while !isAtEnd {
             let n = read(fd, scratch.baseAddress, scratch.count)
-            if n < 0 { if errno == EINTR { continue }; if errno != EAGAIN { reader.markAtEnd() }; break }
-            if n == 0 { reader.markAtEnd(); break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno != EAGAIN { reader.markAtEnd() }
+                break
+            }
+            if n == 0 {
+                reader.markAtEnd()
+                break
+            }
             let bytes = UnsafeRawBufferPointer(rebasing: scratch[0..<n])
             if !reader.hasPendingLines && reader.bufferedByteCount == 0 && bytes[n - 1] == 0x0A && n < scratch.count {
                 // The usual case: whole lines in one read; search them where they are.

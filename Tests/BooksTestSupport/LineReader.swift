@@ -35,7 +35,10 @@ public final class LineReader: @unchecked Sendable {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             if n < 0 && errno == EAGAIN { break }
-            if n <= 0 { isAtEnd = true; break }
+            if n <= 0 {
+                isAtEnd = true
+                break
+            }
             total += n
             let at = MonotonicClock.nanoseconds()
             chunk.withUnsafeBytes { feed(UnsafeRawBufferPointer(rebasing: $0[0..<n]), at: at) }
@@ -95,7 +98,10 @@ public final class LineReader: @unchecked Sendable {
             if isAtEnd || now >= deadline { return nil }
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&pfd, 1, Int32(min((deadline - now) / 1_000_000 + 1, 1000)))
-            if ready < 0 && errno != EINTR { isAtEnd = true; return nil }
+            if ready < 0 && errno != EINTR {
+                isAtEnd = true
+                return nil
+            }
             if ready > 0 { fill() }
         }
         return pending.removeFirst()

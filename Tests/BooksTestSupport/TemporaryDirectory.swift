@@ -17,8 +17,10 @@ public final class TemporaryDirectory: Sendable {
 
     /// Creates `<base>/<prefix>-XXXXXX` with `mode`.
     /// - Parameter removeOnDeinit: remove the tree when this object is released (default true).
-    public init(prefix: String = "booksync-test", base: String = "/var/tmp", mode: mode_t = 0o755,
-                removeOnDeinit: Bool = true) throws {
+    public init(
+        prefix: String = "booksync-test", base: String = "/var/tmp", mode: mode_t = 0o755,
+        removeOnDeinit: Bool = true
+    ) throws {
         var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         guard made != nil else { throw TestSupportError("mkdtemp under \(base): \(TestFiles.errorText())") }

@@ -49,7 +49,9 @@ public enum TestFiles {
     public static func replace(_ bytes: [UInt8], at path: String, temporaryName: String? = nil) throws {
         let temporary = temporaryName.map { directoryName(path) + "/" + $0 } ?? path + ".edit-\(getpid())"
         try write(bytes, to: temporary)
-        guard rename(temporary, path) == 0 else { throw TestSupportError("rename \(temporary) → \(path): \(errorText())") }
+        guard rename(temporary, path) == 0 else {
+            throw TestSupportError("rename \(temporary) → \(path): \(errorText())")
+        }
     }
 
     /// Whether something (of any type) exists at `path`.
@@ -79,7 +81,7 @@ public enum TestFiles {
         var st = stat()
         guard lstat(path, &st) == 0 else { return }
         if (st.st_mode & S_IFMT) == S_IFDIR {
-            chmod(path, 0o700)   // a test may have made it read-only
+            chmod(path, 0o700)  // a test may have made it read-only
             for name in names(in: path) { removeTree(path + "/" + name) }
             rmdir(path)
         } else {

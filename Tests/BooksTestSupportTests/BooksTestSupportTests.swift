@@ -8,7 +8,8 @@ import Testing
         var random = SplitMix64(seed: 0)
         #expect(random.next() == 0xE220_A839_7B1D_CDAF)
         #expect(random.next() == 0x6E78_9E6A_A1B9_65F4)
-        var a = SplitMix64(seed: 42), b = SplitMix64(seed: 42)
+        var a = SplitMix64(seed: 42)
+        var b = SplitMix64(seed: 42)
         #expect((0..<5).map { _ in a.next() } == (0..<5).map { _ in b.next() })
     }
 
@@ -32,7 +33,8 @@ import Testing
     }
 
     @Test func runCapturesOutputStatusAndInput() async throws {
-        let echo = try await ChildProcess.run(["/bin/sh", "-c", "cat; echo err >&2; exit 3"], input: Array("in\n".utf8))
+        let echo = try await ChildProcess.run(
+            ["/bin/sh", "-c", "cat; echo err >&2; exit 3"], input: Array("in\n".utf8))
         #expect(echo.status == 3)
         #expect(echo.output == "in\nerr\n")
         let blocking = try ChildProcess.runBlocking(["/bin/echo", "hi"])
@@ -56,7 +58,11 @@ import Testing
     @Test func eventuallyReturnsAsSoonAsTheConditionHolds() async {
         let started = MonotonicClock.seconds()
         var polls = 0
-        #expect(await eventually(timeout: 10) { polls += 1; return polls == 3 })
+        #expect(
+            await eventually(timeout: 10) {
+                polls += 1
+                return polls == 3
+            })
         #expect(MonotonicClock.seconds() - started < 5)
         #expect(await eventually(timeout: 0.05) { false } == false)
         #expect(eventuallyBlocking(timeout: 0.05) { false } == false)

@@ -1,5 +1,6 @@
 import BooksCore
 import Testing
+
 @testable import booksctl
 
 @Suite struct ArgumentParserTests {
@@ -8,16 +9,24 @@ import Testing
     }
 
     func usageError(_ line: String) -> UsageError? {
-        do { _ = try parse(line); return nil } catch { return error }
+        do {
+            _ = try parse(line)
+            return nil
+        } catch { return error }
     }
 
     @Test func subscribe() throws {
         #expect(try parse("subscribe").command == .subscribe(SubscribeOptions()))
         let full = try parse("subscribe --json --name dune --author=herbert --initial")
-        #expect(full.command == .subscribe(SubscribeOptions(json: true, name: "dune", author: "herbert", initial: true)))
+        #expect(
+            full.command == .subscribe(SubscribeOptions(json: true, name: "dune", author: "herbert", initial: true)))
         if case .subscribe(let options) = full.command {
-            #expect(options.filter == BookFilter([BookCondition(.name, .containsIgnoringCase, "dune"),
-                                                   BookCondition(.author, .containsIgnoringCase, "herbert")]))
+            #expect(
+                options.filter
+                    == BookFilter([
+                        BookCondition(.name, .containsIgnoringCase, "dune"),
+                        BookCondition(.author, .containsIgnoringCase, "herbert"),
+                    ]))
         }
         #expect(try parse("subscribe -j").command == .subscribe(SubscribeOptions(json: true)))
     }
@@ -25,12 +34,16 @@ import Testing
     @Test func list() throws {
         #expect(try parse("list").command == .list(ListOptions()))
         let invocation = try parse("list --json --author austen --sort -name --limit 10 --offset 20")
-        let expected = ListOptions(json: true, name: nil, author: "austen", sort: BookSort(.name, ascending: false),
-                                   limit: 10, offset: 20)
+        let expected = ListOptions(
+            json: true, name: nil, author: "austen", sort: BookSort(.name, ascending: false),
+            limit: 10, offset: 20)
         #expect(invocation.command == .list(expected))
         if case .list(let options) = invocation.command {
-            #expect(options.query == BookQuery(filter: BookFilter([BookCondition(.author, .containsIgnoringCase, "austen")]),
-                                               sort: BookSort(.name, ascending: false), limit: 10, offset: 20))
+            #expect(
+                options.query
+                    == BookQuery(
+                        filter: BookFilter([BookCondition(.author, .containsIgnoringCase, "austen")]),
+                        sort: BookSort(.name, ascending: false), limit: 10, offset: 20))
         }
         #expect(usageError("list --sort title")?.command == "list")
         #expect(usageError("list --limit -1") != nil)
@@ -41,9 +54,13 @@ import Testing
     @Test func singleBookCommands() throws {
         #expect(try parse("get abc").command == .get(id: "abc", json: false))
         #expect(try parse("get abc --json").command == .get(id: "abc", json: true))
-        #expect(try CommandLineParser.parse(["add", "Dune", "Frank Herbert"]).command == .add(name: "Dune", author: "Frank Herbert"))
-        #expect(try CommandLineParser.parse(["add", "--", "-1 Below", "X"]).command == .add(name: "-1 Below", author: "X"))
-        #expect(try parse("update abc --name N --expect-version 7").command
+        #expect(
+            try CommandLineParser.parse(["add", "Dune", "Frank Herbert"]).command
+                == .add(name: "Dune", author: "Frank Herbert"))
+        #expect(
+            try CommandLineParser.parse(["add", "--", "-1 Below", "X"]).command == .add(name: "-1 Below", author: "X"))
+        #expect(
+            try parse("update abc --name N --expect-version 7").command
                 == .update(UpdateOptions(id: "abc", name: "N", author: nil, expectVersion: 7)))
         #expect(try parse("update abc --author A").command == .update(UpdateOptions(id: "abc", author: "A")))
         #expect(try parse("delete abc").command == .delete(id: "abc", expectVersion: nil))
@@ -90,7 +107,9 @@ import Testing
     @Test func socketOptionAnywhere() throws {
         #expect(try parse("--socket /tmp/a.sock ping") == Invocation(socket: "/tmp/a.sock", command: .ping))
         #expect(try parse("--socket=/tmp/a.sock ping") == Invocation(socket: "/tmp/a.sock", command: .ping))
-        #expect(try parse("list --socket /tmp/b.sock --json") == Invocation(socket: "/tmp/b.sock", command: .list(ListOptions(json: true))))
+        #expect(
+            try parse("list --socket /tmp/b.sock --json")
+                == Invocation(socket: "/tmp/b.sock", command: .list(ListOptions(json: true))))
         #expect(usageError("--socket") != nil)
     }
 }

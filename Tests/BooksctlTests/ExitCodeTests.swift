@@ -2,7 +2,9 @@ import BooksClient
 import BooksCore
 import BooksProtocol
 import Testing
+
 @testable import booksctl
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,9 +23,11 @@ import Glibc
     }
 
     @Test func conflictPrintsCurrentValues() {
-        let error = BooksClientError.daemon(ProtocolError(.conflict, "version 3 expected, book is at 5",
-                                                          current: Book(id: "a", name: "Dune", author: "Herbert"),
-                                                          currentVersion: 5))
+        let error = BooksClientError.daemon(
+            ProtocolError(
+                .conflict, "version 3 expected, book is at 5",
+                current: Book(id: "a", name: "Dune", author: "Herbert"),
+                currentVersion: 5))
         let text = ErrorReporter.message(for: error)
         #expect(text.contains("current values (version 5)"))
         #expect(text.contains("name:   Dune") && text.contains("author: Herbert"))

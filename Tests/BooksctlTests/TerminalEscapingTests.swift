@@ -2,6 +2,7 @@ import BooksClient
 import BooksCore
 import BooksProtocol
 import Testing
+
 @testable import booksctl
 
 /// Nothing a file or a daemon sends reaches the terminal as a control or bidi character (issue 16).
@@ -22,7 +23,8 @@ import Testing
         let evil = Self.hostile.joined()
         let status = DaemonStatus(
             file: "/srv/books\u{1B}[2J.txt", format: "text", fileState: "unavailable", fileProblem: "oops \(evil)",
-            bookCount: 1, badLines: [BadLine(lineNumber: 3, reason: .duplicateID(evil, firstLine: 1), text: "x|\(evil)|y")],
+            bookCount: 1,
+            badLines: [BadLine(lineNumber: 3, reason: .duplicateID(evil, firstLine: 1), text: "x|\(evil)|y")],
             heldBooks: [evil], watcherMode: "inotify", watcherWarning: evil, epoch: "E", seq: 1,
             oldestReplayableSeq: 0, subscribers: 0, clients: 1, uptimeSeconds: 5, lastChange: nil, server: "booksd")
         let text = StatusCommand.summary(status, style: Style(enabled: false))
@@ -32,8 +34,9 @@ import Testing
 
     @Test func subscribeLinesEscapeC1AndBidiInNamesAndIDs() {
         let book = Book(id: "id\u{9B}1", name: "Name\u{202E}", author: "\u{85}Author")
-        let update = MirrorUpdate(epoch: "E", seq: 1, source: .file, time: nil, origin: .live,
-                                  changes: ChangeSet(inserted: [book]))
+        let update = MirrorUpdate(
+            epoch: "E", seq: 1, source: .file, time: nil, origin: .live,
+            changes: ChangeSet(inserted: [book]))
         let lines = ChangeLineFormatter(json: false, style: Style(enabled: false)).lines(for: update)
         #expect(!lines.isEmpty)
         #expect(lines.allSatisfy(isSafe))

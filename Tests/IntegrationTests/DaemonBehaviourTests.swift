@@ -55,15 +55,27 @@ import Testing
             let result = try await h.ctl(["add", "Snow Crash", "Neal Stephenson"])
             #expect(result.succeeded, "booksctl add: \(result)")
             let id = result.output.split(separator: "\n").last.map { String($0).filter { !$0.isWhitespace } } ?? ""
-            await sub.expectEvents([.init(kind: "insert", id: id, name: "Snow Crash", author: "Neal Stephenson", source: "client")])
+            await sub.expectEvents([
+                .init(kind: "insert", id: id, name: "Snow Crash", author: "Neal Stephenson", source: "client")
+            ])
             #expect(h.fileText.contains("\(id)|Snow Crash|Neal Stephenson\n"), "file:\n\(h.fileText)")
             // update and delete through the client, too
             let upd = try await h.ctl(["update", id, "--name", "Snow Crash (2nd ed.)"])
             #expect(upd.succeeded, "booksctl update: \(upd)")
-            await sub.expectEvents([.init(kind: "update", id: id, name: "Snow Crash (2nd ed.)", author: "Neal Stephenson", source: "client")], "update")
+            await sub.expectEvents(
+                [
+                    .init(
+                        kind: "update", id: id, name: "Snow Crash (2nd ed.)", author: "Neal Stephenson",
+                        source: "client")
+                ], "update")
             let del = try await h.ctl(["delete", id])
             #expect(del.succeeded, "booksctl delete: \(del)")
-            await sub.expectEvents([.init(kind: "delete", id: id, name: "Snow Crash (2nd ed.)", author: "Neal Stephenson", source: "client")], "delete")
+            await sub.expectEvents(
+                [
+                    .init(
+                        kind: "delete", id: id, name: "Snow Crash (2nd ed.)", author: "Neal Stephenson",
+                        source: "client")
+                ], "delete")
             #expect(h.fileText == Books.text())
         }
     }
@@ -74,7 +86,8 @@ import Testing
     @Test("names with separators, backslashes and Unicode survive a client add and later hand edits")
     func escapedNamesRoundTrip() async throws {
         try await scenario("escaped", checkConvergence: false) { h, sub in
-            let name = "Pipes | and \\ backslash", author = "Łukasz Żółć 🦄"
+            let name = "Pipes | and \\ backslash"
+            let author = "Łukasz Żółć 🦄"
             let result = try await h.ctl(["add", name, author])
             #expect(result.succeeded, "booksctl add: \(result)")
             let id = result.output.split(separator: "\n").last.map { String($0).filter { !$0.isWhitespace } } ?? ""
@@ -100,9 +113,11 @@ import Testing
                 let script: String
                 switch edit {
                 case "append":
-                    script = "\(add) & sleep 0.\(ms < 10 ? "00" : "0")\(ms); echo \(shellQuote(appended.description)) >> books.txt; wait"
+                    script =
+                        "\(add) & sleep 0.\(ms < 10 ? "00" : "0")\(ms); echo \(shellQuote(appended.description)) >> books.txt; wait"
                 case "sed -i":
-                    script = "\(add) & sleep 0.\(ms < 10 ? "00" : "0")\(ms); sed -i 's/|Book \(n)|/|Book \(n) edited|/' books.txt; wait"
+                    script =
+                        "\(add) & sleep 0.\(ms < 10 ? "00" : "0")\(ms); sed -i 's/|Book \(n)|/|Book \(n) edited|/' books.txt; wait"
                 default:
                     script = """
                         old=$(cat books.txt)
@@ -121,11 +136,16 @@ import Testing
             for i in 0..<rounds {
                 let n = i + 2
                 if edit == "append" {
-                    #expect(books[fixtureID(200 + i)]?.name == "Appended \(i)", "appended row \(i) lost; file:\n\(h.fileText)")
+                    #expect(
+                        books[fixtureID(200 + i)]?.name == "Appended \(i)",
+                        "appended row \(i) lost; file:\n\(h.fileText)")
                 } else {
-                    #expect(books[fixtureID(n)]?.name == "Book \(n) edited", "hand edit \(i) lost; file:\n\(h.fileText)")
+                    #expect(
+                        books[fixtureID(n)]?.name == "Book \(n) edited", "hand edit \(i) lost; file:\n\(h.fileText)")
                 }
-                #expect(books.values.contains { $0.name == "Client \(i)" && $0.author == "Racer \(i)" }, "client add \(i) lost; file:\n\(h.fileText)")
+                #expect(
+                    books.values.contains { $0.name == "Client \(i)" && $0.author == "Racer \(i)" },
+                    "client add \(i) lost; file:\n\(h.fileText)")
                 let id = (TestFiles.readText(h.root + "/add-\(i).out") ?? "").filter { !$0.isWhitespace }
                 #expect(books[id]?.name == "Client \(i)", "booksctl add printed id \(id) not in the file")
             }
@@ -142,17 +162,21 @@ import Testing
         try await scenario("stale-save") { h, sub in
             let edited = TestBook(id: fixtureID(2), name: "Book 2 edited", author: "Author 2")
             let add = "\(shellQuote(BuildProducts.booksctl)) add 'Client 0' 'Racer 0' > ../add-0.out"
-            try await h.tools.must("""
+            try await h.tools.must(
+                """
                 old=$(cat books.txt)
                 \(add)
                 sleep 0.2
                 printf '%s\\n' "$old" | sed 's/|Book 2|/|Book 2 edited|/' > .books.txt.new
                 mv .books.txt.new books.txt
                 """)
-            await sub.expectEvents([.insertNew(name: "Client 0", author: "Racer 0", source: "client"),
-                                    .update(edited),
-                                    .init(kind: "delete", id: nil, name: "Client 0", author: "Racer 0", source: "file")],
-                                   timeout: 15, quiet: 1.5)
+            await sub.expectEvents(
+                [
+                    .insertNew(name: "Client 0", author: "Racer 0", source: "client"),
+                    .update(edited),
+                    .init(kind: "delete", id: nil, name: "Client 0", author: "Racer 0", source: "file"),
+                ],
+                timeout: 15, quiet: 1.5)
             #expect(h.fileBooks[fixtureID(2)]?.name == "Book 2 edited")
             #expect(!h.fileBooks.values.contains { $0.name == "Client 0" })
         }
@@ -167,8 +191,9 @@ import Testing
         }
     }
 
-    @Test("inotify queue overflow: the subscriber converges to the file",
-          .enabled(if: isRoot, "needs root to lower /proc/sys/fs/inotify/max_queued_events"))
+    @Test(
+        "inotify queue overflow: the subscriber converges to the file",
+        .enabled(if: isRoot, "needs root to lower /proc/sys/fs/inotify/max_queued_events"))
     func inotifyOverflow() async throws {
         let knob = "/proc/sys/fs/inotify/max_queued_events"
         guard let original = TestFiles.readText(knob)?.filter({ $0.isNumber }), !original.isEmpty else {
@@ -201,7 +226,9 @@ import Testing
             """
         try await h.tools.must(script, timeout: 120)
         let events = await sub.drain(quiet: 2.5, limit: 60)
-        #expect(!events.contains { $0.kind == "delete" }, "no book was deleted, yet: \(events.filter { $0.kind == "delete" })")
+        #expect(
+            !events.contains { $0.kind == "delete" },
+            "no book was deleted, yet: \(events.filter { $0.kind == "delete" })")
         #expect(!events.isEmpty)
         sub.expectConverged(to: h.fileBooks)
         #expect(h.fileBooks.count == 20)

@@ -23,8 +23,9 @@ import Testing
         }
     }
 
-    @Test("vim -Es with each write strategy of EVENTS.md",
-          arguments: ["backupcopy=yes", "backupcopy=no", "backupcopy=auto", "nowritebackup", "backup backupcopy=yes"])
+    @Test(
+        "vim -Es with each write strategy of EVENTS.md",
+        arguments: ["backupcopy=yes", "backupcopy=no", "backupcopy=auto", "nowritebackup", "backup backupcopy=yes"])
     func vimExWriteStrategies(options: String) async throws {
         try await scenario("vim-es-opts") { h, sub in
             try await h.tools.must("vim -Es -c 'set \(options)' \(Self.vimSubstitute) -c wq books.txt")
@@ -43,7 +44,8 @@ import Testing
             await sub.expectNoMoreEvents(within: 1.2, "edit of books.txt~")
             // The new books.txt is watched (not the renamed old inode).
             try await h.tools.must("echo '\(fixtureID(77))|After Backup|Someone' >> books.txt")
-            await sub.expectEvents([.insert(TestBook(id: fixtureID(77), name: "After Backup", author: "Someone"))], "append after vim")
+            await sub.expectEvents(
+                [.insert(TestBook(id: fixtureID(77), name: "After Backup", author: "Someone"))], "append after vim")
         }
     }
 
@@ -102,17 +104,21 @@ import Testing
         }
     }
 
-    static let emacsReplace = #"(progn (find-file "books.txt") (goto-char (point-min)) (while (search-forward "Frank Herbert" nil t) (replace-match "Frank HERBERT" t t)) (save-buffer))"#
+    static let emacsReplace =
+        #"(progn (find-file "books.txt") (goto-char (point-min)) (while (search-forward "Frank Herbert" nil t) (replace-match "Frank HERBERT" t t)) (save-buffer))"#
 
     @Test("emacs --batch with backup files (rename, keeps books.txt~)", arguments: ["/var/tmp", "/tmp"])
     func emacsBatchBackup(base: String) async throws {
         try await scenario("emacs-backup", base: base) { h, sub in
             try await h.tools.must("emacs --batch -Q --eval \(shellQuote(Self.emacsReplace))", timeout: 60)
             await sub.expectEvents([.update(Books.duneUpper)])
-            if base == "/var/tmp" { #expect(TestFiles.exists(h.dir + "/books.txt~"), "emacs should have kept books.txt~") }
+            if base == "/var/tmp" {
+                #expect(TestFiles.exists(h.dir + "/books.txt~"), "emacs should have kept books.txt~")
+            }
             // Still watching the live books.txt.
             try await h.tools.must("sed -i 's/Author 3$/Author Three/' books.txt")
-            await sub.expectEvents([.update(TestBook(id: fixtureID(3), name: "Book 3", author: "Author Three"))], "sed after emacs")
+            await sub.expectEvents(
+                [.update(TestBook(id: fixtureID(3), name: "Book 3", author: "Author Three"))], "sed after emacs")
         }
     }
 

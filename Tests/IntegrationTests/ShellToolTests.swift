@@ -73,7 +73,8 @@ import Testing
         try await scenario("truncate") { h, sub in
             let changed = TestBook(id: fixtureID(5), name: "Book Five", author: "Author 5")
             let text = Books.text(replacing: [changed.id: changed])
-            try await h.tools.must("truncate -s 0 books.txt; sleep 0.3; printf '%s\\n' \(printfArguments(text)) >> books.txt")
+            try await h.tools.must(
+                "truncate -s 0 books.txt; sleep 0.3; printf '%s\\n' \(printfArguments(text)) >> books.txt")
             await sub.expectEvents([.update(changed)], timeout: 8, quiet: 1.5)
         }
     }
@@ -94,7 +95,9 @@ import Testing
             let changed = TestBook(id: fixtureID(8), name: "Book 8", author: "Author 88")
             mkdir(h.root + "/src", 0o755)
             try TestFiles.write(Books.text(replacing: [changed.id: changed]), to: h.root + "/src/books.txt")
-            try await h.tools.must("touch -d '2001-01-01 00:00:00' ../src/books.txt && rsync \(inplace ? "--inplace " : "")../src/books.txt books.txt")
+            try await h.tools.must(
+                "touch -d '2001-01-01 00:00:00' ../src/books.txt && rsync \(inplace ? "--inplace " : "")../src/books.txt books.txt"
+            )
             await sub.expectEvents([.update(changed)])
             #expect(h.fileText == Books.text(replacing: [changed.id: changed]))
         }

@@ -14,8 +14,9 @@ import Testing
         text.reserveCapacity(rows * 40)
         for k in 0..<rows { text += Array("id-\(k)|Book \(k)|Author \(k % 97)\n".utf8) }
         try dir.write("books.txt", text)
-        let options = DaemonOptions(file: dir.file("books.txt"), socket: dir.file("booksd.sock"),
-                                    logPath: dir.file("booksd.log"))
+        let options = DaemonOptions(
+            file: dir.file("books.txt"), socket: dir.file("booksd.sock"),
+            logPath: dir.file("booksd.log"))
         return (dir, try DaemonProcess(options, waitReady: false))
     }
 
@@ -29,8 +30,9 @@ import Testing
         daemon.signal(SIGHUP)
         try daemon.waitUntilReady(timeout: 30)
         #expect(daemon.isRunning, "booksd died of the SIGHUP; log:\n\(daemon.logText)")
-        #expect(eventuallyBlocking(timeout: 10) { daemon.logText.contains("configuration reloaded") },
-                "the SIGHUP was lost; log:\n\(daemon.logText)")
+        #expect(
+            eventuallyBlocking(timeout: 10) { daemon.logText.contains("configuration reloaded") },
+            "the SIGHUP was lost; log:\n\(daemon.logText)")
         daemon.stop()
     }
 

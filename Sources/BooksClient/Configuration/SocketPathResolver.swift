@@ -33,12 +33,14 @@ public struct SocketPathResolver: Sendable {
 
     /// A resolver reading the process environment and file system.
     public init() {
-        self.init(environment: { name in getenv(name).map { String(cString: $0) } },
-                  fileExists: { path in access(path, F_OK) == 0 })
+        self.init(
+            environment: { name in getenv(name).map { String(cString: $0) } },
+            fileExists: { path in access(path, F_OK) == 0 })
     }
 
     /// A resolver with injected environment and file-existence checks (for tests).
-    public init(environment: @escaping @Sendable (String) -> String?, fileExists: @escaping @Sendable (String) -> Bool) {
+    public init(environment: @escaping @Sendable (String) -> String?, fileExists: @escaping @Sendable (String) -> Bool)
+    {
         self.environment = environment
         self.fileExists = fileExists
     }

@@ -2,6 +2,7 @@ import BooksPlatform
 import BooksProtocol
 import CLinux
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,10 +34,11 @@ final class SocketConnection: Sendable {
 
         /// A sink feeding `continuation`.
         init(_ continuation: AsyncThrowingStream<FeedItem, any Error>.Continuation) {
-            self.init(deliver: { continuation.yield($0) },
-                      finish: { error in
-                          if let error { continuation.finish(throwing: error) } else { continuation.finish() }
-                      })
+            self.init(
+                deliver: { continuation.yield($0) },
+                finish: { error in
+                    if let error { continuation.finish(throwing: error) } else { continuation.finish() }
+                })
         }
     }
 
@@ -142,7 +144,8 @@ final class SocketConnection: Sendable {
                     if n < 0 {
                         if errno == EINTR { continue }
                         let code = errno
-                        return code == EPIPE || code == ECONNRESET ? .connectionClosed : .io(operation: "send", errno: code)
+                        return code == EPIPE || code == ECONNRESET
+                            ? .connectionClosed : .io(operation: "send", errno: code)
                     }
                     offset += n
                 }
@@ -225,8 +228,10 @@ final class SocketConnection: Sendable {
     private func handle(_ frame: LineFramer.Frame, _ decoder: MessageDecoder) throws(BooksClientError) {
         switch frame {
         case .tooLong:
-            throw .protocolError(ProtocolError(.tooLarge,
-                "a line from booksd is longer than this client's limit of \(maxLineLength) bytes (maxLineLength)"))
+            throw .protocolError(
+                ProtocolError(
+                    .tooLarge,
+                    "a line from booksd is longer than this client's limit of \(maxLineLength) bytes (maxLineLength)"))
         case .line(let line):
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
             let message: DaemonMessage
@@ -246,9 +251,10 @@ final class SocketConnection: Sendable {
                 throw .protocolError(reply.error ?? ProtocolError(.badRequest, "reply without id"))
             }
             let waiting = state.withLock { $0.pending.removeValue(forKey: id) }
-            waiting?.resume(returning: reply.ok
-                ? .success(reply)
-                : .failure(.daemon(reply.error ?? ProtocolError(.internalError, "failure without error"))))
+            waiting?.resume(
+                returning: reply.ok
+                    ? .success(reply)
+                    : .failure(.daemon(reply.error ?? ProtocolError(.internalError, "failure without error"))))
         case .event(let event):
             let sink = state.withLock { state -> EventSink? in
                 if event.event == .shutdown { state.sink?.sawShutdown = true }
@@ -262,7 +268,10 @@ final class SocketConnection: Sendable {
         let (pending, sink, closing) = state.withLock { state in
             let closing = state.closing
             state.endError = closing ? .closed : error
-            defer { state.pending = [:]; state.sink = nil }
+            defer {
+                state.pending = [:]
+                state.sink = nil
+            }
             return (state.pending, state.sink, closing)
         }
         let reported: BooksClientError = closing ? .closed : error

@@ -1,4 +1,5 @@
 import BooksProtocol
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -53,8 +54,8 @@ public enum BooksClientError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// How to start the daemon, shown with `.cannotConnect`.
     public static let startHint =
-        "hint: is booksd running? start it with `booksd --file books.txt` " +
-        "or `systemctl start booksd.socket`, or pass --socket PATH / set BOOKS_SOCKET"
+        "hint: is booksd running? start it with `booksd --file books.txt` "
+        + "or `systemctl start booksd.socket`, or pass --socket PATH / set BOOKS_SOCKET"
 
     /// True when the failure is the caller's lack of permission (on the socket or reported by the daemon).
     public var isPermissionDenied: Bool {

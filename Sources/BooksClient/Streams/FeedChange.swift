@@ -15,6 +15,10 @@ public struct FeedChange: Sendable, Hashable {
 
     /// Creates a change.
     public init(epoch: String, seq: UInt64, source: ChangeSource, time: String? = nil, changes: ChangeSet) {
-        self.epoch = epoch; self.seq = seq; self.source = source; self.time = time; self.changes = changes
+        self.epoch = epoch
+        self.seq = seq
+        self.source = source
+        self.time = time
+        self.changes = changes
     }
 }

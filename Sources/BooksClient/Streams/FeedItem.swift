@@ -23,10 +23,12 @@ public enum FeedItem: Sendable, Hashable {
         case .snapshot:
             self = .snapshot(FeedSnapshot(epoch: event.epoch, seq: event.seq, books: event.books ?? []))
         case .change:
-            self = .change(FeedChange(
-                epoch: event.epoch, seq: event.seq, source: event.source ?? .file, time: event.time,
-                changes: ChangeSet(inserted: event.inserted ?? [], updated: event.updated ?? [],
-                                   deleted: event.deleted ?? [])))
+            self = .change(
+                FeedChange(
+                    epoch: event.epoch, seq: event.seq, source: event.source ?? .file, time: event.time,
+                    changes: ChangeSet(
+                        inserted: event.inserted ?? [], updated: event.updated ?? [],
+                        deleted: event.deleted ?? [])))
         case .resyncRequired:
             self = .resyncRequired(epoch: event.epoch, seq: event.seq, reason: event.reason ?? "")
         case .heartbeat:

@@ -11,6 +11,8 @@ public struct FeedSnapshot: Sendable, Hashable {
 
     /// Creates a snapshot.
     public init(epoch: String, seq: UInt64, books: [Book]) {
-        self.epoch = epoch; self.seq = seq; self.books = books
+        self.epoch = epoch
+        self.seq = seq
+        self.books = books
     }
 }

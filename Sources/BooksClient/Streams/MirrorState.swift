@@ -83,8 +83,9 @@ public struct MirrorState: Sendable, Hashable {
             origin = .snapshot
         }
         guard !changes.isEmpty else { return nil }
-        return MirrorUpdate(epoch: snapshot.epoch, seq: snapshot.seq, source: nil, time: nil,
-                            origin: origin, changes: changes)
+        return MirrorUpdate(
+            epoch: snapshot.epoch, seq: snapshot.seq, source: nil, time: nil,
+            origin: origin, changes: changes)
     }
 
     private mutating func applyChange(_ change: FeedChange) -> MirrorUpdate? {
@@ -102,7 +103,10 @@ public struct MirrorState: Sendable, Hashable {
                 }
                 mirror.upsert(book)
             } else if let old = mirror[book.id] {
-                if old != book { result.updated.append(BookUpdate(old: old, new: book)); mirror.upsert(book) }
+                if old != book {
+                    result.updated.append(BookUpdate(old: old, new: book))
+                    mirror.upsert(book)
+                }
             } else {
                 result.inserted.append(book)
                 mirror.upsert(book)
@@ -120,8 +124,9 @@ public struct MirrorState: Sendable, Hashable {
         for book in change.changes.inserted where filter.matches(book) { put(book) }
         mirror.remove(removed)
         guard !result.isEmpty else { return nil }
-        return MirrorUpdate(epoch: change.epoch, seq: change.seq, source: change.source, time: change.time,
-                            origin: .live, changes: result)
+        return MirrorUpdate(
+            epoch: change.epoch, seq: change.seq, source: change.source, time: change.time,
+            origin: .live, changes: result)
     }
 
     /// The changes that turn `old` into `new`: inserts and updates in `new`'s order, deletes in `old`'s.

@@ -31,7 +31,11 @@ public struct MirrorUpdate: Sendable, Hashable {
 
     /// Creates an update.
     public init(epoch: String, seq: UInt64, source: ChangeSource?, time: String?, origin: Origin, changes: ChangeSet) {
-        self.epoch = epoch; self.seq = seq; self.source = source; self.time = time
-        self.origin = origin; self.changes = changes
+        self.epoch = epoch
+        self.seq = seq
+        self.source = source
+        self.time = time
+        self.origin = origin
+        self.changes = changes
     }
 }

@@ -9,7 +9,9 @@ public struct ReconnectBackoff: Sendable, Hashable {
 
     /// Creates a policy; the default is 100 ms, 200 ms, 400 ms … capped at 2 s.
     public init(initial: Duration = .milliseconds(100), maximum: Duration = .seconds(2), multiplier: Int = 2) {
-        self.initial = initial; self.maximum = maximum; self.multiplier = max(1, multiplier)
+        self.initial = initial
+        self.maximum = maximum
+        self.multiplier = max(1, multiplier)
     }
 
     /// The delay before attempt `attempt` (0-based) of a run of failures.

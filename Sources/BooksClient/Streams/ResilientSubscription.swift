@@ -34,18 +34,26 @@ public struct ResilientSubscription: Sendable {
     public var onStatus: (@Sendable (SubscriptionStatus) -> Void)?
 
     /// Creates a subscription description; nothing happens until `updates()` is iterated.
-    public init(socketPath: String, filter: BookFilter = .all, initial: Bool = false,
-                backoff: ReconnectBackoff = ReconnectBackoff(), waitForDaemon: Bool = false,
-                clientName: String = "booksctl", maxLineLength: Int = BooksClient.defaultMaxLineLength,
-                onStatus: (@Sendable (SubscriptionStatus) -> Void)? = nil) {
-        self.socketPath = socketPath; self.filter = filter; self.initial = initial; self.backoff = backoff
-        self.waitForDaemon = waitForDaemon; self.clientName = clientName; self.maxLineLength = maxLineLength
+    public init(
+        socketPath: String, filter: BookFilter = .all, initial: Bool = false,
+        backoff: ReconnectBackoff = ReconnectBackoff(), waitForDaemon: Bool = false,
+        clientName: String = "booksctl", maxLineLength: Int = BooksClient.defaultMaxLineLength,
+        onStatus: (@Sendable (SubscriptionStatus) -> Void)? = nil
+    ) {
+        self.socketPath = socketPath
+        self.filter = filter
+        self.initial = initial
+        self.backoff = backoff
+        self.waitForDaemon = waitForDaemon
+        self.clientName = clientName
+        self.maxLineLength = maxLineLength
         self.onStatus = onStatus
     }
 
     /// The mirror's changes, in order, across reconnections (see `MirrorState` for the guarantees).
     public func updates() -> AsyncThrowingStream<MirrorUpdate, any Error> {
-        run(initialState: MirrorState(filter: filter, emitInitialSnapshot: initial),
+        run(
+            initialState: MirrorState(filter: filter, emitInitialSnapshot: initial),
             resumePoint: { $0.resumePoint },
             step: { state, item in state.apply(item) })
     }
@@ -57,13 +65,14 @@ public struct ResilientSubscription: Sendable {
     /// writes it to stdout). `body` must not block for long: it holds up the reading of the feed.
     public func forEachUpdate(_ body: @escaping @Sendable (MirrorUpdate) -> Void) async throws(BooksClientError) {
         let (ends, end) = AsyncStream<BooksClientError?>.makeStream()
-        let task = drive(initialState: MirrorState(filter: filter, emitInitialSnapshot: initial),
-                         resumePoint: { $0.resumePoint }, step: { state, item in state.apply(item) },
-                         emit: body,
-                         finish: { error in
-                             end.yield(error)
-                             end.finish()
-                         })
+        let task = drive(
+            initialState: MirrorState(filter: filter, emitInitialSnapshot: initial),
+            resumePoint: { $0.resumePoint }, step: { state, item in state.apply(item) },
+            emit: body,
+            finish: { error in
+                end.yield(error)
+                end.finish()
+            })
         let failure = await withTaskCancellationHandler {
             var failure: BooksClientError?
             for await error in ends { failure = error }
@@ -76,16 +85,21 @@ public struct ResilientSubscription: Sendable {
 
     /// A resilient live query: the books matching `query`, emitted once at start and again after
     /// each change that alters the result, and only then.
-    public static func liveQuery(socketPath: String, query: BookQuery, clientName: String = "booksctl",
-                                 waitForDaemon: Bool = false,
-                                 maxLineLength: Int = BooksClient.defaultMaxLineLength)
-        -> AsyncThrowingStream<[Book], any Error> {
-        let subscription = ResilientSubscription(socketPath: socketPath, filter: query.filter,
-                                                 waitForDaemon: waitForDaemon, clientName: clientName,
-                                                 maxLineLength: maxLineLength)
-        return subscription.run(initialState: LiveQueryState(query: query),
-                                resumePoint: { $0.mirror.resumePoint },
-                                step: { state, item in state.apply(item) })
+    public static func liveQuery(
+        socketPath: String, query: BookQuery, clientName: String = "booksctl",
+        waitForDaemon: Bool = false,
+        maxLineLength: Int = BooksClient.defaultMaxLineLength
+    )
+        -> AsyncThrowingStream<[Book], any Error>
+    {
+        let subscription = ResilientSubscription(
+            socketPath: socketPath, filter: query.filter,
+            waitForDaemon: waitForDaemon, clientName: clientName,
+            maxLineLength: maxLineLength)
+        return subscription.run(
+            initialState: LiveQueryState(query: query),
+            resumePoint: { $0.mirror.resumePoint },
+            step: { state, item in state.apply(item) })
     }
 
     /// Drives a feed state machine across connections.
@@ -99,11 +113,12 @@ public struct ResilientSubscription: Sendable {
         step: @escaping @Sendable (inout State, FeedItem) -> Output?
     ) -> AsyncThrowingStream<Output, any Error> {
         let (stream, continuation) = AsyncThrowingStream<Output, any Error>.makeStream()
-        let task = drive(initialState: initialState, resumePoint: resumePoint, step: step,
-                         emit: { continuation.yield($0) },
-                         finish: { error in
-                             if let error { continuation.finish(throwing: error) } else { continuation.finish() }
-                         })
+        let task = drive(
+            initialState: initialState, resumePoint: resumePoint, step: step,
+            emit: { continuation.yield($0) },
+            finish: { error in
+                if let error { continuation.finish(throwing: error) } else { continuation.finish() }
+            })
         continuation.onTermination = { _ in task.cancel() }
         return stream
     }
@@ -125,22 +140,28 @@ public struct ResilientSubscription: Sendable {
             while !Task.isCancelled {
                 var reason = "connection closed"
                 do throws(BooksClientError) {
-                    let client = try await BooksClient.connect(socketPath: config.socketPath,
-                                                               clientName: config.clientName,
-                                                               maxLineLength: config.maxLineLength)
+                    let client = try await BooksClient.connect(
+                        socketPath: config.socketPath,
+                        clientName: config.clientName,
+                        maxLineLength: config.maxLineLength)
                     defer { client.close() }
                     everConnected = true
                     let resume = progress.withLock { $0.startConnection(resumePoint) }
                     let (ends, end) = AsyncStream<BooksClientError?>.makeStream()
-                    client.subscribe(filter: config.filter, from: resume, deliver: { item in
-                        let (output, firstItem) = progress.withLock { $0.apply(item, step) }
-                        if firstItem { config.onStatus?(.subscribed(resumed: resume != nil)) }
-                        if case .resyncRequired(_, _, let why) = item { config.onStatus?(.resyncRequired(reason: why)) }
-                        if let output { emit(output) }
-                    }, finish: { error in
-                        end.yield(error)
-                        end.finish()
-                    })
+                    client.subscribe(
+                        filter: config.filter, from: resume,
+                        deliver: { item in
+                            let (output, firstItem) = progress.withLock { $0.apply(item, step) }
+                            if firstItem { config.onStatus?(.subscribed(resumed: resume != nil)) }
+                            if case .resyncRequired(_, _, let why) = item {
+                                config.onStatus?(.resyncRequired(reason: why))
+                            }
+                            if let output { emit(output) }
+                        },
+                        finish: { error in
+                            end.yield(error)
+                            end.finish()
+                        })
                     var ended: BooksClientError?
                     for await error in ends { ended = error }
                     let (announced, shutdownReason) = progress.withLock { ($0.announced, $0.shutdownReason) }

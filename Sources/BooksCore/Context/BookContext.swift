@@ -73,22 +73,28 @@ public struct BookContext: Sendable {
     /// Moves the context to new file content. Returns the applied change set, or nil when no book
     /// changed (the content is taken as current either way).
     @discardableResult
-    public mutating func apply(bytes: [UInt8], source: ChangeSource, time: Date = Date(),
-                               remapped: [IdentifierRemap] = []) -> SequencedChangeSet? {
+    public mutating func apply(
+        bytes: [UInt8], source: ChangeSource, time: Date = Date(),
+        remapped: [IdentifierRemap] = []
+    ) -> SequencedChangeSet? {
         record(document.update(to: bytes).changes, source: source, time: time, remapped: remapped)
     }
 
     /// Moves the context to its file content changed by `splice` (in place: the same result as
     /// `apply(bytes: splice.applied(to: document.bytes), …)` without a second copy of the file).
     @discardableResult
-    public mutating func apply(splice: ByteSplice, source: ChangeSource, time: Date = Date(),
-                               remapped: [IdentifierRemap] = []) -> SequencedChangeSet? {
+    public mutating func apply(
+        splice: ByteSplice, source: ChangeSource, time: Date = Date(),
+        remapped: [IdentifierRemap] = []
+    ) -> SequencedChangeSet? {
         record(document.update(applying: splice).changes, source: source, time: time, remapped: remapped)
     }
 
     /// Sequences and logs the change set of a document update.
-    private mutating func record(_ documentChanges: ChangeSet, source: ChangeSource, time: Date,
-                                 remapped: [IdentifierRemap]) -> SequencedChangeSet? {
+    private mutating func record(
+        _ documentChanges: ChangeSet, source: ChangeSource, time: Date,
+        remapped: [IdentifierRemap]
+    ) -> SequencedChangeSet? {
         var changes = documentChanges
         resolveHeldBooks(&changes)
         guard !changes.isEmpty else { return nil }
@@ -96,8 +102,9 @@ public struct BookContext: Sendable {
         for book in changes.inserted { versions[book.id] = seq }
         for update in changes.updated { versions[update.new.id] = seq }
         for book in changes.deleted { versions[book.id] = nil }
-        let applied = SequencedChangeSet(epoch: epoch, seq: seq, source: source, time: time,
-                                         changes: changes, remapped: remapped)
+        let applied = SequencedChangeSet(
+            epoch: epoch, seq: seq, source: source, time: time,
+            changes: changes, remapped: remapped)
         log.append(applied)
         lastChange = time
         return applied
@@ -112,7 +119,8 @@ public struct BookContext: Sendable {
             if let index = changes.inserted.firstIndex(where: { $0.id == id }) {
                 let now = changes.inserted.remove(at: index)
                 if now.name != last.name || now.author != last.author || !now.name.utf8.elementsEqual(last.name.utf8)
-                    || !now.author.utf8.elementsEqual(last.author.utf8) {
+                    || !now.author.utf8.elementsEqual(last.author.utf8)
+                {
                     changes.updated.append(BookUpdate(old: last, new: now))
                 }
                 stillHeld[id] = nil

@@ -6,7 +6,7 @@ public struct ChangeLog: Sendable {
     /// How many change sets are kept.
     public let retention: Int
     private var entries: [SequencedChangeSet] = []
-    private var head = 0   // index of the oldest entry once the buffer is full
+    private var head = 0  // index of the oldest entry once the buffer is full
 
     /// Creates an empty log keeping at most `retention` (≥ 0) change sets.
     public init(retention: Int) {

@@ -3,7 +3,9 @@ import Glibc
 extension BookDocument {
     /// The line index of the book with the id given as raw bytes, if any.
     func lineIndex(ofID id: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard let idBase = id.baseAddress ?? (id.count == 0 ? UnsafePointer<UInt8>(bitPattern: 1) : nil) else { return nil }
+        guard let idBase = id.baseAddress ?? (id.count == 0 ? UnsafePointer<UInt8>(bitPattern: 1) : nil) else {
+            return nil
+        }
         let idLength = id.count
         let hash = IDIndex.hash(idBase, 0, idLength)
         return bytes.withUnsafeBufferPointer { buffer -> Int? in
@@ -69,8 +71,10 @@ extension BookDocument {
         bytes.withUnsafeBufferPointer { buffer in
             let base = buffer.baseAddress!
             for (k, record) in lines.enumerated() where record.kind.isBad {
-                result.append(BadLine(lineNumber: k + 1, reason: reason(forLine: k, base),
-                                      text: Self.displayText(record, base)))
+                result.append(
+                    BadLine(
+                        lineNumber: k + 1, reason: reason(forLine: k, base),
+                        text: Self.displayText(record, base)))
             }
         }
         return result
@@ -86,8 +90,10 @@ extension BookDocument {
                 let end = record.start + Int(record.length)
                 var i = record.start
                 while i < end, base[i] != LineParser.pipe { i += 1 }
-                result.insert(String(decoding: UnsafeBufferPointer(start: base + record.start, count: i - record.start),
-                                     as: UTF8.self))
+                result.insert(
+                    String(
+                        decoding: UnsafeBufferPointer(start: base + record.start, count: i - record.start),
+                        as: UTF8.self))
             }
         }
         return result
@@ -102,7 +108,8 @@ extension BookDocument {
             for (k, record) in lines.enumerated() where record.kind == .newBook {
                 let s1 = Int(record.separator1)
                 let name = Self.decodeField(base, record.start, record.start + s1, record.escaped)
-                let author = Self.decodeField(base, record.start + s1 + 1, record.start + Int(record.length), record.escaped)
+                let author = Self.decodeField(
+                    base, record.start + s1 + 1, record.start + Int(record.length), record.escaped)
                 result.append(NewBookRow(lineIndex: k, name: name, author: author))
             }
         }
@@ -118,7 +125,8 @@ extension BookDocument {
         case .badEmptyID: return .emptyID
         case .badFieldCount: return .wrongFieldCount(LineParser.fieldCount(base, start: record.start, end: end))
         case .badMissingField:
-            return .missingField(id: Self.decodeField(base, record.start, record.start + Int(record.separator1), record.escaped))
+            return .missingField(
+                id: Self.decodeField(base, record.start, record.start + Int(record.separator1), record.escaped))
         case .badDuplicateID:
             let id = Self.decodeField(base, record.start, record.start + Int(record.separator1), false)
             let first = lineIndex(ofBook: id).map { $0 + 1 } ?? 0
@@ -144,22 +152,27 @@ extension BookDocument {
         let s1 = record.start + Int(record.separator1)
         let s2 = record.start + Int(record.separator2)
         let end = record.start + Int(record.length)
-        return Book(id: decodeField(base, record.start, s1, false),
-                    name: decodeField(base, s1 + 1, s2, record.escaped),
-                    author: decodeField(base, s2 + 1, end, record.escaped))
+        return Book(
+            id: decodeField(base, record.start, s1, false),
+            name: decodeField(base, s1 + 1, s2, record.escaped),
+            author: decodeField(base, s2 + 1, end, record.escaped))
     }
 
     /// True when two book lines (possibly in different buffers) have the same name and author.
     @inline(__always)
-    static func sameValues(_ a: LineRecord, _ aBase: UnsafePointer<UInt8>, _ b: LineRecord, _ bBase: UnsafePointer<UInt8>) -> Bool {
+    static func sameValues(
+        _ a: LineRecord, _ aBase: UnsafePointer<UInt8>, _ b: LineRecord, _ bBase: UnsafePointer<UInt8>
+    ) -> Bool {
         let aValues = Int(a.length) - Int(a.separator1)
         let bValues = Int(b.length) - Int(b.separator1)
         if aValues == bValues, Int(a.separator2) - Int(a.separator1) == Int(b.separator2) - Int(b.separator1),
-           memcmp(aBase + a.start + Int(a.separator1), bBase + b.start + Int(b.separator1), aValues) == 0 {
+            memcmp(aBase + a.start + Int(a.separator1), bBase + b.start + Int(b.separator1), aValues) == 0
+        {
             return true
         }
         guard a.escaped || b.escaped else { return false }
-        let x = decodeBook(a, aBase), y = decodeBook(b, bBase)
+        let x = decodeBook(a, aBase)
+        let y = decodeBook(b, bBase)
         return x.name.utf8.elementsEqual(y.name.utf8) && x.author.utf8.elementsEqual(y.author.utf8)
     }
 }

@@ -3,7 +3,7 @@ extension BookDocument {
     /// lines — is kept byte-for-byte at its place; appended rows use the file's line-end style.
     /// Several edits of the same line: the last one wins.
     public func rendering(_ edits: [DocumentEdit]) -> [UInt8] {
-        var replacements: [Int: Book?] = [:]   // nil value = delete
+        var replacements: [Int: Book?] = [:]  // nil value = delete
         var appended: [Book] = []
         for edit in edits {
             switch edit {

@@ -10,7 +10,9 @@ extension BookDocument {
     public mutating func update(to newBytes: [UInt8]) -> DocumentUpdate {
         if ByteComparison.equal(newBytes, bytes) { return DocumentUpdate(changes: ChangeSet(), path: .unchanged) }
         let (prefix, suffix) = ByteComparison.commonEnds(bytes, newBytes)
-        if let changes = updateIncrementally(prefix: prefix, oldSuffixStart: bytes.count - suffix, content: .whole(newBytes)) {
+        if let changes = updateIncrementally(
+            prefix: prefix, oldSuffixStart: bytes.count - suffix, content: .whole(newBytes))
+        {
             return DocumentUpdate(changes: changes, path: .incremental)
         }
         return DocumentUpdate(changes: updateFully(to: newBytes), path: .full)
@@ -20,23 +22,29 @@ extension BookDocument {
     /// the same change set as `update(to: splice.applied(to: bytes))`, but the bytes are changed in
     /// place (no second copy of the file) and only the lines around the splice are parsed.
     public mutating func update(applying splice: ByteSplice) -> DocumentUpdate {
-        precondition(splice.range.lowerBound >= 0 && splice.range.upperBound <= bytes.count, "splice outside the document")
+        precondition(
+            splice.range.lowerBound >= 0 && splice.range.upperBound <= bytes.count, "splice outside the document")
         // Trim what the splice replaces with the same bytes: the window is then the real change.
-        let trimmed = bytes.withUnsafeBufferPointer { old in
-            splice.replacement.withUnsafeBufferPointer { new -> ByteSplice? in
-                let r = splice.range
-                guard let o = old.baseAddress, let n = new.baseAddress else { return nil }
-                let shorter = min(r.count, new.count)
-                let prefix = ByteComparison.commonPrefix(o + r.lowerBound, n, shorter)
-                let suffix = ByteComparison.commonSuffix(o + r.lowerBound, r.count, n, new.count, limit: shorter - prefix)
-                if prefix == 0 && suffix == 0 { return nil }
-                return ByteSplice(range: (r.lowerBound + prefix)..<(r.upperBound - suffix),
-                                  replacement: Array(splice.replacement[prefix..<(new.count - suffix)]))
-            }
-        } ?? splice
+        let trimmed =
+            bytes.withUnsafeBufferPointer { old in
+                splice.replacement.withUnsafeBufferPointer { new -> ByteSplice? in
+                    let r = splice.range
+                    guard let o = old.baseAddress, let n = new.baseAddress else { return nil }
+                    let shorter = min(r.count, new.count)
+                    let prefix = ByteComparison.commonPrefix(o + r.lowerBound, n, shorter)
+                    let suffix = ByteComparison.commonSuffix(
+                        o + r.lowerBound, r.count, n, new.count, limit: shorter - prefix)
+                    if prefix == 0 && suffix == 0 { return nil }
+                    return ByteSplice(
+                        range: (r.lowerBound + prefix)..<(r.upperBound - suffix),
+                        replacement: Array(splice.replacement[prefix..<(new.count - suffix)]))
+                }
+            } ?? splice
         if trimmed.isEmpty { return DocumentUpdate(changes: ChangeSet(), path: .unchanged) }
-        if let changes = updateIncrementally(prefix: trimmed.range.lowerBound, oldSuffixStart: trimmed.range.upperBound,
-                                             content: .splice(trimmed.replacement)) {
+        if let changes = updateIncrementally(
+            prefix: trimmed.range.lowerBound, oldSuffixStart: trimmed.range.upperBound,
+            content: .splice(trimmed.replacement))
+        {
             return DocumentUpdate(changes: changes, path: .incremental)
         }
         return DocumentUpdate(changes: updateFully(to: trimmed.applied(to: bytes)), path: .full)
@@ -70,7 +78,8 @@ extension BookDocument {
                         matched += 1
                         let before = old.lines[k]
                         if !sameValues(before, oldBase, record, newBase) {
-                            changes.updated.append(BookUpdate(old: decodeBook(before, oldBase), new: decodeBook(record, newBase)))
+                            changes.updated.append(
+                                BookUpdate(old: decodeBook(before, oldBase), new: decodeBook(record, newBase)))
                         }
                     } else {
                         changes.inserted.append(decodeBook(record, newBase))
@@ -132,7 +141,9 @@ extension BookDocument {
         // Whether a `name|author` row is a new book depends on the ids known around it: rows of
         // that kind outside the window could change kind, so let the full path decide (they are
         // rare — the daemon gives them ids at once).
-        if newBookCount > 0, newBookCount > lines[i..<j].reduce(0, { $0 + ($1.kind == .newBook ? 1 : 0) }) { return nil }
+        if newBookCount > 0, newBookCount > lines[i..<j].reduce(0, { $0 + ($1.kind == .newBook ? 1 : 0) }) {
+            return nil
+        }
 
         // 3. The new window's bytes (offsets relative to `windowStart`), parsed and classified
         // against the old index.
@@ -146,11 +157,11 @@ extension BookDocument {
         newWindow.append(contentsOf: bytes[oldSuffixStart..<oldEnd])
         var window = Self.parseLines(newWindow, from: 0, to: newWindow.count, lineLimit: lineLimit)
         var counters = Counters()
-        var windowIDs = [IDKey: Int]()   // id → index in `window`
+        var windowIDs = [IDKey: Int]()  // id → index in `window`
         var fallback = false
         var slips: Set<IDKey>?
         newWindow.withUnsafeBufferPointer { newBuffer in
-            let b = newBuffer.baseAddress ?? UnsafePointer(bitPattern: 1)!   // no lines when empty
+            let b = newBuffer.baseAddress ?? UnsafePointer(bitPattern: 1)!  // no lines when empty
             for m in window.indices {
                 let record = window[m]
                 switch record.kind {
@@ -172,7 +183,11 @@ extension BookDocument {
                     let field = UnsafeBufferPointer(start: b + record.start, count: Int(record.separator1))
                     if LineParser.looksLikeUUID(b, start: record.start, end: record.start + field.count)
                         || containsID(bytes: field) || windowIDs[IDKey(field)] != nil
-                        || { if slips == nil { slips = slipIDs() }; return slips!.contains(IDKey(field)) }() {
+                        || {
+                            if slips == nil { slips = slipIDs() }
+                            return slips!.contains(IDKey(field))
+                        }()
+                    {
                         window[m].kind = .badMissingField
                         counters.bad += 1
                     } else {
@@ -190,7 +205,8 @@ extension BookDocument {
         var oldWindowCounters = Counters()
         bytes.withUnsafeBufferPointer { oldBuffer in
             newWindow.withUnsafeBufferPointer { newBuffer in
-                let a = oldBuffer.baseAddress!, b = newBuffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
+                let a = oldBuffer.baseAddress!
+                let b = newBuffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
                 var matched = Set<Int>()
                 for k in i..<j {
                     let record = lines[k]
@@ -201,20 +217,25 @@ extension BookDocument {
                         if let m = windowIDs[key] {
                             matched.insert(m)
                             if !Self.sameValues(record, a, window[m], b) {
-                                changes.updated.append(BookUpdate(old: Self.decodeBook(record, a),
-                                                                  new: Self.decodeBook(window[m], b)))
+                                changes.updated.append(
+                                    BookUpdate(
+                                        old: Self.decodeBook(record, a),
+                                        new: Self.decodeBook(window[m], b)))
                             }
                         } else {
                             changes.deleted.append(Self.decodeBook(record, a))
                         }
                     case .newBook: oldWindowCounters.newBooks += 1
-                    case .badDuplicateID: oldWindowCounters.bad += 1; oldWindowCounters.duplicates += 1
+                    case .badDuplicateID:
+                        oldWindowCounters.bad += 1
+                        oldWindowCounters.duplicates += 1
                     default: if record.kind.isBad { oldWindowCounters.bad += 1 }
                     }
                 }
                 // Updates must follow the new file's order, inserts too: rebuild in window order.
                 if !changes.updated.isEmpty || windowIDs.count > matched.count {
-                    let updatedByID = Dictionary(changes.updated.map { ($0.new.id, $0) }, uniquingKeysWith: { x, _ in x })
+                    let updatedByID = Dictionary(
+                        changes.updated.map { ($0.new.id, $0) }, uniquingKeysWith: { x, _ in x })
                     changes.updated.removeAll(keepingCapacity: true)
                     for (m, record) in window.enumerated() where record.kind == .book {
                         if matched.contains(m) {
@@ -233,7 +254,8 @@ extension BookDocument {
                     let snapshot = lines
                     index.remove(hash) { line in
                         let other = snapshot[line]
-                        return Int(other.separator1) == idLength && memcmp(a + other.start, a + record.start, idLength) == 0
+                        return Int(other.separator1) == idLength
+                            && memcmp(a + other.start, a + record.start, idLength) == 0
                     }
                 }
             }
@@ -241,7 +263,7 @@ extension BookDocument {
 
         // 6. Splice the lines, shift what follows, re-index the window.
         let lineDelta = window.count - (j - i)
-        if j < lines.count { index.shiftLines(from: j, by: lineDelta) }   // none follow an append
+        if j < lines.count { index.shiftLines(from: j, by: lineDelta) }  // none follow an append
         for m in window.indices { window[m].start += windowStart }
         lines.replaceSubrange(i..<j, with: window)
         if delta != 0 {
@@ -269,7 +291,8 @@ extension BookDocument {
 
     /// The index of the first line starting at or after `offset` (`lines.count` if none).
     func firstLine(atOrAfter offset: Int) -> Int {
-        var low = 0, high = lines.count
+        var low = 0
+        var high = lines.count
         while low < high {
             let mid = (low + high) / 2
             if lines[mid].start < offset { low = mid + 1 } else { high = mid }

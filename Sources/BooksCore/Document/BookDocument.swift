@@ -39,15 +39,17 @@ public struct BookDocument: Sendable {
 
     /// Parses `bytes`. `previous`, when given, is the state before: a two-field row whose first
     /// field is one of its ids is a bad line (a slip), not a new book.
-    public init(parsing bytes: [UInt8], lineLimit: Int = BookDocument.defaultLineLimit,
-                previous: BookDocument? = nil) {
+    public init(
+        parsing bytes: [UInt8], lineLimit: Int = BookDocument.defaultLineLimit,
+        previous: BookDocument? = nil
+    ) {
         self.init(lineLimit: lineLimit)
         self.bytes = bytes
         let estimate = bytes.count / 48 + 16
         lines = Self.parseLines(bytes, from: 0, to: bytes.count, lineLimit: lineLimit)
         lineEnding = Self.detectLineEnding(lines)
         var counters = Counters()
-        self.index = IDIndex(expectedCount: 0)   // released: the local index below is the only copy
+        self.index = IDIndex(expectedCount: 0)  // released: the local index below is the only copy
         var index = IDIndex(expectedCount: estimate)
         let slips = previous?.slipIDs() ?? []
         bytes.withUnsafeBufferPointer { buffer in
@@ -94,8 +96,10 @@ public struct BookDocument: Sendable {
                 }
                 let hasCR = hasNewline && end > start && base[end - 1] == 0x0D
                 let contentEnd = hasCR ? end - 1 : end
-                result.append(LineParser.parse(base, start: start, contentEnd: contentEnd, hasCR: hasCR,
-                                               hasNewline: hasNewline, lineLimit: lineLimit))
+                result.append(
+                    LineParser.parse(
+                        base, start: start, contentEnd: contentEnd, hasCR: hasCR,
+                        hasNewline: hasNewline, lineLimit: lineLimit))
                 start = hasNewline ? end + 1 : end
             }
         }
@@ -116,9 +120,11 @@ public struct BookDocument: Sendable {
 
     /// Decides duplicates and slips for line `k` (already shape-parsed) during a full parse, and
     /// registers a book in the index. Lines before `k` are already classified.
-    static func classify(_ k: Int, _ records: UnsafeMutableBufferPointer<LineRecord>, _ base: UnsafePointer<UInt8>,
-                         _ index: inout IDIndex, _ counters: inout Counters, previous: BookDocument?,
-                         slips: Set<IDKey>) {
+    static func classify(
+        _ k: Int, _ records: UnsafeMutableBufferPointer<LineRecord>, _ base: UnsafePointer<UInt8>,
+        _ index: inout IDIndex, _ counters: inout Counters, previous: BookDocument?,
+        slips: Set<IDKey>
+    ) {
         let record = records[k]
         switch record.kind {
         case .book:
@@ -145,11 +151,12 @@ public struct BookDocument: Sendable {
             if !known, !slips.isEmpty { known = slips.contains(IDKey(field)) }
             if !known {
                 let hash = IDIndex.hash(base, record.start, idLength)
-                known = index.find(hash) { line in
-                    let other = records[line]
-                    return Int(other.separator1) == idLength
-                        && memcmp(base + other.start, base + record.start, idLength) == 0
-                } != nil
+                known =
+                    index.find(hash) { line in
+                        let other = records[line]
+                        return Int(other.separator1) == idLength
+                            && memcmp(base + other.start, base + record.start, idLength) == 0
+                    } != nil
             }
             if known {
                 records[k].kind = .badMissingField

@@ -12,9 +12,10 @@ extension ByteSplice {
         let (first, second) = ours.range.lowerBound <= theirs.range.lowerBound ? (ours, theirs) : (theirs, ours)
         // Separate lines: a line break of the base lies strictly between the two ranges.
         guard first.range.upperBound < second.range.lowerBound,
-              base[first.range.upperBound..<second.range.lowerBound].contains(0x0A) else { return nil }
+            base[first.range.upperBound..<second.range.lowerBound].contains(0x0A)
+        else { return nil }
         var merged = base
-        second.apply(to: &merged)   // the later range first: the earlier one's offsets stay valid
+        second.apply(to: &merged)  // the later range first: the earlier one's offsets stay valid
         first.apply(to: &merged)
         return merged
     }

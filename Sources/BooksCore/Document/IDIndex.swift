@@ -30,7 +30,11 @@ struct IDIndex: Sendable {
         }
         var tail: UInt64 = 0
         var shift: UInt64 = 0
-        while i < end { tail |= UInt64(base[i]) << shift; shift += 8; i += 1 }
+        while i < end {
+            tail |= UInt64(base[i]) << shift
+            shift += 8
+            i += 1
+        }
         h = (h ^ tail) &* 0xC4CE_B9FE_1A85_EC53
         h ^= h >> 29
         return UInt32(truncatingIfNeeded: h)

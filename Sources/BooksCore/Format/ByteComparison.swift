@@ -26,8 +26,10 @@ public enum ByteComparison {
     }
 
     /// The length (at most `limit`) of the longest common suffix of `a[0..<na]` and `b[0..<nb]`.
-    public static func commonSuffix(_ a: UnsafePointer<UInt8>, _ na: Int, _ b: UnsafePointer<UInt8>, _ nb: Int,
-                                    limit: Int) -> Int {
+    public static func commonSuffix(
+        _ a: UnsafePointer<UInt8>, _ na: Int, _ b: UnsafePointer<UInt8>, _ nb: Int,
+        limit: Int
+    ) -> Int {
         let block = 4096
         var s = 0
         while s + block <= limit, memcmp(a + na - s - block, b + nb - s - block, block) == 0 { s += block }

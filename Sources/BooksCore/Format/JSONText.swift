@@ -13,8 +13,12 @@ public enum JSONText {
             let n = utf8.count
             while i < n {
                 let b = utf8[i]
-                let isLineSeparator = b == 0xE2 && i + 2 < n && utf8[i + 1] == 0x80 && (utf8[i + 2] == 0xA8 || utf8[i + 2] == 0xA9)
-                if b >= 0x20 && b != 0x22 && b != 0x5C && !isLineSeparator { i += 1; continue }
+                let isLineSeparator =
+                    b == 0xE2 && i + 2 < n && utf8[i + 1] == 0x80 && (utf8[i + 2] == 0xA8 || utf8[i + 2] == 0xA9)
+                if b >= 0x20 && b != 0x22 && b != 0x5C && !isLineSeparator {
+                    i += 1
+                    continue
+                }
                 if runStart < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i])) }
                 out.append(0x5C)
                 switch b {

@@ -31,8 +31,10 @@ struct LineRecord: Sendable, Hashable {
 
     static let maximumSeparatorOffset = (1 << 24) - 1
 
-    init(start: Int, length: UInt32, separator1: UInt32, separator2: UInt32, kind: LineKind,
-         escaped: Bool, hasCR: Bool, hasNewline: Bool) {
+    init(
+        start: Int, length: UInt32, separator1: UInt32, separator2: UInt32, kind: LineKind,
+        escaped: Bool, hasCR: Bool, hasNewline: Bool
+    ) {
         startOffset = UInt32(truncatingIfNeeded: start)
         self.length = length
         self.separator1 = separator1

@@ -9,18 +9,30 @@ enum LineParser {
     static let backslash: UInt8 = 0x5C
 
     /// Parses the line `[start, contentEnd)` of `base` (`contentEnd` excludes `\r\n` / `\n`).
-    static func parse(_ base: UnsafePointer<UInt8>, start: Int, contentEnd: Int,
-                      hasCR: Bool, hasNewline: Bool, lineLimit: Int) -> LineRecord {
+    static func parse(
+        _ base: UnsafePointer<UInt8>, start: Int, contentEnd: Int,
+        hasCR: Bool, hasNewline: Bool, lineLimit: Int
+    ) -> LineRecord {
         let length = contentEnd - start
-        var record = LineRecord(start: start, length: UInt32(truncatingIfNeeded: length), separator1: 0,
-                                separator2: 0, kind: .blank, escaped: false, hasCR: hasCR, hasNewline: hasNewline)
-        if length > min(lineLimit, LineRecord.maximumSeparatorOffset) { record.kind = .badTooLong; return record }
+        var record = LineRecord(
+            start: start, length: UInt32(truncatingIfNeeded: length), separator1: 0,
+            separator2: 0, kind: .blank, escaped: false, hasCR: hasCR, hasNewline: hasNewline)
+        if length > min(lineLimit, LineRecord.maximumSeparatorOffset) {
+            record.kind = .badTooLong
+            return record
+        }
         var firstNonSpace = start
         while firstNonSpace < contentEnd, base[firstNonSpace] == 0x20 || base[firstNonSpace] == 0x09 {
             firstNonSpace += 1
         }
-        if firstNonSpace == contentEnd { record.kind = .blank; return record }
-        if base[firstNonSpace] == UInt8(ascii: "#") { record.kind = .comment; return record }
+        if firstNonSpace == contentEnd {
+            record.kind = .blank
+            return record
+        }
+        if base[firstNonSpace] == UInt8(ascii: "#") {
+            record.kind = .comment
+            return record
+        }
         // One pass over the line, eight bytes at a time: find up to three separators, and note
         // backslashes (escape-aware rescan) and non-ASCII bytes (UTF-8 validation) on the way.
         var separators = (0, 0)
@@ -28,15 +40,21 @@ enum LineParser {
         var nonASCII = false
         var escaped = false
         var i = start
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        let pipes: UInt64 = 0x7C7C_7C7C_7C7C_7C7C, backslashes: UInt64 = 0x5C5C_5C5C_5C5C_5C5C
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let pipes: UInt64 = 0x7C7C_7C7C_7C7C_7C7C
+        let backslashes: UInt64 = 0x5C5C_5C5C_5C5C_5C5C
         scan: while i < contentEnd {
             var stop = min(i + 8, contentEnd)
             if stop - i == 8 {
                 let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
                 if word & highs != 0 { nonASCII = true }
-                let p = word ^ pipes, b = word ^ backslashes
-                if ((p &- ones) & ~p & highs) | ((b &- ones) & ~b & highs) == 0 { i += 8; continue }
+                let p = word ^ pipes
+                let b = word ^ backslashes
+                if ((p &- ones) & ~p & highs) | ((b &- ones) & ~b & highs) == 0 {
+                    i += 8
+                    continue
+                }
             } else {
                 stop = contentEnd
             }
@@ -44,8 +62,12 @@ enum LineParser {
                 let byte = base[i]
                 if byte == pipe {
                     count += 1
-                    if count == 1 { separators.0 = i - start } else if count == 2 { separators.1 = i - start } else {
-                        nonASCII = true   // bad anyway; validate so the reason does not depend on where we stopped
+                    if count == 1 {
+                        separators.0 = i - start
+                    } else if count == 2 {
+                        separators.1 = i - start
+                    } else {
+                        nonASCII = true  // bad anyway; validate so the reason does not depend on where we stopped
                         break scan
                     }
                 } else if byte == backslash {
@@ -68,7 +90,10 @@ enum LineParser {
             var k = start
             while k < contentEnd, count < 3 {
                 let b = base[k]
-                if b == backslash { k += 2; continue }
+                if b == backslash {
+                    k += 2
+                    continue
+                }
                 if b == pipe {
                     count += 1
                     if count == 1 { separators.0 = k - start } else if count == 2 { separators.1 = k - start }
@@ -91,7 +116,10 @@ enum LineParser {
         var count = 1
         var i = start
         while i < end {
-            if base[i] == backslash { i += 2; continue }
+            if base[i] == backslash {
+                i += 2
+                continue
+            }
             if base[i] == pipe { count += 1 }
             i += 1
         }

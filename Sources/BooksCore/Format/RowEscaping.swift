@@ -16,14 +16,27 @@ public enum RowEscaping {
 
     /// Appends `field`, escaped, to `output`.
     public static func appendEscaped(_ field: String, to output: inout [UInt8]) {
-        if isPlain(field) { output.append(contentsOf: field.utf8); return }
+        if isPlain(field) {
+            output.append(contentsOf: field.utf8)
+            return
+        }
         for byte in field.utf8 {
             switch byte {
-            case 0x5C: output.append(0x5C); output.append(0x5C)
-            case 0x7C: output.append(0x5C); output.append(0x7C)
-            case 0x0A: output.append(0x5C); output.append(UInt8(ascii: "n"))
-            case 0x0D: output.append(0x5C); output.append(UInt8(ascii: "r"))
-            case 0x09: output.append(0x5C); output.append(UInt8(ascii: "t"))
+            case 0x5C:
+                output.append(0x5C)
+                output.append(0x5C)
+            case 0x7C:
+                output.append(0x5C)
+                output.append(0x7C)
+            case 0x0A:
+                output.append(0x5C)
+                output.append(UInt8(ascii: "n"))
+            case 0x0D:
+                output.append(0x5C)
+                output.append(UInt8(ascii: "r"))
+            case 0x09:
+                output.append(0x5C)
+                output.append(UInt8(ascii: "t"))
             default: output.append(byte)
             }
         }
@@ -47,11 +60,26 @@ public enum RowEscaping {
             if b == 0x5C, i + 1 < n {
                 let next = bytes[i + 1]
                 switch next {
-                case 0x5C: out.append(0x5C); i += 2; continue
-                case 0x7C: out.append(0x7C); i += 2; continue
-                case UInt8(ascii: "n"): out.append(0x0A); i += 2; continue
-                case UInt8(ascii: "r"): out.append(0x0D); i += 2; continue
-                case UInt8(ascii: "t"): out.append(0x09); i += 2; continue
+                case 0x5C:
+                    out.append(0x5C)
+                    i += 2
+                    continue
+                case 0x7C:
+                    out.append(0x7C)
+                    i += 2
+                    continue
+                case UInt8(ascii: "n"):
+                    out.append(0x0A)
+                    i += 2
+                    continue
+                case UInt8(ascii: "r"):
+                    out.append(0x0D)
+                    i += 2
+                    continue
+                case UInt8(ascii: "t"):
+                    out.append(0x09)
+                    i += 2
+                    continue
                 default: break
                 }
             }

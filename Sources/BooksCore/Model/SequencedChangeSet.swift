@@ -19,8 +19,10 @@ public struct SequencedChangeSet: Sendable, Hashable, Codable {
     public var remapped: [IdentifierRemap]
 
     /// Creates a sequenced change set.
-    public init(epoch: String, seq: UInt64, source: ChangeSource, time: Date,
-                changes: ChangeSet, remapped: [IdentifierRemap] = []) {
+    public init(
+        epoch: String, seq: UInt64, source: ChangeSource, time: Date,
+        changes: ChangeSet, remapped: [IdentifierRemap] = []
+    ) {
         self.epoch = epoch
         self.seq = seq
         self.source = source

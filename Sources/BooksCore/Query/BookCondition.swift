@@ -43,8 +43,9 @@ public struct BookCondition: Sendable, Hashable, Codable {
     /// Decodes `{"field","op","value"}`.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(try c.decode(BookField.self, forKey: .field), try c.decode(MatchOperator.self, forKey: .op),
-                  try c.decode(String.self, forKey: .value))
+        self.init(
+            try c.decode(BookField.self, forKey: .field), try c.decode(MatchOperator.self, forKey: .op),
+            try c.decode(String.self, forKey: .value))
     }
 
     /// Encodes `{"field","op","value"}`.

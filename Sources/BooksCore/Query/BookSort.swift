@@ -15,14 +15,20 @@ public struct BookSort: Sendable, Hashable, Codable {
     public init?(parsing text: String) {
         var t = Substring(text)
         var ascending = true
-        if t.hasPrefix("-") { ascending = false; t = t.dropFirst() } else if t.hasPrefix("+") { t = t.dropFirst() }
+        if t.hasPrefix("-") {
+            ascending = false
+            t = t.dropFirst()
+        } else if t.hasPrefix("+") {
+            t = t.dropFirst()
+        }
         guard let field = BookField(rawValue: String(t)) else { return nil }
         self.init(field, ascending: ascending)
     }
 
     /// True when `a` sorts before `b`.
     public func areInIncreasingOrder(_ a: Book, _ b: Book) -> Bool {
-        let x = field.value(of: a), y = field.value(of: b)
+        let x = field.value(of: a)
+        let y = field.value(of: b)
         if x != y { return ascending ? x < y : y < x }
         return ascending ? a.id < b.id : b.id < a.id
     }

@@ -1,4 +1,5 @@
 import BooksCore
+
 /// `booksd`'s command line, parsed, and its merge with the configuration file.
 ///
 /// Precedence (highest first): command-line flags, the `--config` file, built-in defaults
@@ -143,9 +144,12 @@ public struct BooksdCommandLine: Sendable, Equatable {
     /// The merged configuration: defaults, then the `--config` file (if any), then flags.
     /// - Parameter readFile: returns a file's text; injectable for tests.
     /// - Throws: any `ConfigurationError` from reading, parsing or applying the file.
-    public func configuration(resolver: AccountResolver = .system,
-                              readFile: (String) throws(ConfigurationError) -> String = ConfigurationFile.readText)
-        throws(ConfigurationError) -> DaemonConfiguration {
+    public func configuration(
+        resolver: AccountResolver = .system,
+        readFile: (String) throws(ConfigurationError) -> String = ConfigurationFile.readText
+    )
+        throws(ConfigurationError) -> DaemonConfiguration
+    {
         var config = DaemonConfiguration()
         if let configPath {
             config = try ConfigurationFile.parse(readFile(configPath)).apply(to: config, resolver: resolver)
@@ -164,17 +168,21 @@ public struct BooksdCommandLine: Sendable, Equatable {
     /// injected `readFile` and `resolver`: `--help` and `--version` win over everything; usage errors
     /// and configuration errors give status 2 with a message on stderr; `--check-config` prints the
     /// effective settings on stdout with status 0; otherwise `.run` with the merged configuration.
-    public static func evaluate(arguments: [String],
-                                environment: [String: String] = ProcessEnvironment.current(),
-                                resolver: AccountResolver = .system,
-                                readFile: (String) throws(ConfigurationError) -> String = ConfigurationFile.readText)
-        -> BooksdLaunch {
+    public static func evaluate(
+        arguments: [String],
+        environment: [String: String] = ProcessEnvironment.current(),
+        resolver: AccountResolver = .system,
+        readFile: (String) throws(ConfigurationError) -> String = ConfigurationFile.readText
+    )
+        -> BooksdLaunch
+    {
         let commandLine: BooksdCommandLine
         do {
             commandLine = try parse(arguments)
         } catch {
-            return .exit(status: 2, standardOutput: "",
-                         standardError: "booksd: \(error)\nTry 'booksd --help' for more information.\n")
+            return .exit(
+                status: 2, standardOutput: "",
+                standardError: "booksd: \(error)\nTry 'booksd --help' for more information.\n")
         }
         if commandLine.help { return .exit(status: 0, standardOutput: usage, standardError: "") }
         if commandLine.version { return .exit(status: 0, standardOutput: versionString + "\n", standardError: "") }
@@ -190,14 +198,17 @@ public struct BooksdCommandLine: Sendable, Equatable {
             return .exit(status: 2, standardOutput: "", standardError: prefix + "\(error)\n")
         }
         if commandLine.checkConfig {
-            return .exit(status: 0, standardOutput: summary(of: config, source: commandLine.configPath, environment: environment),
-                         standardError: "")
+            return .exit(
+                status: 0,
+                standardOutput: summary(of: config, source: commandLine.configPath, environment: environment),
+                standardError: "")
         }
         return .run(config)
     }
 
     /// The `--check-config` report: a header naming the source, then one `key = value` line per key.
-    public static func summary(of config: DaemonConfiguration, source: String?, environment: [String: String]) -> String {
+    public static func summary(of config: DaemonConfiguration, source: String?, environment: [String: String]) -> String
+    {
         var text = "configuration OK (\(source.map { "file \($0)" } ?? "no configuration file"), flags applied)\n"
         let width = ConfigurationKey.allCases.map(\.rawValue.count).max() ?? 0
         for key in ConfigurationKey.allCases {

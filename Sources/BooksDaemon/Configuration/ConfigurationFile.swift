@@ -53,8 +53,10 @@ public struct ConfigurationFile: Sendable, Equatable {
 
     /// `base` with every entry applied in file order.
     /// - Throws: `.invalidValue`, `.unknownUser`, `.unknownGroup` for the first bad entry.
-    public func apply(to base: DaemonConfiguration = DaemonConfiguration(),
-                      resolver: AccountResolver = .system) throws(ConfigurationError) -> DaemonConfiguration {
+    public func apply(
+        to base: DaemonConfiguration = DaemonConfiguration(),
+        resolver: AccountResolver = .system
+    ) throws(ConfigurationError) -> DaemonConfiguration {
         var config = base
         for entry in entries {
             try entry.key.apply(entry.value, line: entry.line, to: &config, resolver: resolver)
@@ -70,7 +72,8 @@ public struct ConfigurationFile: Sendable, Equatable {
             switch c {
             case "\\":
                 guard let escaped = iterator.next(), escaped == "\"" || escaped == "\\" else {
-                    throw .syntax(line: line, text: text, problem: "only \\\" and \\\\ are allowed escapes in a quoted value")
+                    throw .syntax(
+                        line: line, text: text, problem: "only \\\" and \\\\ are allowed escapes in a quoted value")
                 }
                 result.append(escaped)
             case "\"":

@@ -50,8 +50,10 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
 
     /// Parses `value` (already unquoted) and stores it in `config`.
     /// - Throws: `.invalidValue`, `.unknownUser` or `.unknownGroup`, naming `line` and this key.
-    public func apply(_ value: String, line: Int, to config: inout DaemonConfiguration,
-                      resolver: AccountResolver) throws(ConfigurationError) {
+    public func apply(
+        _ value: String, line: Int, to config: inout DaemonConfiguration,
+        resolver: AccountResolver
+    ) throws(ConfigurationError) {
         let bad = ConfigurationError.invalidValue(line: line, key: rawValue, value: value, expected: expected)
         switch self {
         case .file:
@@ -66,12 +68,17 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .socketMode:
             var digits = Substring(value)
             if digits.hasPrefix("0o") { digits = digits.dropFirst(2) }
-            guard !digits.isEmpty, digits.count <= 4, let mode = UInt32(digits, radix: 8), mode <= 0o777 else { throw bad }
+            guard !digits.isEmpty, digits.count <= 4, let mode = UInt32(digits, radix: 8), mode <= 0o777 else {
+                throw bad
+            }
             config.socketMode = mode_t(mode)
         case .writerUsers:
             var ids: [uid_t] = []
             for item in Self.list(value) {
-                if let n = UInt32(item) { ids.append(uid_t(n)); continue }
+                if let n = UInt32(item) {
+                    ids.append(uid_t(n))
+                    continue
+                }
                 guard Self.isAccountName(item) else { throw bad }
                 guard let id = resolver.userID(item) else { throw .unknownUser(line: line, key: rawValue, name: item) }
                 ids.append(id)
@@ -80,9 +87,14 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .writerGroups:
             var ids: [gid_t] = []
             for item in Self.list(value) {
-                if let n = UInt32(item) { ids.append(gid_t(n)); continue }
+                if let n = UInt32(item) {
+                    ids.append(gid_t(n))
+                    continue
+                }
                 guard Self.isAccountName(item) else { throw bad }
-                guard let id = resolver.groupID(item) else { throw .unknownGroup(line: line, key: rawValue, name: item) }
+                guard let id = resolver.groupID(item) else {
+                    throw .unknownGroup(line: line, key: rawValue, name: item)
+                }
                 ids.append(id)
             }
             config.writerGroups = ids
@@ -155,12 +167,16 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
     }
 
     static func isAccountName(_ s: String) -> Bool {
-        !s.isEmpty && s.utf8.count <= 256 && s.unicodeScalars.allSatisfy {
-            ($0.properties.isAlphabetic && $0.isASCII) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" || $0 == "." || $0 == "$"
-        }
+        !s.isEmpty && s.utf8.count <= 256
+            && s.unicodeScalars.allSatisfy {
+                ($0.properties.isAlphabetic && $0.isASCII) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-"
+                    || $0 == "." || $0 == "$"
+            }
     }
 
-    static func integer(_ value: String, _ range: ClosedRange<Int>, or error: ConfigurationError) throws(ConfigurationError) -> Int {
+    static func integer(
+        _ value: String, _ range: ClosedRange<Int>, or error: ConfigurationError
+    ) throws(ConfigurationError) -> Int {
         guard value.allSatisfy(\.isASCII), let n = Int(value), range.contains(n) else { throw error }
         return n
     }
@@ -174,8 +190,10 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
     }
 
     static func size(_ value: String, or error: ConfigurationError) throws(ConfigurationError) -> Int {
-        let multipliers: [(String, Int)] = [("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30),
-                                            ("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30)]
+        let multipliers: [(String, Int)] = [
+            ("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30),
+            ("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30),
+        ]
         var number = value
         var multiplier = 1
         for (suffix, m) in multipliers where value.uppercased().hasSuffix(suffix.uppercased()) {

@@ -61,22 +61,24 @@ public final class Daemon: Sendable {
 
     func start() throws {
         let path = configuration.filePath
-        let store = makeBookStore(configuration: BookStoreConfiguration(
-            path: path, format: configuration.format, lineLimit: configuration.maxLineBytes,
-            allowSymlink: configuration.allowSymlink))
+        let store = makeBookStore(
+            configuration: BookStoreConfiguration(
+                path: path, format: configuration.format, lineLimit: configuration.maxLineBytes,
+                allowSymlink: configuration.allowSymlink))
         let engine = BookEngine(configuration: configuration, store: store, logger: logger, notifier: notifier)
 
         // The socket: inherited from systemd, or bound here.
         let inherited = try SocketActivation.listeningSockets().first
         let socketPath = configuration.effectiveSocketPath()
-        let server = try SocketServer(configuration: SocketServerConfiguration(
-            path: inherited == nil ? socketPath : nil, socketMode: configuration.socketMode,
-            maxClients: configuration.maxClients, maxRequestBytes: configuration.maxRequestBytes,
-            clientQueueBytes: configuration.clientQueueBytes,
-            helloTimeout: .seconds(configuration.helloTimeoutSeconds), serverName: BooksdCommandLine.versionString,
-            maxClientsPerUID: configuration.maxClientsPerUID,
-            idleTimeout: configuration.idleTimeoutSeconds > 0 ? .seconds(configuration.idleTimeoutSeconds) : nil,
-            partialLineBudgetBytes: configuration.partialLineBudgetBytes),
+        let server = try SocketServer(
+            configuration: SocketServerConfiguration(
+                path: inherited == nil ? socketPath : nil, socketMode: configuration.socketMode,
+                maxClients: configuration.maxClients, maxRequestBytes: configuration.maxRequestBytes,
+                clientQueueBytes: configuration.clientQueueBytes,
+                helloTimeout: .seconds(configuration.helloTimeoutSeconds), serverName: BooksdCommandLine.versionString,
+                maxClientsPerUID: configuration.maxClientsPerUID,
+                idleTimeout: configuration.idleTimeoutSeconds > 0 ? .seconds(configuration.idleTimeoutSeconds) : nil,
+                partialLineBudgetBytes: configuration.partialLineBudgetBytes),
             inheritedListeningFD: inherited)
         engine.attach(server)
 
@@ -89,8 +91,9 @@ public final class Daemon: Sendable {
         installTimers(engine, server: server)
         engine.drain()
         let position = engine.position
-        logger.notice("booksd ready: \(path) (\(configuration.format)), socket \(inherited == nil ? socketPath : "inherited from systemd")",
-                      ["BOOKS_FILE": path, "BOOKS_SEQ": "\(position.seq)", "BOOKS_EPOCH": position.epoch])
+        logger.notice(
+            "booksd ready: \(path) (\(configuration.format)), socket \(inherited == nil ? socketPath : "inherited from systemd")",
+            ["BOOKS_FILE": path, "BOOKS_SEQ": "\(position.seq)", "BOOKS_EPOCH": position.epoch])
         _ = try? notifier.ready()
         engine.republishStatus()
     }
@@ -114,10 +117,12 @@ public final class Daemon: Sendable {
             // WATCHDOG=1 only when the watcher thread, the server loop and the engine's queue all
             // prove they run (see WatchdogProbe): a stuck event loop stops the pings.
             let notifier = self.notifier
-            let probe = WatchdogProbe(watcher: engine.watcher, server: server, engine: engine,
-                                      logger: logger, ping: { _ = try? notifier.watchdog() })
+            let probe = WatchdogProbe(
+                watcher: engine.watcher, server: server, engine: engine,
+                logger: logger, ping: { _ = try? notifier.watchdog() })
             let timer = DispatchSource.makeTimerSource(queue: timerQueue)
-            let milliseconds = Int(watchdog.components.seconds * 1000 + watchdog.components.attoseconds / 1_000_000_000_000_000)
+            let milliseconds = Int(
+                watchdog.components.seconds * 1000 + watchdog.components.attoseconds / 1_000_000_000_000_000)
             timer.schedule(deadline: .now(), repeating: .milliseconds(max(milliseconds, 100)))
             timer.setEventHandler { probe.run() }
             timer.resume()
@@ -140,7 +145,8 @@ public final class Daemon: Sendable {
             var live = fresh
             // The file, format and socket cannot change without a restart.
             if fresh.filePath != configuration.filePath || fresh.format != configuration.format
-                || fresh.effectiveSocketPath() != configuration.effectiveSocketPath() {
+                || fresh.effectiveSocketPath() != configuration.effectiveSocketPath()
+            {
                 logger.warning("file, format and socket changes take effect only after a restart")
                 live.filePath = configuration.filePath
                 live.format = configuration.format
@@ -150,7 +156,9 @@ public final class Daemon: Sendable {
             scheduleHeartbeat(seconds: live.heartbeatSeconds)
             logger.notice("configuration reloaded")
         case .exit(_, _, let standardError):
-            logger.error("the new configuration is refused, the old one stays in force: \(standardError.trimmingSuffixNewlines())")
+            logger.error(
+                "the new configuration is refused, the old one stays in force: \(standardError.trimmingSuffixNewlines())"
+            )
         }
         _ = try? notifier.ready()
         running.engine.republishStatus()

@@ -38,7 +38,9 @@ public enum SignalWaiter {
 
     /// Starts the thread `booksd-signals`, which calls `handler` with each signal, in order, one
     /// at a time, for the life of the process.
-    public static func start(_ handler: @escaping @Sendable (Int32) -> Void) throws(DedicatedThreadError) -> DedicatedThread {
+    public static func start(
+        _ handler: @escaping @Sendable (Int32) -> Void
+    ) throws(DedicatedThreadError) -> DedicatedThread {
         let fd = readEnd
         return try DedicatedThread.start(name: "booksd-signals") {
             var set = signalSet()

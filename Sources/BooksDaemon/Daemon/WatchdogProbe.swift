@@ -16,8 +16,10 @@ struct WatchdogProbe: Sendable {
     let ping: @Sendable () -> Void
     private let reported = ReportedFlag()
 
-    init(watcher: (any FileWatcher)?, server: any ClientChannel, engine: BookEngine, logger: Logger,
-         ping: @escaping @Sendable () -> Void) {
+    init(
+        watcher: (any FileWatcher)?, server: any ClientChannel, engine: BookEngine, logger: Logger,
+        ping: @escaping @Sendable () -> Void
+    ) {
         self.watcher = watcher
         self.server = server
         self.engine = engine

@@ -32,7 +32,8 @@ extension BookEngine {
                 return .lateEditWritten(.failure(error), late: late, merged: merged)
             }
         case .keepInRecoveryFile(let content, let message):
-            let kept = RecoveryFile.keep(content, beside: store.configuration.path) ?? "nowhere (it could not be written)"
+            let kept =
+                RecoveryFile.keep(content, beside: store.configuration.path) ?? "nowhere (it could not be written)"
             logger.error("\(message) \(kept)", fields)
         case .readForConfirmation(let generation):
             return .confirmationRead(store.fetch(), generation: generation)
@@ -53,8 +54,9 @@ extension BookEngine {
         case .reply(let reply, let connection):
             channel?.send(reply, to: connection)
         case .startSubscription(let connection, let reply, let filter, let initialEvents, let afterSeq):
-            channel?.startSubscription(connection, reply: reply, filter: filter, initialEvents: initialEvents,
-                                       afterSeq: afterSeq)
+            channel?.startSubscription(
+                connection, reply: reply, filter: filter, initialEvents: initialEvents,
+                afterSeq: afterSeq)
             publishStatusAfterServerCounts()
         case .stopSubscription(let connection, let reply):
             channel?.stopSubscription(connection, reply: reply)

@@ -7,8 +7,10 @@ extension BookEngine: SocketServerDelegate {
     /// Takes a request (on the server thread; answers later, except `ping`, answered at once from
     /// the published position). Writes are checked, authorized and given ids here, then wait in
     /// the inbox for the next group commit; reads are answered from the engine's queue.
-    public func server(_ server: SocketServer, didReceive request: Request, from connection: ConnectionID,
-                       peer: PeerCredentials) {
+    public func server(
+        _ server: SocketServer, didReceive request: Request, from connection: ConnectionID,
+        peer: PeerCredentials
+    ) {
         handle(request, from: connection, peer: peer)
     }
 
@@ -48,12 +50,15 @@ extension BookEngine: SocketServerDelegate {
         let allowed = writers.withLock { $0 }
         guard accounts.mayWrite(peer, uids: allowed.uids, groups: allowed.groups) else {
             let line = refusals.withLock {
-                $0.admit("refused a write from uid \(peer.uid) (pid \(peer.pid)): not a configured writer",
-                         key: "uid \(peer.uid)", now: .now)
+                $0.admit(
+                    "refused a write from uid \(peer.uid) (pid \(peer.pid)): not a configured writer",
+                    key: "uid \(peer.uid)", now: .now)
             }
             if let line { logger.notice(line, fields) }
-            let error = ProtocolError(.permissionDenied,
-                "uid \(peer.uid) may read but not write; writers are root, the daemon's user and the configured writer_users/writer_groups")
+            let error = ProtocolError(
+                .permissionDenied,
+                "uid \(peer.uid) may read but not write; writers are root, the daemon's user and the configured writer_users/writer_groups"
+            )
             channel?.send(.failure(request.id, error), to: connection)
             return
         }
@@ -77,8 +82,9 @@ extension BookEngine: SocketServerDelegate {
     /// What a `status` needs besides the books; read on the calling thread.
     func readEnvironment() -> ReadEnvironment {
         let watchState = watch.withLock { $0 }
-        return ReadEnvironment(statistics: channel?.statistics ?? ServerStatistics(), watcher: watchState.watcher?.mode,
-                               watcherWarning: watchState.warning,
-                               uptimeSeconds: Double((ContinuousClock.now - startTime).components.seconds))
+        return ReadEnvironment(
+            statistics: channel?.statistics ?? ServerStatistics(), watcher: watchState.watcher?.mode,
+            watcherWarning: watchState.warning,
+            uptimeSeconds: Double((ContinuousClock.now - startTime).components.seconds))
     }
 }

@@ -52,14 +52,19 @@ public final class BookEngine: Sendable {
     }
 
     /// Creates the engine of `configuration`'s book file, kept by `store`; no books until `load()`.
-    public convenience init(configuration: DaemonConfiguration, store: any BookStore, logger: Logger,
-                            notifier: SystemdNotifier = SystemdNotifier(), epoch: String = UUID().uuidString) {
-        self.init(configuration: configuration, store: store, logger: logger, notifier: notifier, epoch: epoch,
-                  accounts: WriterAuthorization())
+    public convenience init(
+        configuration: DaemonConfiguration, store: any BookStore, logger: Logger,
+        notifier: SystemdNotifier = SystemdNotifier(), epoch: String = UUID().uuidString
+    ) {
+        self.init(
+            configuration: configuration, store: store, logger: logger, notifier: notifier, epoch: epoch,
+            accounts: WriterAuthorization())
     }
 
-    init(configuration: DaemonConfiguration, store: any BookStore, logger: Logger, notifier: SystemdNotifier,
-         epoch: String, accounts: WriterAuthorization) {
+    init(
+        configuration: DaemonConfiguration, store: any BookStore, logger: Logger, notifier: SystemdNotifier,
+        epoch: String, accounts: WriterAuthorization
+    ) {
         self.accounts = accounts
         self.store = store
         self.logger = logger
@@ -69,12 +74,16 @@ public final class BookEngine: Sendable {
         queue = DispatchQueue(label: "booksd.engine")
         settings = Mutex(configuration)
         writers = Mutex((configuration.writerUIDs, configuration.writerGroups))
-        machine = Mutex(ReconcilerStateMachine(configuration: Self.machineConfiguration(configuration, store: store),
-                                               epoch: epoch))
+        machine = Mutex(
+            ReconcilerStateMachine(
+                configuration: Self.machineConfiguration(configuration, store: store),
+                epoch: epoch))
     }
 
-    static func machineConfiguration(_ configuration: DaemonConfiguration,
-                                     store: any BookStore) -> ReconcilerStateMachine.Configuration {
+    static func machineConfiguration(
+        _ configuration: DaemonConfiguration,
+        store: any BookStore
+    ) -> ReconcilerStateMachine.Configuration {
         ReconcilerStateMachine.Configuration(
             path: store.configuration.path, format: store.configuration.format,
             confirmationDelay: .milliseconds(configuration.confirmationMilliseconds),

@@ -40,8 +40,10 @@ public struct JournalLogBackend: LogBackend {
 
     /// The `KEY=value` strings sent for a record, in order: MESSAGE, PRIORITY, SYSLOG_IDENTIFIER,
     /// then caller fields sorted by normalised name.
-    public static func journalEntries(level: LogLevel, message: String, fields: [String: String],
-                                      identifier: String) -> [String] {
+    public static func journalEntries(
+        level: LogLevel, message: String, fields: [String: String],
+        identifier: String
+    ) -> [String] {
         var entries = ["MESSAGE=\(message)", "PRIORITY=\(level.syslogPriority)", "SYSLOG_IDENTIFIER=\(identifier)"]
         let reserved: Set<String> = ["MESSAGE", "PRIORITY", "SYSLOG_IDENTIFIER"]
         let normalised = fields.map { (journalFieldName($0.key), $0.value) }
@@ -55,11 +57,12 @@ public struct JournalLogBackend: LogBackend {
     /// replaced by `_`, prefixed with `F` if it would start with a digit or `_` (leading `_` marks
     /// trusted fields) or be empty, and cut to 64 characters.
     public static func journalFieldName(_ key: String) -> String {
-        var name = String(key.uppercased().unicodeScalars.map { scalar -> Character in
-            let v = scalar.value
-            let ok = (v >= 65 && v <= 90) || (v >= 48 && v <= 57) || v == 95
-            return ok ? Character(scalar) : "_"
-        })
+        var name = String(
+            key.uppercased().unicodeScalars.map { scalar -> Character in
+                let v = scalar.value
+                let ok = (v >= 65 && v <= 90) || (v >= 48 && v <= 57) || v == 95
+                return ok ? Character(scalar) : "_"
+            })
         if name.isEmpty || name.first == "_" || name.first!.isNumber { name = "F" + name }
         return String(name.prefix(64))
     }

@@ -17,8 +17,10 @@ public enum LogDestination: Sendable, Equatable {
     /// - Parameters:
     ///   - environment: the variables to consult (defaults to the process environment).
     ///   - stderrIdentity: the `(dev, ino)` of stderr, or nil if it cannot be `fstat`ed.
-    public static func detect(environment: [String: String] = ProcessEnvironment.current(),
-                              stderrIdentity: (dev: UInt64, ino: UInt64)? = LogDestination.stderrIdentity()) -> LogDestination {
+    public static func detect(
+        environment: [String: String] = ProcessEnvironment.current(),
+        stderrIdentity: (dev: UInt64, ino: UInt64)? = LogDestination.stderrIdentity()
+    ) -> LogDestination {
         guard let stream = environment["JOURNAL_STREAM"], let identity = stderrIdentity else { return .stderr }
         let parts = stream.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else { return .stderr }

@@ -23,23 +23,29 @@ public struct StderrLogBackend: LogBackend {
     public func write(level: LogLevel, message: String, fields: [String: String]) {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
-        let line = Self.formatLine(level: level, message: message, fields: fields,
-                                   seconds: Int(ts.tv_sec), milliseconds: Int(ts.tv_nsec / 1_000_000),
-                                   identifier: identifier, pid: getpid())
+        let line = Self.formatLine(
+            level: level, message: message, fields: fields,
+            seconds: Int(ts.tv_sec), milliseconds: Int(ts.tv_nsec / 1_000_000),
+            identifier: identifier, pid: getpid())
         var bytes = Array(line.utf8)
         bytes.withUnsafeMutableBytes { buffer in
             var offset = 0
             while offset < buffer.count {
                 let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 { if errno == EINTR { continue }; return }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
                 offset += n
             }
         }
     }
 
     /// The exact line (including the trailing newline) written for a record at the given UTC time.
-    public static func formatLine(level: LogLevel, message: String, fields: [String: String],
-                                  seconds: Int, milliseconds: Int, identifier: String, pid: Int32) -> String {
+    public static func formatLine(
+        level: LogLevel, message: String, fields: [String: String],
+        seconds: Int, milliseconds: Int, identifier: String, pid: Int32
+    ) -> String {
         var line = timestamp(seconds: seconds, milliseconds: milliseconds)
         line += " \(identifier)[\(pid)] \(level.rawValue): "
         line += escapeMessage(message)
@@ -82,9 +88,11 @@ public struct StderrLogBackend: LogBackend {
     }
 
     static func quoteValue(_ s: String) -> String {
-        let needsQuotes = s.isEmpty || s.unicodeScalars.contains {
-            $0 == " " || $0 == "\"" || $0 == "=" || $0 == "\\" || $0.value < 0x20 || $0.value == 0x7f
-        }
+        let needsQuotes =
+            s.isEmpty
+            || s.unicodeScalars.contains {
+                $0 == " " || $0 == "\"" || $0 == "=" || $0 == "\\" || $0.value < 0x20 || $0.value == 0x7f
+            }
         guard needsQuotes else { return s }
         var out = "\""
         for scalar in s.unicodeScalars {

@@ -7,8 +7,9 @@ import BooksProtocol
 /// "initial events, then every later change" gap-free for a new subscriber.
 public protocol ClientChannel: AnyObject, Sendable {
     func send(_ reply: Reply, to connection: ConnectionID)
-    func startSubscription(_ connection: ConnectionID, reply: Reply, filter: BookFilter,
-                           initialEvents: [Event], afterSeq: UInt64)
+    func startSubscription(
+        _ connection: ConnectionID, reply: Reply, filter: BookFilter,
+        initialEvents: [Event], afterSeq: UInt64)
     func stopSubscription(_ connection: ConnectionID, reply: Reply)
     func broadcast(_ change: SequencedChangeSet)
     func broadcastHeartbeat(epoch: String, seq: UInt64)

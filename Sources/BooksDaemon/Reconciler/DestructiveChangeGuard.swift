@@ -20,7 +20,8 @@ public struct DestructiveChangeGuard: Sendable {
 
     /// A reason when `old` (holding `oldBookCount` books) changed by `splice` looks destructive.
     public func reason(old: [UInt8], oldBookCount: Int, splice: ByteSplice) -> String? {
-        reason(oldBytes: old.count, oldBookCount: oldBookCount, newCount: splice.newCount(oldCount: old.count),
-               containsPipe: { splice.result(of: old, contains: 0x7C) })
+        reason(
+            oldBytes: old.count, oldBookCount: oldBookCount, newCount: splice.newCount(oldCount: old.count),
+            containsPipe: { splice.result(of: old, contains: 0x7C) })
     }
 }

@@ -87,8 +87,10 @@ public struct ReadEnvironment: Sendable {
     public var uptimeSeconds: Double
 
     /// Creates the environment of one read.
-    public init(statistics: ServerStatistics = ServerStatistics(), watcher: WatchMode? = nil,
-                watcherWarning: String? = nil, uptimeSeconds: Double = 0) {
+    public init(
+        statistics: ServerStatistics = ServerStatistics(), watcher: WatchMode? = nil,
+        watcherWarning: String? = nil, uptimeSeconds: Double = 0
+    ) {
         self.statistics = statistics
         self.watcher = watcher
         self.watcherWarning = watcherWarning

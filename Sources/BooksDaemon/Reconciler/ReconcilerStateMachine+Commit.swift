@@ -42,7 +42,11 @@ extension ReconcilerStateMachine {
         switch observation {
         case .sameIdentity(let identity):
             comparison = .unchanged(identity: identity)
-            actions.append(.log(.debug, "commit of \(writes.count) write(s): file untouched (\(identity.traceDescription)), appending without a read"))
+            actions.append(
+                .log(
+                    .debug,
+                    "commit of \(writes.count) write(s): file untouched (\(identity.traceDescription)), appending without a read"
+                ))
         case .compared(let compared):
             verificationRounds = nil
             comparison = compared
@@ -52,9 +56,12 @@ extension ReconcilerStateMachine {
             commitPhase = nil
             return actions + writes.map { .reply(.failure($0.requestID, blocked), to: $0.connection) }
         }
-        let plan = WritePlan(writes.map { (ticket: $0, operation: $0.operation) }, context: context,
-                             assignedIDs: Set(writes.flatMap(\.assignedIDs)))
-        for (write, error) in plan.refused { actions.append(.reply(.failure(write.requestID, error), to: write.connection)) }
+        let plan = WritePlan(
+            writes.map { (ticket: $0, operation: $0.operation) }, context: context,
+            assignedIDs: Set(writes.flatMap(\.assignedIDs)))
+        for (write, error) in plan.refused {
+            actions.append(.reply(.failure(write.requestID, error), to: write.connection))
+        }
         let commit = Commit(accepted: plan.accepted, deferred: plan.deferred.map(\.ticket))
         guard !plan.save.isEmpty || context.document.newBookCount > 0 else {
             return actions + finish(commit)
@@ -66,8 +73,10 @@ extension ReconcilerStateMachine {
 
     /// Applies the comparison a commit starts with; returns the error for every write when the
     /// file cannot be written now.
-    private mutating func bringUpToDate(_ comparison: FileComparison, writes: [PendingWrite],
-                                        into actions: inout [ReconcilerAction]) -> ProtocolError? {
+    private mutating func bringUpToDate(
+        _ comparison: FileComparison, writes: [PendingWrite],
+        into actions: inout [ReconcilerAction]
+    ) -> ProtocolError? {
         let confirming = if case .confirming = fileState { true } else { false }
         switch comparison {
         case .unavailable(let error):
@@ -87,9 +96,11 @@ extension ReconcilerStateMachine {
         case .changed(let splice, let identity):
             if let reason = destructiveReason(splice) {
                 if !confirming {
-                    actions += scheduleConfirmation(observed: splice.applied(to: context.document.bytes), reason: reason)
+                    actions += scheduleConfirmation(
+                        observed: splice.applied(to: context.document.bytes), reason: reason)
                 }
-                return ProtocolError(.storeUnavailable, "the book file is being rewritten (\(reason)); retry in a moment")
+                return ProtocolError(
+                    .storeUnavailable, "the book file is being rewritten (\(reason)); retry in a moment")
             }
             if writeRetries > 0, !writes.isEmpty {
                 // A retry: the hand edit that made the write retry may carry rows the first
@@ -141,7 +152,8 @@ extension ReconcilerStateMachine {
         identity = result.identity
         fileState = .present
         var actions: [ReconcilerAction] = [
-            .log(.debug, "saved (\(result.appended == nil ? "rewrite" : "append")): \(result.identity.traceDescription)")
+            .log(
+                .debug, "saved (\(result.appended == nil ? "rewrite" : "append")): \(result.identity.traceDescription)")
         ]
         // Without client writes, the save only gave ids to rows typed by hand: that change is the
         // hand edit's, so it is reported with source `file`.
@@ -157,8 +169,11 @@ extension ReconcilerStateMachine {
             actions.append(.broadcast(applied))
             if source == .client { revertDetector.record(applied.changes) }
             let c = applied.changes
-            actions.append(.log(.info, "client write: \(c.inserted.count) inserted, \(c.updated.count) updated, \(c.deleted.count) deleted",
-                                seq: applied.seq))
+            actions.append(
+                .log(
+                    .info,
+                    "client write: \(c.inserted.count) inserted, \(c.updated.count) updated, \(c.deleted.count) deleted",
+                    seq: applied.seq))
         }
         if let late = result.lateEdit {
             // Another program wrote to the version this save replaced (it had opened the file an
@@ -169,8 +184,13 @@ extension ReconcilerStateMachine {
             if !theirs.isEmpty {
                 let merged = ByteSplice.mergedContent(base: base, ours: result.splice, theirs: theirs) ?? late
                 commitPhase = .writingLateEdit(commit)
-                actions.append(.log(.warning, "another program wrote to the book file just as the daemon replaced it; its edit is applied on top"))
-                actions.append(.writeLateEdit(merged: merged, replacing: context.document.bytes, expected: identity, late: late))
+                actions.append(
+                    .log(
+                        .warning,
+                        "another program wrote to the book file just as the daemon replaced it; its edit is applied on top"
+                    ))
+                actions.append(
+                    .writeLateEdit(merged: merged, replacing: context.document.bytes, expected: identity, late: late))
                 return actions
             }
         }
@@ -178,8 +198,10 @@ extension ReconcilerStateMachine {
     }
 
     /// The late edit of a save was written (or not).
-    mutating func lateEditWritten(_ result: Result<AtomicWriteResult, StoreError>, late: [UInt8],
-                                  merged: [UInt8]) -> [ReconcilerAction] {
+    mutating func lateEditWritten(
+        _ result: Result<AtomicWriteResult, StoreError>, late: [UInt8],
+        merged: [UInt8]
+    ) -> [ReconcilerAction] {
         guard case .writingLateEdit(let commit) = commitPhase else { return [] }
         var actions: [ReconcilerAction] = []
         switch result {
@@ -187,11 +209,17 @@ extension ReconcilerStateMachine {
             identity = written.identity
             if let applied = context.apply(bytes: merged, source: .file) { actions.append(.broadcast(applied)) }
             if let again = written.lateEdit {
-                actions.append(.keepInRecoveryFile(again, message: "another late write to the replaced book file was kept in"))
+                actions.append(
+                    .keepInRecoveryFile(again, message: "another late write to the replaced book file was kept in"))
             }
         case .failure(let error):
             // The file changed again meanwhile: that edit stands; keep this one beside it.
-            actions.append(.keepInRecoveryFile(late, message: "a late write to the replaced book file could not be applied (\(error)); its content was kept in"))
+            actions.append(
+                .keepInRecoveryFile(
+                    late,
+                    message:
+                        "a late write to the replaced book file could not be applied (\(error)); its content was kept in"
+                ))
         }
         return actions + finish(commit)
     }
@@ -218,8 +246,9 @@ extension ReconcilerStateMachine {
             case .updated(let updated): books = updated
             case .deleted(let deleted): books = deleted
             }
-            let result = ReplyResult(epoch: context.epoch, seq: context.seq, books: books,
-                                     versions: books.map { context.version(of: $0.id) })
+            let result = ReplyResult(
+                epoch: context.epoch, seq: context.seq, books: books,
+                versions: books.map { context.version(of: $0.id) })
             return .reply(.success(write.requestID, result), to: write.connection)
         }
         actions += continueWith(commit.deferred)
@@ -245,7 +274,8 @@ extension ReconcilerStateMachine {
     /// `echo >>` racing with a client insert), applies their edit first, as a file change, so the
     /// client change set holds only the client's books. Returns the file's whole content then (to
     /// apply as the client's change); nil when exactly our rows were added.
-    private mutating func separateForeignEdits(_ result: SaveResult, into actions: inout [ReconcilerAction]) -> [UInt8]? {
+    private mutating func separateForeignEdits(_ result: SaveResult, into actions: inout [ReconcilerAction]) -> [UInt8]?
+    {
         guard let appended = result.appended,
             result.splice != .append(appended, to: context.document.bytes.count)
         else { return nil }
@@ -261,6 +291,9 @@ extension ReconcilerStateMachine {
         let edits = ours.compactMap { id in document.lineIndex(ofBook: id).map { DocumentEdit.delete(line: $0) } }
         let theirs = edits.isEmpty ? content : document.rendering(edits)
         guard let applied = context.apply(bytes: theirs, source: .file) else { return [] }
-        return [.broadcast(applied), .log(.info, "a file edit raced with a client write; reported separately", seq: applied.seq)]
+        return [
+            .broadcast(applied),
+            .log(.info, "a file edit raced with a client write; reported separately", seq: applied.seq),
+        ]
     }
 }

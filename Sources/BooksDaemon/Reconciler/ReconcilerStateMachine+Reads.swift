@@ -8,23 +8,32 @@ extension ReconcilerStateMachine {
     /// The most ids one `get` may name (duplicates count: the line is read before they are removed).
     public static let maxIDsPerRequest = 10_000
 
-    mutating func read(_ request: Request, from connection: ConnectionID,
-                       _ environment: ReadEnvironment) -> [ReconcilerAction] {
+    mutating func read(
+        _ request: Request, from connection: ConnectionID,
+        _ environment: ReadEnvironment
+    ) -> [ReconcilerAction] {
         let context = self.context
-        func reply(_ result: ReplyResult) -> [ReconcilerAction] { [.reply(.success(request.id, result), to: connection)] }
-        func fail(_ error: ProtocolError) -> [ReconcilerAction] { [.reply(.failure(request.id, error), to: connection)] }
+        func reply(_ result: ReplyResult) -> [ReconcilerAction] {
+            [.reply(.success(request.id, result), to: connection)]
+        }
+        func fail(_ error: ProtocolError) -> [ReconcilerAction] {
+            [.reply(.failure(request.id, error), to: connection)]
+        }
         if let problem = request.filter?.violation() { return fail(ProtocolError(.limitExceeded, problem)) }
         switch request.op {
         case .hello:
-            return reply(ReplyResult(protocolVersion: ProtocolVersion.current, server: configuration.serverName,
-                                     epoch: context.epoch, seq: context.seq))
+            return reply(
+                ReplyResult(
+                    protocolVersion: ProtocolVersion.current, server: configuration.serverName,
+                    epoch: context.epoch, seq: context.seq))
         case .ping:
             return reply(ReplyResult(epoch: context.epoch, seq: context.seq))
         case .status:
             return reply(ReplyResult(epoch: context.epoch, seq: context.seq, status: status(environment)))
         case .list, .query:
-            let query = BookQuery(filter: request.filter ?? .all, sort: request.sort, limit: request.limit,
-                                  offset: request.offset ?? 0)
+            let query = BookQuery(
+                filter: request.filter ?? .all, sort: request.sort, limit: request.limit,
+                offset: request.offset ?? 0)
             let result = context.query(query)
             return reply(ReplyResult(epoch: context.epoch, seq: context.seq, books: result.books, total: result.total))
         case .get:
@@ -32,17 +41,23 @@ extension ReconcilerStateMachine {
                 return fail(ProtocolError(.invalidArgument, "get needs a non-empty \"ids\" array"))
             }
             guard asked.count <= Self.maxIDsPerRequest else {
-                return fail(ProtocolError(.limitExceeded, "get may name at most \(Self.maxIDsPerRequest) ids, not \(asked.count)"))
+                return fail(
+                    ProtocolError(
+                        .limitExceeded, "get may name at most \(Self.maxIDsPerRequest) ids, not \(asked.count)"))
             }
             var seen = Set<String>()
             let ids = asked.filter { seen.insert($0).inserted }  // each book once, in the order first asked
             var books: [Book] = []
             for id in ids {
-                guard let book = context.book(id: id) else { return fail(ProtocolError(.notFound, "no book with id \(id)")) }
+                guard let book = context.book(id: id) else {
+                    return fail(ProtocolError(.notFound, "no book with id \(id)"))
+                }
                 books.append(book)
             }
-            return reply(ReplyResult(epoch: context.epoch, seq: context.seq, books: books,
-                                     versions: ids.map(context.version(of:))))
+            return reply(
+                ReplyResult(
+                    epoch: context.epoch, seq: context.seq, books: books,
+                    versions: ids.map(context.version(of:))))
         case .subscribe:
             let filter = request.filter ?? .all
             var initial: [Event] = []
@@ -51,14 +66,17 @@ extension ReconcilerStateMachine {
                 case .replay(let missed):
                     initial = missed.compactMap { MessageEncoder.changeEvent($0, filter: filter) }
                 case .resyncRequired(let reason):
-                    initial.append(Event(event: .resyncRequired, epoch: context.epoch, seq: context.seq, reason: reason))
+                    initial.append(
+                        Event(event: .resyncRequired, epoch: context.epoch, seq: context.seq, reason: reason))
                     initial.append(snapshot(filter))
                 }
             } else {
                 initial.append(snapshot(filter))
             }
             let ok = Reply.success(request.id, ReplyResult(epoch: context.epoch, seq: context.seq))
-            return [.startSubscription(connection, reply: ok, filter: filter, initialEvents: initial, afterSeq: context.seq)]
+            return [
+                .startSubscription(connection, reply: ok, filter: filter, initialEvents: initial, afterSeq: context.seq)
+            ]
         case .unsubscribe:
             let ok = Reply.success(request.id, ReplyResult(epoch: context.epoch, seq: context.seq))
             return [.stopSubscription(connection, reply: ok)]
@@ -77,7 +95,9 @@ extension ReconcilerStateMachine {
     func status(_ environment: ReadEnvironment) -> DaemonStatus {
         let stats = environment.statistics
         var watcherWarning = environment.watcherWarning
-        if watcherWarning == nil, case .polling = environment.watcher { watcherWarning = environment.watcher?.description }
+        if watcherWarning == nil, case .polling = environment.watcher {
+            watcherWarning = environment.watcher?.description
+        }
         return DaemonStatus(
             file: configuration.path, format: configuration.format.rawValue, fileState: fileState.word,
             fileProblem: fileState.problem, bookCount: context.bookCount,
@@ -90,7 +110,9 @@ extension ReconcilerStateMachine {
 
     /// The one-line summary systemd shows (`STATUS=`), given the subscriber count.
     public func statusLine(subscribers: Int) -> String {
-        let last = context.lastChange.map { "last change seq \(context.seq) at \(ISO8601.format($0))" } ?? "no change yet"
-        return "\(context.bookCount) books, \(context.document.badLineCount) bad lines, \(subscribers) subscribers, \(last)"
+        let last =
+            context.lastChange.map { "last change seq \(context.seq) at \(ISO8601.format($0))" } ?? "no change yet"
+        return
+            "\(context.bookCount) books, \(context.document.badLineCount) bad lines, \(subscribers) subscribers, \(last)"
     }
 }

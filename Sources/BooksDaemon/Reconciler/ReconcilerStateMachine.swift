@@ -35,9 +35,11 @@ public struct ReconcilerStateMachine: Sendable {
         public var serverName: String
 
         /// Creates a configuration.
-        public init(path: String, format: BookFileFormat = .text, confirmationDelay: Duration = .seconds(1),
-                    maxLineBytes: Int = 1 << 20, changeLogRetention: Int = 10_000,
-                    serverName: String = BooksdCommandLine.versionString) {
+        public init(
+            path: String, format: BookFileFormat = .text, confirmationDelay: Duration = .seconds(1),
+            maxLineBytes: Int = 1 << 20, changeLogRetention: Int = 10_000,
+            serverName: String = BooksdCommandLine.versionString
+        ) {
             self.path = path
             self.format = format
             self.confirmationDelay = confirmationDelay
@@ -99,7 +101,8 @@ public struct ReconcilerStateMachine: Sendable {
     public init(configuration: Configuration, epoch: String? = nil) {
         self.configuration = configuration
         let document = BookDocument(lineLimit: configuration.maxLineBytes)
-        context = epoch.map { BookContext(document: document, epoch: $0, retention: configuration.changeLogRetention) }
+        context =
+            epoch.map { BookContext(document: document, epoch: $0, retention: configuration.changeLogRetention) }
             ?? BookContext(document: document, retention: configuration.changeLogRetention)
     }
 
@@ -122,7 +125,8 @@ public struct ReconcilerStateMachine: Sendable {
             return commitQueuedWrites()
         case .writesDue: return commitQueuedWrites()
         case .saveFinished(let result): return saveFinished(result)
-        case .lateEditWritten(let result, let late, let merged): return lateEditWritten(result, late: late, merged: merged)
+        case .lateEditWritten(let result, let late, let merged):
+            return lateEditWritten(result, late: late, merged: merged)
         case .confirmationTimerFired(let generation): return confirmationTimerFired(generation)
         case .confirmationRead(let snapshot, let generation): return confirmationRead(snapshot, generation: generation)
         case .verificationTimerFired(let writesWaiting): return verificationTimerFired(writesWaiting: writesWaiting)
@@ -159,7 +163,8 @@ public struct ReconcilerStateMachine: Sendable {
             self.identity = identity
             actions.append(.log(.info, "loaded \(document.bookCount) books, \(document.badLineCount) bad lines"))
             if document.badLineCount > 0 {
-                actions.append(.log(.warning, "the book file has \(document.badLineCount) bad line(s); see booksctl status"))
+                actions.append(
+                    .log(.warning, "the book file has \(document.badLineCount) bad line(s); see booksctl status"))
             }
         }
         return actions + afterFileChange()
@@ -173,7 +178,8 @@ public struct ReconcilerStateMachine: Sendable {
         case .overflow:
             actions.append(.log(.warning, "inotify queue overflowed: re-reading the whole file"))
         case .watchLost:
-            actions.append(.log(.warning, "the watch on the file's directory was lost or re-established: re-reading the file"))
+            actions.append(
+                .log(.warning, "the watch on the file's directory was lost or re-established: re-reading the file"))
         case .contentMayHaveChanged, .removed, .created:
             break
         }
@@ -189,7 +195,9 @@ public struct ReconcilerStateMachine: Sendable {
         return [.observeFile(.fileEvent, unlessIdentity: known)]
     }
 
-    private mutating func fileObserved(_ observation: FileObservation, for purpose: ObservationPurpose) -> [ReconcilerAction] {
+    private mutating func fileObserved(
+        _ observation: FileObservation, for purpose: ObservationPurpose
+    ) -> [ReconcilerAction] {
         switch (purpose, observation) {
         case (.commit, _):
             return commitObserved(observation)
@@ -265,8 +273,10 @@ public struct ReconcilerStateMachine: Sendable {
     }
 
     /// Applies a file edit with `change`: broadcast, then logs (subscribers first).
-    mutating func applyFileEdit(identity: FileIdentity?,
-                                _ change: (inout BookContext) -> SequencedChangeSet?) -> [ReconcilerAction] {
+    mutating func applyFileEdit(
+        identity: FileIdentity?,
+        _ change: (inout BookContext) -> SequencedChangeSet?
+    ) -> [ReconcilerAction] {
         confirmationGeneration += 1
         confirmation = nil
         fileState = identity == nil ? .missing : .present
@@ -277,11 +287,18 @@ public struct ReconcilerStateMachine: Sendable {
             actions.append(.broadcast(applied))
             if !revertDetector.isEmpty, let reverted = revertDetector.reverted(by: applied.changes) {
                 let ids = reverted.inserted.map { $0.id ?? "?" } + reverted.updated.map(\.id) + reverted.deleted
-                actions.append(.log(.warning, "a file edit undid \(ids.count) client write(s) made seconds before (books \(ids.joined(separator: ", "))); if the program that saved read the file before those writes, they are lost"))
+                actions.append(
+                    .log(
+                        .warning,
+                        "a file edit undid \(ids.count) client write(s) made seconds before (books \(ids.joined(separator: ", "))); if the program that saved read the file before those writes, they are lost"
+                    ))
             }
             let c = applied.changes
-            actions.append(.log(.info, "file edit: \(c.inserted.count) inserted, \(c.updated.count) updated, \(c.deleted.count) deleted",
-                                seq: applied.seq))
+            actions.append(
+                .log(
+                    .info,
+                    "file edit: \(c.inserted.count) inserted, \(c.updated.count) updated, \(c.deleted.count) deleted",
+                    seq: applied.seq))
         }
         let after = context.document.badLineCount
         if after != before { actions.append(.log(.warning, "the book file has \(after) bad line(s)")) }
@@ -296,8 +313,10 @@ public struct ReconcilerStateMachine: Sendable {
         confirmation = Confirmation(generation: confirmationGeneration, observed: observed, reason: reason)
         fileState = .confirming(reason)
         let delay = configuration.confirmationDelay
-        return [.log(.debug, "\(reason): waiting \(delay) for the file to stand still"),
-                .scheduleConfirmation(generation: confirmationGeneration, after: delay)]
+        return [
+            .log(.debug, "\(reason): waiting \(delay) for the file to stand still"),
+            .scheduleConfirmation(generation: confirmationGeneration, after: delay),
+        ]
     }
 
     private mutating func confirmationTimerFired(_ generation: Int) -> [ReconcilerAction] {

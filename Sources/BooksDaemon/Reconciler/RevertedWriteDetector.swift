@@ -36,7 +36,9 @@ public struct RevertedWriteDetector: Sendable {
     public mutating func record(_ changes: ChangeSet, now: ContinuousClock.Instant = .now) {
         let until = now + window
         for book in changes.inserted { protections[book.id] = Protection(before: nil, after: book, until: until) }
-        for update in changes.updated { protections[update.new.id] = Protection(before: update.old, after: update.new, until: until) }
+        for update in changes.updated {
+            protections[update.new.id] = Protection(before: update.old, after: update.new, until: until)
+        }
         for book in changes.deleted { protections[book.id] = Protection(before: book, after: nil, until: until) }
     }
 
@@ -49,7 +51,8 @@ public struct RevertedWriteDetector: Sendable {
         for book in fileChange.deleted {
             guard let p = protections[book.id] else { continue }
             if p.before == nil, let after = p.after, after == book {
-                request.inserted.append(.init(temporaryID: book.id, id: book.id, name: after.name, author: after.author))
+                request.inserted.append(
+                    .init(temporaryID: book.id, id: book.id, name: after.name, author: after.author))
             } else {
                 protections[book.id] = nil
             }

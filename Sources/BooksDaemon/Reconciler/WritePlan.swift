@@ -24,8 +24,10 @@ public struct WritePlan<Ticket: Sendable>: Sendable {
     /// Plans `writes` in order. Each write is all-or-nothing. `assignedIDs` are ids the daemon
     /// gave to inserts itself: when such a book is already in the file with the same values (a
     /// retried write that did land), the insert succeeds without writing it again.
-    public init(_ writes: [(ticket: Ticket, operation: WriteOperation)], context: BookContext,
-                assignedIDs: Set<String> = []) {
+    public init(
+        _ writes: [(ticket: Ticket, operation: WriteOperation)], context: BookContext,
+        assignedIDs: Set<String> = []
+    ) {
         var touched = Set<String>()
         var counter = 0
         for (ticket, operation) in writes {
@@ -45,8 +47,10 @@ public struct WritePlan<Ticket: Sendable>: Sendable {
                         let book = Book(id: draft.id ?? "", name: draft.name, author: draft.author)
                         books.append(book)
                         if context.book(id: book.id) != book {
-                            save.inserted.append(.init(temporaryID: "new:\(counter)", id: draft.id, name: draft.name,
-                                                       author: draft.author))
+                            save.inserted.append(
+                                .init(
+                                    temporaryID: "new:\(counter)", id: draft.id, name: draft.name,
+                                    author: draft.author))
                         }
                     }
                     accepted.append((ticket, .inserted(books)))
@@ -65,8 +69,10 @@ public struct WritePlan<Ticket: Sendable>: Sendable {
     }
 
     /// Validates one write against the context.
-    static func check(_ operation: WriteOperation, context: BookContext,
-                      assignedIDs: Set<String> = []) -> Result<Outcome, ProtocolError> {
+    static func check(
+        _ operation: WriteOperation, context: BookContext,
+        assignedIDs: Set<String> = []
+    ) -> Result<Outcome, ProtocolError> {
         switch operation {
         case .insert(let drafts):
             var seen = Set<String>()
@@ -76,17 +82,28 @@ public struct WritePlan<Ticket: Sendable>: Sendable {
                     // Ids are stored verbatim (never unescaped when read), so characters the row
                     // format escapes would not read back as the same id.
                     if id.hasPrefix("#") || id.first?.isWhitespace == true
-                        || id.unicodeScalars.contains(where: { "|\\\n\r\t".unicodeScalars.contains($0) }) {
-                        return .failure(ProtocolError(.invalidArgument, "book id \(id.debugDescription) cannot start with # or a space, or contain |, \\, a tab or a line break"))
+                        || id.unicodeScalars.contains(where: { "|\\\n\r\t".unicodeScalars.contains($0) })
+                    {
+                        return .failure(
+                            ProtocolError(
+                                .invalidArgument,
+                                "book id \(id.debugDescription) cannot start with # or a space, or contain |, \\, a tab or a line break"
+                            ))
                     }
                     if let scalar = id.unicodeScalars.first(where: Self.isControlOrBidi) {
                         let code = "U+" + String(scalar.value, radix: 16, uppercase: true)
-                        return .failure(ProtocolError(.invalidArgument, "book id \(id.debugDescription) contains the control or bidi character \(code)"))
+                        return .failure(
+                            ProtocolError(
+                                .invalidArgument,
+                                "book id \(id.debugDescription) contains the control or bidi character \(code)"))
                     }
                     if let current = context.book(id: id),
-                       !(assignedIDs.contains(id) && current == Book(id: id, name: draft.name, author: draft.author)) {
-                        return .failure(ProtocolError(.conflict, "a book with id \(id) exists", current: current,
-                                                      currentVersion: context.version(of: id)))
+                        !(assignedIDs.contains(id) && current == Book(id: id, name: draft.name, author: draft.author))
+                    {
+                        return .failure(
+                            ProtocolError(
+                                .conflict, "a book with id \(id) exists", current: current,
+                                currentVersion: context.version(of: id)))
                     }
                     if !seen.insert(id).inserted {
                         return .failure(ProtocolError(.invalidArgument, "id \(id) appears twice in one insert"))
@@ -101,7 +118,9 @@ public struct WritePlan<Ticket: Sendable>: Sendable {
                 guard seen.insert(patch.id).inserted else {
                     return .failure(ProtocolError(.invalidArgument, "id \(patch.id) appears twice in one update"))
                 }
-                if let error = existing(patch.id, expected: patch.expectedVersion, context: context) { return .failure(error) }
+                if let error = existing(patch.id, expected: patch.expectedVersion, context: context) {
+                    return .failure(error)
+                }
                 var book = context.book(id: patch.id)!
                 if let name = patch.name { book.name = name }
                 if let author = patch.author { book.author = author }
@@ -135,14 +154,16 @@ public struct WritePlan<Ticket: Sendable>: Sendable {
     /// Nil when `id` is a book in the file whose version is `expected` (if given); else the error.
     static func existing(_ id: String, expected: UInt64?, context: BookContext) -> ProtocolError? {
         if let held = context.held[id] {
-            return ProtocolError(.conflict, "the row of book \(id) is malformed in the file; fix it by hand first",
-                                 current: held, currentVersion: context.version(of: id))
+            return ProtocolError(
+                .conflict, "the row of book \(id) is malformed in the file; fix it by hand first",
+                current: held, currentVersion: context.version(of: id))
         }
         guard let current = context.book(id: id) else { return ProtocolError(.notFound, "no book with id \(id)") }
         let version = context.version(of: id)
         if let expected, expected != version {
-            return ProtocolError(.conflict, "book \(id) is at version \(version), not \(expected)",
-                                 current: current, currentVersion: version)
+            return ProtocolError(
+                .conflict, "book \(id) is at version \(version), not \(expected)",
+                current: current, currentVersion: version)
         }
         return nil
     }

@@ -15,8 +15,10 @@ final class Connection {
     /// The machine's unfinished-line bytes as last added to the loop's total.
     var unfinishedLineBytes = 0
 
-    init(id: ConnectionID, fd: Int32, peer: PeerCredentials, machine: ConnectionStateMachine, registeredEvents: UInt32,
-         now: ContinuousClock.Instant) {
+    init(
+        id: ConnectionID, fd: Int32, peer: PeerCredentials, machine: ConnectionStateMachine, registeredEvents: UInt32,
+        now: ContinuousClock.Instant
+    ) {
         self.id = id
         self.fd = fd
         self.peer = peer

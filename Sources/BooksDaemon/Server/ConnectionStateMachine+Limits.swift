@@ -14,8 +14,11 @@ extension ConnectionStateMachine {
         guard isIdleCloseable else { return [] }
         let (seconds, attoseconds) = timeout.components
         let spelled = attoseconds == 0 ? "\(seconds) s" : "\(seconds * 1000 + attoseconds / 1_000_000_000_000_000) ms"
-        let notice = emit(.failure(nil, ProtocolError(
-            .limitExceeded, "idle for \(spelled) without a subscription (idle_timeout_seconds): closing")))
+        let notice = emit(
+            .failure(
+                nil,
+                ProtocolError(
+                    .limitExceeded, "idle for \(spelled) without a subscription (idle_timeout_seconds): closing")))
         return [notice] + close(.idleTimeout)
     }
 
@@ -28,9 +31,12 @@ extension ConnectionStateMachine {
     public mutating func lineBudgetExceeded(budget: Int) -> [Action] {
         guard state.isLive else { return [] }
         var actions: [Action] = []
-        violation(ProtocolError(.tooLarge, "unfinished request line of \(unfinishedLineBytes) bytes is the largest "
-                                + "while the server's budget for unfinished lines (\(budget) bytes) is exhausted"),
-                  id: nil, into: &actions)
+        violation(
+            ProtocolError(
+                .tooLarge,
+                "unfinished request line of \(unfinishedLineBytes) bytes is the largest "
+                    + "while the server's budget for unfinished lines (\(budget) bytes) is exhausted"),
+            id: nil, into: &actions)
         return actions
     }
 }

@@ -30,8 +30,9 @@ extension ConnectionStateMachine {
             backlogHead += 1
             switch frame {
             case .tooLong:
-                violation(ProtocolError(.tooLarge, "request line longer than \(framer.maxLineLength) bytes"),
-                          id: nil, into: &actions)
+                violation(
+                    ProtocolError(.tooLarge, "request line longer than \(framer.maxLineLength) bytes"),
+                    id: nil, into: &actions)
             case .line(let line):
                 handle(line, into: &actions)
             }
@@ -43,14 +44,15 @@ extension ConnectionStateMachine {
     }
 
     mutating func handle(_ line: [UInt8], into actions: inout [Action]) {
-        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return } // blank lines are ignored
+        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }  // blank lines are ignored
         let awaitingHello = state == .awaitingHello
         let request: Request
         do {
             request = try decoder.decode(line)
         } catch {
             if awaitingHello && !error.requiresDisconnect {
-                violation(ProtocolError(.helloRequired, "the first request must be hello"), id: error.id, into: &actions)
+                violation(
+                    ProtocolError(.helloRequired, "the first request must be hello"), id: error.id, into: &actions)
             } else if error.requiresDisconnect {
                 violation(error.error, id: error.id, into: &actions)
             } else {
@@ -61,9 +63,11 @@ extension ConnectionStateMachine {
         if request.op == .hello {
             guard request.version == ProtocolVersion.current else {
                 let stated = request.version.map(String.init) ?? "none"
-                violation(ProtocolError(.unsupportedVersion,
-                                        "protocol version \(stated) is not supported; this server speaks \(ProtocolVersion.current)"),
-                          id: request.id, into: &actions)
+                violation(
+                    ProtocolError(
+                        .unsupportedVersion,
+                        "protocol version \(stated) is not supported; this server speaks \(ProtocolVersion.current)"),
+                    id: request.id, into: &actions)
                 return
             }
             if awaitingHello { state = .active }
@@ -75,7 +79,7 @@ extension ConnectionStateMachine {
             return
         }
         if Self.isExclusive(request.op) && !mayDeliverExclusive {
-            held = request // delivered by `processBacklog` once the connection is quiet
+            held = request  // delivered by `processBacklog` once the connection is quiet
         } else {
             deliver(request, into: &actions)
         }

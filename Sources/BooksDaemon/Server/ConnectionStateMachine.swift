@@ -68,8 +68,10 @@ public struct ConnectionStateMachine: Sendable {
     let decoder = RequestDecoder()
 
     /// Creates the machine of a freshly accepted connection.
-    public init(maxRequestBytes: Int = LineFramer.defaultMaxLineLength, queueLimit: Int = 8 << 20,
-                maxPendingRequests: Int = 64) {
+    public init(
+        maxRequestBytes: Int = LineFramer.defaultMaxLineLength, queueLimit: Int = 8 << 20,
+        maxPendingRequests: Int = 64
+    ) {
         framer = LineFramer(maxLineLength: maxRequestBytes)
         self.queueLimit = queueLimit
         self.maxPendingRequests = max(1, maxPendingRequests)
@@ -148,8 +150,10 @@ public struct ConnectionStateMachine: Sendable {
     /// action) unless live. `lagNotice` is queued (best effort) before closing a lagged
     /// subscriber. Queuing a `.reply` may release backlogged requests (`.deliver` actions after
     /// the `.send`).
-    public mutating func enqueue(_ bytes: [UInt8], kind: OutputKind,
-                                 lagNotice: () -> [UInt8] = { [] }) -> [Action] {
+    public mutating func enqueue(
+        _ bytes: [UInt8], kind: OutputKind,
+        lagNotice: () -> [UInt8] = { [] }
+    ) -> [Action] {
         guard state.isLive else { return [] }
         switch kind {
         case .reply, .unsolicited:
@@ -278,7 +282,7 @@ public struct ConnectionStateMachine: Sendable {
 
     mutating func syncReading(into actions: inout [Action]) {
         guard state.isLive else {
-            isReadingPaused = true // the socket layer stops reading closing connections itself
+            isReadingPaused = true  // the socket layer stops reading closing connections itself
             return
         }
         let pause = !wantsInput

@@ -28,28 +28,35 @@ extension ServerLoop {
                 continue
             }
             var cred = books_ucred()
-            let peer = books_peer_credentials(fd, &cred) == 0
+            let peer =
+                books_peer_credentials(fd, &cred) == 0
                 ? PeerCredentials(pid: cred.pid, uid: cred.uid, gid: cred.gid)
                 : PeerCredentials(pid: 0, uid: UInt32.max, gid: UInt32.max)
             let perUID = configuration.maxClientsPerUID
             if perUID > 0, connectionsPerUID[peer.uid, default: 0] >= perUID,
-               !configuration.uidLimitExemptions.contains(peer.uid) {
-                server.updateStatistics { $0.rejected += 1; $0.rejectedPerUID += 1 }
+                !configuration.uidLimitExemptions.contains(peer.uid)
+            {
+                server.updateStatistics {
+                    $0.rejected += 1
+                    $0.rejectedPerUID += 1
+                }
                 refuse(fd, "too many connections from uid \(peer.uid) (max_clients_per_uid \(perUID))")
                 continue
             }
             let id = nextID
             nextID += 1
-            let machine = ConnectionStateMachine(maxRequestBytes: configuration.maxRequestBytes,
-                                                 queueLimit: configuration.clientQueueBytes,
-                                                 maxPendingRequests: configuration.maxPendingRequests)
+            let machine = ConnectionStateMachine(
+                maxRequestBytes: configuration.maxRequestBytes,
+                queueLimit: configuration.clientQueueBytes,
+                maxPendingRequests: configuration.maxPendingRequests)
             guard register(fd, events: EPOLLIN.rawValue, tag: id) else {
                 Glibc.close(fd)
                 continue
             }
             let now = clock.now
-            connections[id] = Connection(id: ConnectionID(raw: id), fd: fd, peer: peer, machine: machine,
-                                         registeredEvents: EPOLLIN.rawValue, now: now)
+            connections[id] = Connection(
+                id: ConnectionID(raw: id), fd: fd, peer: peer, machine: machine,
+                registeredEvents: EPOLLIN.rawValue, now: now)
             connectionsPerUID[peer.uid, default: 0] += 1
             helloDeadlines.append((now + configuration.helloTimeout, id))
             scheduleIdleCheck(id, at: now)

@@ -82,7 +82,7 @@ extension ServerLoop {
                 encoded[filter] = .some(bytes)
                 last = (filter, bytes)
             }
-            guard let bytes else { continue } // nothing of this change passes the filter
+            guard let bytes else { continue }  // nothing of this change passes the filter
             if connection.output.isEmpty, connection.machine.admitEvent(bytes.count) {
                 admitted.append((connection, bytes))
             } else {
@@ -145,8 +145,10 @@ extension ServerLoop {
         // The current position from the delegate: `lastSeq` is only known here after a broadcast
         // or heartbeat, and a daemon stopped before either must not announce epoch "".
         let position = delegate.serverHelloInfo(server)
-        let notice = MessageEncoder.encode(Event(event: .shutdown, epoch: position.epoch,
-                                                 seq: max(position.seq, lastSeq), reason: reason))
+        let notice = MessageEncoder.encode(
+            Event(
+                event: .shutdown, epoch: position.epoch,
+                seq: max(position.seq, lastSeq), reason: reason))
         for connection in Array(connections.values) {
             perform(connection.machine.beginShutdown(subscriberNotice: notice), on: connection)
         }

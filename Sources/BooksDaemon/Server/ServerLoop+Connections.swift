@@ -31,13 +31,14 @@ extension ServerLoop {
                 let actions = connection.machine.bytesReceived(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]))
                 noteUnfinishedLine(of: connection)
                 guard perform(actions, on: connection) else { return false }
-                return unfinishedLineBytes <= configuration.partialLineBudgetBytes || enforceLineBudget(reading: connection)
+                return unfinishedLineBytes <= configuration.partialLineBudgetBytes
+                    || enforceLineBudget(reading: connection)
             }
             if n == 0 { return perform(connection.machine.endOfInput(), on: connection) }
             switch errno {
             case EINTR: continue
             case EAGAIN: return true
-            case let code: // ECONNRESET and friends: nobody is left to read our output
+            case let code:  // ECONNRESET and friends: nobody is left to read our output
                 return perform(connection.machine.socketFailed(errno: code), on: connection)
             }
         }
@@ -58,10 +59,14 @@ extension ServerLoop {
                 delegate.server(server, didReceive: request, from: connection.id, peer: connection.peer)
             case .answerHello(let id):
                 let info = delegate.serverHelloInfo(server)
-                let reply = ConnectionStateMachine.helloReply(id: id, serverName: configuration.serverName,
-                                                              epoch: info.epoch, seq: info.seq)
-                guard perform(connection.machine.enqueue(MessageEncoder.encode(reply), kind: .unsolicited),
-                              on: connection) else { return false }
+                let reply = ConnectionStateMachine.helloReply(
+                    id: id, serverName: configuration.serverName,
+                    epoch: info.epoch, seq: info.seq)
+                guard
+                    perform(
+                        connection.machine.enqueue(MessageEncoder.encode(reply), kind: .unsolicited),
+                        on: connection)
+                else { return false }
             case .pauseReading, .resumeReading:
                 updateInterest(connection)
             case .close(let reason):
@@ -86,7 +91,9 @@ extension ServerLoop {
         while let chunk = connection.output.first {
             let offset = connection.output.offset
             let n = chunk.withUnsafeBytes { buf in
-                send(connection.fd, buf.baseAddress! + offset, buf.count - offset, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+                send(
+                    connection.fd, buf.baseAddress! + offset, buf.count - offset,
+                    Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
             }
             if n > 0 {
                 connection.output.consume(n)
@@ -132,7 +139,9 @@ extension ServerLoop {
         while let chunk = connection.output.first {
             let offset = connection.output.offset
             let n = chunk.withUnsafeBytes { buf in
-                send(connection.fd, buf.baseAddress! + offset, buf.count - offset, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+                send(
+                    connection.fd, buf.baseAddress! + offset, buf.count - offset,
+                    Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
             }
             guard n > 0 else { break }
             connection.output.consume(n)
@@ -141,7 +150,10 @@ extension ServerLoop {
         Glibc.close(connection.fd)
         forget(connection)
         if connection.machine.state.phase == .subscribed { subscriberCount -= 1 }
-        server.updateStatistics { $0.clients = connections.count; $0.subscribers = subscriberCount }
+        server.updateStatistics {
+            $0.clients = connections.count
+            $0.subscribers = subscriberCount
+        }
         if acceptResumeAt != nil { resumeAccepting() }
         if connection.machine.isIntroduced { delegate.server(server, connectionClosed: connection.id) }
     }

@@ -54,7 +54,8 @@ extension ServerLoop {
         while unfinishedLineBytes > budget {
             var largest: Connection?
             for candidate in connections.values
-            where candidate.unfinishedLineBytes > (largest?.unfinishedLineBytes ?? 0) && candidate.machine.state.isLive {
+            where candidate.unfinishedLineBytes > (largest?.unfinishedLineBytes ?? 0) && candidate.machine.state.isLive
+            {
                 largest = candidate
             }
             guard let largest else { break }

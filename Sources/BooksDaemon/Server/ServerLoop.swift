@@ -52,8 +52,10 @@ final class ServerLoop: @unchecked Sendable {
     var sender: ParallelSender?
     var senderFailed = false
 
-    init(server: SocketServer, delegate: any SocketServerDelegate, configuration: SocketServerConfiguration,
-         channel: CommandChannel, listenFD: Int32) throws(SocketServerError) {
+    init(
+        server: SocketServer, delegate: any SocketServerDelegate, configuration: SocketServerConfiguration,
+        channel: CommandChannel, listenFD: Int32
+    ) throws(SocketServerError) {
         self.server = server
         self.delegate = delegate
         self.configuration = configuration
@@ -65,7 +67,8 @@ final class ServerLoop: @unchecked Sendable {
         readBuffer = .allocate(byteCount: ServerLoop.readChunk, alignment: 16)
         loopNow = clock.now
         guard register(listenFD, events: EPOLLIN.rawValue, tag: ServerLoop.listenTag),
-              register(channel.wakeFD, events: EPOLLIN.rawValue, tag: ServerLoop.wakeTag) else {
+            register(channel.wakeFD, events: EPOLLIN.rawValue, tag: ServerLoop.wakeTag)
+        else {
             let err = errno
             Glibc.close(ep)
             readBuffer.deallocate()
@@ -82,7 +85,9 @@ final class ServerLoop: @unchecked Sendable {
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         while true {
             let timeout = nextTimeout()
-            let n = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, Int32($0.count), timeout) }
+            let n = events.withUnsafeMutableBufferPointer {
+                epoll_wait(epollFD, $0.baseAddress, Int32($0.count), timeout)
+            }
             if n < 0 && errno != EINTR { break }
             loopNow = clock.now
             for i in 0..<max(0, Int(n)) {
@@ -92,7 +97,7 @@ final class ServerLoop: @unchecked Sendable {
                 case ServerLoop.wakeTag: handleCommands()
                 case ServerLoop.listenTag: acceptConnections()
                 default:
-                    guard let connection = connections[tag] else { continue } // closed earlier in this batch
+                    guard let connection = connections[tag] else { continue }  // closed earlier in this batch
                     handleEvent(flags, on: connection)
                 }
             }

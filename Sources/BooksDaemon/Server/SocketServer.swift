@@ -45,7 +45,8 @@ public final class SocketServer: Sendable {
     /// Binds `configuration.path` (replacing a stale socket file, never a live one; chmod to
     /// `socketMode`), or adopts `inheritedListeningFD` (socket activation; that path is never
     /// unlinked). Does not accept connections before `start`.
-    public init(configuration: SocketServerConfiguration, inheritedListeningFD: Int32? = nil) throws(SocketServerError) {
+    public init(configuration: SocketServerConfiguration, inheritedListeningFD: Int32? = nil) throws(SocketServerError)
+    {
         self.configuration = configuration
         let fd: Int32
         var owned: String?
@@ -84,8 +85,9 @@ public final class SocketServer: Sendable {
             let fd = listener.withLock { $0.fd }
             UnixListener.raiseDescriptorLimit()
             _ = signal(SIGPIPE, SIG_IGN)
-            let loop = try ServerLoop(server: self, delegate: delegate, configuration: configuration,
-                                      channel: channel, listenFD: fd)
+            let loop = try ServerLoop(
+                server: self, delegate: delegate, configuration: configuration,
+                channel: channel, listenFD: fd)
             do throws(DedicatedThreadError) {
                 s.thread = try DedicatedThread.start(name: "booksd-server") { loop.run() }
             } catch {
@@ -108,10 +110,14 @@ public final class SocketServer: Sendable {
     /// For a gapless feed, post this before any `broadcast` with a seq above `afterSeq` (e.g. take
     /// the snapshot and call this under the lock that also orders your broadcasts): commands are
     /// applied in posting order, and broadcasts at or below `afterSeq` are skipped for it.
-    public func startSubscription(_ connection: ConnectionID, reply: Reply, filter: BookFilter,
-                                  initialEvents: [Event], afterSeq: UInt64) {
-        channel.post(.startSubscription(connection, reply: MessageEncoder.encode(reply), filter: filter,
-                                        initialEvents: initialEvents.map(MessageEncoder.encode), afterSeq: afterSeq))
+    public func startSubscription(
+        _ connection: ConnectionID, reply: Reply, filter: BookFilter,
+        initialEvents: [Event], afterSeq: UInt64
+    ) {
+        channel.post(
+            .startSubscription(
+                connection, reply: MessageEncoder.encode(reply), filter: filter,
+                initialEvents: initialEvents.map(MessageEncoder.encode), afterSeq: afterSeq))
     }
 
     /// Ends `connection`'s subscription (if any) and writes `reply`.
@@ -177,7 +183,7 @@ public final class SocketServer: Sendable {
             return
         }
         channel.post(.shutdown(reason: reason, deadline: ContinuousClock().now + timeout))
-        thread.join() // from the server thread itself (a delegate callback): detaches instead
+        thread.join()  // from the server thread itself (a delegate callback): detaches instead
     }
 
     /// Runs `body` on the server thread once every command posted before it has been applied.

@@ -40,10 +40,12 @@ public struct SocketServerConfiguration: Sendable {
     public var parallelSendThreshold = 128
 
     /// Creates a configuration; every limit has the documented default.
-    public init(path: String?, socketMode: mode_t = 0o660, maxClients: Int = 1024,
-                maxRequestBytes: Int = 1 << 20, clientQueueBytes: Int = 8 << 20, maxPendingRequests: Int = 64,
-                helloTimeout: Duration = .seconds(10), serverName: String = "booksd", maxClientsPerUID: Int = 64,
-                idleTimeout: Duration? = .seconds(300), partialLineBudgetBytes: Int = 64 << 20) {
+    public init(
+        path: String?, socketMode: mode_t = 0o660, maxClients: Int = 1024,
+        maxRequestBytes: Int = 1 << 20, clientQueueBytes: Int = 8 << 20, maxPendingRequests: Int = 64,
+        helloTimeout: Duration = .seconds(10), serverName: String = "booksd", maxClientsPerUID: Int = 64,
+        idleTimeout: Duration? = .seconds(300), partialLineBudgetBytes: Int = 64 << 20
+    ) {
         self.path = path
         self.socketMode = socketMode
         self.maxClients = maxClients

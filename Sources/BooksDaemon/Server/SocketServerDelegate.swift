@@ -6,8 +6,9 @@ public protocol SocketServerDelegate: AnyObject, Sendable {
     /// A decoded request from a connection that completed `hello` (hello itself is answered by the
     /// server). Answer each request exactly once with `server.send(_:to:)` (or, for `subscribe` /
     /// `unsubscribe`, with `startSubscription` / `stopSubscription`).
-    func server(_ server: SocketServer, didReceive request: Request, from connection: ConnectionID,
-                peer: PeerCredentials)
+    func server(
+        _ server: SocketServer, didReceive request: Request, from connection: ConnectionID,
+        peer: PeerCredentials)
     /// The current lineage and sequence number, for the hello reply. Must be cheap (e.g. read a
     /// Mutex-protected snapshot).
     func serverHelloInfo(_ server: SocketServer) -> (epoch: String, seq: UInt64)

@@ -11,12 +11,15 @@ enum UnixListener {
     /// more permissions than `mode`; a chmod after bind then restores bits the umask removed.
     /// No temporary name and no process-wide umask change. `afterBind` (tests only) runs between
     /// bind and that chmod.
-    static func bind(path: String, mode: mode_t, backlog: Int32 = 512,
-                     afterBind: (String) -> Void = { _ in }) throws(SocketServerError) -> Int32 {
+    static func bind(
+        path: String, mode: mode_t, backlog: Int32 = 512,
+        afterBind: (String) -> Void = { _ in }
+    ) throws(SocketServerError) -> Int32 {
         var addr = sockaddr_un()
         let length = books_make_sockaddr_un(path, &addr)
         guard length > 0 else { throw .pathTooLong(path: path) }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        let fd = socket(
+            AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw .systemCall("socket", errno: errno) }
         guard fchmod(fd, mode) == 0 else {
             let err = errno
@@ -37,7 +40,7 @@ enum UnixListener {
             }
             // Something exists at the path: replace it only if it is a socket nobody serves.
             var st = stat()
-            if lstat(path, &st) != 0 { continue } // vanished meanwhile: retry
+            if lstat(path, &st) != 0 { continue }  // vanished meanwhile: retry
             guard (st.st_mode & S_IFMT) == S_IFSOCK else {
                 close(fd)
                 throw .pathOccupied(path: path)
@@ -53,12 +56,14 @@ enum UnixListener {
         afterBind(path)
         guard chmod(path, mode) == 0 else {
             let err = errno
-            close(fd); _ = unlink(path)
+            close(fd)
+            _ = unlink(path)
             throw .systemCall("chmod(\(path))", errno: err)
         }
         guard listen(fd, backlog) == 0 else {
             let err = errno
-            close(fd); _ = unlink(path)
+            close(fd)
+            _ = unlink(path)
             throw .systemCall("listen", errno: err)
         }
         return fd
@@ -69,7 +74,9 @@ enum UnixListener {
         let flags = fcntl(fd, F_GETFL)
         guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else { throw .systemCall("fcntl", errno: errno) }
         let fdFlags = fcntl(fd, F_GETFD)
-        guard fdFlags >= 0, fcntl(fd, F_SETFD, fdFlags | FD_CLOEXEC) == 0 else { throw .systemCall("fcntl", errno: errno) }
+        guard fdFlags >= 0, fcntl(fd, F_SETFD, fdFlags | FD_CLOEXEC) == 0 else {
+            throw .systemCall("fcntl", errno: errno)
+        }
         return fd
     }
 
@@ -77,7 +84,8 @@ enum UnixListener {
 
     /// Connects without blocking: refused → stale; accepted or backlog full → live.
     private static func probe(addr: sockaddr_un, length: Int32) -> ProbeResult {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        let fd = socket(
+            AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { return .live }
         defer { close(fd) }
         var addr = addr

@@ -16,7 +16,7 @@ public enum SocketActivation {
         if count < 0 { throw .listenFdsFailed(errno: -count) }
         var fds: [Int32] = []
         for fd in SD_LISTEN_FDS_START..<(SD_LISTEN_FDS_START + count) {
-            guard sd_is_socket_unix(fd, SOCK_STREAM_VALUE, 1, nil, 0) > 0 else {
+            guard sd_is_socket_unix(fd, sockStreamValue, 1, nil, 0) > 0 else {
                 throw .unexpectedInheritedDescriptor(fd: fd)
             }
             fds.append(fd)
@@ -25,5 +25,5 @@ public enum SocketActivation {
     }
 
     /// `SOCK_STREAM` as a plain `Int32` (Glibc imports it as an enum on Linux).
-    static let SOCK_STREAM_VALUE: Int32 = 1   // SOCK_STREAM on Linux (stable ABI value)
+    static let sockStreamValue: Int32 = 1  // SOCK_STREAM on Linux (stable ABI value)
 }

@@ -54,8 +54,10 @@ enum InotifyEventClassifier {
 
     /// Classifies an event with watch descriptor `wd`, `mask` and entry `name` (empty for events
     /// on the directory itself), given the directory's watch descriptor and the watched file name.
-    static func classify(wd: Int32, mask: UInt32, name: String,
-                         directoryWatch: Int32, fileName: String) -> Outcome {
+    static func classify(
+        wd: Int32, mask: UInt32, name: String,
+        directoryWatch: Int32, fileName: String
+    ) -> Outcome {
         if mask & queueOverflow != 0 { return .deliver(.overflow) }
         guard wd == directoryWatch else { return .ignore }
         if mask & directoryGone != 0 { return .directoryLost }

@@ -81,10 +81,12 @@ public final class InotifyFileWatcher: FileWatcher {
 
     /// Stops promptly and waits for the watcher thread to exit (see ``FileWatcher/stop()``).
     public func stop() {
-        guard let running = session.withLock({ (current: inout Session?) -> Session? in
-            defer { current = nil }
-            return current
-        }) else { return }
+        guard
+            let running = session.withLock({ (current: inout Session?) -> Session? in
+                defer { current = nil }
+                return current
+            })
+        else { return }
         running.requestStop()
     }
 
@@ -113,9 +115,11 @@ extension InotifyFileWatcher {
         init(wake: WakePipe) { self.wake = wake }
 
         /// Spawns the thread and waits until it has initialised the library and the watch.
-        static func launch(target: WatchedPath,
-                           handler: @escaping @Sendable (FileWatchEvent) -> Void,
-                           onExit: @escaping @Sendable () -> Void) throws(FileWatcherError) -> Session {
+        static func launch(
+            target: WatchedPath,
+            handler: @escaping @Sendable (FileWatchEvent) -> Void,
+            onExit: @escaping @Sendable () -> Void
+        ) throws(FileWatcherError) -> Session {
             let wake: WakePipe
             do throws(FileWatcherError) { wake = try WakePipe.make() } catch {
                 onExit()

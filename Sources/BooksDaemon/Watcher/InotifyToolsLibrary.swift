@@ -1,5 +1,5 @@
-import CLinux
 import CInotifyTools
+import CLinux
 import Glibc
 import Synchronization
 
@@ -52,7 +52,10 @@ struct InotifyToolsLibrary: ~Copyable {
     private static func holdLowDescriptor() -> Reservation {
         let fd = Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return .none }
-        guard fd < selectLimit else { _ = Glibc.close(fd); return .none }
+        guard fd < selectLimit else {
+            _ = Glibc.close(fd)
+            return .none
+        }
         return .held(fd)
     }
 

@@ -17,8 +17,10 @@ struct InotifyWatchLoop: ~Copyable {
     /// Retry period for re-adding a lost directory watch.
     static let retrySeconds = 1
 
-    init(target: WatchedPath, session: InotifyFileWatcher.Session,
-         handler: @escaping @Sendable (FileWatchEvent) -> Void) {
+    init(
+        target: WatchedPath, session: InotifyFileWatcher.Session,
+        handler: @escaping @Sendable (FileWatchEvent) -> Void
+    ) {
         self.target = target
         self.session = session
         self.handler = handler
@@ -41,9 +43,10 @@ struct InotifyWatchLoop: ~Copyable {
     }
 
     private mutating func addDirectoryWatch() throws(FileWatcherError) {
-        directoryWatch = try library.addWatch(path: target.directory,
-                                              mask: InotifyEventClassifier.directoryMask,
-                                              lookupKey: directoryKey)
+        directoryWatch = try library.addWatch(
+            path: target.directory,
+            mask: InotifyEventClassifier.directoryMask,
+            lookupKey: directoryKey)
     }
 
     mutating func run() {
@@ -80,9 +83,11 @@ struct InotifyWatchLoop: ~Copyable {
                     session.wake.drain()
                     continue
                 }
-                switch InotifyEventClassifier.classify(wd: event.wd, mask: event.mask, name: event.name,
-                                                       directoryWatch: directoryWatch,
-                                                       fileName: target.name) {
+                switch InotifyEventClassifier.classify(
+                    wd: event.wd, mask: event.mask, name: event.name,
+                    directoryWatch: directoryWatch,
+                    fileName: target.name)
+                {
                 case .deliver(let fileEvent):
                     deliver(fileEvent)
                 case .directoryLost:

@@ -87,12 +87,18 @@ public func detectNetworkFileSystem(path: String) -> NetworkFileSystemKind? {
 
 /// Picks the watcher for `path`: ``PollingFileWatcher`` on network filesystems (with a warning
 /// to log), ``InotifyFileWatcher`` otherwise.
-public func makeFileWatcher(path: String, pollingIntervalSeconds: Double = 2)
-    throws(FileWatcherError) -> (watcher: any FileWatcher, warning: String?) {
+public func makeFileWatcher(
+    path: String, pollingIntervalSeconds: Double = 2
+)
+    throws(FileWatcherError) -> (watcher: any FileWatcher, warning: String?)
+{
     if let kind = detectNetworkFileSystem(path: path) {
         let watcher = try PollingFileWatcher(path: path, intervalSeconds: pollingIntervalSeconds)
-        return (watcher, "'\(path)' is on a \(kind) filesystem where inotify misses remote changes; "
-            + "polling every \(watcher.intervalSeconds) s instead")
+        return (
+            watcher,
+            "'\(path)' is on a \(kind) filesystem where inotify misses remote changes; "
+                + "polling every \(watcher.intervalSeconds) s instead"
+        )
     }
     return (try InotifyFileWatcher(path: path), nil)
 }

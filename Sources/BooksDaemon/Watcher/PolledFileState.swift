@@ -19,9 +19,10 @@ struct PolledFileState: Sendable, Hashable {
     static func take(_ path: String) -> PolledFileState? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return PolledFileState(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-                            modificationSeconds: info.st_mtim.tv_sec, modificationNanoseconds: info.st_mtim.tv_nsec,
-                            changeSeconds: info.st_ctim.tv_sec, changeNanoseconds: info.st_ctim.tv_nsec)
+        return PolledFileState(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+            modificationSeconds: info.st_mtim.tv_sec, modificationNanoseconds: info.st_mtim.tv_nsec,
+            changeSeconds: info.st_ctim.tv_sec, changeNanoseconds: info.st_ctim.tv_nsec)
     }
 
     /// The event that turns `old` into `new`, or `nil` when nothing changed.

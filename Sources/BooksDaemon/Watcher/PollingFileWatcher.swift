@@ -48,7 +48,10 @@ public final class PollingFileWatcher: FileWatcher {
                     var previous = initial
                     while !run.isStopRequested {
                         run.liveness.tick()
-                        if wake.wait(milliseconds: milliseconds) { wake.drain(); continue }  // woken: re-check stop
+                        if wake.wait(milliseconds: milliseconds) {
+                            wake.drain()
+                            continue
+                        }  // woken: re-check stop
                         let current = PolledFileState.take(path)
                         if let event = PolledFileState.event(from: previous, to: current), !run.isStopRequested {
                             handler(event)
@@ -69,10 +72,12 @@ public final class PollingFileWatcher: FileWatcher {
 
     /// Stops promptly and waits for the polling thread to exit (see ``FileWatcher/stop()``).
     public func stop() {
-        guard let run = running.withLock({ (current: inout Run?) -> Run? in
-            defer { current = nil }
-            return current
-        }) else { return }
+        guard
+            let run = running.withLock({ (current: inout Run?) -> Run? in
+                defer { current = nil }
+                return current
+            })
+        else { return }
         run.stopRequested.store(true, ordering: .sequentiallyConsistent)
         run.wake.wake()
         run.thread.withLock { $0 }?.join()

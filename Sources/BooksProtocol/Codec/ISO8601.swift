@@ -14,7 +14,10 @@ public enum ISO8601 {
         let millis = micros >= 0 ? micros / 1000 : -((-micros + 999) / 1000)
         var days = millis / 86_400_000
         var msOfDay = millis % 86_400_000
-        if msOfDay < 0 { msOfDay += 86_400_000; days -= 1 }
+        if msOfDay < 0 {
+            msOfDay += 86_400_000
+            days -= 1
+        }
         // Howard Hinnant's civil_from_days.
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
@@ -32,16 +35,27 @@ public enum ISO8601 {
             var digits = [UInt8](repeating: UInt8(ascii: "0"), count: width)
             var v = value
             var i = width - 1
-            while i >= 0 { digits[i] = UInt8(ascii: "0") + UInt8(v % 10); v /= 10; i -= 1 }
+            while i >= 0 {
+                digits[i] = UInt8(ascii: "0") + UInt8(v % 10)
+                v /= 10
+                i -= 1
+            }
             out.append(contentsOf: digits)
         }
-        put(year, 4); out.append(UInt8(ascii: "-"))
-        put(month, 2); out.append(UInt8(ascii: "-"))
-        put(day, 2); out.append(UInt8(ascii: "T"))
-        put(msOfDay / 3_600_000, 2); out.append(UInt8(ascii: ":"))
-        put(msOfDay / 60_000 % 60, 2); out.append(UInt8(ascii: ":"))
-        put(msOfDay / 1000 % 60, 2); out.append(UInt8(ascii: "."))
-        put(msOfDay % 1000, 3); out.append(UInt8(ascii: "Z"))
+        put(year, 4)
+        out.append(UInt8(ascii: "-"))
+        put(month, 2)
+        out.append(UInt8(ascii: "-"))
+        put(day, 2)
+        out.append(UInt8(ascii: "T"))
+        put(msOfDay / 3_600_000, 2)
+        out.append(UInt8(ascii: ":"))
+        put(msOfDay / 60_000 % 60, 2)
+        out.append(UInt8(ascii: ":"))
+        put(msOfDay / 1000 % 60, 2)
+        out.append(UInt8(ascii: "."))
+        put(msOfDay % 1000, 3)
+        out.append(UInt8(ascii: "Z"))
         return String(decoding: out, as: UTF8.self)
     }
 }

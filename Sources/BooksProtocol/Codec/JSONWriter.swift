@@ -33,12 +33,19 @@ struct JSONWriter {
     mutating func unsigned(_ value: UInt64) {
         var width = 1
         var t = value
-        while t >= 10 { width += 1; t /= 10 }
+        while t >= 10 {
+            width += 1
+            t /= 10
+        }
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width))
         var v = value
         var i = start + width - 1
-        while v > 0 { bytes[i] = UInt8(ascii: "0") &+ UInt8(v % 10); v /= 10; i -= 1 }
+        while v > 0 {
+            bytes[i] = UInt8(ascii: "0") &+ UInt8(v % 10)
+            v /= 10
+            i -= 1
+        }
     }
 
     mutating func signed(_ value: Int) {
@@ -51,9 +58,12 @@ struct JSONWriter {
     mutating func book(_ book: Book) {
         var first = true
         raw(UInt8(ascii: "{"))
-        key("id", first: &first); string(book.id)
-        key("name", first: &first); string(book.name)
-        key("author", first: &first); string(book.author)
+        key("id", first: &first)
+        string(book.id)
+        key("name", first: &first)
+        string(book.name)
+        key("author", first: &first)
+        string(book.author)
         raw(UInt8(ascii: "}"))
     }
 
@@ -74,8 +84,10 @@ struct JSONWriter {
             if first { first = false } else { raw(UInt8(ascii: ",")) }
             var f = true
             raw(UInt8(ascii: "{"))
-            key("old", first: &f); book(u.old)
-            key("new", first: &f); book(u.new)
+            key("old", first: &f)
+            book(u.old)
+            key("new", first: &f)
+            book(u.new)
             raw(UInt8(ascii: "}"))
         }
         raw(UInt8(ascii: "]"))
@@ -91,4 +103,3 @@ struct JSONWriter {
         raw(UInt8(ascii: "]"))
     }
 }
-

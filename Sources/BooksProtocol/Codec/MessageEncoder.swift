@@ -14,16 +14,40 @@ public enum MessageEncoder {
         var w = JSONWriter(capacity: estimate(event))
         var first = true
         w.raw(UInt8(ascii: "{"))
-        w.key("event", first: &first); w.string(event.event.rawValue)
-        w.key("epoch", first: &first); w.string(event.epoch)
-        w.key("seq", first: &first); w.unsigned(event.seq)
-        if let source = event.source { w.key("source", first: &first); w.string(source.rawValue) }
-        if let time = event.time { w.key("time", first: &first); w.string(time) }
-        if let inserted = event.inserted { w.key("inserted", first: &first); w.books(inserted) }
-        if let updated = event.updated { w.key("updated", first: &first); w.updates(updated) }
-        if let deleted = event.deleted { w.key("deleted", first: &first); w.books(deleted) }
-        if let books = event.books { w.key("books", first: &first); w.books(books) }
-        if let reason = event.reason { w.key("reason", first: &first); w.string(reason) }
+        w.key("event", first: &first)
+        w.string(event.event.rawValue)
+        w.key("epoch", first: &first)
+        w.string(event.epoch)
+        w.key("seq", first: &first)
+        w.unsigned(event.seq)
+        if let source = event.source {
+            w.key("source", first: &first)
+            w.string(source.rawValue)
+        }
+        if let time = event.time {
+            w.key("time", first: &first)
+            w.string(time)
+        }
+        if let inserted = event.inserted {
+            w.key("inserted", first: &first)
+            w.books(inserted)
+        }
+        if let updated = event.updated {
+            w.key("updated", first: &first)
+            w.updates(updated)
+        }
+        if let deleted = event.deleted {
+            w.key("deleted", first: &first)
+            w.books(deleted)
+        }
+        if let books = event.books {
+            w.key("books", first: &first)
+            w.books(books)
+        }
+        if let reason = event.reason {
+            w.key("reason", first: &first)
+            w.string(reason)
+        }
         w.raw(UInt8(ascii: "}"))
         w.raw(UInt8(ascii: "\n"))
         return w.bytes
@@ -37,9 +61,16 @@ public enum MessageEncoder {
         w.raw(UInt8(ascii: "{"))
         w.key("id", first: &first)
         if let id = reply.id { w.string(id) } else { w.raw("null") }
-        w.key("ok", first: &first); w.bool(reply.ok)
-        if let result = reply.result { w.key("result", first: &first); encode(result, into: &w) }
-        if let error = reply.error { w.key("error", first: &first); encode(error, into: &w) }
+        w.key("ok", first: &first)
+        w.bool(reply.ok)
+        if let result = reply.result {
+            w.key("result", first: &first)
+            encode(result, into: &w)
+        }
+        if let error = reply.error {
+            w.key("error", first: &first)
+            encode(error, into: &w)
+        }
         w.raw(UInt8(ascii: "}"))
         w.raw(UInt8(ascii: "\n"))
         return w.bytes
@@ -62,13 +93,15 @@ public enum MessageEncoder {
     public static func changeEvent(_ change: SequencedChangeSet, filter: BookFilter = .all) -> Event? {
         let visible = change.changes.filtered(by: filter)
         if visible.isEmpty { return nil }
-        return Event(event: .change, epoch: change.epoch, seq: change.seq, source: change.source,
-                     time: ISO8601.format(change.time), inserted: visible.inserted,
-                     updated: visible.updated, deleted: visible.deleted)
+        return Event(
+            event: .change, epoch: change.epoch, seq: change.seq, source: change.source,
+            time: ISO8601.format(change.time), inserted: visible.inserted,
+            updated: visible.updated, deleted: visible.deleted)
     }
 
     private static func estimate(_ event: Event) -> Int {
-        let books = (event.inserted?.count ?? 0) + 2 * (event.updated?.count ?? 0)
+        let books =
+            (event.inserted?.count ?? 0) + 2 * (event.updated?.count ?? 0)
             + (event.deleted?.count ?? 0) + (event.books?.count ?? 0)
         return 160 + 96 * books
     }
@@ -76,13 +109,34 @@ public enum MessageEncoder {
     private static func encode(_ result: ReplyResult, into w: inout JSONWriter) {
         var first = true
         w.raw(UInt8(ascii: "{"))
-        if let v = result.protocolVersion { w.key("protocolVersion", first: &first); w.signed(v) }
-        if let v = result.server { w.key("server", first: &first); w.string(v) }
-        if let v = result.epoch { w.key("epoch", first: &first); w.string(v) }
-        if let v = result.seq { w.key("seq", first: &first); w.unsigned(v) }
-        if let v = result.books { w.key("books", first: &first); w.books(v) }
-        if let v = result.versions { w.key("versions", first: &first); w.unsignedArray(v) }
-        if let v = result.total { w.key("total", first: &first); w.signed(v) }
+        if let v = result.protocolVersion {
+            w.key("protocolVersion", first: &first)
+            w.signed(v)
+        }
+        if let v = result.server {
+            w.key("server", first: &first)
+            w.string(v)
+        }
+        if let v = result.epoch {
+            w.key("epoch", first: &first)
+            w.string(v)
+        }
+        if let v = result.seq {
+            w.key("seq", first: &first)
+            w.unsigned(v)
+        }
+        if let v = result.books {
+            w.key("books", first: &first)
+            w.books(v)
+        }
+        if let v = result.versions {
+            w.key("versions", first: &first)
+            w.unsignedArray(v)
+        }
+        if let v = result.total {
+            w.key("total", first: &first)
+            w.signed(v)
+        }
         if let v = result.status {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.withoutEscapingSlashes]
@@ -98,10 +152,18 @@ public enum MessageEncoder {
     private static func encode(_ error: ProtocolError, into w: inout JSONWriter) {
         var first = true
         w.raw(UInt8(ascii: "{"))
-        w.key("code", first: &first); w.string(error.code.rawValue)
-        w.key("message", first: &first); w.string(error.message)
-        if let v = error.current { w.key("current", first: &first); w.book(v) }
-        if let v = error.currentVersion { w.key("currentVersion", first: &first); w.unsigned(v) }
+        w.key("code", first: &first)
+        w.string(error.code.rawValue)
+        w.key("message", first: &first)
+        w.string(error.message)
+        if let v = error.current {
+            w.key("current", first: &first)
+            w.book(v)
+        }
+        if let v = error.currentVersion {
+            w.key("currentVersion", first: &first)
+            w.unsigned(v)
+        }
         w.raw(UInt8(ascii: "}"))
     }
 }

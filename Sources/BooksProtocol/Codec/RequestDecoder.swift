@@ -26,8 +26,10 @@ public struct RequestDecoder: Sendable {
             throw RequestDecodingError(id: nil, error: ProtocolError(.invalidUTF8, "request is not valid UTF-8"))
         }
         if RequestDecoder.nestingDepthExceeds(line, maxDepth) {
-            throw RequestDecodingError(id: nil, error: ProtocolError(
-                .tooDeep, "JSON nests deeper than \(maxDepth) levels"))
+            throw RequestDecodingError(
+                id: nil,
+                error: ProtocolError(
+                    .tooDeep, "JSON nests deeper than \(maxDepth) levels"))
         }
         let data = Data(line)
         let decoder = JSONDecoder()
@@ -46,7 +48,13 @@ public struct RequestDecoder: Sendable {
         var escaped = false
         for b in bytes {
             if inString {
-                if escaped { escaped = false } else if b == UInt8(ascii: "\\") { escaped = true } else if b == UInt8(ascii: "\"") { inString = false }
+                if escaped {
+                    escaped = false
+                } else if b == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if b == UInt8(ascii: "\"") {
+                    inString = false
+                }
                 continue
             }
             switch b {
@@ -78,7 +86,8 @@ public struct RequestDecoder: Sendable {
             return RequestDecodingError(id: nil, error: ProtocolError(.badRequest, "request is not a JSON object"))
         }
         guard let id = envelope.id else {
-            return RequestDecodingError(id: nil, error: ProtocolError(.badRequest, "missing or invalid id (string or number)"))
+            return RequestDecodingError(
+                id: nil, error: ProtocolError(.badRequest, "missing or invalid id (string or number)"))
         }
         guard let op = envelope.op else {
             let what = envelope.opPresent ? "op must be a string" : "missing op"
@@ -87,6 +96,7 @@ public struct RequestDecoder: Sendable {
         if Request.Operation(rawValue: op) == nil {
             return RequestDecodingError(id: id, error: ProtocolError(.unknownOp, "unknown op \"\(op)\""))
         }
-        return RequestDecodingError(id: id, error: ProtocolError(.badRequest, DecodingErrorText.describe(error, root: "request")))
+        return RequestDecodingError(
+            id: id, error: ProtocolError(.badRequest, DecodingErrorText.describe(error, root: "request")))
     }
 }

@@ -32,15 +32,28 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     public var lastChange: String?
     public var server: String
 
-    public init(file: String, format: String, fileState: String, fileProblem: String?, bookCount: Int,
-                badLines: [BadLine], heldBooks: [String], watcherMode: String, watcherWarning: String?,
-                epoch: String, seq: UInt64, oldestReplayableSeq: UInt64, subscribers: Int, clients: Int,
-                uptimeSeconds: Double, lastChange: String?, server: String) {
-        self.file = file; self.format = format; self.fileState = fileState; self.fileProblem = fileProblem
-        self.bookCount = bookCount; self.badLines = badLines; self.heldBooks = heldBooks
-        self.watcherMode = watcherMode; self.watcherWarning = watcherWarning; self.epoch = epoch
-        self.seq = seq; self.oldestReplayableSeq = oldestReplayableSeq; self.subscribers = subscribers
-        self.clients = clients; self.uptimeSeconds = uptimeSeconds; self.lastChange = lastChange
+    public init(
+        file: String, format: String, fileState: String, fileProblem: String?, bookCount: Int,
+        badLines: [BadLine], heldBooks: [String], watcherMode: String, watcherWarning: String?,
+        epoch: String, seq: UInt64, oldestReplayableSeq: UInt64, subscribers: Int, clients: Int,
+        uptimeSeconds: Double, lastChange: String?, server: String
+    ) {
+        self.file = file
+        self.format = format
+        self.fileState = fileState
+        self.fileProblem = fileProblem
+        self.bookCount = bookCount
+        self.badLines = badLines
+        self.heldBooks = heldBooks
+        self.watcherMode = watcherMode
+        self.watcherWarning = watcherWarning
+        self.epoch = epoch
+        self.seq = seq
+        self.oldestReplayableSeq = oldestReplayableSeq
+        self.subscribers = subscribers
+        self.clients = clients
+        self.uptimeSeconds = uptimeSeconds
+        self.lastChange = lastChange
         self.server = server
     }
 }

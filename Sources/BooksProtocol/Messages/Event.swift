@@ -25,11 +25,20 @@ public struct Event: Sendable, Hashable, Codable {
     /// `resyncRequired`, `shutdown`: why.
     public var reason: String?
 
-    public init(event: Kind, epoch: String, seq: UInt64, source: ChangeSource? = nil, time: String? = nil,
-                inserted: [Book]? = nil, updated: [BookUpdate]? = nil, deleted: [Book]? = nil,
-                books: [Book]? = nil, reason: String? = nil) {
-        self.event = event; self.epoch = epoch; self.seq = seq; self.source = source; self.time = time
-        self.inserted = inserted; self.updated = updated; self.deleted = deleted; self.books = books
+    public init(
+        event: Kind, epoch: String, seq: UInt64, source: ChangeSource? = nil, time: String? = nil,
+        inserted: [Book]? = nil, updated: [BookUpdate]? = nil, deleted: [Book]? = nil,
+        books: [Book]? = nil, reason: String? = nil
+    ) {
+        self.event = event
+        self.epoch = epoch
+        self.seq = seq
+        self.source = source
+        self.time = time
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+        self.books = books
         self.reason = reason
     }
 

@@ -26,7 +26,10 @@ public struct Reply: Sendable, Hashable, Codable {
 
     /// Creates a reply.
     public init(id: String?, ok: Bool, result: ReplyResult?, error: ProtocolError?) {
-        self.id = id; self.ok = ok; self.result = result; self.error = error
+        self.id = id
+        self.ok = ok
+        self.result = result
+        self.error = error
     }
 }
 
@@ -50,10 +53,18 @@ public struct ReplyResult: Sendable, Hashable, Codable {
     public var status: DaemonStatus?
 
     /// Creates a result with only the given fields.
-    public init(protocolVersion: Int? = nil, server: String? = nil, epoch: String? = nil, seq: UInt64? = nil,
-                books: [Book]? = nil, versions: [UInt64]? = nil, total: Int? = nil, status: DaemonStatus? = nil) {
-        self.protocolVersion = protocolVersion; self.server = server; self.epoch = epoch; self.seq = seq
-        self.books = books; self.versions = versions; self.total = total; self.status = status
+    public init(
+        protocolVersion: Int? = nil, server: String? = nil, epoch: String? = nil, seq: UInt64? = nil,
+        books: [Book]? = nil, versions: [UInt64]? = nil, total: Int? = nil, status: DaemonStatus? = nil
+    ) {
+        self.protocolVersion = protocolVersion
+        self.server = server
+        self.epoch = epoch
+        self.seq = seq
+        self.books = books
+        self.versions = versions
+        self.total = total
+        self.status = status
     }
 }
 
@@ -69,7 +80,10 @@ public struct ProtocolError: Error, Sendable, Hashable, Codable, CustomStringCon
 
     /// Creates an error.
     public init(_ code: ErrorCode, _ message: String, current: Book? = nil, currentVersion: UInt64? = nil) {
-        self.code = code; self.message = message; self.current = current; self.currentVersion = currentVersion
+        self.code = code
+        self.message = message
+        self.current = current
+        self.currentVersion = currentVersion
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

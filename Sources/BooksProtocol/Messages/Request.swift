@@ -32,13 +32,24 @@ public struct Request: Sendable, Hashable, Codable {
     public var expectedVersions: [UInt64]?
 
     /// Creates a request.
-    public init(id: String, op: Operation, version: Int? = nil, client: String? = nil,
-                filter: BookFilter? = nil, sort: BookSort? = nil, limit: Int? = nil, offset: Int? = nil,
-                resume: ResumePoint? = nil, ids: [String]? = nil, books: [BookDraft]? = nil,
-                patches: [BookPatch]? = nil, expectedVersions: [UInt64]? = nil) {
-        self.id = id; self.op = op; self.version = version; self.client = client
-        self.filter = filter; self.sort = sort; self.limit = limit; self.offset = offset
-        self.resume = resume; self.ids = ids; self.books = books; self.patches = patches
+    public init(
+        id: String, op: Operation, version: Int? = nil, client: String? = nil,
+        filter: BookFilter? = nil, sort: BookSort? = nil, limit: Int? = nil, offset: Int? = nil,
+        resume: ResumePoint? = nil, ids: [String]? = nil, books: [BookDraft]? = nil,
+        patches: [BookPatch]? = nil, expectedVersions: [UInt64]? = nil
+    ) {
+        self.id = id
+        self.op = op
+        self.version = version
+        self.client = client
+        self.filter = filter
+        self.sort = sort
+        self.limit = limit
+        self.offset = offset
+        self.resume = resume
+        self.ids = ids
+        self.books = books
+        self.patches = patches
         self.expectedVersions = expectedVersions
     }
 
@@ -74,11 +85,17 @@ public struct Request: Sendable, Hashable, Codable {
         if let n = try? c.decode(UInt64.self, forKey: .id) { return String(n) }
         if let d = try? c.decode(Double.self, forKey: .id), d.isFinite { return String(d) }
         guard c.contains(.id) else {
-            throw DecodingError.keyNotFound(CodingKeys.id, .init(codingPath: c.codingPath,
-                                                                 debugDescription: "missing id"))
+            throw DecodingError.keyNotFound(
+                CodingKeys.id,
+                .init(
+                    codingPath: c.codingPath,
+                    debugDescription: "missing id"))
         }
-        throw DecodingError.typeMismatch(String.self, .init(codingPath: c.codingPath + [CodingKeys.id],
-                                                            debugDescription: "id must be a string or a number"))
+        throw DecodingError.typeMismatch(
+            String.self,
+            .init(
+                codingPath: c.codingPath + [CodingKeys.id],
+                debugDescription: "id must be a string or a number"))
     }
 
     /// The operations of protocol version 1.

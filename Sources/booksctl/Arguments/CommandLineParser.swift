@@ -59,8 +59,10 @@ enum CommandLineParser {
         let json = args.flags.contains("json")
         switch spec.name {
         case "subscribe":
-            return .subscribe(SubscribeOptions(json: json, name: args.values["name"], author: args.values["author"],
-                                               initial: args.flags.contains("initial")))
+            return .subscribe(
+                SubscribeOptions(
+                    json: json, name: args.values["name"], author: args.values["author"],
+                    initial: args.flags.contains("initial")))
         case "list":
             var options = ListOptions(json: json, name: args.values["name"], author: args.values["author"])
             if let text = args.values["sort"] {
@@ -77,8 +79,9 @@ enum CommandLineParser {
         case "add":
             return .add(name: p[0], author: p[1])
         case "update":
-            let options = UpdateOptions(id: p[0], name: args.values["name"], author: args.values["author"],
-                                        expectVersion: try version(args.values["expect-version"], spec))
+            let options = UpdateOptions(
+                id: p[0], name: args.values["name"], author: args.values["author"],
+                expectVersion: try version(args.values["expect-version"], spec))
             guard options.name != nil || options.author != nil else {
                 throw fail("nothing to change: give --name and/or --author")
             }

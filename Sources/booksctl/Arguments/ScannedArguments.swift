@@ -10,7 +10,9 @@ struct ScannedArguments: Equatable {
     /// Accepts `--opt VALUE`, `--opt=VALUE`, `-s VALUE`, `-s` for flags, combined short flags are
     /// not supported; `--` ends option parsing. `--socket PATH` is accepted anywhere and reported in
     /// `socket`. Unknown options, missing values and repeated options are usage errors.
-    static func scan(_ tokens: [String], spec: CommandSpec, socket: inout String?) throws(UsageError) -> ScannedArguments {
+    static func scan(
+        _ tokens: [String], spec: CommandSpec, socket: inout String?
+    ) throws(UsageError) -> ScannedArguments {
         var result = ScannedArguments()
         var index = 0
         var optionsEnded = false
@@ -22,8 +24,14 @@ struct ScannedArguments: Equatable {
                 result.positionals.append(token)
                 continue
             }
-            if token == "--" { optionsEnded = true; continue }
-            if token == "-h" || token == "--help" { result.help = true; continue }
+            if token == "--" {
+                optionsEnded = true
+                continue
+            }
+            if token == "-h" || token == "--help" {
+                result.help = true
+                continue
+            }
             var name: String
             var inlineValue: String?
             let option: OptionSpec?

@@ -17,12 +17,15 @@ enum ErrorReporter {
     /// The message for `error`, with the current values on a conflict.
     static func message(for error: BooksClientError) -> String {
         // Messages come from the daemon and may quote the file: escaped like every other output.
-        guard case .daemon(let e) = error, e.code == .conflict else { return "booksctl: \(TextCell.escape("\(error)"))" }
+        guard case .daemon(let e) = error, e.code == .conflict else {
+            return "booksctl: \(TextCell.escape("\(error)"))"
+        }
         var text = "booksctl: conflict: \(TextCell.escape(e.message))"
         if let current = e.current {
             text += "\ncurrent values"
             if let version = e.currentVersion { text += " (version \(version))" }
-            text += ":\n  id:     \(TextCell.escape(current.id))\n  name:   \(TextCell.escape(current.name))\n  author: \(TextCell.escape(current.author))"
+            text +=
+                ":\n  id:     \(TextCell.escape(current.id))\n  name:   \(TextCell.escape(current.name))\n  author: \(TextCell.escape(current.author))"
         } else {
             text += "\nthe book no longer exists"
         }

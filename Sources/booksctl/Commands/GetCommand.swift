@@ -12,13 +12,15 @@ enum GetCommand {
         }
         let book = found.book
         if json {
-            context.out.line(JSONLine.object([
-                ("id", JSONLine.string(book.id)), ("name", JSONLine.string(book.name)),
-                ("author", JSONLine.string(book.author)), ("version", String(found.version)),
-            ]))
+            context.out.line(
+                JSONLine.object([
+                    ("id", JSONLine.string(book.id)), ("name", JSONLine.string(book.name)),
+                    ("author", JSONLine.string(book.author)), ("version", String(found.version)),
+                ]))
         } else {
             let s = context.style
-            context.out.write("""
+            context.out.write(
+                """
                 \(s.bold("id:"))      \(TextCell.escape(book.id))
                 \(s.bold("name:"))    \(TextCell.escape(book.name))
                 \(s.bold("author:"))  \(TextCell.escape(book.author))

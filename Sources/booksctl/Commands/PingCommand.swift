@@ -1,6 +1,7 @@
 import BooksClient
 import BooksCore
 import BooksProtocol
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -43,7 +43,9 @@ enum StatusCommand {
             }
         }
         if !s.heldBooks.isEmpty {
-            row("held books", "\(s.heldBooks.count) (kept at last good values): " + s.heldBooks.map(e).joined(separator: ", "))
+            row(
+                "held books",
+                "\(s.heldBooks.count) (kept at last good values): " + s.heldBooks.map(e).joined(separator: ", "))
         }
         var watcher = e(s.watcherMode)
         if let warning = s.watcherWarning { watcher += " — " + style.yellow(e(warning)) }
@@ -60,9 +62,12 @@ enum StatusCommand {
     /// `3d 4h 5m 6s` style.
     static func duration(_ seconds: Double) -> String {
         var rest = Int(seconds.rounded(.down))
-        let days = rest / 86400; rest %= 86400
-        let hours = rest / 3600; rest %= 3600
-        let minutes = rest / 60; rest %= 60
+        let days = rest / 86400
+        rest %= 86400
+        let hours = rest / 3600
+        rest %= 3600
+        let minutes = rest / 60
+        rest %= 60
         var parts: [String] = []
         if days > 0 { parts.append("\(days)d") }
         if hours > 0 || !parts.isEmpty { parts.append("\(hours)h") }

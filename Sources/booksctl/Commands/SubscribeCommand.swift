@@ -11,9 +11,12 @@ enum SubscribeCommand {
             onStatus: { status in
                 switch status {
                 case .disconnected(let reason, let delay):
-                    err.line("booksctl: \(TextCell.escape("\(reason)")); reconnecting in \(delay.formattedMilliseconds)")
+                    err.line(
+                        "booksctl: \(TextCell.escape("\(reason)")); reconnecting in \(delay.formattedMilliseconds)")
                 case .resyncRequired(let reason):
-                    err.line("booksctl: resync required (\(TextCell.escape(reason))); reporting missed changes from a snapshot")
+                    err.line(
+                        "booksctl: resync required (\(TextCell.escape(reason))); reporting missed changes from a snapshot"
+                    )
                 case .subscribed(let resumed):
                     if resumed { err.line("booksctl: reconnected, resuming") }
                 }

@@ -3,31 +3,31 @@ enum HelpText {
     /// The tool's help.
     static var tool: String {
         var out = """
-        booksctl — talk to booksd, the daemon that keeps books.txt (rows id|name|author) live.
+            booksctl — talk to booksd, the daemon that keeps books.txt (rows id|name|author) live.
 
-        USAGE
-          booksctl [--socket PATH] <command> [options]
-          booksctl help [command]        booksctl <command> --help
+            USAGE
+              booksctl [--socket PATH] <command> [options]
+              booksctl help [command]        booksctl <command> --help
 
-        COMMANDS
+            COMMANDS
 
-        """
+            """
         let width = CommandCatalog.all.map(\.name.count).max() ?? 0
         for spec in CommandCatalog.all {
             out += "  " + spec.name.padding(width) + "  " + spec.summary + "\n"
         }
         out += """
 
-        GLOBAL OPTIONS
-          --socket PATH   the daemon's Unix socket (also accepted after the command)
-          -h, --help      show help
+            GLOBAL OPTIONS
+              --socket PATH   the daemon's Unix socket (also accepted after the command)
+              -h, --help      show help
 
-        EXAMPLES
-          booksctl list --author austen
-          booksctl add 'Dune' 'Frank Herbert'
-          booksctl subscribe --json
+            EXAMPLES
+              booksctl list --author austen
+              booksctl add 'Dune' 'Frank Herbert'
+              booksctl subscribe --json
 
-        """
+            """
         out += "\n" + footer(CommandCatalog.help)
         return out
     }
@@ -83,16 +83,16 @@ enum HelpText {
 
     private static func footer(_ spec: CommandSpec) -> String {
         var out = """
-        ENVIRONMENT
-          BOOKS_SOCKET      socket path when --socket is not given. Otherwise booksctl uses
-                            $XDG_RUNTIME_DIR/booksd.sock if XDG_RUNTIME_DIR is set and the socket exists,
-                            else ./.booksd.sock if it exists (booksd's default next to ./books.txt),
-                            else /run/booksd/booksd.sock (the system service).
-          NO_COLOR          when set, never use colour (colour is only used on a terminal anyway).
+            ENVIRONMENT
+              BOOKS_SOCKET      socket path when --socket is not given. Otherwise booksctl uses
+                                $XDG_RUNTIME_DIR/booksd.sock if XDG_RUNTIME_DIR is set and the socket exists,
+                                else ./.booksd.sock if it exists (booksd's default next to ./books.txt),
+                                else /run/booksd/booksd.sock (the system service).
+              NO_COLOR          when set, never use colour (colour is only used on a terminal anyway).
 
-        EXIT CODES
+            EXIT CODES
 
-        """
+            """
         for code in ExitCode.allCases { out += "  \(code.rawValue)  \(code.help)\n" }
         if !spec.exitNotes.isEmpty {
             out += "  for \(spec.name): " + spec.exitNotes.joined(separator: "; ") + "\n"

@@ -16,15 +16,20 @@ enum BookTable {
 
     /// One line per book: id, name, author separated by tabs (for pipes).
     static func tabSeparated(_ books: [Book]) -> [String] {
-        books.map { [TextCell.escape($0.id), TextCell.escape($0.name), TextCell.escape($0.author)].joined(separator: "\t") }
+        books.map {
+            [TextCell.escape($0.id), TextCell.escape($0.name), TextCell.escape($0.author)].joined(separator: "\t")
+        }
     }
 
     /// A JSON array of `{"id","name","author"}` objects, one per line.
     static func json(_ books: [Book]) -> String {
         guard !books.isEmpty else { return "[]" }
         let items = books.map {
-            "  " + JSONLine.object([("id", JSONLine.string($0.id)), ("name", JSONLine.string($0.name)),
-                                    ("author", JSONLine.string($0.author))])
+            "  "
+                + JSONLine.object([
+                    ("id", JSONLine.string($0.id)), ("name", JSONLine.string($0.name)),
+                    ("author", JSONLine.string($0.author)),
+                ])
         }
         return "[\n" + items.joined(separator: ",\n") + "\n]"
     }

@@ -24,7 +24,9 @@ struct ChangeLineFormatter: Sendable {
         let source = Self.source(of: update)
         var lines: [String] = []
         for book in update.changes.inserted { lines.append(line(update.seq, "insert", book, nil, source)) }
-        for change in update.changes.updated { lines.append(line(update.seq, "update", change.new, change.old, source)) }
+        for change in update.changes.updated {
+            lines.append(line(update.seq, "update", change.new, change.old, source))
+        }
         for book in update.changes.deleted { lines.append(line(update.seq, "delete", book, nil, source)) }
         return lines
     }

@@ -4,7 +4,9 @@ import BooksProtocol
 import CLinux
 import FoundationEssentials
 import Synchronization
+
 @testable import BooksClient
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -84,12 +84,16 @@ final class FeedDaemon: @unchecked Sendable {
 /// Programs run to completion with stdout and stderr kept apart.
 enum FeedProcess {
     /// Runs `prefix + [path] + args` (with a timeout) and returns (status, stdout, stderr).
-    static func run(_ path: String, _ args: [String], prefix: [String] = [], timeout: Double = 20)
-        async throws -> (status: Int32, out: String, err: String) {
+    static func run(
+        _ path: String, _ args: [String], prefix: [String] = [], timeout: Double = 20
+    )
+        async throws -> (status: Int32, out: String, err: String)
+    {
         let scratch = try TemporaryDirectory(prefix: "feedrun")
         defer { scratch.remove() }
-        let result = try await ChildProcess.run(prefix + [path] + args, stderr: .appendFile(scratch.file("err")),
-                                                timeout: timeout, newProcessGroup: false)
+        let result = try await ChildProcess.run(
+            prefix + [path] + args, stderr: .appendFile(scratch.file("err")),
+            timeout: timeout, newProcessGroup: false)
         return (result.status, result.output, scratch.readText("err") ?? "")
     }
 }

@@ -29,8 +29,9 @@ func feedExpectedView(_ changes: ChangeSet, _ filter: BookFilter) -> ChangeSet {
 
 /// A change set made comparable regardless of the order inside each list.
 func feedNormalized(_ c: ChangeSet) -> ChangeSet {
-    ChangeSet(inserted: c.inserted.sorted { $0.id < $1.id }, updated: c.updated.sorted { $0.old.id < $1.old.id },
-              deleted: c.deleted.sorted { $0.id < $1.id })
+    ChangeSet(
+        inserted: c.inserted.sorted { $0.id < $1.id }, updated: c.updated.sorted { $0.old.id < $1.old.id },
+        deleted: c.deleted.sorted { $0.id < $1.id })
 }
 
 extension FeedTests {
@@ -61,26 +62,32 @@ extension FeedTests {
         // A mix of client writes and hand edits, each waited for so that the file is not rewritten
         // under a concurrent hand edit (races are tested separately).
         var seq: UInt64 = 0
-        func settle() async { seq += 1; await recorders[0].waitForSeq(seq) }
+        func settle() async {
+            seq += 1
+            await recorders[0].waitForSeq(seq)
+        }
         _ = try await writer.insert([BookDraft(id: "c1", name: "The Lord of the Rings", author: "J. R. R. Tolkien")])
         await settle()
         try daemon.handAppend("h1|The Dune Messiah|Frank Herbert")
         await settle()
-        _ = try await writer.update([BookPatch(id: "b2", name: "The Dune")])           // enters the name filter
+        _ = try await writer.update([BookPatch(id: "b2", name: "The Dune")])  // enters the name filter
         await settle()
-        try daemon.handWriteInPlace("""
+        try daemon.handWriteInPlace(
+            """
             b1|The Hobbit|Tolkien, J. R. R.
             b2|The Dune|Frank Herbert
             b3|Silmarillion|J. R. R. Tolkien
             c1|The Lord of the Rings|J. R. R. Tolkien
             h1|The Dune Messiah|Frank Herbert
 
-            """)                                                                        // b3 leaves the name filter
+            """)  // b3 leaves the name filter
         await settle()
         try await writer.delete(["c1"])
         await settle()
-        _ = try await writer.insert([BookDraft(id: "c2", name: "Emma", author: "Jane Austen"),
-                                     BookDraft(id: "c3", name: "The Two Towers", author: "J. R. R. Tolkien")])
+        _ = try await writer.insert([
+            BookDraft(id: "c2", name: "Emma", author: "Jane Austen"),
+            BookDraft(id: "c3", name: "The Two Towers", author: "J. R. R. Tolkien"),
+        ])
         await settle()
         #expect(seq == 6)
 
@@ -106,7 +113,8 @@ extension FeedTests {
         // The snapshot each one started from matched its filter.
         for (k, filter) in filters.enumerated() {
             guard case .snapshot(let s)? = recorders[k].snapshot.first else {
-                Issue.record("subscriber \(k) did not start with a snapshot"); continue
+                Issue.record("subscriber \(k) did not start with a snapshot")
+                continue
             }
             #expect(s.seq == 0)
             #expect(s.books.allSatisfy(filter.matches))

@@ -30,8 +30,9 @@ extension FeedTests {
         #expect(ContinuousClock.now - started < .seconds(10))
         #expect(feed.changes.map(\.seq) == Array(1...12))
         #expect(feed.changes.allSatisfy { $0.changes.inserted.count == 50 })
-        #expect(await eventually(timeout: 5) { ((try? await writer.status().subscribers) ?? 0) == 1 },
-                "the stalled subscriber was not dropped")
+        #expect(
+            await eventually(timeout: 5) { ((try? await writer.status().subscribers) ?? 0) == 1 },
+            "the stalled subscriber was not dropped")
 
         // What the stalled client finds when it finally reads: its snapshot, a gap-free prefix of
         // the feed, then (best effort: only if it fitted in the socket buffer) the lag notice,
@@ -56,8 +57,9 @@ extension FeedTests {
 
     @Test("garbage gets the right error codes; violations disconnect; well-behaved clients keep working")
     func garbageInput() async throws {
-        let daemon = try await FeedDaemon(rows: ["b1|Emma|Jane Austen"],
-                                          settings: ["max_request_bytes=16K", "hello_timeout_seconds=1"])
+        let daemon = try await FeedDaemon(
+            rows: ["b1|Emma|Jane Austen"],
+            settings: ["max_request_bytes=16K", "hello_timeout_seconds=1"])
         let good = try await daemon.connect("good")
         let feed = FeedRecorder(good.changes())
         let writer = try await daemon.connect("writer")
@@ -83,13 +85,19 @@ extension FeedTests {
         }
         try await violation(Array("this is not json\n".utf8), "bad-request", "non-JSON")
         try await violation([0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x7D, 0x0A], "invalid-utf8", "invalid UTF-8")
-        try await violation(Array("{\"id\":\"w\",\"op\":\"list\",\"limit\":\"ten\"}\n".utf8), "bad-request", id: "w", "wrong type")
+        try await violation(
+            Array("{\"id\":\"w\",\"op\":\"list\",\"limit\":\"ten\"}\n".utf8), "bad-request", id: "w", "wrong type")
         try await violation(Array("{\"id\":true,\"op\":\"ping\"}\n".utf8), "bad-request", "id of wrong type")
         try await violation(Array("[1,2]\n".utf8), "bad-request", "not an object")
         try await violation(Array((String(repeating: "[", count: 10_000) + "\n").utf8), "too-deep", "deep nesting")
-        try await violation(Array(("{\"id\":\"big\",\"op\":\"ping\",\"client\":\"" + String(repeating: "y", count: 20_000) + "\"}\n").utf8),
-                            "too-large", "over-long line")
-        try await violation(Array("{\"id\":\"v\",\"op\":\"hello\",\"version\":2}\n".utf8), "unsupported-version", id: "v", "second hello, wrong version")
+        try await violation(
+            Array(
+                ("{\"id\":\"big\",\"op\":\"ping\",\"client\":\"" + String(repeating: "y", count: 20_000) + "\"}\n").utf8
+            ),
+            "too-large", "over-long line")
+        try await violation(
+            Array("{\"id\":\"v\",\"op\":\"hello\",\"version\":2}\n".utf8), "unsupported-version", id: "v",
+            "second hello, wrong version")
 
         // Unknown op: an error reply, and the connection stays usable.
         do {

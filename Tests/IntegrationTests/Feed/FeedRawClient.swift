@@ -6,7 +6,7 @@ extension LineClient {
     /// Sends hello and returns its reply object.
     func helloReply() throws -> [String: Any] {
         guard let line = hello(client: "feed-test"),
-              let reply = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+            let reply = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
         else { throw TestSupportError("no hello reply") }
         return reply
     }

@@ -45,15 +45,19 @@ final class FeedRecorder: Sendable {
 
     /// Waits until `condition` holds on the items; fails the test on timeout.
     @discardableResult
-    func wait(_ what: String, timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation,
-              _ condition: ([FeedItem]) -> Bool) async -> Bool {
+    func wait(
+        _ what: String, timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: ([FeedItem]) -> Bool
+    ) async -> Bool {
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         let ok = await eventually(timeout: seconds) { condition(self.snapshot) }
         if !ok { Issue.record("timed out waiting for \(what); got \(snapshot)", sourceLocation: sourceLocation) }
         return ok
     }
 
-    func waitForSeq(_ seq: UInt64, timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation) async {
+    func waitForSeq(
+        _ seq: UInt64, timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
         await wait("seq \(seq)", timeout: timeout, sourceLocation: sourceLocation) { _ in self.lastSeq >= seq }
     }
 }

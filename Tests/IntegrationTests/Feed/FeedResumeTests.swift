@@ -16,7 +16,10 @@ extension FeedTests {
         _ = try await writer.insert([BookDraft(id: "c1", name: "Ulysses", author: "James Joyce")])
         _ = try await writer.update([BookPatch(id: "b1", name: "Persuasion")])
         await recorder.waitForSeq(2)
-        guard case .snapshot(let first)? = recorder.snapshot.first else { Issue.record("no snapshot"); return }
+        guard case .snapshot(let first)? = recorder.snapshot.first else {
+            Issue.record("no snapshot")
+            return
+        }
         let resume = ResumePoint(epoch: first.epoch, seq: recorder.lastSeq)
         recorder.cancel()
         client.close()
@@ -32,7 +35,7 @@ extension FeedTests {
         await recorder.waitForSeq(5)
         _ = try await writer.insert([BookDraft(id: "c2", name: "Beloved", author: "Toni Morrison")])
         await recorder.waitForSeq(6)
-        try await Task.sleep(for: .milliseconds(100))   // room for a stray duplicate to show up
+        try await Task.sleep(for: .milliseconds(100))  // room for a stray duplicate to show up
         let items = recorder.snapshot
         #expect(!items.contains { if case .snapshot = $0 { true } else { false } }, "a resume must not send a snapshot")
         #expect(!items.contains { if case .resyncRequired = $0 { true } else { false } })
@@ -50,13 +53,18 @@ extension FeedTests {
 
     enum Stop: String, CaseIterable, Sendable { case sigterm, sigkill }
 
-    @Test("resume across a daemon restart: resync-required then snapshot; booksctl prints the missed changes once",
-          arguments: Stop.allCases)
+    @Test(
+        "resume across a daemon restart: resync-required then snapshot; booksctl prints the missed changes once",
+        arguments: Stop.allCases)
     func resumeAcrossRestart(_ how: Stop) async throws {
-        let daemon = try await FeedDaemon(rows: ["b1|Emma|Jane Austen", "b2|Dune|Frank Herbert", "b3|Ulysses|James Joyce"])
-        let ctlOut = daemon.directory + "/ctl.out", ctlErr = daemon.directory + "/ctl.err"
-        let ctl = try ChildProcess.spawn([BuildProducts.booksctl, "--socket", daemon.socket, "subscribe", "--json"],
-                                         stdout: .appendFile(ctlOut), stderr: .appendFile(ctlErr), newProcessGroup: false)
+        let daemon = try await FeedDaemon(rows: [
+            "b1|Emma|Jane Austen", "b2|Dune|Frank Herbert", "b3|Ulysses|James Joyce",
+        ])
+        let ctlOut = daemon.directory + "/ctl.out"
+        let ctlErr = daemon.directory + "/ctl.err"
+        let ctl = try ChildProcess.spawn(
+            [BuildProducts.booksctl, "--socket", daemon.socket, "subscribe", "--json"],
+            stdout: .appendFile(ctlOut), stderr: .appendFile(ctlErr), newProcessGroup: false)
         defer { ctl.terminate(grace: 60) }
         func ctlLines() -> [[String: Any]] {
             ((try? String(contentsOfFile: ctlOut, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
@@ -72,7 +80,10 @@ extension FeedTests {
         _ = try await writer.update([BookPatch(id: "b1", name: "Persuasion")])
         await recorder.waitForSeq(1)
         #expect(await eventually(timeout: 5) { ctlLines().count == 1 })
-        guard case .snapshot(let snap)? = recorder.snapshot.first else { Issue.record("no snapshot"); return }
+        guard case .snapshot(let snap)? = recorder.snapshot.first else {
+            Issue.record("no snapshot")
+            return
+        }
         let resume = ResumePoint(epoch: snap.epoch, seq: 1)
         recorder.cancel()
         client.close()
@@ -93,8 +104,10 @@ extension FeedTests {
         await resumed.wait("resync then snapshot") { $0.count >= 2 }
         let items = resumed.snapshot
         guard items.count >= 2, case .resyncRequired(let epoch, _, let reason) = items[0],
-              case .snapshot(let fresh) = items[1] else {
-            Issue.record("expected resync-required then snapshot, got \(items)"); return
+            case .snapshot(let fresh) = items[1]
+        else {
+            Issue.record("expected resync-required then snapshot, got \(items)")
+            return
         }
         #expect(epoch != resume.epoch)
         #expect(fresh.epoch == epoch)
@@ -103,7 +116,9 @@ extension FeedTests {
 
         // booksctl reconnected on its own and printed exactly the missed changes, once.
         let missedOK = await eventually(timeout: 8) { ctlLines().count >= 4 }
-        #expect(missedOK, "booksctl output: \(ctlLines()) stderr: \((try? String(contentsOfFile: ctlErr, encoding: .utf8)) ?? "")")
+        #expect(
+            missedOK,
+            "booksctl output: \(ctlLines()) stderr: \((try? String(contentsOfFile: ctlErr, encoding: .utf8)) ?? "")")
         // Then a live change after the restart is printed once too.
         let writer2 = try await daemon.connect("writer")
         _ = try await writer2.update([BookPatch(id: "h1", author: "T. Morrison")])
@@ -168,8 +183,10 @@ extension FeedTests {
         let oldFeed = FeedRecorder(old.changes(from: start))
         await oldFeed.wait("resync then snapshot") { $0.count >= 2 }
         guard oldFeed.snapshot.count >= 2, case .resyncRequired(_, let seq, let reason) = oldFeed.snapshot[0],
-              case .snapshot(let snap) = oldFeed.snapshot[1] else {
-            Issue.record("got \(oldFeed.snapshot)"); return
+            case .snapshot(let snap) = oldFeed.snapshot[1]
+        else {
+            Issue.record("got \(oldFeed.snapshot)")
+            return
         }
         #expect(reason == "history-trimmed")
         #expect(seq == 5)
@@ -186,8 +203,11 @@ extension FeedTests {
         let future = try await daemon.connect("future")
         let futureFeed = FeedRecorder(future.changes(from: ResumePoint(epoch: start.epoch, seq: 99)))
         await futureFeed.wait("resync") { $0.count >= 2 }
-        if case .resyncRequired(_, _, let reason)? = futureFeed.snapshot.first { #expect(reason == "future-seq") }
-        else { Issue.record("got \(futureFeed.snapshot)") }
+        if case .resyncRequired(_, _, let reason)? = futureFeed.snapshot.first {
+            #expect(reason == "future-seq")
+        } else {
+            Issue.record("got \(futureFeed.snapshot)")
+        }
         for r in [oldFeed, recentFeed, futureFeed] { r.cancel() }
         daemon.stop()
     }

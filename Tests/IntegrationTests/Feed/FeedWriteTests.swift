@@ -8,16 +8,16 @@ import Testing
 
 /// A python3 client run as `nobody`: hello, list, insert; prints each reply line.
 private let nobodyClient = #"""
-import json, socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.connect(sys.argv[1])
-f = s.makefile("rwb")
-for req in ({"id": "1", "op": "hello", "version": 1}, {"id": "2", "op": "list"},
-            {"id": "3", "op": "insert", "books": [{"name": "Intruder", "author": "Nobody"}]},
-            {"id": "4", "op": "ping"}):
-    f.write(json.dumps(req).encode() + b"\n"); f.flush()
-    sys.stdout.write(f.readline().decode()); sys.stdout.flush()
-"""#
+    import json, socket, sys
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(sys.argv[1])
+    f = s.makefile("rwb")
+    for req in ({"id": "1", "op": "hello", "version": 1}, {"id": "2", "op": "list"},
+                {"id": "3", "op": "insert", "books": [{"name": "Intruder", "author": "Nobody"}]},
+                {"id": "4", "op": "ping"}):
+        f.write(json.dumps(req).encode() + b"\n"); f.flush()
+        sys.stdout.write(f.readline().decode()); sys.stdout.flush()
+    """#
 
 extension FeedTests {
     @Test("a write from an unauthorized uid is refused with permission-denied; its reads succeed")
@@ -27,7 +27,8 @@ extension FeedTests {
             return
         }
         guard getpwnam("nobody") != nil, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
-              FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else {
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+        else {
             print("skipped unauthorizedWriter: needs user nobody, /usr/bin/setpriv and /usr/bin/python3")
             return
         }
@@ -35,8 +36,9 @@ extension FeedTests {
         let script = daemon.directory + "/client.py"
         try nobodyClient.write(toFile: script, atomically: true, encoding: .utf8)
         chmod(script, 0o644)
-        let result = try await FeedProcess.run("/usr/bin/python3", [script, daemon.socket],
-                                                prefix: ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"])
+        let result = try await FeedProcess.run(
+            "/usr/bin/python3", [script, daemon.socket],
+            prefix: ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"])
         let replies = result.out.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
         }
@@ -50,17 +52,21 @@ extension FeedTests {
 
         // booksctl as nobody too: reads work, a write fails.
         if FileManager.default.isExecutableFile(atPath: BuildProducts.booksctl),
-           access(BuildProducts.booksctl, X_OK) == 0 {
+            access(BuildProducts.booksctl, X_OK) == 0
+        {
             let asNobody = ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
-            let list = try await FeedProcess.run(BuildProducts.booksctl, ["--socket", daemon.socket, "list", "--json"], prefix: asNobody)
+            let list = try await FeedProcess.run(
+                BuildProducts.booksctl, ["--socket", daemon.socket, "list", "--json"], prefix: asNobody)
             if list.err.contains("Permission denied") && list.status == 126 {
                 print("booksctl not executable by nobody here; skipped the booksctl part")
             } else {
                 #expect(list.status == 0, "\(list)")
                 #expect(list.out.contains("Emma"))
-                let add = try await FeedProcess.run(BuildProducts.booksctl, ["--socket", daemon.socket, "add", "Intruder", "Nobody"], prefix: asNobody)
+                let add = try await FeedProcess.run(
+                    BuildProducts.booksctl, ["--socket", daemon.socket, "add", "Intruder", "Nobody"], prefix: asNobody)
                 #expect(add.status != 0)
-                #expect(add.err.lowercased().contains("permission") || add.err.contains("may read but not write"), "\(add)")
+                #expect(
+                    add.err.lowercased().contains("permission") || add.err.contains("may read but not write"), "\(add)")
             }
         }
         // Root (a writer) still writes, and nothing from nobody reached the file.
@@ -82,7 +88,10 @@ extension FeedTests {
             _ = try await client.update([BookPatch(id: "b1", name: "Stale", expectedVersion: v0)])
             Issue.record("a stale update succeeded")
         } catch {
-            guard case .daemon(let e) = error else { Issue.record("\(error)"); return }
+            guard case .daemon(let e) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(e.code == .conflict)
             #expect(e.current == Book(id: "b1", name: "Persuasion", author: "Jane Austen"))
             #expect(e.currentVersion == v1)
@@ -96,7 +105,10 @@ extension FeedTests {
             _ = try await client.update([BookPatch(id: "b1", name: "Stale", expectedVersion: v1)])
             Issue.record("an update over a hand edit succeeded")
         } catch {
-            guard case .daemon(let e) = error else { Issue.record("\(error)"); return }
+            guard case .daemon(let e) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(e.code == .conflict)
             #expect(e.current == Book(id: "b1", name: "Persuasion", author: "J. Austen"))
             #expect(e.currentVersion == 2)
@@ -113,13 +125,18 @@ extension FeedTests {
     func insertedValuesRoundTrip() async throws {
         let daemon = try await FeedDaemon(rows: ["b1|Emma|Jane Austen"])
         let client = try await daemon.connect()
-        let written = try await client.insert([BookDraft(id: "c1", name: "pipe|back\\slash", author: "multi\nline\ttab")])
+        let written = try await client.insert([
+            BookDraft(id: "c1", name: "pipe|back\\slash", author: "multi\nline\ttab")
+        ])
         #expect(try await client.get(["c1"]).map(\.book) == written)
         do {
             _ = try await client.insert([BookDraft(id: "x|y", name: "A", author: "B")])
             Issue.record("an id with | was accepted")
         } catch {
-            guard case .daemon(let e) = error else { Issue.record("\(error)"); return }
+            guard case .daemon(let e) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(e.code == .invalidArgument)
         }
         // A restarted daemon reads the same book back from the file.
@@ -159,16 +176,25 @@ extension FeedTests {
         var outcomes: [String] = []
         for k in 1...6 {
             let before = try await client.get(["b1"])[0]
-            async let write: [Book] = client.update([BookPatch(id: "b1", name: "Client \(k)", expectedVersion: before.version)])
+            async let write: [Book] = client.update([
+                BookPatch(id: "b1", name: "Client \(k)", expectedVersion: before.version)
+            ])
             // The hand edit: read the file, change b1's author, replace the file (as an editor does).
             let text = try daemon.readFile()
-            let edited = text.split(separator: "\n").map { line -> String in
-                line.hasPrefix("b1|") ? "b1|" + line.split(separator: "|")[1] + "|Hand \(k)" : String(line)
-            }.joined(separator: "\n") + "\n"
+            let edited =
+                text.split(separator: "\n").map { line -> String in
+                    line.hasPrefix("b1|") ? "b1|" + line.split(separator: "|")[1] + "|Hand \(k)" : String(line)
+                }.joined(separator: "\n") + "\n"
             try daemon.handWrite(edited)
             var clientApplied = false
-            do { _ = try await write; clientApplied = true } catch {
-                guard case .daemon(let e)? = error as? BooksClientError, e.code == .conflict else { Issue.record("\(error)"); continue }
+            do {
+                _ = try await write
+                clientApplied = true
+            } catch {
+                guard case .daemon(let e)? = error as? BooksClientError, e.code == .conflict else {
+                    Issue.record("\(error)")
+                    continue
+                }
                 #expect(e.current?.author == "Hand \(k)")
             }
             // Wait until the daemon has taken in the hand edit.
@@ -177,7 +203,9 @@ extension FeedTests {
             let row = try #require(try daemon.fileBooks().first { $0.id == "b1" })
             #expect(row.author == "Hand \(k)", "hand edit lost in the file: \(row)")
             if !clientApplied { #expect(row.name != "Client \(k)") }
-            outcomes.append(clientApplied ? (row.name == "Client \(k)" ? "applied on top" : "applied, then hand edit over it") : "conflict")
+            outcomes.append(
+                clientApplied
+                    ? (row.name == "Client \(k)" ? "applied on top" : "applied, then hand edit over it") : "conflict")
         }
         // The feed told the same story as the file.
         let final = try await client.get(["b1"])[0]

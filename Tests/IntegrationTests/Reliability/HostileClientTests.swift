@@ -13,145 +13,178 @@ final class StopFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var stopped = false
     private var counts: [String: Int] = [:]
-    var isStopped: Bool { lock.lock(); defer { lock.unlock() }; return stopped }
-    func stop() { lock.lock(); stopped = true; lock.unlock() }
-    func count(_ key: String, _ n: Int = 1) { lock.lock(); counts[key, default: 0] += n; lock.unlock() }
-    var summary: String { lock.lock(); defer { lock.unlock() }; return counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
+    var isStopped: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopped
+    }
+    func stop() {
+        lock.lock()
+        stopped = true
+        lock.unlock()
+    }
+    func count(_ key: String, _ n: Int = 1) {
+        lock.lock()
+        counts[key, default: 0] += n
+        lock.unlock()
+    }
+    var summary: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+    }
 }
 
 extension ReliabilitySuite {
-@Suite(.serialized)
-struct HostileClientTests {
-    /// Connects without hello; nil when refused.
-    static func rawConnect(_ socket: String) -> RequestClient? { try? RequestClient(socket: socket, hello: false) }
+    @Suite(.serialized)
+    struct HostileClientTests {
+        /// Connects without hello; nil when refused.
+        static func rawConnect(_ socket: String) -> RequestClient? { try? RequestClient(socket: socket, hello: false) }
 
-    /// Measures `count` write→event latencies on a subscriber; checks seqs have no gap or duplicate.
-    static func measure(_ count: Int, tag: String, writer: RequestClient, subscriber: RequestClient,
-                        lastSeq: inout UInt64) throws -> [Double] {
-        var latencies: [Double] = []
-        for n in 0..<count {
-            let name = "\(tag)\(n)"
-            let request = Request(id: writer.makeID(), op: .update, patches: [BookPatch(id: "lat", name: name)])
-            let start = MonotonicClock.seconds()
-            try writer.send(request)
-            var got = false
-            while !got {
-                guard case .event(let event)? = subscriber.readMessage(timeout: 10) else {
-                    throw TestSupportError("subscriber got no event for \(name)")
+        /// Measures `count` write→event latencies on a subscriber; checks seqs have no gap or duplicate.
+        static func measure(
+            _ count: Int, tag: String, writer: RequestClient, subscriber: RequestClient,
+            lastSeq: inout UInt64
+        ) throws -> [Double] {
+            var latencies: [Double] = []
+            for n in 0..<count {
+                let name = "\(tag)\(n)"
+                let request = Request(id: writer.makeID(), op: .update, patches: [BookPatch(id: "lat", name: name)])
+                let start = MonotonicClock.seconds()
+                try writer.send(request)
+                var got = false
+                while !got {
+                    guard case .event(let event)? = subscriber.readMessage(timeout: 10) else {
+                        throw TestSupportError("subscriber got no event for \(name)")
+                    }
+                    guard event.event == .change else { continue }
+                    #expect(event.seq == lastSeq + 1, "subscriber saw seq \(event.seq) after \(lastSeq)")
+                    lastSeq = event.seq
+                    if event.updated?.contains(where: { $0.new.name == name }) == true {
+                        latencies.append(MonotonicClock.seconds() - start)
+                        got = true
+                    }
                 }
-                guard event.event == .change else { continue }
-                #expect(event.seq == lastSeq + 1, "subscriber saw seq \(event.seq) after \(lastSeq)")
-                lastSeq = event.seq
-                if event.updated?.contains(where: { $0.new.name == name }) == true {
-                    latencies.append(MonotonicClock.seconds() - start)
-                    got = true
+                let reply = try writer.awaitReply(id: request.id)
+                #expect(reply.ok)
+            }
+            return latencies.sorted()
+        }
+
+        @Test func hostileClientsDoNotStarveASubscriber() throws {
+            let dir = TemporaryDirectory.scratch("clients")
+            Rel.writeRenameOver(
+                dir.bookFile,
+                BookFile.render(
+                    BookFile.preservedLines + ["lat|L|Latency"]
+                        + (0..<50).map { "b\($0)|Name \($0)|Author \($0)" }))
+            let daemon = try DaemonProcess(
+                file: dir.bookFile, socket: dir.socket, log: dir.log,
+                extra: ["--set", "hello_timeout_seconds=30"], logLevel: "notice")
+            let writer = try RequestClient(socket: dir.socket)
+            let subscriber = try RequestClient(socket: dir.socket)
+            let sub = try subscriber.request(Request(id: "s", op: .subscribe))
+            var lastSeq = try #require(sub.result?.seq)
+            _ = subscriber.readMessage(timeout: 5)  // snapshot
+
+            let quietMemory = daemon.memory
+            let quiet = try Self.measure(40, tag: "Q", writer: writer, subscriber: subscriber, lastSeq: &lastSeq)
+
+            // 1. A thousand connections that never speak.
+            var silent: [RequestClient] = []
+            for _ in 0..<1000 { if let c = Self.rawConnect(dir.socket) { silent.append(c) } }
+
+            let flag = StopFlag()
+            let group = DispatchGroup()
+            func spawn(_ body: @escaping @Sendable () -> Void) {
+                group.enter()
+                Thread {
+                    body()
+                    group.leave()
+                }.start()
+            }
+            let socket = dir.socket
+            // 2. Partial lines trickled byte by byte (never finished).
+            spawn {
+                var trickles: [RequestClient] = []
+                for _ in 0..<10 { if let c = Self.rawConnect(socket) { trickles.append(c) } }
+                let line = Array(
+                    #"{"id":"t","op":"hello","version":1,"client":"trickle-trickle-trickle-trickle"}"#.utf8)
+                var i = 0
+                while !flag.isStopped {
+                    for c in trickles { try? c.sendRaw([line[i % line.count]]) }
+                    i += 1
+                    flag.count("trickleBytes", trickles.count)
+                    usleep(1000)
                 }
             }
-            let reply = try writer.awaitReply(id: request.id)
-            #expect(reply.ok)
-        }
-        return latencies.sorted()
-    }
-
-    @Test func hostileClientsDoNotStarveASubscriber() throws {
-        let dir = TemporaryDirectory.scratch("clients")
-        Rel.writeRenameOver(dir.bookFile, BookFile.render(BookFile.preservedLines + ["lat|L|Latency"]
-            + (0..<50).map { "b\($0)|Name \($0)|Author \($0)" }))
-        let daemon = try DaemonProcess(file: dir.bookFile, socket: dir.socket, log: dir.log,
-                                       extra: ["--set", "hello_timeout_seconds=30"], logLevel: "notice")
-        let writer = try RequestClient(socket: dir.socket)
-        let subscriber = try RequestClient(socket: dir.socket)
-        let sub = try subscriber.request(Request(id: "s", op: .subscribe))
-        var lastSeq = try #require(sub.result?.seq)
-        _ = subscriber.readMessage(timeout: 5) // snapshot
-
-        let quietMemory = daemon.memory
-        let quiet = try Self.measure(40, tag: "Q", writer: writer, subscriber: subscriber, lastSeq: &lastSeq)
-
-        // 1. A thousand connections that never speak.
-        var silent: [RequestClient] = []
-        for _ in 0..<1000 { if let c = Self.rawConnect(dir.socket) { silent.append(c) } }
-
-        let flag = StopFlag()
-        let group = DispatchGroup()
-        func spawn(_ body: @escaping @Sendable () -> Void) {
-            group.enter()
-            Thread { body(); group.leave() }.start()
-        }
-        let socket = dir.socket
-        // 2. Partial lines trickled byte by byte (never finished).
-        spawn {
-            var trickles: [RequestClient] = []
-            for _ in 0..<10 { if let c = Self.rawConnect(socket) { trickles.append(c) } }
-            let line = Array(#"{"id":"t","op":"hello","version":1,"client":"trickle-trickle-trickle-trickle"}"#.utf8)
-            var i = 0
-            while !flag.isStopped {
-                for c in trickles { try? c.sendRaw([line[i % line.count]]) }
-                i += 1
-                flag.count("trickleBytes", trickles.count)
-                usleep(1000)
+            // 3. A 100 MiB line.
+            spawn {
+                guard let c = Self.rawConnect(socket) else { return }
+                let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20)
+                for _ in 0..<100 {
+                    if flag.isStopped { break }
+                    do { try c.sendRaw(chunk) } catch { break }
+                    flag.count("bigLineMiB")
+                }
+                let answer = c.readLine(timeout: 5).map { String(decoding: $0, as: UTF8.self) } ?? "(closed)"
+                if answer.contains("too-large") { flag.count("bigLineRefused") }
             }
-        }
-        // 3. A 100 MiB line.
-        spawn {
-            guard let c = Self.rawConnect(socket) else { return }
-            let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20)
-            for _ in 0..<100 {
-                if flag.isStopped { break }
-                do { try c.sendRaw(chunk) } catch { break }
-                flag.count("bigLineMiB")
-            }
-            let answer = c.readLine(timeout: 5).map { String(decoding: $0, as: UTF8.self) } ?? "(closed)"
-            if answer.contains("too-large") { flag.count("bigLineRefused") }
-        }
-        // 4. Invalid UTF-8 and deeply nested JSON, after a valid hello.
-        spawn {
-            let nested = Array((String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "\n").utf8)
-            var bad: [UInt8] = Array(#"{"id":"u","op":"ping","client":""#.utf8) + [0xFF, 0xFE, 0xC0, 0x80] + Array("\"}\n".utf8)
-            bad.append(contentsOf: [])
-            while !flag.isStopped {
-                for payload in [nested, bad] {
-                    guard let c = try? RequestClient(socket: socket) else { continue }
-                    try? c.sendRaw(payload)
-                    if let line = c.readLine(timeout: 5) {
-                        let text = String(decoding: line, as: UTF8.self)
-                        if text.contains("too-deep") { flag.count("tooDeepRefused") }
-                        if text.contains("invalid-utf8") { flag.count("invalidUTF8Refused") }
+            // 4. Invalid UTF-8 and deeply nested JSON, after a valid hello.
+            spawn {
+                let nested = Array(
+                    (String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "\n").utf8)
+                var bad: [UInt8] =
+                    Array(#"{"id":"u","op":"ping","client":""#.utf8) + [0xFF, 0xFE, 0xC0, 0x80] + Array("\"}\n".utf8)
+                bad.append(contentsOf: [])
+                while !flag.isStopped {
+                    for payload in [nested, bad] {
+                        guard let c = try? RequestClient(socket: socket) else { continue }
+                        try? c.sendRaw(payload)
+                        if let line = c.readLine(timeout: 5) {
+                            let text = String(decoding: line, as: UTF8.self)
+                            if text.contains("too-deep") { flag.count("tooDeepRefused") }
+                            if text.contains("invalid-utf8") { flag.count("invalidUTF8Refused") }
+                        }
                     }
                 }
             }
-        }
-        // 5. Rapid connect/disconnect loops.
-        for _ in 0..<2 {
-            spawn {
-                while !flag.isStopped {
-                    (try? LineClient(path: socket))?.close()
-                    flag.count("connectCycles")
+            // 5. Rapid connect/disconnect loops.
+            for _ in 0..<2 {
+                spawn {
+                    while !flag.isStopped {
+                        (try? LineClient(path: socket))?.close()
+                        flag.count("connectCycles")
+                    }
                 }
             }
-        }
-        MonotonicClock.sleep(seconds: 0.5)
-        let loud = try Self.measure(40, tag: "L", writer: writer, subscriber: subscriber, lastSeq: &lastSeq)
-        let loudMemory = daemon.memory
-        flag.stop()
-        group.wait()
-        for c in silent { c.close() }
-        silent.removeAll()
-        MonotonicClock.sleep(seconds: 0.5)
-        let afterMemory = daemon.memory
-        let status = try writer.status()
+            MonotonicClock.sleep(seconds: 0.5)
+            let loud = try Self.measure(40, tag: "L", writer: writer, subscriber: subscriber, lastSeq: &lastSeq)
+            let loudMemory = daemon.memory
+            flag.stop()
+            group.wait()
+            for c in silent { c.close() }
+            silent.removeAll()
+            MonotonicClock.sleep(seconds: 0.5)
+            let afterMemory = daemon.memory
+            let status = try writer.status()
 
-        func p(_ xs: [Double], _ q: Double) -> Double { xs[min(xs.count - 1, Int(Double(xs.count) * q))] * 1000 }
-        print(String(format: "[reliability] hostile clients: subscriber latency quiet p50 %.2f ms p90 %.2f ms; under attack p50 %.2f ms p90 %.2f ms",
-                     p(quiet, 0.5), p(quiet, 0.9), p(loud, 0.5), p(loud, 0.9)))
-        print("[reliability] hostile clients: \(flag.summary)")
-        print("[reliability] hostile clients: VmRSS quiet \(quietMemory.rss) KiB, under attack \(loudMemory.rss) KiB, after \(afterMemory.rss) KiB; VmHWM \(afterMemory.hwm) KiB")
-        #expect(daemon.isRunning)
-        #expect(p(loud, 0.5) <= max(10 * p(quiet, 0.5), p(quiet, 0.5) + 50), "subscriber latency degraded too much")
-        let hwm = afterMemory.hwm
-        #expect(hwm < 256 * 1024, "daemon high-water mark \(hwm) KiB (a 100 MiB line must not be buffered)")
-        #expect(status.subscribers == 1)
-        daemon.stop()
+            func p(_ xs: [Double], _ q: Double) -> Double { xs[min(xs.count - 1, Int(Double(xs.count) * q))] * 1000 }
+            print(
+                String(
+                    format:
+                        "[reliability] hostile clients: subscriber latency quiet p50 %.2f ms p90 %.2f ms; under attack p50 %.2f ms p90 %.2f ms",
+                    p(quiet, 0.5), p(quiet, 0.9), p(loud, 0.5), p(loud, 0.9)))
+            print("[reliability] hostile clients: \(flag.summary)")
+            print(
+                "[reliability] hostile clients: VmRSS quiet \(quietMemory.rss) KiB, under attack \(loudMemory.rss) KiB, after \(afterMemory.rss) KiB; VmHWM \(afterMemory.hwm) KiB"
+            )
+            #expect(daemon.isRunning)
+            #expect(p(loud, 0.5) <= max(10 * p(quiet, 0.5), p(quiet, 0.5) + 50), "subscriber latency degraded too much")
+            let hwm = afterMemory.hwm
+            #expect(hwm < 256 * 1024, "daemon high-water mark \(hwm) KiB (a 100 MiB line must not be buffered)")
+            #expect(status.subscribers == 1)
+            daemon.stop()
+        }
     }
-}
 }

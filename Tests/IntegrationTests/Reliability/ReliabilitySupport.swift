@@ -36,7 +36,8 @@ enum Rel {
     /// VmRSS / VmHWM (KiB) of a process.
     static func memory(pid: pid_t) -> (rss: Int, hwm: Int) {
         guard let text = TestFiles.readText("/proc/\(pid)/status") else { return (0, 0) }
-        var rss = 0, hwm = 0
+        var rss = 0
+        var hwm = 0
         for line in text.split(separator: "\n") {
             let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             if parts.first == "VmRSS:", parts.count > 1 { rss = Int(parts[1]) ?? 0 }
@@ -51,8 +52,10 @@ enum Rel {
 extension DaemonProcess {
     /// Starts booksd on `file` (stdout and stderr to `log`, a minimal environment) and, with
     /// `waitReady`, waits until it answers `hello` (or throws with the end of its log).
-    convenience init(file: String, socket: String, log: String, extra: [String] = [], prefix: [String] = [],
-                     logLevel: String = "debug", waitReady: Bool = true) throws {
+    convenience init(
+        file: String, socket: String, log: String, extra: [String] = [], prefix: [String] = [],
+        logLevel: String = "debug", waitReady: Bool = true
+    ) throws {
         var options = DaemonOptions(file: file, socket: socket, logPath: log)
         options.logLevel = logLevel
         options.extraArguments = extra

@@ -16,7 +16,8 @@ final class RequestClient {
     init(socket: String, hello: Bool = true, timeout: Double = 5) throws {
         connection = try LineClient(path: socket)
         if hello {
-            let reply = try request(Request(id: "h", op: .hello, version: ProtocolVersion.current, client: "reliability"), timeout: timeout)
+            let reply = try request(
+                Request(id: "h", op: .hello, version: ProtocolVersion.current, client: "reliability"), timeout: timeout)
             guard reply.ok else { throw TestSupportError("hello refused: \(reply)") }
         }
     }
@@ -26,7 +27,9 @@ final class RequestClient {
 
     /// Sends `bytes` as they are (15 s for room, as the socket's old send timeout).
     func sendRaw(_ bytes: [UInt8]) throws {
-        guard connection.sendRaw(bytes, timeout: 15) else { throw TestSupportError("send to \(connection.path) failed") }
+        guard connection.sendRaw(bytes, timeout: 15) else {
+            throw TestSupportError("send to \(connection.path) failed")
+        }
     }
 
     func send(_ request: Request) throws {
@@ -45,7 +48,9 @@ final class RequestClient {
     func readMessage(timeout: Double) -> Message? {
         guard let line = readLine(timeout: timeout) else { return nil }
         let data = Data(line)
-        if let event = try? JSONDecoder().decode(Event.self, from: data), line.starts(with: Array("{\"event\"".utf8)) || (try? JSONDecoder().decode(Reply.self, from: data)) == nil {
+        if let event = try? JSONDecoder().decode(Event.self, from: data),
+            line.starts(with: Array("{\"event\"".utf8)) || (try? JSONDecoder().decode(Reply.self, from: data)) == nil
+        {
             return .event(event)
         }
         if let reply = try? JSONDecoder().decode(Reply.self, from: data) { return .reply(reply) }
@@ -91,7 +96,9 @@ final class RequestClient {
     }
 
     func insert(_ books: [Book]) throws -> Reply {
-        try request(Request(id: makeID(), op: .insert, books: books.map { BookDraft(id: $0.id, name: $0.name, author: $0.author) }))
+        try request(
+            Request(
+                id: makeID(), op: .insert, books: books.map { BookDraft(id: $0.id, name: $0.name, author: $0.author) }))
     }
 
     func update(_ patches: [BookPatch]) throws -> Reply {

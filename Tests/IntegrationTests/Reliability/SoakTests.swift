@@ -32,18 +32,27 @@ final class SoakSubscriber: @unchecked Sendable {
             snapshots += 1
         case .change:
             if event.seq != lastSeq + 1 {
-                problems.append("subscriber \(index): seq \(event.seq) after \(lastSeq) (\(event.seq <= lastSeq ? "duplicate" : "gap")); event #\(inSession) of session \(sessions) resumed from \(resumedFrom.map(String.init) ?? "-")\(finalPhase ? " (final)" : "")")
+                problems.append(
+                    "subscriber \(index): seq \(event.seq) after \(lastSeq) (\(event.seq <= lastSeq ? "duplicate" : "gap")); event #\(inSession) of session \(sessions) resumed from \(resumedFrom.map(String.init) ?? "-")\(finalPhase ? " (final)" : "")"
+                )
             }
             for b in event.inserted ?? [] {
-                if view[b.id] != nil { problems.append("subscriber \(index): insert of existing \(b.id) at seq \(event.seq)") }
+                if view[b.id] != nil {
+                    problems.append("subscriber \(index): insert of existing \(b.id) at seq \(event.seq)")
+                }
                 view[b.id] = b
             }
             for u in event.updated ?? [] {
-                if view[u.old.id] != u.old { problems.append("subscriber \(index): update of \(u.old.id) from an unseen value at seq \(event.seq)") }
+                if view[u.old.id] != u.old {
+                    problems.append(
+                        "subscriber \(index): update of \(u.old.id) from an unseen value at seq \(event.seq)")
+                }
                 view[u.new.id] = u.new
             }
             for b in event.deleted ?? [] {
-                if view.removeValue(forKey: b.id) == nil { problems.append("subscriber \(index): delete of unknown \(b.id) at seq \(event.seq)") }
+                if view.removeValue(forKey: b.id) == nil {
+                    problems.append("subscriber \(index): delete of unknown \(b.id) at seq \(event.seq)")
+                }
             }
             lastSeq = event.seq
             changes += 1
@@ -61,7 +70,9 @@ final class SoakSubscriber: @unchecked Sendable {
         if resume != nil { resumes += 1 }
         resumedFrom = resume?.seq
         inSession = 0
-        guard let reply = try? client.request(Request(id: "sub", op: .subscribe, resume: resume)), reply.ok else { return }
+        guard let reply = try? client.request(Request(id: "sub", op: .subscribe, resume: resume)), reply.ok else {
+            return
+        }
         for e in client.events { apply(e) }
         client.events.removeAll()
         while MonotonicClock.seconds() < deadline {
@@ -78,115 +89,150 @@ final class SoakSubscriber: @unchecked Sendable {
 final class SoakStats: @unchecked Sendable {
     let lock = NSLock()
     var clientWrites = 0, handEdits = 0, refused = 0
-    func add(_ body: (SoakStats) -> Void) { lock.lock(); body(self); lock.unlock() }
+    func add(_ body: (SoakStats) -> Void) {
+        lock.lock()
+        body(self)
+        lock.unlock()
+    }
 }
 
 extension ReliabilitySuite {
-@Suite(.serialized)
-struct SoakTests {
-    @Test func soakWithHundredReconnectingSubscribers() throws {
-        let seconds = Double(Rel.knob("BOOKS_SOAK_SECONDS", 60))
-        let subscriberCount = Rel.knob("BOOKS_SOAK_SUBSCRIBERS", 100)
-        let dir = TemporaryDirectory.scratch("soak")
-        Rel.writeRenameOver(dir.bookFile, BookFile.render(BookFile.preservedLines + (0..<60).map { "b\($0)|Name \($0)|Author \($0)" }))
-        let daemon = try DaemonProcess(file: dir.bookFile, socket: dir.socket, log: dir.log,
-                                       extra: ["--set", "heartbeat_seconds=1"], logLevel: "notice")
-        let socket = dir.socket
-        let stats = SoakStats()
-        let group = DispatchGroup()
-        func spawn(_ body: @escaping @Sendable () -> Void) {
-            group.enter()
-            Thread { body(); group.leave() }.start()
-        }
-        let end = MonotonicClock.seconds() + seconds
-        let subscribers = (0..<subscriberCount).map { SoakSubscriber(index: $0) }
-        for s in subscribers {
+    @Suite(.serialized)
+    struct SoakTests {
+        @Test func soakWithHundredReconnectingSubscribers() throws {
+            let seconds = Double(Rel.knob("BOOKS_SOAK_SECONDS", 60))
+            let subscriberCount = Rel.knob("BOOKS_SOAK_SUBSCRIBERS", 100)
+            let dir = TemporaryDirectory.scratch("soak")
+            Rel.writeRenameOver(
+                dir.bookFile,
+                BookFile.render(BookFile.preservedLines + (0..<60).map { "b\($0)|Name \($0)|Author \($0)" }))
+            let daemon = try DaemonProcess(
+                file: dir.bookFile, socket: dir.socket, log: dir.log,
+                extra: ["--set", "heartbeat_seconds=1"], logLevel: "notice")
+            let socket = dir.socket
+            let stats = SoakStats()
+            let group = DispatchGroup()
+            func spawn(_ body: @escaping @Sendable () -> Void) {
+                group.enter()
+                Thread {
+                    body()
+                    group.leave()
+                }.start()
+            }
+            let end = MonotonicClock.seconds() + seconds
+            let subscribers = (0..<subscriberCount).map { SoakSubscriber(index: $0) }
+            for s in subscribers {
+                spawn {
+                    var rng = SplitMix64(seed: UInt64(s.index + 1))
+                    while MonotonicClock.seconds() < end {
+                        s.session(
+                            socket: socket,
+                            until: min(end, MonotonicClock.seconds() + Double.random(in: 0.05...1.5, using: &rng)))
+                        usleep(UInt32.random(in: 0...200_000, using: &rng))
+                    }
+                }
+            }
+            // Client writes: updates, inserts and deletes.
             spawn {
-                var rng = SplitMix64(seed: UInt64(s.index + 1))
+                var rng = SplitMix64(seed: 4242)
+                guard let client = try? RequestClient(socket: socket) else { return }
+                var inserted: [String] = []
+                var n = 0
                 while MonotonicClock.seconds() < end {
-                    s.session(socket: socket, until: min(end, MonotonicClock.seconds() + Double.random(in: 0.05...1.5, using: &rng)))
-                    usleep(UInt32.random(in: 0...200_000, using: &rng))
+                    n += 1
+                    let roll = Int.random(in: 0..<10, using: &rng)
+                    let reply: Reply?
+                    if roll < 6 {
+                        reply = try? client.update([
+                            BookPatch(id: "b\(Int.random(in: 0..<60, using: &rng))", author: "W\(n)")
+                        ])
+                    } else if roll < 8 || inserted.isEmpty {
+                        let id = "c\(n)"
+                        reply = try? client.insert([Book(id: id, name: "Client \(n)", author: "Soak")])
+                        if reply?.ok == true { inserted.append(id) }
+                    } else {
+                        let id = inserted.remove(at: Int.random(in: 0..<inserted.count, using: &rng))
+                        reply = try? client.delete([id])
+                    }
+                    stats.add {
+                        $0.clientWrites += 1
+                        if reply?.ok != true { $0.refused += 1 }
+                    }
+                    usleep(UInt32.random(in: 2_000...15_000, using: &rng))
                 }
             }
-        }
-        // Client writes: updates, inserts and deletes.
-        spawn {
-            var rng = SplitMix64(seed: 4242)
-            guard let client = try? RequestClient(socket: socket) else { return }
-            var inserted: [String] = []
-            var n = 0
+            // Hand edits: a name changed in place or by rename-over.
+            spawn {
+                var rng = SplitMix64(seed: 777)
+                var n = 0
+                while MonotonicClock.seconds() < end {
+                    n += 1
+                    var rows = BookFile.lines(TestFiles.readBytes(dir.bookFile) ?? [])
+                    if rows.last == "" { rows.removeLast() }
+                    let id = "b\(Int.random(in: 0..<60, using: &rng))"
+                    if let k = rows.firstIndex(where: { $0.hasPrefix(id + "|") }) {
+                        var fields = rows[k].split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+                        fields[1] = "Hand \(n)"
+                        rows[k] = fields.joined(separator: "|")
+                    }
+                    if Bool.random(using: &rng) {
+                        Rel.writeInPlace(dir.bookFile, BookFile.render(rows))
+                    } else {
+                        Rel.writeRenameOver(dir.bookFile, BookFile.render(rows))
+                    }
+                    stats.add { $0.handEdits += 1 }
+                    usleep(UInt32.random(in: 20_000...80_000, using: &rng))
+                }
+            }
+            // Memory samples.
+            var samples: [Int] = []
             while MonotonicClock.seconds() < end {
-                n += 1
-                let roll = Int.random(in: 0..<10, using: &rng)
-                let reply: Reply?
-                if roll < 6 {
-                    reply = try? client.update([BookPatch(id: "b\(Int.random(in: 0..<60, using: &rng))", author: "W\(n)")])
-                } else if roll < 8 || inserted.isEmpty {
-                    let id = "c\(n)"
-                    reply = try? client.insert([Book(id: id, name: "Client \(n)", author: "Soak")])
-                    if reply?.ok == true { inserted.append(id) }
-                } else {
-                    let id = inserted.remove(at: Int.random(in: 0..<inserted.count, using: &rng))
-                    reply = try? client.delete([id])
-                }
-                stats.add { $0.clientWrites += 1; if reply?.ok != true { $0.refused += 1 } }
-                usleep(UInt32.random(in: 2_000...15_000, using: &rng))
+                samples.append(daemon.memory.rss)
+                MonotonicClock.sleep(seconds: 1)
             }
-        }
-        // Hand edits: a name changed in place or by rename-over.
-        spawn {
-            var rng = SplitMix64(seed: 777)
-            var n = 0
-            while MonotonicClock.seconds() < end {
-                n += 1
-                var rows = BookFile.lines(TestFiles.readBytes(dir.bookFile) ?? [])
-                if rows.last == "" { rows.removeLast() }
-                let id = "b\(Int.random(in: 0..<60, using: &rng))"
-                if let k = rows.firstIndex(where: { $0.hasPrefix(id + "|") }) {
-                    var fields = rows[k].split(separator: "|", omittingEmptySubsequences: false).map(String.init)
-                    fields[1] = "Hand \(n)"
-                    rows[k] = fields.joined(separator: "|")
-                }
-                if Bool.random(using: &rng) { Rel.writeInPlace(dir.bookFile, BookFile.render(rows)) } else { Rel.writeRenameOver(dir.bookFile, BookFile.render(rows)) }
-                stats.add { $0.handEdits += 1 }
-                usleep(UInt32.random(in: 20_000...80_000, using: &rng))
-            }
-        }
-        // Memory samples.
-        var samples: [Int] = []
-        while MonotonicClock.seconds() < end {
-            samples.append(daemon.memory.rss)
-            MonotonicClock.sleep(seconds: 1)
-        }
-        group.wait()
+            group.wait()
 
-        // Converge: the file, the daemon and every subscriber agree.
-        let client = try RequestClient(socket: socket)
-        MonotonicClock.sleep(seconds: 0.5)
-        _ = eventuallyBlocking(timeout: 10) { (try? client.list().byID) == BookFile.books(TestFiles.readBytes(dir.bookFile) ?? []) }
-        let fileBooks = BookFile.books(TestFiles.readBytes(dir.bookFile) ?? [])
-        let status = try client.status()
-        #expect(try client.list().byID == fileBooks, "the daemon's view differs from the file")
-        for s in subscribers {
-            s.finalPhase = true
-            s.session(socket: socket, until: MonotonicClock.seconds() + 10, targetSeq: status.seq)
-            #expect(s.lastSeq == status.seq, "subscriber \(s.index) stuck at seq \(s.lastSeq) of \(status.seq)")
-            s.finalPhase = true
-            let same = s.view == fileBooks
-            _ = s.finalPhase
-            let wrong = Set(s.view.keys).union(fileBooks.keys).filter { s.view[$0] != fileBooks[$0] }.sorted()
-            #expect(same, "subscriber \(s.index)'s view differs from the file on \(wrong.prefix(5))")
-            for p in s.problems.prefix(5) { Issue.record(Comment(rawValue: p)) }
+            // Converge: the file, the daemon and every subscriber agree.
+            let client = try RequestClient(socket: socket)
+            MonotonicClock.sleep(seconds: 0.5)
+            _ = eventuallyBlocking(timeout: 10) {
+                (try? client.list().byID) == BookFile.books(TestFiles.readBytes(dir.bookFile) ?? [])
+            }
+            let fileBooks = BookFile.books(TestFiles.readBytes(dir.bookFile) ?? [])
+            let status = try client.status()
+            #expect(try client.list().byID == fileBooks, "the daemon's view differs from the file")
+            for s in subscribers {
+                s.finalPhase = true
+                s.session(socket: socket, until: MonotonicClock.seconds() + 10, targetSeq: status.seq)
+                #expect(s.lastSeq == status.seq, "subscriber \(s.index) stuck at seq \(s.lastSeq) of \(status.seq)")
+                s.finalPhase = true
+                let same = s.view == fileBooks
+                _ = s.finalPhase
+                let wrong = Set(s.view.keys).union(fileBooks.keys).filter { s.view[$0] != fileBooks[$0] }.sorted()
+                #expect(same, "subscriber \(s.index)'s view differs from the file on \(wrong.prefix(5))")
+                for p in s.problems.prefix(5) { Issue.record(Comment(rawValue: p)) }
+            }
+            let warm = samples.dropFirst(max(1, samples.count / 4))
+            let first = warm.first ?? 0
+            let last = samples.last ?? 0
+            let peak = samples.max() ?? 0
+            let totals = subscribers.reduce(into: (0, 0, 0, 0)) {
+                $0.0 += $1.sessions
+                $0.1 += $1.resumes
+                $0.2 += $1.changes
+                $0.3 += $1.snapshots
+            }
+            print(
+                "[reliability] soak \(Int(seconds)) s: \(stats.clientWrites) client writes (\(stats.refused) refused), \(stats.handEdits) hand edits, final seq \(status.seq); \(subscriberCount) subscribers: \(totals.0) sessions, \(totals.1) resumes, \(totals.2) change events, \(totals.3) snapshots"
+            )
+            print(
+                "[reliability] soak memory: VmRSS after warm-up \(first) KiB, end \(last) KiB, peak \(peak) KiB, VmHWM \(daemon.memory.hwm) KiB; samples \(samples)"
+            )
+            #expect(last <= first + first / 2 + 8 * 1024, "resident memory grew from \(first) to \(last) KiB")
+            #expect(daemon.isRunning)
+            #expect(
+                stats.refused * 10 <= max(10, stats.clientWrites), "too many refused client writes: \(stats.refused)")
+            daemon.stop()
         }
-        let warm = samples.dropFirst(max(1, samples.count / 4))
-        let first = warm.first ?? 0, last = samples.last ?? 0, peak = samples.max() ?? 0
-        let totals = subscribers.reduce(into: (0, 0, 0, 0)) { $0.0 += $1.sessions; $0.1 += $1.resumes; $0.2 += $1.changes; $0.3 += $1.snapshots }
-        print("[reliability] soak \(Int(seconds)) s: \(stats.clientWrites) client writes (\(stats.refused) refused), \(stats.handEdits) hand edits, final seq \(status.seq); \(subscriberCount) subscribers: \(totals.0) sessions, \(totals.1) resumes, \(totals.2) change events, \(totals.3) snapshots")
-        print("[reliability] soak memory: VmRSS after warm-up \(first) KiB, end \(last) KiB, peak \(peak) KiB, VmHWM \(daemon.memory.hwm) KiB; samples \(samples)")
-        #expect(last <= first + first / 2 + 8 * 1024, "resident memory grew from \(first) to \(last) KiB")
-        #expect(daemon.isRunning)
-        #expect(stats.refused * 10 <= max(10, stats.clientWrites), "too many refused client writes: \(stats.refused)")
-        daemon.stop()
     }
-}
 }

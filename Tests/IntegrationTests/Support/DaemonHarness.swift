@@ -13,8 +13,7 @@ enum HarnessEnvironment {
             "LC_ALL": "C.UTF-8",
             "TERM": "xterm-256color",
         ]
-        if let home { env["HOME"] = home }
-        else if let h = getenv("HOME") { env["HOME"] = String(cString: h) }
+        if let home { env["HOME"] = home } else if let h = getenv("HOME") { env["HOME"] = String(cString: h) }
         return env
     }
 }
@@ -29,11 +28,11 @@ enum HarnessEnvironment {
 /// (never under /tmp unless asked: editors behave differently there).
 final class DaemonHarness: @unchecked Sendable {
     let directory: TemporaryDirectory
-    var root: String { directory.path }   // everything of this test
-    let dir: String           // the watched directory: books.txt and the socket
+    var root: String { directory.path }  // everything of this test
+    let dir: String  // the watched directory: books.txt and the socket
     let file: String
     let socket: String
-    let home: String          // HOME for tools (no user vimrc/emacs init/git config)
+    let home: String  // HOME for tools (no user vimrc/emacs init/git config)
     let logDir: String
     let tools: ToolRunner
     let confirmationMs: Int?
@@ -45,8 +44,10 @@ final class DaemonHarness: @unchecked Sendable {
     ///   - base: parent of the temp dir (`/var/tmp` by default; `/tmp` for the in-place editor variants).
     ///   - books: initial rows; nil = no books.txt at start.
     ///   - start: start the daemon and wait for readiness.
-    init(_ name: String, base: String = "/var/tmp", books: [TestBook]? = Fixture.books(),
-         confirmationMs: Int? = nil, start: Bool = true) async throws {
+    init(
+        _ name: String, base: String = "/var/tmp", books: [TestBook]? = Fixture.books(),
+        confirmationMs: Int? = nil, start: Bool = true
+    ) async throws {
         directory = try TemporaryDirectory(prefix: "booksync-tests-\(name)", base: base)
         dir = directory.makeDirectory("data")
         file = dir + "/books.txt"
@@ -55,18 +56,26 @@ final class DaemonHarness: @unchecked Sendable {
         logDir = directory.makeDirectory("logs")
         self.confirmationMs = confirmationMs
         var env = HarnessEnvironment.base(home: home)
-        env["GIT_AUTHOR_NAME"] = "Test"; env["GIT_AUTHOR_EMAIL"] = "test@example.invalid"
-        env["GIT_COMMITTER_NAME"] = "Test"; env["GIT_COMMITTER_EMAIL"] = "test@example.invalid"
+        env["GIT_AUTHOR_NAME"] = "Test"
+        env["GIT_AUTHOR_EMAIL"] = "test@example.invalid"
+        env["GIT_COMMITTER_NAME"] = "Test"
+        env["GIT_COMMITTER_EMAIL"] = "test@example.invalid"
         env["BOOKS_SOCKET"] = socket
         tools = ToolRunner(environment: env, workingDirectory: dir)
         if let books { try TestFiles.write(Fixture.text(books), to: file) }
         if start {
-            do { try await startDaemon() } catch { shutdown(); throw error }
+            do { try await startDaemon() } catch {
+                shutdown()
+                throw error
+            }
         }
     }
 
     static func uniqueNumber() -> Int {
-        counter.withLock { $0 += 1; return $0 }
+        counter.withLock {
+            $0 += 1
+            return $0
+        }
     }
 
     var daemonLogPath: String { logDir + "/booksd.log" }
@@ -82,7 +91,8 @@ final class DaemonHarness: @unchecked Sendable {
         return TestFiles.names(in: "/proc/\(pid)/fd").contains { name in
             var target = [CChar](repeating: 0, count: 256)
             let n = readlink("/proc/\(pid)/fd/\(name)", &target, target.count - 1)
-            return n > 0 && String(decoding: target[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self).contains("inotify")
+            return n > 0
+                && String(decoding: target[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self).contains("inotify")
         }
     }
 
@@ -129,12 +139,15 @@ final class DaemonHarness: @unchecked Sendable {
         let result = try await ctl(["list", "--json"])
         guard result.succeeded else { throw TestSupportError("booksctl list --json: \(result)") }
         let listed = try JSONDecoder().decode([ListedBook].self, from: Data(result.output.utf8))
-        return Dictionary(listed.map { ($0.id, TestBook(id: $0.id, name: $0.name, author: $0.author)) }, uniquingKeysWith: { a, _ in a })
+        return Dictionary(
+            listed.map { ($0.id, TestBook(id: $0.id, name: $0.name, author: $0.author)) },
+            uniquingKeysWith: { a, _ in a })
     }
 
     func daemonLog(lastLines: Int = 60) -> String {
         let lines = (TestFiles.readText(daemonLogPath) ?? "").split(separator: "\n", omittingEmptySubsequences: false)
-        return "--- booksd log (\(daemonLogPath), last \(lastLines) lines) ---\n" + lines.suffix(lastLines).joined(separator: "\n")
+        return "--- booksd log (\(daemonLogPath), last \(lastLines) lines) ---\n"
+            + lines.suffix(lastLines).joined(separator: "\n")
     }
 
     var fileText: String { TestFiles.readText(file) ?? "" }

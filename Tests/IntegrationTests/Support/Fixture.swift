@@ -29,8 +29,9 @@ enum Fixture {
     /// Row 1 is `Dune|Frank Herbert`; rows 2…count are `Book N|Author N`.
     static func books(count: Int = 20) -> [TestBook] {
         (1...count).map { n in
-            n == 1 ? TestBook(id: fixtureID(1), name: "Dune", author: "Frank Herbert")
-                   : TestBook(id: fixtureID(n), name: "Book \(n)", author: "Author \(n)")
+            n == 1
+                ? TestBook(id: fixtureID(1), name: "Dune", author: "Frank Herbert")
+                : TestBook(id: fixtureID(n), name: "Book \(n)", author: "Author \(n)")
         }
     }
 

@@ -20,10 +20,12 @@ enum Books {
 
 /// Starts a daemon on a fresh directory, subscribes (after the initial snapshot), runs `body`,
 /// then checks that the state rebuilt from the events equals the file, and cleans up.
-func scenario(_ name: String, base: String = "/var/tmp", books: [TestBook]? = Fixture.books(),
-              confirmationMs: Int? = nil, checkConvergence: Bool = true,
-              sourceLocation: SourceLocation = #_sourceLocation,
-              _ body: (DaemonHarness, Subscriber) async throws -> Void) async throws {
+func scenario(
+    _ name: String, base: String = "/var/tmp", books: [TestBook]? = Fixture.books(),
+    confirmationMs: Int? = nil, checkConvergence: Bool = true,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: (DaemonHarness, Subscriber) async throws -> Void
+) async throws {
     try await ScenarioGate.shared.limited {
         let h = try await DaemonHarness(name, base: base, books: books, confirmationMs: confirmationMs)
         defer { h.shutdown() }
@@ -48,7 +50,8 @@ var isRoot: Bool { geteuid() == 0 }
 /// Limits how many daemons run at once (2 cores shared with the unit tests and other users).
 /// BOOKSYNC_TEST_CONCURRENCY overrides the default of 4.
 actor ScenarioGate {
-    static let shared = ScenarioGate(limit: getenv("BOOKSYNC_TEST_CONCURRENCY").flatMap { Int(String(cString: $0)) } ?? 4)
+    static let shared = ScenarioGate(
+        limit: getenv("BOOKSYNC_TEST_CONCURRENCY").flatMap { Int(String(cString: $0)) } ?? 4)
     private let limit: Int
     private var running = 0
     private var waiting: [CheckedContinuation<Void, Never>] = []
@@ -56,7 +59,10 @@ actor ScenarioGate {
     init(limit: Int) { self.limit = max(1, limit) }
 
     func enter() async {
-        if running < limit { running += 1; return }
+        if running < limit {
+            running += 1
+            return
+        }
         await withCheckedContinuation { waiting.append($0) }
     }
 
@@ -66,7 +72,10 @@ actor ScenarioGate {
 
     nonisolated func limited(_ body: () async throws -> Void) async throws {
         await enter()
-        do { try await body() } catch { await leave(); throw error }
+        do { try await body() } catch {
+            await leave()
+            throw error
+        }
         await leave()
     }
 }

@@ -25,7 +25,10 @@ struct BookEvent: Decodable, Equatable, CustomStringConvertible {
         var from = 0
         for key in ["\"seq\":", "\"kind\":", "\"id\":", "\"name\":", "\"author\":", "\"source\":"] {
             let k = Array(key.utf8)
-            guard let at = (from..<max(from, bytes.count - k.count + 1)).first(where: { Array(bytes[$0..<$0 + k.count]) == k })
+            guard
+                let at = (from..<max(from, bytes.count - k.count + 1)).first(where: {
+                    Array(bytes[$0..<$0 + k.count]) == k
+                })
             else { return false }
             from = at + k.count
         }
@@ -35,13 +38,20 @@ struct BookEvent: Decodable, Equatable, CustomStringConvertible {
 
 /// `booksctl status --json` (the parts the tests look at).
 struct DaemonStatus: Decodable {
-    struct BadLine: Decodable { let lineNumber: Int; let text: String }
+    struct BadLine: Decodable {
+        let lineNumber: Int
+        let text: String
+    }
     let badLines: [BadLine]
     let bookCount: Int
 }
 
 /// One element of `booksctl list --json`.
-struct ListedBook: Decodable { let id: String; let name: String; let author: String }
+struct ListedBook: Decodable {
+    let id: String
+    let name: String
+    let author: String
+}
 
 /// What a test expects to receive. `id == nil` matches any id (a newly assigned one).
 struct ExpectedEvent: CustomStringConvertible {
@@ -51,9 +61,15 @@ struct ExpectedEvent: CustomStringConvertible {
     let author: String
     let source: String
 
-    static func insert(_ b: TestBook, source: String = "file") -> ExpectedEvent { .init(kind: "insert", id: b.id, name: b.name, author: b.author, source: source) }
-    static func update(_ b: TestBook, source: String = "file") -> ExpectedEvent { .init(kind: "update", id: b.id, name: b.name, author: b.author, source: source) }
-    static func delete(_ b: TestBook, source: String = "file") -> ExpectedEvent { .init(kind: "delete", id: b.id, name: b.name, author: b.author, source: source) }
+    static func insert(_ b: TestBook, source: String = "file") -> ExpectedEvent {
+        .init(kind: "insert", id: b.id, name: b.name, author: b.author, source: source)
+    }
+    static func update(_ b: TestBook, source: String = "file") -> ExpectedEvent {
+        .init(kind: "update", id: b.id, name: b.name, author: b.author, source: source)
+    }
+    static func delete(_ b: TestBook, source: String = "file") -> ExpectedEvent {
+        .init(kind: "delete", id: b.id, name: b.name, author: b.author, source: source)
+    }
     static func insertNew(name: String, author: String, source: String = "file") -> ExpectedEvent {
         .init(kind: "insert", id: nil, name: name, author: author, source: source)
     }
@@ -70,8 +86,8 @@ final class Subscriber: @unchecked Sendable {
     private let process: ChildProcess
     private let lines: LineReader
     private weak var harness: DaemonHarness?
-    private(set) var received: [BookEvent] = []       // after the initial snapshot
-    private(set) var state: [String: TestBook] = [:]      // reconstructed from all events
+    private(set) var received: [BookEvent] = []  // after the initial snapshot
+    private(set) var state: [String: TestBook] = [:]  // reconstructed from all events
     private var lastSeq = Int.min
     let logPath: String
 
@@ -80,8 +96,9 @@ final class Subscriber: @unchecked Sendable {
         logPath = harness.logDir + "/subscribe-\(DaemonHarness.uniqueNumber()).log"
         var argv = [BuildProducts.booksctl, "--socket", harness.socket, "subscribe", "--json"]
         if initial { argv.append("--initial") }
-        process = try ChildProcess.spawn(argv, environment: harness.tools.environment,
-                                         stdout: .pipe, stderr: .appendFile(logPath))
+        process = try ChildProcess.spawn(
+            argv, environment: harness.tools.environment,
+            stdout: .pipe, stderr: .appendFile(logPath))
         lines = LineReader(fd: process.stdoutPipe!)
     }
 
@@ -105,7 +122,8 @@ final class Subscriber: @unchecked Sendable {
             }
             event.raw = line
             if !BookEvent.hasRequiredKeyOrder(line) {
-                Issue.record("keys not in the order seq,kind,id,name,author,source: \(line)", sourceLocation: sourceLocation)
+                Issue.record(
+                    "keys not in the order seq,kind,id,name,author,source: \(line)", sourceLocation: sourceLocation)
             }
             if !["insert", "update", "delete"].contains(event.kind) {
                 Issue.record("unknown kind in: \(line)", sourceLocation: sourceLocation)
@@ -116,10 +134,14 @@ final class Subscriber: @unchecked Sendable {
             lastSeq = max(lastSeq, event.seq)
             if event.kind == "update", let before = state[event.id] {
                 if let oldName = event.oldName, oldName != before.name {
-                    Issue.record("oldName \(oldName) but the last known name was \(before.name): \(line)", sourceLocation: sourceLocation)
+                    Issue.record(
+                        "oldName \(oldName) but the last known name was \(before.name): \(line)",
+                        sourceLocation: sourceLocation)
                 }
                 if let oldAuthor = event.oldAuthor, oldAuthor != before.author {
-                    Issue.record("oldAuthor \(oldAuthor) but the last known author was \(before.author): \(line)", sourceLocation: sourceLocation)
+                    Issue.record(
+                        "oldAuthor \(oldAuthor) but the last known author was \(before.author): \(line)",
+                        sourceLocation: sourceLocation)
                 }
             }
             if event.kind == "update" || event.kind == "delete", state[event.id] == nil {
@@ -152,7 +174,9 @@ final class Subscriber: @unchecked Sendable {
         var got = 0
         while got < count {
             guard await next(timeout: max(0, deadline - MonotonicClock.seconds())) != nil else {
-                throw TestSupportError("subscriber got \(got) of \(count) initial books within \(timeout) s; stderr: \(TestFiles.readText(logPath) ?? "")\n\(harness?.daemonLog() ?? "")")
+                throw TestSupportError(
+                    "subscriber got \(got) of \(count) initial books within \(timeout) s; stderr: \(TestFiles.readText(logPath) ?? "")\n\(harness?.daemonLog() ?? "")"
+                )
             }
             got += 1
         }
@@ -163,7 +187,8 @@ final class Subscriber: @unchecked Sendable {
         var events: [BookEvent] = []
         let deadline = MonotonicClock.seconds() + timeout
         while events.count < count, let e = await next(timeout: max(0, deadline - MonotonicClock.seconds())) {
-            events.append(e); received.append(e)
+            events.append(e)
+            received.append(e)
         }
         return events
     }
@@ -173,24 +198,32 @@ final class Subscriber: @unchecked Sendable {
         var events: [BookEvent] = []
         let deadline = MonotonicClock.seconds() + limit
         while MonotonicClock.seconds() < deadline, let e = await next(timeout: quiet) {
-            events.append(e); received.append(e)
+            events.append(e)
+            received.append(e)
         }
         return events
     }
 
     /// Asserts that exactly `expected` (in any order) arrive, and then nothing within `quiet` seconds.
     @discardableResult
-    func expectEvents(_ expected: [ExpectedEvent], timeout: Double = 8, quiet: Double = 1.2,
-                      _ what: String = "", sourceLocation: SourceLocation = #_sourceLocation) async -> [BookEvent] {
+    func expectEvents(
+        _ expected: [ExpectedEvent], timeout: Double = 8, quiet: Double = 1.2,
+        _ what: String = "", sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> [BookEvent] {
         var events = await collect(count: expected.count, timeout: timeout)
         events += await drain(quiet: quiet)
         var unmatched = events
         var missing: [ExpectedEvent] = []
         for exp in expected {
-            if let i = unmatched.firstIndex(where: { exp.matches($0) }) { unmatched.remove(at: i) } else { missing.append(exp) }
+            if let i = unmatched.firstIndex(where: { exp.matches($0) }) {
+                unmatched.remove(at: i)
+            } else {
+                missing.append(exp)
+            }
         }
         if !missing.isEmpty || !unmatched.isEmpty {
-            Issue.record("""
+            Issue.record(
+                """
                 \(what.isEmpty ? "" : what + ": ")events differ.
                 expected (\(expected.count)):
                 \(expected.map { "  " + $0.description }.joined(separator: "\n"))
@@ -204,12 +237,15 @@ final class Subscriber: @unchecked Sendable {
     }
 
     /// Asserts that no event arrives within `seconds`.
-    func expectNoMoreEvents(within seconds: Double = 1.2, _ what: String = "",
-                            sourceLocation: SourceLocation = #_sourceLocation) async {
+    func expectNoMoreEvents(
+        within seconds: Double = 1.2, _ what: String = "",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
         let events = await drain(quiet: seconds, limit: seconds * 3)
         if !events.isEmpty {
-            Issue.record("\(what.isEmpty ? "" : what + ": ")expected no events, received \(events.count):\n\(events.map { "  " + $0.description }.joined(separator: "\n"))\n\(harness?.daemonLog(lastLines: 30) ?? "")",
-                         sourceLocation: sourceLocation)
+            Issue.record(
+                "\(what.isEmpty ? "" : what + ": ")expected no events, received \(events.count):\n\(events.map { "  " + $0.description }.joined(separator: "\n"))\n\(harness?.daemonLog(lastLines: 30) ?? "")",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -218,8 +254,9 @@ final class Subscriber: @unchecked Sendable {
         if state != books {
             let extra = state.values.filter { books[$0.id] != $0 }.map(\.description).sorted()
             let lacking = books.values.filter { state[$0.id] != $0 }.map(\.description).sorted()
-            Issue.record("subscriber state (\(state.count) books) differs from the file (\(books.count) books).\nonly in subscriber / different: \(extra)\nonly in file / different: \(lacking)",
-                         sourceLocation: sourceLocation)
+            Issue.record(
+                "subscriber state (\(state.count) books) differs from the file (\(books.count) books).\nonly in subscriber / different: \(extra)\nonly in file / different: \(lacking)",
+                sourceLocation: sourceLocation)
         }
     }
 }

@@ -21,7 +21,8 @@ final class TmuxSession: @unchecked Sendable {
     }
 
     func screen() async -> String {
-        (try? await tools.run(["tmux", "-L", server, "capture-pane", "-p", "-t", Self.session], timeout: 5))?.output ?? ""
+        (try? await tools.run(["tmux", "-L", server, "capture-pane", "-p", "-t", Self.session], timeout: 5))?.output
+            ?? ""
     }
 
     /// Waits until the screen shows `text`.
@@ -53,6 +54,7 @@ final class TmuxSession: @unchecked Sendable {
 
     /// Kills the tmux server (blocking; usable from defer).
     func kill() {
-        _ = try? ChildProcess.runBlocking(["tmux", "-L", server, "kill-server"], environment: tools.environment, timeout: 5)
+        _ = try? ChildProcess.runBlocking(
+            ["tmux", "-L", server, "kill-server"], environment: tools.environment, timeout: 5)
     }
 }

@@ -17,7 +17,10 @@ final class NotifySocket {
         precondition(rc == 0, "bind \(path): \(errno)")
     }
 
-    deinit { close(fd); unlink(path) }
+    deinit {
+        close(fd)
+        unlink(path)
+    }
 
     /// Reads every datagram available within `milliseconds`.
     func pump(milliseconds: Int32) {
@@ -53,13 +56,18 @@ final class NotifySocket {
     }
 
     /// Every datagram text so far (after reading what is pending).
-    var texts: [String] { pump(milliseconds: 0); return received.map(\.text) }
+    var texts: [String] {
+        pump(milliseconds: 0)
+        return received.map(\.text)
+    }
 
     /// The latest `STATUS=` value received so far.
     var lastStatus: String? {
         pump(milliseconds: 0)
         for item in received.reversed() {
-            for line in item.text.split(separator: "\n") where line.hasPrefix("STATUS=") { return String(line.dropFirst(7)) }
+            for line in item.text.split(separator: "\n") where line.hasPrefix("STATUS=") {
+                return String(line.dropFirst(7))
+            }
         }
         return nil
     }

@@ -21,7 +21,10 @@ struct SystemdEndToEndTests {
         let output = directory + "/e2e.log"
         let run = try SystemdTools.spawn(["/bin/bash", script, BuildProducts.binDirectory], output: output)
         let finished = run.waitBlocking(timeout: 170) != nil
-        if !finished { run.signal(SIGTERM); run.waitBlocking(timeout: 10) }
+        if !finished {
+            run.signal(SIGTERM)
+            run.waitBlocking(timeout: 10)
+        }
         let log = SystemdTools.read(output)
         print(log)
         #expect(finished, "systemd-e2e.sh did not finish within 170 s")

@@ -18,8 +18,9 @@ struct SystemdNotifyTests {
         let list = client.readLine(timeout: 5, containing: #""id":"l""#)
         #expect(list?.contains("Ulysses") == true, "the file is not loaded at READY=1: \(list ?? "nil")")
         // The READY datagram (or the one right after it) carries the summary.
-        #expect(eventuallyBlocking(timeout: 10) { d.notify.lastStatus?.hasPrefix("3 books, 0 bad lines, ") == true },
-                "STATUS: \(d.notify.lastStatus ?? "nil")")
+        #expect(
+            eventuallyBlocking(timeout: 10) { d.notify.lastStatus?.hasPrefix("3 books, 0 bad lines, ") == true },
+            "STATUS: \(d.notify.lastStatus ?? "nil")")
         // Nothing claimed readiness before the first datagram that says READY=1.
         print("booksd: time to READY=1: \(Int(elapsed * 1000)) ms")
         #expect(elapsed < 10)
@@ -30,19 +31,24 @@ struct SystemdNotifyTests {
         let d = try BooksdFixture()
         try d.start()
         _ = try #require(d.waitReady(), "no READY=1; log:\n\(d.log)")
-        #expect(eventuallyBlocking(timeout: 10) { d.notify.lastStatus?.hasPrefix("3 books, 0 bad lines, 0 subscribers, no change yet") == true },
-                "STATUS: \(d.notify.lastStatus ?? "nil")")
+        #expect(
+            eventuallyBlocking(timeout: 10) {
+                d.notify.lastStatus?.hasPrefix("3 books, 0 bad lines, 0 subscribers, no change yet") == true
+            },
+            "STATUS: \(d.notify.lastStatus ?? "nil")")
 
         try TestFiles.append("b4|Beloved|Toni Morrison\nthis line is bad\n", to: d.booksFile)
-        #expect(eventuallyBlocking(timeout: 5) {
-            let s = d.notify.lastStatus ?? ""
-            return s.hasPrefix("4 books, 1 bad lines, ") && s.contains("last change seq 1 at ")
-        }, "STATUS after an edit: \(d.notify.lastStatus ?? "nil")")
+        #expect(
+            eventuallyBlocking(timeout: 5) {
+                let s = d.notify.lastStatus ?? ""
+                return s.hasPrefix("4 books, 1 bad lines, ") && s.contains("last change seq 1 at ")
+            }, "STATUS after an edit: \(d.notify.lastStatus ?? "nil")")
 
         let subscriber = try #require(try? LineClient(path: d.socketPath))
         #expect(subscriber.subscribe())
-        #expect(eventuallyBlocking(timeout: 5) { d.notify.lastStatus?.contains(" 1 subscribers") == true },
-                "STATUS with a subscriber: \(d.notify.lastStatus ?? "nil")")
+        #expect(
+            eventuallyBlocking(timeout: 5) { d.notify.lastStatus?.contains(" 1 subscribers") == true },
+            "STATUS with a subscriber: \(d.notify.lastStatus ?? "nil")")
         for text in d.notify.texts {
             for line in text.split(separator: "\n") where line.hasPrefix("STATUS=") {
                 #expect(!line.contains("\n"))
@@ -50,8 +56,9 @@ struct SystemdNotifyTests {
         }
     }
 
-    @Test("WATCHDOG=1 at half of WATCHDOG_USEC when WATCHDOG_PID is booksd; none for another pid",
-          arguments: [false, true])
+    @Test(
+        "WATCHDOG=1 at half of WATCHDOG_USEC when WATCHDOG_PID is booksd; none for another pid",
+        arguments: [false, true])
     func watchdogPings(forcePolling: Bool) throws {
         let d = try BooksdFixture(extraConfig: forcePolling ? "force_polling = yes\npoll_interval_ms = 200\n" : "")
         try d.start(watchdogUSec: 1_000_000)
@@ -62,7 +69,9 @@ struct SystemdNotifyTests {
         #expect(times.count == 5, "watchdog pings: \(times.count)")
         let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
         let mean = gaps.reduce(0, +) / Double(max(gaps.count, 1))
-        print("booksd (\(forcePolling ? "polling" : "inotify")): WATCHDOG_USEC=1s, mean ping interval \(Int(mean * 1000)) ms")
+        print(
+            "booksd (\(forcePolling ? "polling" : "inotify")): WATCHDOG_USEC=1s, mean ping interval \(Int(mean * 1000)) ms"
+        )
         #expect(mean > 0.35 && mean < 0.7, "gaps \(gaps)")
 
         let other = try BooksdFixture()
@@ -80,7 +89,7 @@ struct SystemdNotifyTests {
         let process = try #require(d.process)
         process.signal(SIGSTOP)
         d.notify.pump(milliseconds: 50)
-        _ = d.notify.next(within: 0.05) { _ in false }   // consume what was already queued
+        _ = d.notify.next(within: 0.05) { _ in false }  // consume what was already queued
         #expect(d.notify.next(within: 1, containing: "WATCHDOG=1") == nil)
         process.signal(SIGCONT)
         #expect(d.notify.next(within: 2, containing: "WATCHDOG=1") != nil)
@@ -120,8 +129,11 @@ struct SystemdNotifyTests {
         d.process?.signal(SIGHUP)
         #expect(d.notify.next(within: 5, containing: "RELOADING=1") != nil)
         #expect(d.notify.next(within: 5, containing: "READY=1") != nil, "no READY=1 after a refused reload")
-        #expect(eventuallyBlocking(timeout: 3) { d.log.contains("the new configuration is refused, the old one stays in force") },
-                "log:\n\(d.log)")
+        #expect(
+            eventuallyBlocking(timeout: 3) {
+                d.log.contains("the new configuration is refused, the old one stays in force")
+            },
+            "log:\n\(d.log)")
         #expect(d.log.contains("heartbeat_seconds"), "the refusal does not name the key:\n\(d.log)")
         // The old configuration stays: heartbeats still every second, the daemon still serves.
         _ = subscriber.readLine(timeout: 3, containing: #""event":"heartbeat""#)
@@ -131,8 +143,9 @@ struct SystemdNotifyTests {
         #expect(d.process?.isRunning == true, "booksd exited after a bad reload")
     }
 
-    @Test("SIGTERM: STOPPING=1, the in-flight write finishes, subscribers get shutdown, exit 0 within 5 s",
-          arguments: [SIGTERM, SIGINT])
+    @Test(
+        "SIGTERM: STOPPING=1, the in-flight write finishes, subscribers get shutdown, exit 0 within 5 s",
+        arguments: [SIGTERM, SIGINT])
     func stopsCleanly(signal number: Int32) throws {
         let d = try BooksdFixture()
         try d.start()
@@ -150,18 +163,22 @@ struct SystemdNotifyTests {
         #expect(process.waitBlocking(timeout: 5) != nil, "booksd still running 5 s after the signal")
         let exitTime = MonotonicClock.seconds() - sent
         print("booksd: exit \(number == SIGTERM ? "SIGTERM" : "SIGINT") -> \(Int(exitTime * 1000)) ms")
-        #expect(process.exitCode == 0, "exit status \(String(describing: process.exitCode)), signal \(String(describing: process.exitSignal))")
+        #expect(
+            process.exitCode == 0,
+            "exit status \(String(describing: process.exitCode)), signal \(String(describing: process.exitSignal))")
 
         let reply = writer.readLine(timeout: 2, containing: #""id":"w""#)
         #expect(reply?.contains(#""ok":true"#) == true, "write reply: \(reply ?? "nil")")
-        #expect(SystemdTools.read(d.booksFile).contains("Last Word|In Flight"), "the in-flight write is not in the file")
+        #expect(
+            SystemdTools.read(d.booksFile).contains("Last Word|In Flight"), "the in-flight write is not in the file")
         let notice = subscriber.readLine(timeout: 2, containing: #""event":"shutdown""#)
         #expect(notice != nil, "the subscriber got no shutdown event")
         #expect(!TestFiles.isSocket(d.socketPath), "booksd left its own socket behind")
     }
 
-    @Test("plain timestamped stderr logging when stderr is not the journal (also as a unit with StandardError=file:)",
-          arguments: [false, true])
+    @Test(
+        "plain timestamped stderr logging when stderr is not the journal (also as a unit with StandardError=file:)",
+        arguments: [false, true])
     func stderrLogging(asUnitWithFileOutput: Bool) throws {
         let d = try BooksdFixture()
         try d.start(environment: asUnitWithFileOutput ? ["INVOCATION_ID": "0123456789abcdef0123456789abcdef"] : [:])
@@ -185,9 +202,14 @@ struct SocketActivationTests {
         }
         let d = try BooksdFixture()
         let listenPath = d.directory + "/activated.sock"
-        let process = try SystemdTools.spawn([activator, "-l", listenPath, "--fdname=booksd", "-E", "NOTIFY_SOCKET=\(d.notify.path)",
-                                    BuildProducts.booksd, "--config", d.configPath], output: d.logPath)
-        #expect(eventuallyBlocking(timeout: 5) { TestFiles.isSocket(listenPath) }, "the activator did not listen; log:\n\(d.log)")
+        let process = try SystemdTools.spawn(
+            [
+                activator, "-l", listenPath, "--fdname=booksd", "-E", "NOTIFY_SOCKET=\(d.notify.path)",
+                BuildProducts.booksd, "--config", d.configPath,
+            ], output: d.logPath)
+        #expect(
+            eventuallyBlocking(timeout: 5) { TestFiles.isSocket(listenPath) },
+            "the activator did not listen; log:\n\(d.log)")
         #expect(d.notify.next(within: 0.3, containing: "READY=1") == nil, "booksd started before any connection")
 
         // The first connection triggers the start; it is then served by booksd.
@@ -199,7 +221,8 @@ struct SocketActivationTests {
 
         let out = d.directory + "/list.out"
         let child = try SystemdTools.spawn([BuildProducts.booksctl, "--socket", listenPath, "list"], output: out)
-        #expect(child.waitBlocking(timeout: 10) != nil && child.exitCode == 0, "booksctl list: \(SystemdTools.read(out))")
+        #expect(
+            child.waitBlocking(timeout: 10) != nil && child.exitCode == 0, "booksctl list: \(SystemdTools.read(out))")
         #expect(SystemdTools.read(out).contains("Dune"))
 
         process.signal(SIGTERM)

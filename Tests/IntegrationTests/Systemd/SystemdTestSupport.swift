@@ -16,9 +16,12 @@ enum SystemdTools {
 
     /// Starts `argv` with `environment(extra)`; stdout and stderr go to `output` (appended)
     /// when given, else to /dev/null.
-    static func spawn(_ argv: [String], environment extra: [String: String] = [:], output: String? = nil) throws -> ChildProcess {
-        try ChildProcess.spawn(argv, environment: environment(extra), stdout: output.map { .appendFile($0) } ?? .devNull,
-                               stderr: .sameAsStdout, newProcessGroup: false)
+    static func spawn(
+        _ argv: [String], environment extra: [String: String] = [:], output: String? = nil
+    ) throws -> ChildProcess {
+        try ChildProcess.spawn(
+            argv, environment: environment(extra), stdout: output.map { .appendFile($0) } ?? .devNull,
+            stderr: .sameAsStdout, newProcessGroup: false)
     }
 
     /// The text of `path`, "" when unreadable.
@@ -46,8 +49,10 @@ final class BooksdFixture {
     private(set) var daemon: DaemonProcess?
     private(set) var startedAt = 0.0
 
-    init(books: [String] = ["b1|Dune|Frank Herbert", "b2|Emma|Jane Austen", "b3|Ulysses|James Joyce"],
-         extraConfig: String = "") throws {
+    init(
+        books: [String] = ["b1|Dune|Frank Herbert", "b2|Emma|Jane Austen", "b3|Ulysses|James Joyce"],
+        extraConfig: String = ""
+    ) throws {
         // Short: socket paths must stay under 108 bytes.
         scratch = try TemporaryDirectory(prefix: "bsd", base: "/tmp")
         booksFile = scratch.bookFile
@@ -67,7 +72,8 @@ final class BooksdFixture {
     var process: ChildProcess? { daemon?.process }
 
     func writeConfig(_ extra: String) throws {
-        try TestFiles.write("file = \(booksFile)\nsocket = \(socketPath)\nconfirmation_ms = 200\n\(extra)", to: configPath)
+        try TestFiles.write(
+            "file = \(booksFile)\nsocket = \(socketPath)\nconfirmation_ms = 200\n\(extra)", to: configPath)
     }
 
     /// Starts booksd with `NOTIFY_SOCKET` pointing at the test's socket (plus `environment`).
@@ -96,8 +102,11 @@ final class BooksdFixture {
     }
 
     func booksctl(_ arguments: [String], output: String) -> Int32? {
-        guard let child = try? SystemdTools.spawn([BuildProducts.booksctl, "--socket", socketPath] + arguments, output: output),
-              child.waitBlocking(timeout: 10) != nil else { return nil }
+        guard
+            let child = try? SystemdTools.spawn(
+                [BuildProducts.booksctl, "--socket", socketPath] + arguments, output: output),
+            child.waitBlocking(timeout: 10) != nil
+        else { return nil }
         return child.exitCode
     }
 }
