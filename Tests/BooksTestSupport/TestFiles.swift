@@ -57,6 +57,9 @@ public enum TestFiles {
     /// Whether something (of any type) exists at `path`.
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
+    /// Whether `path` names something this process may execute (`access(X_OK)`).
+    public static func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
+
     /// Whether `path` is a Unix socket.
     public static func isSocket(_ path: String) -> Bool {
         var st = stat()

@@ -4,6 +4,7 @@ import Synchronization
 import BooksCore
 import BooksProtocol
 import BooksStore
+import BooksTestSupport
 @testable import BooksDaemon
 
 /// Records what the reconciler sends, instead of a socket server.
@@ -27,20 +28,16 @@ struct SilentLog: LogBackend {
 }
 
 @Suite(.serialized) struct BookEngineTests {
-    let directory: String
+    let directory: TemporaryDirectory
     let path: String
 
-    init() {
-        var template = Array("/var/tmp/booksync-engine-XXXXXX".utf8CString)
-        _ = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        directory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        path = directory + "/books.txt"
+    init() throws {
+        directory = try TemporaryDirectory(prefix: "booksync-engine")
+        path = directory.file("books.txt")
     }
 
     func write(_ text: String) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        _ = Array(text.utf8).withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        close(fd)
+        try? TestFiles.write(text, to: path)
     }
 
     func read() -> String {
@@ -60,10 +57,7 @@ struct SilentLog: LogBackend {
         return (reconciler, channel)
     }
 
-    func cleanUp() {
-        unlink(path)
-        rmdir(directory)
-    }
+    func cleanUp() { directory.remove() }
 
     @Test func loadIsTheBaselineAndEditsAreBroadcast() {
         defer { cleanUp() }

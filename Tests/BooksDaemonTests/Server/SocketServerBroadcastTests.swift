@@ -1,5 +1,6 @@
 import BooksCore
 import BooksProtocol
+import BooksTestSupport
 import FoundationEssentials
 import Glibc
 import Testing
@@ -13,7 +14,7 @@ extension SocketServerTests {
     }
 
     @Test func broadcastsAreFilteredPerSubscriber() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let server = try makeServer(dir)
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
         let all = try #require(TestClient(path: dir.socketPath))
@@ -26,7 +27,7 @@ extension SocketServerTests {
         austen.send(#"{"id":"s","op":"subscribe","filter":{"conditions":[{"field":"author","op":"equals","value":"Jane Austen"}]}}"#)
         #expect(austen.readReply()?.ok == true)
         #expect(austen.readEvent()?.books?.map(\.id) == ["2", "3"])
-        #expect(eventually { server.statistics.subscribers == 2 })
+        #expect(eventuallyBlocking(timeout: 5) { server.statistics.subscribers == 2 })
 
         let herbert = Book(id: "9", name: "Children of Dune", author: "Frank Herbert")
         let sanditon = Book(id: "8", name: "Sanditon", author: "Jane Austen")
@@ -51,13 +52,13 @@ extension SocketServerTests {
 
         austen.send(#"{"id":"u","op":"unsubscribe"}"#)
         #expect(austen.readReply()?.id == "u")
-        #expect(eventually { server.statistics.subscribers == 1 })
+        #expect(eventuallyBlocking(timeout: 5) { server.statistics.subscribers == 1 })
     }
 
     /// Enough subscribers for the broadcast to be sent from two threads (`ParallelSender`, with
     /// a threshold lowered for the test): every one of them gets every change, in order, once.
     @Test func largeBroadcastsReachEverySubscriberInOrder() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let server = try makeServer(dir) { $0.parallelSendThreshold = 4 }
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
         let count = 24
@@ -70,7 +71,7 @@ extension SocketServerTests {
             #expect(client.readEvent()?.event == .snapshot)
             clients.append(client)
         }
-        #expect(eventually { server.statistics.subscribers == count })
+        #expect(eventuallyBlocking(timeout: 5) { server.statistics.subscribers == count })
         let books = (1...5).map { Book(id: "n\($0)", name: "New \($0)", author: "A") }
         for (k, book) in books.enumerated() { server.broadcast(Self.change(UInt64(k + 1), inserted: [book])) }
         for client in clients {
@@ -78,11 +79,12 @@ extension SocketServerTests {
             #expect(seen.map { $0?.seq } == [1, 2, 3, 4, 5])
             #expect(seen.map { $0?.inserted?.first?.id } == books.map(\.id))
         }
-        #expect(eventually { threadCount(named: "booksd-sender") >= 1 }, "the fan-out helper runs on a named thread")
+        #expect(eventuallyBlocking(timeout: 5) { ProcessThreads.count(named: "booksd-sender") >= 1 },
+                "the fan-out helper runs on a named thread")
     }
 
     @Test func slowSubscriberIsDisconnectedWhileOthersKeepUp() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let server = try makeServer(dir) { $0.clientQueueBytes = 64 * 1024 }
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
         let slow = try #require(TestClient(path: dir.socketPath))
@@ -101,7 +103,7 @@ extension SocketServerTests {
             #expect(event?.seq == seq)
             if event?.seq != seq { break }
         }
-        #expect(eventually { server.statistics.lagged == 1 && server.statistics.subscribers == 1 })
+        #expect(eventuallyBlocking(timeout: 5) { server.statistics.lagged == 1 && server.statistics.subscribers == 1 })
         // The slow client finds the end of its stream after what was buffered.
         var lastSeen: Event?
         while let event = slow.readEvent() { lastSeen = event }

@@ -1,6 +1,7 @@
 import BooksCore
 import BooksPlatform
 import BooksProtocol
+import BooksTestSupport
 import FoundationEssentials
 import Glibc
 import Testing
@@ -9,7 +10,7 @@ import Testing
 /// Limits, the socket file, shutdown and inherited sockets.
 extension SocketServerTests {
     @Test func maxClientsRefusesTheNextOne() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let server = try makeServer(dir) { $0.maxClients = 2 }
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
         let a = try #require(TestClient(path: dir.socketPath))
@@ -19,16 +20,16 @@ extension SocketServerTests {
         let c = try #require(TestClient(path: dir.socketPath))
         #expect(c.readReply()?.error?.code == .limitExceeded)
         #expect(c.isClosedByServer())
-        #expect(eventually { server.statistics.rejected == 1 })
+        #expect(eventuallyBlocking(timeout: 5) { server.statistics.rejected == 1 })
         // A slot frees up when a client leaves.
         _ = consume a
-        #expect(eventually { server.statistics.clients == 1 })
+        #expect(eventuallyBlocking(timeout: 5) { server.statistics.clients == 1 })
         let d = try #require(TestClient(path: dir.socketPath))
         #expect(d.hello()?.ok == true)
     }
 
     @Test func manyIdleConnectionsAndRapidChurn() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let server = try makeServer(dir)
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
         var idle: [TestClient] = []
@@ -36,16 +37,18 @@ extension SocketServerTests {
         #expect(idle.count == 1000)
         for _ in 0..<200 { _ = TestClient(path: dir.socketPath) } // connect and drop at once
         // Wait until the churn was accepted and noticed too, so the probe is not over maxClients.
-        #expect(eventually(10) { server.statistics.accepted == 1200 && server.statistics.clients == 1000 })
+        #expect(eventuallyBlocking(timeout: 10) {
+            server.statistics.accepted == 1200 && server.statistics.clients == 1000
+        })
         let probe = try #require(TestClient(path: dir.socketPath))
         let probeReply = probe.hello()
         #expect(probeReply?.ok == true, "\(String(describing: probeReply)) \(server.statistics)")
         idle.removeAll()
-        #expect(eventually(10) { server.statistics.clients == 1 })
+        #expect(eventuallyBlocking(timeout: 10) { server.statistics.clients == 1 })
     }
 
     @Test func staleSocketFileIsReplaced() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         // Leave a socket file behind that nobody listens on.
         let stale = try SocketServer(configuration: SocketServerConfiguration(path: dir.socketPath))
         let fdPath = dir.socketPath
@@ -62,20 +65,21 @@ extension SocketServerTests {
     }
 
     @Test func liveSocketIsNeverStolen() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let server = try makeServer(dir)
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
         #expect(throws: SocketServerError.addressInUse(path: dir.socketPath)) {
             _ = try SocketServer(configuration: SocketServerConfiguration(path: dir.socketPath))
         }
         #expect(SocketServerError.addressInUse(path: "/p").description == "another booksd is already serving /p")
-        #expect(eventually { threadCount(named: "booksd-server") >= 1 }, "the server runs on a named thread")
+        #expect(eventuallyBlocking(timeout: 5) { ProcessThreads.count(named: "booksd-server") >= 1 },
+                "the server runs on a named thread")
         let noThread = SocketServerError.threadStartFailed(DedicatedThreadError(name: "booksd-server", code: EAGAIN))
         #expect(noThread.description.hasPrefix("the socket server cannot run: cannot start thread booksd-server"))
         let client = try #require(TestClient(path: dir.socketPath))
         #expect(client.hello()?.ok == true)
         // A regular file at the path is not touched either.
-        let dir2 = TemporaryDirectory()
+        let dir2 = try TemporaryDirectory()
         let file = fopen(dir2.socketPath, "w")
         fclose(file)
         #expect(throws: SocketServerError.pathOccupied(path: dir2.socketPath)) {
@@ -84,7 +88,7 @@ extension SocketServerTests {
     }
 
     @Test func shutdownNotifiesSubscribersAndUnlinks() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let delegate = TestDelegate()
         let server = try makeServer(dir, delegate: delegate)
         let subscriber = try #require(TestClient(path: dir.socketPath))
@@ -107,7 +111,7 @@ extension SocketServerTests {
     }
 
     @Test func inheritedSocketIsNeverUnlinked() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let owner = try SocketServer(configuration: SocketServerConfiguration(path: dir.socketPath))
         let fd = owner.duplicateListenerForTesting()
         let server = try SocketServer(configuration: SocketServerConfiguration(path: nil), inheritedListeningFD: fd)

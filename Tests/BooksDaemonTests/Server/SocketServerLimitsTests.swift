@@ -1,5 +1,6 @@
 import BooksCore
 import BooksProtocol
+import BooksTestSupport
 import FoundationEssentials
 import Glibc
 import Testing
@@ -9,7 +10,7 @@ import Testing
 /// unfinished lines.
 extension SocketServerTests {
     @Test func connectionsPerUIDAreCapped() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         // Every test connection comes from this process's uid, exempt by default: lift that.
         let server = try makeServer(dir) { $0.maxClientsPerUID = 2; $0.uidLimitExemptions = [] }
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
@@ -22,16 +23,18 @@ extension SocketServerTests {
         #expect(refused?.error?.code == .limitExceeded)
         #expect(refused?.error?.message == "too many connections from uid \(geteuid()) (max_clients_per_uid 2)")
         #expect(c.isClosedByServer())
-        #expect(eventually { server.statistics.rejected == 1 && server.statistics.rejectedPerUID == 1 })
+        #expect(eventuallyBlocking(timeout: 5) {
+            server.statistics.rejected == 1 && server.statistics.rejectedPerUID == 1
+        })
         // A slot of this uid frees up when one of its clients leaves.
         _ = consume a
-        #expect(eventually { server.statistics.clients == 1 })
+        #expect(eventuallyBlocking(timeout: 5) { server.statistics.clients == 1 })
         let d = try #require(TestClient(path: dir.socketPath))
         #expect(d.hello()?.ok == true)
     }
 
     @Test func exemptUIDsAreNotCappedPerUID() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let server = try makeServer(dir) { $0.maxClientsPerUID = 1 } // this process's euid is exempt
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
         let clients = (0..<3).compactMap { _ in TestClient(path: dir.socketPath) }
@@ -41,7 +44,7 @@ extension SocketServerTests {
     }
 
     @Test func idleUnsubscribedConnectionsAreClosed() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let server = try makeServer(dir) { $0.idleTimeout = .milliseconds(300) }
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
         let idle = try #require(TestClient(path: dir.socketPath, timeoutSeconds: 3))
@@ -56,7 +59,7 @@ extension SocketServerTests {
         // Traffic keeps a connection open (the chatty one pings every 100 ms for 1.2 s); the
         // silent one goes between one and two timeouts after its hello reply.
         for k in 0..<12 {
-            usleep(100_000)
+            MonotonicClock.sleep(seconds: 0.1)
             if k == 0 { #expect(server.statistics.idleClosed == 0, "closed before the timeout") }
             chatty.send(#"{"id":"c\#(k)","op":"ping"}"#)
             #expect(chatty.readReply()?.id == "c\(k)")
@@ -73,7 +76,7 @@ extension SocketServerTests {
     }
 
     @Test func unfinishedLinesShareABudgetAndTheLargestIsClosed() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let server = try makeServer(dir) { $0.partialLineBudgetBytes = 100_000 }
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
         let largest = try #require(TestClient(path: dir.socketPath, timeoutSeconds: 3))
@@ -82,15 +85,17 @@ extension SocketServerTests {
         // Leading blanks are valid JSON whitespace: each is a slowly arriving hello.
         let hello = Array(#"{"id":"h","op":"hello","version":1}"#.utf8) + [10]
         largest.send([UInt8](repeating: 0x20, count: 60_000))
-        usleep(150_000)
+        MonotonicClock.sleep(seconds: 0.15)
         smaller.send([UInt8](repeating: 0x20, count: 30_000))
-        usleep(150_000)
+        MonotonicClock.sleep(seconds: 0.15)
         #expect(server.statistics.violations == 0, "90,000 bytes fit the budget")
         last.send([UInt8](repeating: 0x20, count: 20_000)) // 110,000 > 100,000
         let refused = largest.readReply()
         #expect(refused?.error?.code == .tooLarge)
         #expect(largest.isClosedByServer())
-        #expect(eventually { server.statistics.lineBudgetClosed == 1 && server.statistics.violations == 1 })
+        #expect(eventuallyBlocking(timeout: 5) {
+            server.statistics.lineBudgetClosed == 1 && server.statistics.violations == 1
+        })
         // The others keep their partial lines and finish them.
         smaller.send(hello)
         #expect(smaller.readReply()?.id == "h")

@@ -1,5 +1,6 @@
 import BooksCore
 import BooksProtocol
+import BooksTestSupport
 import Dispatch
 import Glibc
 import Synchronization
@@ -41,7 +42,7 @@ extension SocketServerTests {
     }
 
     @Test func deliverPendingInputHandsOverEverythingAlreadySent() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let delegate = SlowDelegate()
         // Two requests at most unanswered: the rest is read only as (slow) answers are queued.
         var configuration = SocketServerConfiguration(path: dir.socketPath)
@@ -72,7 +73,7 @@ extension SocketServerTests {
     }
 
     @Test func deliverPendingInputIsBoundedByItsTimeout() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let delegate = MuteDelegate()
         var configuration = SocketServerConfiguration(path: dir.socketPath)
         configuration.maxPendingRequests = 1
@@ -91,7 +92,7 @@ extension SocketServerTests {
     }
 
     @Test func deliverPendingInputWithoutPendingInputOrServer() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let server = try SocketServer(configuration: SocketServerConfiguration(path: dir.socketPath))
         let notStarted = server.deliverPendingInput(timeout: .milliseconds(100))
         #expect(!notStarted, "no server thread: nothing was handed over")

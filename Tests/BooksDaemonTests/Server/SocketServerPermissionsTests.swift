@@ -1,4 +1,5 @@
 import BooksProtocol
+import BooksTestSupport
 import Glibc
 import Testing
 @testable import BooksDaemon
@@ -7,7 +8,7 @@ import Testing
 /// bind and chmod.
 extension SocketServerTests {
     @Test func socketFileNeverHasMorePermissionsThanConfigured() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let oldMask = umask(0o022) // the common umask: bind alone would create the file 0755
         defer { umask(oldMask) }
         var modeAtBind: mode_t = 0

@@ -1,5 +1,6 @@
 import BooksCore
 import BooksProtocol
+import BooksTestSupport
 import FoundationEssentials
 import Glibc
 import Testing
@@ -8,7 +9,7 @@ import Testing
 /// Hello, replies, protocol violations, flow control and half-close.
 extension SocketServerTests {
     @Test func helloIsRequiredAndAnswered() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let delegate = TestDelegate()
         delegate.seq.store(7, ordering: .relaxed)
         let server = try makeServer(dir, delegate: delegate)
@@ -32,7 +33,7 @@ extension SocketServerTests {
     }
 
     @Test func repliesMatchRequestIDsAndUnknownOpKeepsConnection() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let server = try makeServer(dir)
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
         let client = try #require(TestClient(path: dir.socketPath))
@@ -54,7 +55,7 @@ extension SocketServerTests {
     }
 
     @Test func garbageDisconnectsOnlyTheOffender() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let server = try makeServer(dir)
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
         let good = try #require(TestClient(path: dir.socketPath))
@@ -75,11 +76,11 @@ extension SocketServerTests {
             good.send(#"{"id":"g\#(index)","op":"ping"}"#)
             #expect(good.readReply()?.id == "g\(index)")
         }
-        #expect(eventually { server.statistics.violations == cases.count })
+        #expect(eventuallyBlocking(timeout: 5) { server.statistics.violations == cases.count })
     }
 
     @Test func oversizeLineIsRejectedWithBoundedMemory() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let server = try makeServer(dir) { $0.maxRequestBytes = 64 * 1024 }
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
         let client = try #require(TestClient(path: dir.socketPath))
@@ -93,7 +94,7 @@ extension SocketServerTests {
     }
 
     @Test func halfClosedClientStillGetsItsReplies() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let server = try makeServer(dir)
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
         let client = try #require(TestClient(path: dir.socketPath))
@@ -106,7 +107,7 @@ extension SocketServerTests {
     }
 
     @Test func pipeliningWithoutReadingIsBounded() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let delegate = TestDelegate(books: (0..<50).map { Book(id: "\($0)", name: String(repeating: "n", count: 200), author: "a") })
         let server = try makeServer(dir, delegate: delegate) { $0.clientQueueBytes = 32 * 1024 }
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
@@ -115,10 +116,8 @@ extension SocketServerTests {
         let total = 3000
         // ~12 KB list replies; 3000 of them would be ~36 MB if the server buffered them all.
         let burst = (0..<total).map { #"{"id":"\#($0)","op":"list"}"# }.joined(separator: "\n") + "\n"
-        var tv = timeval(tv_sec: 1, tv_usec: 0)
-        _ = setsockopt(hog.fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        hog.send(Array(burst.utf8)) // may stop early once the server stops reading
-        usleep(300_000)
+        hog.send(Array(burst.utf8), timeout: 1) // may stop early once the server stops reading
+        MonotonicClock.sleep(seconds: 0.3)
         let handled = delegate.received.withLock { $0.count }
         #expect(handled < total / 2, "the server kept delivering requests whose replies nobody reads")
         let other = try #require(TestClient(path: dir.socketPath))
@@ -134,7 +133,7 @@ extension SocketServerTests {
     }
 
     @Test func tricklingBytesWork() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let server = try makeServer(dir)
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
         let client = try #require(TestClient(path: dir.socketPath))
@@ -143,7 +142,7 @@ extension SocketServerTests {
     }
 
     @Test func silentConnectionsAreClosedAfterHelloTimeout() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let server = try makeServer(dir) { $0.helloTimeout = .milliseconds(200) }
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
         let silent = try #require(TestClient(path: dir.socketPath))
@@ -154,7 +153,7 @@ extension SocketServerTests {
         // A client that said hello is not affected.
         let polite = try #require(TestClient(path: dir.socketPath))
         #expect(polite.hello()?.ok == true)
-        usleep(400_000)
+        MonotonicClock.sleep(seconds: 0.4)
         polite.send(#"{"id":"still","op":"ping"}"#)
         #expect(polite.readReply()?.id == "still")
     }

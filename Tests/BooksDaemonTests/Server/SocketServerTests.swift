@@ -1,5 +1,6 @@
 import BooksCore
 import BooksProtocol
+import BooksTestSupport
 import FoundationEssentials
 import Glibc
 import Testing
@@ -11,7 +12,7 @@ import Testing
 /// `SocketServerBroadcastTests` (the change feed), `SocketServerLifecycleTests` (limits, the
 /// socket file, shutdown) and `SocketServerPendingInputTests` (`deliverPendingInput`).
 @Suite(.serialized) struct SocketServerTests {
-    func makeServer(_ dir: borrowing TemporaryDirectory, delegate: TestDelegate = TestDelegate(),
+    func makeServer(_ dir: TemporaryDirectory, delegate: TestDelegate = TestDelegate(),
                     configure: (inout SocketServerConfiguration) -> Void = { _ in }) throws -> SocketServer {
         var configuration = SocketServerConfiguration(path: dir.socketPath, serverName: "booksd test")
         configure(&configuration)

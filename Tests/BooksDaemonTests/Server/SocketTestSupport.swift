@@ -1,79 +1,40 @@
 import BooksCore
 import BooksProtocol
-import CLinux
+import BooksTestSupport
 import FoundationEssentials
-import Glibc
 import Synchronization
 @testable import BooksDaemon
 
-/// A private temporary directory for one test's socket.
-struct TemporaryDirectory: ~Copyable {
-    let path: String
-
-    init() {
-        var template = Array("/tmp/bsrv.XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil, "mkdtemp failed")
-        path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-    }
-
-    var socketPath: String { path + "/books.sock" }
-
-    deinit {
-        _ = unlink(path + "/books.sock")
-        _ = rmdir(path)
-    }
+extension TemporaryDirectory {
+    /// Where a test's socket server listens.
+    var socketPath: String { file("books.sock") }
 }
 
-/// A blocking test client with a 5 s receive timeout.
+/// A client of the socket server, on `LineClient`, that decodes what it reads. Reads (and
+/// `isClosedByServer`) give up after `timeoutSeconds`.
 final class TestClient {
-    let fd: Int32
-    private var buffer: [UInt8] = []
+    private let connection: LineClient
+    private let timeout: Double
 
-    init?(path: String, timeoutSeconds: Int = 5) {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var addr = sockaddr_un()
-        let length = books_make_sockaddr_un(path, &addr)
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(length)) }
-        }
-        guard rc == 0 else { Glibc.close(fd); return nil } // before `self.fd` is set: deinit never runs
-        self.fd = fd
-        var tv = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    /// Connects to `path`; nil when nothing accepts there.
+    init?(path: String, timeoutSeconds: Double = 5) {
+        guard let connection = try? LineClient(path: path) else { return nil }
+        self.connection = connection
+        timeout = timeoutSeconds
     }
 
-    deinit { Glibc.close(fd) }
+    var fd: Int32 { connection.fd }
 
-    /// Sends everything (or as much as the peer takes before closing); returns false on error.
+    /// Sends everything (or as much as the peer takes before closing, or within `timeout`
+    /// seconds); returns false on error or timeout.
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 { return false }
-            offset += n
-        }
-        return true
-    }
+    func send(_ bytes: [UInt8], timeout: Double = 15) -> Bool { connection.sendRaw(bytes, timeout: timeout) }
 
     @discardableResult
-    func send(_ text: String) -> Bool { send(Array((text + "\n").utf8)) }
+    func send(_ text: String) -> Bool { connection.send(text) }
 
     /// The next line, or nil on EOF, reset or timeout.
-    func readLine() -> [UInt8]? {
-        while true {
-            if let nl = buffer.firstIndex(of: 10) {
-                let line = Array(buffer[..<nl])
-                buffer.removeSubrange(...nl)
-                return line
-            }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { return nil }
-            buffer.append(contentsOf: chunk[..<n])
-        }
-    }
+    func readLine() -> [UInt8]? { connection.readLineBytes(timeout: timeout) }
 
     func read<T: Decodable>(_ type: T.Type) -> T? {
         guard let line = readLine() else { return nil }
@@ -89,14 +50,7 @@ final class TestClient {
     }
 
     /// True when the server closed the connection (EOF or reset) after any remaining lines.
-    func isClosedByServer() -> Bool {
-        while true {
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n == 0 { return true }
-            if n < 0 { return errno == ECONNRESET || errno == EPIPE }
-        }
-    }
+    func isClosedByServer() -> Bool { connection.isClosedByPeer(timeout: timeout) }
 }
 
 /// A delegate answering from a fixed in-memory list of books.
@@ -144,14 +98,4 @@ final class TestDelegate: SocketServerDelegate {
     func server(_ server: SocketServer, connectionClosed connection: ConnectionID) {
         closed.withLock { $0.append(connection) }
     }
-}
-
-/// Polls `condition` for up to `seconds`.
-func eventually(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
-    let deadline = ContinuousClock().now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock().now < deadline {
-        if condition() { return true }
-        usleep(5_000)
-    }
-    return condition()
 }

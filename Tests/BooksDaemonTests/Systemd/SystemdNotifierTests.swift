@@ -1,4 +1,4 @@
-import CLinux
+import BooksTestSupport
 import Glibc
 import Testing
 @testable import BooksDaemon
@@ -6,20 +6,14 @@ import Testing
 /// A datagram socket bound in a fresh temporary directory, standing in for systemd's notify socket.
 private final class NotifySocketFixture {
     let fd: Int32
-    let directory: String
+    let directory: TemporaryDirectory
     let path: String
 
     init() throws {
-        var template = Array("/tmp/booksd-notify-XXXXXX".utf8CString)
-        guard let dir = mkdtemp(&template) else { throw SystemdError.notifyFailed(errno: errno) }
-        directory = String(cString: dir)
-        path = directory + "/notify.sock"
+        directory = try TemporaryDirectory(prefix: "booksd-notify")
+        path = directory.file("notify.sock")
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var addr = sockaddr_un()
-        let len = books_make_sockaddr_un(path, &addr)
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(len)) }
-        }
+        let rc = try UnixSocketAddress(path: path).withSockaddr { bind(fd, $0, $1) }
         guard fd >= 0, rc == 0 else { throw SystemdError.notifyFailed(errno: errno) }
         var timeout = timeval(tv_sec: 2, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -32,11 +26,7 @@ private final class NotifySocketFixture {
         return n < 0 ? nil : String(decoding: buffer[0..<n], as: UTF8.self)
     }
 
-    deinit {
-        close(fd)
-        unlink(path)
-        rmdir(directory)
-    }
+    deinit { close(fd) }   // the directory (and the socket in it) goes with `directory`
 }
 
 /// Tests that mutate NOTIFY_SOCKET / WATCHDOG_* / LISTEN_* in the process environment: serialized.

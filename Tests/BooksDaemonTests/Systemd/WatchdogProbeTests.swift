@@ -1,5 +1,6 @@
 @testable import BooksDaemon
 import BooksStore
+import BooksTestSupport
 import Dispatch
 import Glibc
 import Synchronization
@@ -22,7 +23,7 @@ import Testing
     }
 
     struct Rig {
-        let directory: String
+        let directory: TemporaryDirectory
         let engine: BookEngine
         let server: SocketServer
         let watcher = FakeWatcher()
@@ -30,13 +31,13 @@ import Testing
         let probe: WatchdogProbe
 
         init() throws {
-            var template = Array("/tmp/bsd-wd-XXXXXX".utf8CString)
-            directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+            directory = try TemporaryDirectory(prefix: "bsd-wd")
             let logger = Logger(backend: StderrLogBackend(fileDescriptor: open("/dev/null", O_WRONLY | O_CLOEXEC)))
             engine = BookEngine(configuration: DaemonConfiguration(),
-                                    store: makeBookStore(path: directory + "/books.txt", format: .text, lineLimit: 1 << 20),
-                                    logger: logger)
-            server = try SocketServer(configuration: SocketServerConfiguration(path: directory + "/s.sock"))
+                                store: makeBookStore(path: directory.file("books.txt"), format: .text,
+                                                     lineLimit: 1 << 20),
+                                logger: logger)
+            server = try SocketServer(configuration: SocketServerConfiguration(path: directory.file("s.sock")))
             engine.attach(server)
             try server.start(delegate: engine)
             let pings = self.pings
@@ -45,16 +46,12 @@ import Testing
         }
 
         func waitForPings(_ n: Int, seconds: Double = 2) -> Bool {
-            for _ in 0..<Int(seconds * 100) {
-                if pings.value >= n { return true }
-                usleep(10_000)
-            }
-            return pings.value >= n
+            eventuallyBlocking(timeout: seconds, interval: 0.01) { pings.value >= n }
         }
 
         func tearDown() {
             server.shutdown(reason: "test over", timeout: .milliseconds(100))
-            _ = system("rm -rf '\(directory)'")
+            directory.remove()
         }
     }
 
@@ -71,7 +68,7 @@ import Testing
         let release = DispatchSemaphore(value: 0)
         rig.engine.onQueue { release.wait() }   // the reconciler's event loop is now stuck
         for _ in 0..<3 { rig.probe.run() }
-        usleep(300_000)
+        MonotonicClock.sleep(seconds: 0.3)
         #expect(rig.pings.value == 0)
         release.signal()
         #expect(rig.waitForPings(3))
@@ -82,7 +79,7 @@ import Testing
         defer { rig.tearDown() }
         rig.server.shutdown(reason: "gone", timeout: .milliseconds(100))
         rig.probe.run()
-        usleep(300_000)
+        MonotonicClock.sleep(seconds: 0.3)
         #expect(rig.pings.value == 0)
     }
 
@@ -91,7 +88,7 @@ import Testing
         defer { rig.tearDown() }
         rig.watcher.alive.store(false, ordering: .sequentiallyConsistent)
         #expect(!rig.probe.run())
-        usleep(200_000)
+        MonotonicClock.sleep(seconds: 0.2)
         #expect(rig.pings.value == 0)
         rig.watcher.alive.store(true, ordering: .sequentiallyConsistent)
         #expect(rig.probe.run())

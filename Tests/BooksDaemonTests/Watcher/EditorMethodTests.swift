@@ -1,4 +1,5 @@
 @testable import BooksDaemon
+import BooksTestSupport
 import Glibc
 import Testing
 
@@ -26,16 +27,16 @@ extension InotifyFileWatcherTests {
                       "vim bkc=auto + backup (keeps books.txt~)", "emacs batch (rename, keeps books.txt~)"])
     func editorMethodEndsInContentChange(method: String) throws {
         let arguments = Self.editorCommand(method, books)
-        guard isExecutable(arguments[0]) else {
+        guard TestFiles.isExecutable(arguments[0]) else {
             print("skipping \(method): \(arguments[0]) not installed")
             return
         }
         let recorder = EventRecorder()
         let watcher = try started(recorder)
         defer { watcher.stop() }
-        #expect(runTool(arguments) == 0)
+        #expect((try? ChildProcess.runBlocking(arguments, timeout: 20))?.status == 0)
         #expect(recorder.wait(for: .contentMayHaveChanged))
-        usleep(settle)
+        MonotonicClock.sleep(seconds: settle)
         let events = recorder.all
         #expect(!events.contains(.watchLost))
         #expect(!events.contains(.overflow))

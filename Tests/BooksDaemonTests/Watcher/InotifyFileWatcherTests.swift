@@ -1,4 +1,5 @@
 @testable import BooksDaemon
+import BooksTestSupport
 import Glibc
 import Synchronization
 import Testing
@@ -9,13 +10,13 @@ import Testing
 /// `InotifyWatchLossTests` (watch lost and re-established, overflow, latency) extend the suite.
 @Suite(.serialized)
 struct InotifyFileWatcherTests {
-    let dir: ScratchDirectory
+    let dir: TemporaryDirectory
     let books: String
 
     init() throws {
-        dir = try ScratchDirectory("inotify")
+        dir = try TemporaryDirectory(prefix: "booksync-inotify")
         books = dir.file("books.txt")
-        try writeFile(books, "1|Dune|Frank Herbert\n")
+        try TestFiles.write("1|Dune|Frank Herbert\n", to: books)
     }
 
     func started(_ recorder: EventRecorder) throws -> InotifyFileWatcher {
@@ -28,9 +29,9 @@ struct InotifyFileWatcherTests {
         let recorder = EventRecorder()
         let watcher = try started(recorder)
         defer { watcher.stop() }
-        try writeFile(books, "1|Dune|FRANK HERBERT\n")
+        try TestFiles.write("1|Dune|FRANK HERBERT\n", to: books)
         #expect(recorder.wait(for: .contentMayHaveChanged))
-        usleep(settle)
+        MonotonicClock.sleep(seconds: settle)
         #expect(!recorder.all.contains(.removed))
         #expect(watcher.mode == .inotify)
     }
@@ -40,10 +41,10 @@ struct InotifyFileWatcherTests {
         let watcher = try started(recorder)
         defer { watcher.stop() }
         let temp = dir.file(".books.txt.Ab12Cd")
-        try writeFile(temp, "2|Emma|Jane Austen\n")
+        try TestFiles.write("2|Emma|Jane Austen\n", to: temp)
         #expect(rename(temp, books) == 0)
         #expect(recorder.wait(for: .contentMayHaveChanged))
-        usleep(settle)
+        MonotonicClock.sleep(seconds: settle)
         // The temp file's CREATE/CLOSE_WRITE/MOVED_FROM are about another name.
         #expect(recorder.all == [.contentMayHaveChanged])
     }
@@ -55,7 +56,7 @@ struct InotifyFileWatcherTests {
         for name in [".books.txt.swp", ".books.txt.swx", "4913", "books.txt~", "sedX1y2Z3", "XXab12cd",
                      ".books.txt.EWzG5d", "books.txt.bak", "Books.txt", "books.txt2"] {
             let path = dir.file(name)
-            try writeFile(path, "noise\n")
+            try TestFiles.write("noise\n", to: path)
             chmod(path, 0o600)
             unlink(path)
         }
@@ -63,7 +64,7 @@ struct InotifyFileWatcherTests {
         unlink(dir.file(".#books.txt"))
         mkdir(dir.file("sub"), 0o755)
         rmdir(dir.file("sub"))
-        usleep(settle)
+        MonotonicClock.sleep(seconds: settle)
         #expect(recorder.all.isEmpty)
     }
 
@@ -73,7 +74,7 @@ struct InotifyFileWatcherTests {
         defer { watcher.stop() }
         #expect(unlink(books) == 0)
         #expect(recorder.wait(for: .removed))
-        try writeFile(books, "3|Ulysses|James Joyce\n")
+        try TestFiles.write("3|Ulysses|James Joyce\n", to: books)
         #expect(recorder.wait(for: .contentMayHaveChanged))
         #expect(recorder.all == [.removed, .created, .contentMayHaveChanged])
     }
@@ -84,7 +85,7 @@ struct InotifyFileWatcherTests {
         defer { watcher.stop() }
         #expect(rename(books, dir.file("books.bak")) == 0)
         #expect(recorder.wait(for: .removed))
-        usleep(settle)
+        MonotonicClock.sleep(seconds: settle)
         #expect(recorder.all == [.removed])
     }
 
@@ -94,7 +95,7 @@ struct InotifyFileWatcherTests {
         defer { watcher.stop() }
         #expect(chmod(books, 0o600) == 0)
         #expect(recorder.wait(for: .attributesChanged))
-        usleep(settle)
+        MonotonicClock.sleep(seconds: settle)
         #expect(recorder.all == [.attributesChanged])
     }
 
@@ -106,7 +107,7 @@ struct InotifyFileWatcherTests {
         #expect(fd >= 0)
         var bytes = Array("4|Half".utf8)
         #expect(write(fd, &bytes, bytes.count) == bytes.count)
-        usleep(settle)
+        MonotonicClock.sleep(seconds: settle)
         #expect(recorder.all.isEmpty)  // partial content: MODIFY only
         close(fd)
         #expect(recorder.wait(for: .contentMayHaveChanged))

@@ -1,4 +1,5 @@
 @testable import BooksDaemon
+import BooksTestSupport
 import Glibc
 import Synchronization
 import Testing
@@ -10,20 +11,20 @@ extension InotifyFileWatcherTests {
         let nested = dir.file("data")
         mkdir(nested, 0o755)
         let file = nested + "/books.txt"
-        try writeFile(file, "1|Dune|Frank Herbert\n")
+        try TestFiles.write("1|Dune|Frank Herbert\n", to: file)
         let watcher = try InotifyFileWatcher(path: file)
         try watcher.start(handler: recorder.handler)
         defer { watcher.stop() }
         unlink(file)
         rmdir(nested)
         #expect(recorder.wait(for: .watchLost))
-        usleep(settle)
+        MonotonicClock.sleep(seconds: settle)
         #expect(recorder.all == [.removed, .watchLost])  // not re-added while the directory is absent
         mkdir(nested, 0o755)
         // Re-added within the 1-second retry period: a second .watchLost says "re-read now".
         #expect(recorder.wait(for: .watchLost, count: 2, timeout: 4))
         recorder.reset()
-        try writeFile(file, "2|Emma|Jane Austen\n")
+        try TestFiles.write("2|Emma|Jane Austen\n", to: file)
         #expect(recorder.wait(for: .contentMayHaveChanged))
     }
 
@@ -32,53 +33,54 @@ extension InotifyFileWatcherTests {
         let nested = dir.file("data")
         mkdir(nested, 0o755)
         let file = nested + "/books.txt"
-        try writeFile(file, "1|Dune|Frank Herbert\n")
+        try TestFiles.write("1|Dune|Frank Herbert\n", to: file)
         let watcher = try InotifyFileWatcher(path: file)
         try watcher.start(handler: recorder.handler)
         defer { watcher.stop() }
         #expect(rename(nested, dir.file("moved")) == 0)
         #expect(recorder.wait(for: .watchLost))
-        try writeFile(dir.file("moved/books.txt"), "edit in the moved directory\n")
-        usleep(settle)
+        try TestFiles.write("edit in the moved directory\n", to: dir.file("moved/books.txt"))
+        MonotonicClock.sleep(seconds: settle)
         #expect(recorder.all == [.watchLost])
         mkdir(nested, 0o755)
         #expect(recorder.wait(for: .watchLost, count: 2, timeout: 4))
-        try writeFile(file, "2|Emma|Jane Austen\n")
+        try TestFiles.write("2|Emma|Jane Austen\n", to: file)
         #expect(recorder.wait(for: .contentMayHaveChanged))
     }
 
     @Test func unmountIsWatchLostThenReestablished() throws {
         let mountPoint = dir.file("mnt")
         mkdir(mountPoint, 0o755)
-        guard getuid() == 0, isExecutable("/bin/mount"),
-              runTool(["/bin/mount", "-t", "tmpfs", "booksync-test", mountPoint]) == 0 else {
+        let mount = ["/bin/mount", "-t", "tmpfs", "booksync-test", mountPoint]
+        guard getuid() == 0, TestFiles.isExecutable("/bin/mount"),
+              (try? ChildProcess.runBlocking(mount, timeout: 20))?.status == 0 else {
             print("skipping unmount test: cannot mount a tmpfs here (needs root)")
             return
         }
         var mounted = true
-        defer { if mounted { _ = runTool(["/bin/umount", "-l", mountPoint]) } }
+        defer { if mounted { _ = try? ChildProcess.runBlocking(["/bin/umount", "-l", mountPoint], timeout: 20) } }
         let file = mountPoint + "/books.txt"
-        try writeFile(file, "1|Dune|Frank Herbert\n")
+        try TestFiles.write("1|Dune|Frank Herbert\n", to: file)
         #expect(detectNetworkFileSystem(path: file) == nil)  // tmpfs is local
         let recorder = EventRecorder()
         let watcher = try InotifyFileWatcher(path: file)
         try watcher.start(handler: recorder.handler)
         defer { watcher.stop() }
-        #expect(runTool(["/bin/umount", mountPoint]) == 0)
+        #expect((try? ChildProcess.runBlocking(["/bin/umount", mountPoint], timeout: 20))?.status == 0)
         mounted = false
         // IN_UNMOUNT: lost; the mount point itself still exists underneath, so it is re-added.
         #expect(recorder.wait(for: .watchLost, count: 2, timeout: 4))
-        try writeFile(file, "2|Emma|Jane Austen\n")
+        try TestFiles.write("2|Emma|Jane Austen\n", to: file)
         #expect(recorder.wait(for: .contentMayHaveChanged))
     }
 
     @Test func queueOverflowIsReported() throws {
         let knob = "/proc/sys/fs/inotify/max_queued_events"
-        guard getuid() == 0, let original = readSmallFile(knob) else {
+        guard getuid() == 0, let original = TestFiles.readText(knob) else {
             print("skipping overflow test: needs root to lower \(knob)")
             return
         }
-        guard writeSmallFile(knob, "16\n") else {
+        guard (try? TestFiles.write("16\n", to: knob)) != nil else {
             print("skipping overflow test: cannot write \(knob)")
             return
         }
@@ -86,16 +88,16 @@ extension InotifyFileWatcherTests {
         let gate = Gate()
         let watcher = try InotifyFileWatcher(path: books)
         do {
-            defer { _ = writeSmallFile(knob, original) }  // the limit is copied at inotify_init
+            defer { _ = try? TestFiles.write(original, to: knob) }  // the limit is copied at inotify_init
             try watcher.start { event in
                 gate.waitOnce()  // hold the thread so the kernel queue fills up
                 recorder.handler(event)
             }
         }
         defer { watcher.stop() }
-        try writeFile(books, "first\n")
-        usleep(50_000)
-        for index in 0..<100 { try writeFile(dir.file("noise-\(index)"), "x") }
+        try TestFiles.write("first\n", to: books)
+        MonotonicClock.sleep(seconds: 0.05)
+        for index in 0..<100 { try TestFiles.write("x", to: dir.file("noise-\(index)")) }
         gate.open()
         #expect(recorder.wait(for: .overflow))
     }
@@ -109,7 +111,7 @@ extension InotifyFileWatcherTests {
             let fd = open(books, O_WRONLY | O_TRUNC)
             var bytes = Array("\(round)|Book \(round)|Author\n".utf8)
             _ = write(fd, &bytes, bytes.count)
-            let closedAt = monotonicNanoseconds()
+            let closedAt = MonotonicClock.nanoseconds()
             close(fd)
             guard recorder.wait(for: .contentMayHaveChanged, count: round + 1, timeout: 2) else { break }
             latencies.append(Double(recorder.deliveryTimes[round] - closedAt) / 1000)

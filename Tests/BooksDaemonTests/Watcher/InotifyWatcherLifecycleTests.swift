@@ -1,4 +1,5 @@
 @testable import BooksDaemon
+import BooksTestSupport
 import Glibc
 import Synchronization
 import Testing
@@ -8,21 +9,21 @@ extension InotifyFileWatcherTests {
     @Test func stopIsPromptStopsDeliveryAndEndsTheThread() throws {
         let recorder = EventRecorder()
         let watcher = try started(recorder)
-        #expect(threadCount(named: "booksd-inotify") >= 1)
-        let before = monotonicNanoseconds()
+        #expect(ProcessThreads.count(named: "booksd-inotify") >= 1)
+        let before = MonotonicClock.nanoseconds()
         watcher.stop()
-        let stopMilliseconds = Double(monotonicNanoseconds() - before) / 1e6
+        let stopMilliseconds = Double(MonotonicClock.nanoseconds() - before) / 1e6
         print("InotifyFileWatcher.stop() took \(stopMilliseconds) ms")
         #expect(stopMilliseconds < 200)
-        #expect(threadsGone(named: "booksd-inotify"))
-        try writeFile(books, "5|Late|Nobody\n")
-        usleep(settle)
+        #expect(ProcessThreads.noneLeft(named: "booksd-inotify"))
+        try TestFiles.write("5|Late|Nobody\n", to: books)
+        MonotonicClock.sleep(seconds: settle)
         #expect(recorder.all.isEmpty)
         watcher.stop()  // idempotent
         // …and the same watcher can be started again.
         try watcher.start(handler: recorder.handler)
         defer { watcher.stop() }
-        try writeFile(books, "6|Again|Somebody\n")
+        try TestFiles.write("6|Again|Somebody\n", to: books)
         #expect(recorder.wait(for: .contentMayHaveChanged))
     }
 
@@ -34,11 +35,11 @@ extension InotifyFileWatcherTests {
             recorder.handler(event)
             box.withLock { $0 }?.stop()
         }
-        try writeFile(books, "7|Self|Stop\n")
+        try TestFiles.write("7|Self|Stop\n", to: books)
         #expect(recorder.wait(for: .contentMayHaveChanged))
-        #expect(threadsGone(named: "booksd-inotify"))
-        try writeFile(books, "8|After|Stop\n")
-        usleep(settle)
+        #expect(ProcessThreads.noneLeft(named: "booksd-inotify"))
+        try TestFiles.write("8|After|Stop\n", to: books)
+        MonotonicClock.sleep(seconds: settle)
         #expect(recorder.all == [.contentMayHaveChanged])
         box.withLock { $0 = nil }
     }
@@ -46,7 +47,7 @@ extension InotifyFileWatcherTests {
     @Test func secondConcurrentWatcherIsATypedError() throws {
         let first = try started(EventRecorder())
         defer { first.stop() }
-        let other = try ScratchDirectory("inotify-second")
+        let other = try TemporaryDirectory(prefix: "booksync-inotify-second")
         let second = try InotifyFileWatcher(path: other.file("books.txt"))
         #expect(throws: FileWatcherError.anotherInotifyWatcherActive(activePath: books)) {
             try second.start { _ in }
@@ -71,7 +72,7 @@ extension InotifyFileWatcherTests {
         let recorder = EventRecorder()
         let ok = try started(recorder)
         ok.stop()
-        #expect(threadsGone(named: "booksd-inotify"))
+        #expect(ProcessThreads.noneLeft(named: "booksd-inotify"))
     }
 
     @Test func highDescriptorsAreATypedErrorAndPrepareAvoidsThem() throws {
@@ -125,7 +126,7 @@ extension InotifyFileWatcherTests {
         fillUntilHigh()
         let recorder = EventRecorder()
         try watcher.start(handler: recorder.handler)
-        try writeFile(books, "9|Prepared|Early\n")
+        try TestFiles.write("9|Prepared|Early\n", to: books)
         #expect(recorder.wait(for: .contentMayHaveChanged))
         watcher.stop()
         // The slot is taken back after cleanup, so a second start works as well.

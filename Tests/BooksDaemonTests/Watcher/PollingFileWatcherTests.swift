@@ -1,53 +1,54 @@
 @testable import BooksDaemon
+import BooksTestSupport
 import Glibc
 import Testing
 
 @Suite struct PollingFileWatcherTests {
     @Test func detectsChangeRemovalAndRecreation() throws {
-        let dir = try ScratchDirectory("polling")
+        let dir = try TemporaryDirectory(prefix: "booksync-polling")
         let books = dir.file("books.txt")
-        try writeFile(books, "1|Dune|Frank Herbert\n")
+        try TestFiles.write("1|Dune|Frank Herbert\n", to: books)
         let recorder = EventRecorder()
         let watcher = try PollingFileWatcher(path: books, intervalSeconds: 0.02)
         #expect(watcher.mode == .polling(intervalSeconds: 0.02))
         try watcher.start(handler: recorder.handler)
         defer { watcher.stop() }
-        usleep(100_000)
+        MonotonicClock.sleep(seconds: 0.1)
         #expect(recorder.all.isEmpty)  // the initial state is not an event
 
-        try writeFile(books, "1|Dune|FRANK HERBERT\n")  // same size: mtime/ctime must catch it
+        try TestFiles.write("1|Dune|FRANK HERBERT\n", to: books)  // same size: mtime/ctime must catch it
         #expect(recorder.wait(for: .contentMayHaveChanged))
         #expect(unlink(books) == 0)
         #expect(recorder.wait(for: .removed))
-        try writeFile(books, "2|Emma|Jane Austen\n")
+        try TestFiles.write("2|Emma|Jane Austen\n", to: books)
         #expect(recorder.wait(for: .created))
-        usleep(100_000)
+        MonotonicClock.sleep(seconds: 0.1)
         #expect(recorder.all == [.contentMayHaveChanged, .removed, .created])
     }
 
     @Test func renameOverIsAChange() throws {
-        let dir = try ScratchDirectory("polling")
+        let dir = try TemporaryDirectory(prefix: "booksync-polling")
         let books = dir.file("books.txt")
-        try writeFile(books, "1|Dune|Frank Herbert\n")
+        try TestFiles.write("1|Dune|Frank Herbert\n", to: books)
         let recorder = EventRecorder()
         let watcher = try PollingFileWatcher(path: books, intervalSeconds: 0.02)
         try watcher.start(handler: recorder.handler)
         defer { watcher.stop() }
-        try writeFile(dir.file("tmp"), "1|Dune|Frank Herbert\n")  // identical bytes, new inode
+        try TestFiles.write("1|Dune|Frank Herbert\n", to: dir.file("tmp"))  // identical bytes, new inode
         #expect(rename(dir.file("tmp"), books) == 0)
         #expect(recorder.wait(for: .contentMayHaveChanged))
     }
 
     @Test func stopIsPromptEvenWithALongInterval() throws {
-        let dir = try ScratchDirectory("polling")
+        let dir = try TemporaryDirectory(prefix: "booksync-polling")
         let books = dir.file("books.txt")
         let recorder = EventRecorder()
         let watcher = try PollingFileWatcher(path: books, intervalSeconds: 30)
         try watcher.start(handler: recorder.handler)
         #expect(throws: FileWatcherError.alreadyStarted) { try watcher.start { _ in } }
-        let before = monotonicNanoseconds()
+        let before = MonotonicClock.nanoseconds()
         watcher.stop()
-        let milliseconds = Double(monotonicNanoseconds() - before) / 1e6
+        let milliseconds = Double(MonotonicClock.nanoseconds() - before) / 1e6
         #expect(milliseconds < 100)
         watcher.stop()
     }

@@ -1,5 +1,6 @@
 @testable import BooksDaemon
 import BooksPlatform
+import BooksTestSupport
 import CInotifyTools
 import Glibc
 import Testing
@@ -82,7 +83,7 @@ import Testing
     }
 
     @Test func localPathsAreNotNetworkFileSystems() throws {
-        let dir = try ScratchDirectory("fs")
+        let dir = try TemporaryDirectory(prefix: "booksync-fs")
         #expect(detectNetworkFileSystem(path: dir.path) == nil)
         #expect(detectNetworkFileSystem(path: dir.file("absent-books.txt")) == nil)
         let (watcher, warning) = try makeFileWatcher(path: dir.file("books.txt"))
