@@ -6,21 +6,7 @@ import FoundationEssentials
 
 /// Issue 16, item 1, in the pure machine: requests whose reply can be large are delivered one at
 /// a time per connection, and only while its output is at most half of the limit.
-@Suite struct ConnectionStateMachineLargeReplyTests {
-    typealias Action = ConnectionStateMachine.Action
-
-    private func line(_ text: String) -> [UInt8] { Array((text + "\n").utf8) }
-
-    private func helloed(queueLimit: Int = 8 << 20, maxPendingRequests: Int = 64) -> ConnectionStateMachine {
-        var m = ConnectionStateMachine(queueLimit: queueLimit, maxPendingRequests: maxPendingRequests)
-        _ = m.bytesReceived(line(#"{"id":"h","op":"hello","version":1}"#))
-        return m
-    }
-
-    private func delivered(_ actions: [Action]) -> [String] {
-        actions.compactMap { if case .deliver(let r) = $0 { return r.id } else { return nil } }
-    }
-
+@Suite struct ConnectionStateMachineLargeReplyTests: ConnectionMachineSuite {
     @Test func pipelinedListsAreDeliveredOneAtATimeBelowHalfTheLimit() {
         var m = helloed(queueLimit: 1000)
         let burst = (0..<64).flatMap { line(#"{"id":"\#($0)","op":"list"}"#) }

@@ -5,21 +5,7 @@ import FoundationEssentials
 @testable import BooksDaemon
 
 /// Issue 16's limits in the pure machine: the idle timeout and the budget for unfinished lines.
-@Suite struct ConnectionStateMachineLimitsTests {
-    typealias Action = ConnectionStateMachine.Action
-
-    private func line(_ text: String) -> [UInt8] { Array((text + "\n").utf8) }
-
-    private func helloed(queueLimit: Int = 8 << 20, maxPendingRequests: Int = 64) -> ConnectionStateMachine {
-        var m = ConnectionStateMachine(queueLimit: queueLimit, maxPendingRequests: maxPendingRequests)
-        _ = m.bytesReceived(line(#"{"id":"h","op":"hello","version":1}"#))
-        return m
-    }
-
-    private func delivered(_ actions: [Action]) -> [String] {
-        actions.compactMap { if case .deliver(let r) = $0 { return r.id } else { return nil } }
-    }
-
+@Suite struct ConnectionStateMachineLimitsTests: ConnectionMachineSuite {
     @Test func idleTimeoutClosesOnlyQuietUnsubscribedConnections() {
         var fresh = ConnectionStateMachine()
         let freshActions = fresh.idleTimeoutElapsed(after: .seconds(5))

@@ -4,22 +4,12 @@ import BooksProtocol
 import FoundationEssentials
 @testable import BooksDaemon
 
-@Suite struct ConnectionStateMachineTests {
-    typealias Action = ConnectionStateMachine.Action
-
+@Suite struct ConnectionStateMachineTests: ConnectionMachineSuite {
     private func replies(_ actions: [Action]) -> [Reply] {
         actions.compactMap {
             guard case .send(let bytes) = $0 else { return nil }
             return try? JSONDecoder().decode(Reply.self, from: Data(bytes))
         }
-    }
-
-    private func line(_ text: String) -> [UInt8] { Array((text + "\n").utf8) }
-
-    private func helloed() -> ConnectionStateMachine {
-        var m = ConnectionStateMachine()
-        _ = m.bytesReceived(line(#"{"id":"h","op":"hello","version":1}"#))
-        return m
     }
 
     @Test func helloMovesToActiveAndAsksForReply() {
@@ -225,10 +215,6 @@ import FoundationEssentials
         var idle = helloed()
         let closeNow = idle.endOfInput()
         #expect(closeNow == [.close(.peerClosed)])
-    }
-
-    private func delivered(_ actions: [Action]) -> [String] {
-        actions.compactMap { if case .deliver(let r) = $0 { return r.id } else { return nil } }
     }
 
     @Test func pipelinedRequestsAreHeldBackBeyondPendingLimit() {
