@@ -48,6 +48,8 @@ phase() {
         failed="$failed $name"
     fi
 }
+phase format "swift-format lint (the checked-in .swift-format: line length 120)" \
+    swift format lint --strict --parallel -r Sources Tests Benchmarks Fuzz Package.swift
 phase unit "unit tests" \
     swift test --skip IntegrationTests
 phase integration "integration tests (real booksd, booksctl, editors)" \
@@ -61,7 +63,7 @@ phase fuzz "fuzzing smoke run (libFuzzer, 20 s per target; long runs: see docs/R
 phase benchmarks "benchmark smoke run (release build, small sizes, peers included; no times are asserted)" \
     Benchmarks/run-all.sh --quick
 echo "== summary"
-for name in unit integration asan units fuzz benchmarks; do
+for name in format unit integration asan units fuzz benchmarks; do
     case " $failed " in
         *" $name "*) echo "FAILED: $name (log: $logs/$name.log)" ;;
         *) echo "passed: $name" ;;

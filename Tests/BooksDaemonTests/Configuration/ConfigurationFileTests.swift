@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import BooksDaemon
 
 private let fakeAccounts = AccountResolver(
@@ -11,7 +12,10 @@ private func load(_ text: String) throws(ConfigurationError) -> DaemonConfigurat
 }
 
 private func error(_ text: String) -> ConfigurationError? {
-    do { _ = try load(text); return nil } catch { return error }
+    do {
+        _ = try load(text)
+        return nil
+    } catch { return error }
 }
 
 @Suite struct ConfigurationFileTests {
@@ -98,7 +102,8 @@ private func error(_ text: String) -> ConfigurationError? {
     }
 
     @Test func quotedValues() throws {
-        let c = try load("file = \"/srv/my books/#1 \\\"best\\\".txt\"   \nsocket=\"/tmp/a b.sock\"\r\nlog_level = \"warning\"")
+        let c = try load(
+            "file = \"/srv/my books/#1 \\\"best\\\".txt\"   \nsocket=\"/tmp/a b.sock\"\r\nlog_level = \"warning\"")
         #expect(c.filePath == "/srv/my books/#1 \"best\".txt")
         #expect(c.socketPath == "/tmp/a b.sock")
         #expect(c.logLevel == .warning)
@@ -112,15 +117,23 @@ private func error(_ text: String) -> ConfigurationError? {
     }
 
     @Test func badValues() {
-        #expect(error("max_clients = lots") == .invalidValue(line: 1, key: "max_clients", value: "lots",
-                                                              expected: ConfigurationKey.maxClients.expected))
-        #expect(error("\nformat = yaml") == .invalidValue(line: 2, key: "format", value: "yaml",
-                                                          expected: ConfigurationKey.format.expected))
-        for bad in ["socket_mode = 0999", "socket_mode = 01777", "force_polling = maybe", "log_level = loud",
-                    "max_clients = 0", "heartbeat_seconds = -1", "max_request_bytes = 10",
-                    "client_queue_bytes = 2T", "poll_interval_ms = 5", "file = ", "max_clients = 10 # comment",
-                    "writer_users = al/ice", "socket = /" + String(repeating: "s", count: 120),
-                    "max_clients_per_uid = -1", "idle_timeout_seconds = 86401", "partial_line_budget_bytes = 2G"] {
+        #expect(
+            error("max_clients = lots")
+                == .invalidValue(
+                    line: 1, key: "max_clients", value: "lots",
+                    expected: ConfigurationKey.maxClients.expected))
+        #expect(
+            error("\nformat = yaml")
+                == .invalidValue(
+                    line: 2, key: "format", value: "yaml",
+                    expected: ConfigurationKey.format.expected))
+        for bad in [
+            "socket_mode = 0999", "socket_mode = 01777", "force_polling = maybe", "log_level = loud",
+            "max_clients = 0", "heartbeat_seconds = -1", "max_request_bytes = 10",
+            "client_queue_bytes = 2T", "poll_interval_ms = 5", "file = ", "max_clients = 10 # comment",
+            "writer_users = al/ice", "socket = /" + String(repeating: "s", count: 120),
+            "max_clients_per_uid = -1", "idle_timeout_seconds = 86401", "partial_line_budget_bytes = 2G",
+        ] {
             guard case .invalidValue(line: 1, _, _, _)? = error(bad) else {
                 Issue.record("expected invalidValue for \(bad), got \(String(describing: error(bad)))")
                 continue
@@ -137,10 +150,22 @@ private func error(_ text: String) -> ConfigurationError? {
     }
 
     @Test func syntaxErrors() {
-        guard case .syntax(line: 2, _, _)? = error("file = a\njust words\n") else { Issue.record("no '='"); return }
-        guard case .syntax(line: 1, _, _)? = error("file = \"unterminated") else { Issue.record("quote"); return }
-        guard case .syntax(line: 1, _, _)? = error("file = \"a\" trailing") else { Issue.record("trailing"); return }
-        guard case .syntax(line: 1, _, _)? = error(" = value") else { Issue.record("empty key"); return }
+        guard case .syntax(line: 2, _, _)? = error("file = a\njust words\n") else {
+            Issue.record("no '='")
+            return
+        }
+        guard case .syntax(line: 1, _, _)? = error("file = \"unterminated") else {
+            Issue.record("quote")
+            return
+        }
+        guard case .syntax(line: 1, _, _)? = error("file = \"a\" trailing") else {
+            Issue.record("trailing")
+            return
+        }
+        guard case .syntax(line: 1, _, _)? = error(" = value") else {
+            Issue.record("empty key")
+            return
+        }
     }
 
     @Test func unreadableFile() {
@@ -153,13 +178,16 @@ private func error(_ text: String) -> ConfigurationError? {
         let text = try ConfigurationFile.readText(path: "/" + path + "/config/booksd.conf")
         _ = try ConfigurationFile.parse(text).apply(resolver: fakeAccounts)
         for key in ConfigurationKey.allCases {
-            #expect(text.contains("# \(key.rawValue) =") || text.contains("\n\(key.rawValue) ="), "\(key.rawValue) undocumented")
+            #expect(
+                text.contains("# \(key.rawValue) =") || text.contains("\n\(key.rawValue) ="),
+                "\(key.rawValue) undocumented")
         }
     }
 
     @Test func effectiveSocketPath() {
         var c = DaemonConfiguration()
-        #expect(c.effectiveSocketPath(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"]) == "/run/user/1000/booksd.sock")
+        #expect(
+            c.effectiveSocketPath(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"]) == "/run/user/1000/booksd.sock")
         #expect(c.effectiveSocketPath(environment: [:]) == ".booksd.sock")
         c.filePath = "/srv/data/books.txt"
         #expect(c.effectiveSocketPath(environment: ["XDG_RUNTIME_DIR": ""]) == "/srv/data/.booksd.sock")

@@ -1,10 +1,11 @@
-import Testing
-import Glibc
-import Synchronization
 import BooksCore
 import BooksProtocol
 import BooksStore
 import BooksTestSupport
+import Glibc
+import Synchronization
+import Testing
+
 @testable import BooksDaemon
 
 /// Records what the reconciler sends, instead of a socket server.
@@ -14,7 +15,9 @@ final class RecordingChannel: ClientChannel {
     let subscriptions = Mutex<[(ConnectionID, [Event], UInt64)]>([])
 
     func send(_ reply: Reply, to connection: ConnectionID) { replies.withLock { $0.append((connection, reply)) } }
-    func startSubscription(_ connection: ConnectionID, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64) {
+    func startSubscription(
+        _ connection: ConnectionID, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64
+    ) {
         subscriptions.withLock { $0.append((connection, initialEvents, afterSeq)) }
     }
     func stopSubscription(_ connection: ConnectionID, reply: Reply) {}
@@ -49,8 +52,9 @@ struct SilentLog: LogBackend {
         var configuration = DaemonConfiguration()
         configuration.filePath = path
         configuration.confirmationMilliseconds = confirmationMilliseconds
-        let reconciler = BookEngine(configuration: configuration, store: TextBookStore(path: path),
-                                    logger: Logger(backend: SilentLog()))
+        let reconciler = BookEngine(
+            configuration: configuration, store: TextBookStore(path: path),
+            logger: Logger(backend: SilentLog()))
         let channel = RecordingChannel()
         reconciler.attach(channel)
         reconciler.load()
@@ -83,8 +87,9 @@ struct SilentLog: LogBackend {
         let (reconciler, channel) = make()
         // A hand edit the watcher has not reported yet, then a client insert.
         write("# list\n1|Dune|Herbert\n2|Emma|Austen\n")
-        reconciler.handle(Request(id: "w", op: .insert, books: [BookDraft(name: "Ulysses", author: "Joyce")]),
-                          from: ConnectionID(raw: 1), peer: PeerCredentials(pid: 1, uid: 0, gid: 0))
+        reconciler.handle(
+            Request(id: "w", op: .insert, books: [BookDraft(name: "Ulysses", author: "Joyce")]),
+            from: ConnectionID(raw: 1), peer: PeerCredentials(pid: 1, uid: 0, gid: 0))
         reconciler.drain()
         // The daemon's own write, reported by the watcher afterwards, must not be reported again.
         reconciler.fileEvent(.contentMayHaveChanged)
@@ -106,10 +111,11 @@ struct SilentLog: LogBackend {
         let (reconciler, channel) = make()
         let peer = PeerCredentials(pid: 1, uid: 0, gid: 0)
         for (k, name) in ["Ulysses", "Emma", "Beloved"].enumerated() {
-            reconciler.handle(Request(id: "w\(k)", op: .insert, books: [BookDraft(id: "c\(k)", name: name, author: "A")]),
-                              from: ConnectionID(raw: 1), peer: peer)
+            reconciler.handle(
+                Request(id: "w\(k)", op: .insert, books: [BookDraft(id: "c\(k)", name: name, author: "A")]),
+                from: ConnectionID(raw: 1), peer: peer)
             reconciler.drain()
-            if k == 1 { reconciler.fileEvent(.contentMayHaveChanged) }   // the watcher, late
+            if k == 1 { reconciler.fileEvent(.contentMayHaveChanged) }  // the watcher, late
         }
         reconciler.fileEvent(.contentMayHaveChanged)
         reconciler.drain()
@@ -128,8 +134,9 @@ struct SilentLog: LogBackend {
         defer { cleanUp() }
         write("1|Dune|Herbert\n")
         let (reconciler, channel) = make()
-        reconciler.handle(Request(id: "w", op: .delete, ids: ["1"]), from: ConnectionID(raw: 1),
-                          peer: PeerCredentials(pid: 1, uid: 4242, gid: 4242))
+        reconciler.handle(
+            Request(id: "w", op: .delete, ids: ["1"]), from: ConnectionID(raw: 1),
+            peer: PeerCredentials(pid: 1, uid: 4242, gid: 4242))
         reconciler.drain()
         #expect(channel.replies.withLock { $0.last?.1.error?.code } == .permissionDenied)
         #expect(read() == "1|Dune|Herbert\n")
@@ -151,8 +158,13 @@ struct SilentLog: LogBackend {
         reconciler.drain()
         let changes = channel.changes.withLock { $0 }
         #expect(changes.count == 1)
-        #expect(changes.first?.changes == ChangeSet(updated: [BookUpdate(old: Book(id: "4", name: "G", author: "H"),
-                                                                        new: Book(id: "4", name: "G", author: "X"))]))
+        #expect(
+            changes.first?.changes
+                == ChangeSet(updated: [
+                    BookUpdate(
+                        old: Book(id: "4", name: "G", author: "H"),
+                        new: Book(id: "4", name: "G", author: "X"))
+                ]))
     }
 
     @Test func aDeletionThatStandsStillIsBelieved() async throws {
@@ -191,9 +203,10 @@ extension BookEngineTests {
         defer { cleanUp() }
         write("1|Dune|Herbert\n2|Emma|Austen\n")
         let (reconciler, channel) = make()
-        let stale = "1|Dune|Herbert\n2|Emma|J. Austen\n"   // a script's copy from before the client write, edited
-        reconciler.handle(Request(id: "w", op: .insert, books: [BookDraft(name: "Ulysses", author: "Joyce")]),
-                          from: ConnectionID(raw: 1), peer: PeerCredentials(pid: 1, uid: 0, gid: 0))
+        let stale = "1|Dune|Herbert\n2|Emma|J. Austen\n"  // a script's copy from before the client write, edited
+        reconciler.handle(
+            Request(id: "w", op: .insert, books: [BookDraft(name: "Ulysses", author: "Joyce")]),
+            from: ConnectionID(raw: 1), peer: PeerCredentials(pid: 1, uid: 0, gid: 0))
         reconciler.drain()
         write(stale)
         reconciler.fileEvent(.contentMayHaveChanged)
@@ -201,9 +214,15 @@ extension BookEngineTests {
         let changes = channel.changes.withLock { $0 }
         #expect(changes.map(\.source) == [.client, .file])
         let inserted = changes.first?.changes.inserted.first
-        #expect(changes.last?.changes == ChangeSet(updated: [BookUpdate(old: Book(id: "2", name: "Emma", author: "Austen"),
-                                                                        new: Book(id: "2", name: "Emma", author: "J. Austen"))],
-                                                   deleted: inserted.map { [$0] } ?? []))
+        #expect(
+            changes.last?.changes
+                == ChangeSet(
+                    updated: [
+                        BookUpdate(
+                            old: Book(id: "2", name: "Emma", author: "Austen"),
+                            new: Book(id: "2", name: "Emma", author: "J. Austen"))
+                    ],
+                    deleted: inserted.map { [$0] } ?? []))
         #expect(read() == stale, "the daemon never overwrites a hand edit")
     }
 }

@@ -2,6 +2,7 @@ import BooksStore
 import Glibc
 import Synchronization
 import Testing
+
 @testable import BooksDaemon
 
 @Suite struct WriterAuthorizationTests {
@@ -29,10 +30,13 @@ import Testing
 
     @Test func aReloadLooksGroupMembershipUpAgain() {
         let fake = FakeGroups()
-        let engine = BookEngine(configuration: DaemonConfiguration(), store: makeBookStore(path: "/nonexistent/books.txt",
-                                format: .text, lineLimit: 1 << 20),
-                                logger: Logger(backend: SilentLog()), notifier: SystemdNotifier(), epoch: "E",
-                                accounts: WriterAuthorization(lookup: fake.lookup))
+        let engine = BookEngine(
+            configuration: DaemonConfiguration(),
+            store: makeBookStore(
+                path: "/nonexistent/books.txt",
+                format: .text, lineLimit: 1 << 20),
+            logger: Logger(backend: SilentLog()), notifier: SystemdNotifier(), epoch: "E",
+            accounts: WriterAuthorization(lookup: fake.lookup))
         var configuration = DaemonConfiguration()
         configuration.writerGroups = [700]
         engine.reconfigure(configuration)

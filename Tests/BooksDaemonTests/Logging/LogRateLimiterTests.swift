@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BooksDaemon
 
 @Suite struct LogRateLimiterTests {
@@ -9,7 +10,8 @@ import Testing
         #expect(limiter.admit("refused", key: "uid 7", now: t0 + .seconds(1)) == "refused")
         for k in 0..<1000 { #expect(limiter.admit("refused", key: "uid 7", now: t0 + .milliseconds(1000 + k)) == nil) }
         #expect(limiter.admit("other", key: "uid 8", now: t0 + .seconds(2)) == "other", "keys are limited apart")
-        #expect(limiter.admit("refused", key: "uid 7", now: t0 + .seconds(61))
+        #expect(
+            limiter.admit("refused", key: "uid 7", now: t0 + .seconds(61))
                 == "refused (1000 similar messages suppressed)")
         #expect(limiter.admit("refused", key: "uid 7", now: t0 + .seconds(62)) == "refused")
     }

@@ -1,6 +1,7 @@
 import Glibc
 import Synchronization
 import Testing
+
 @testable import BooksDaemon
 
 /// Collects records in memory. Thread safety: all state is inside a `Mutex`.
@@ -14,9 +15,14 @@ private final class RecordingBackend: LogBackend {
 
 @Suite struct LoggerTests {
     @Test func stderrLineFormat() {
-        let line = StderrLogBackend.formatLine(level: .warning, message: "file shrank\nbadly", fields: ["BOOKS_SEQ": "7", "BOOKS_FILE": "/srv/my books.txt"],
-                                               seconds: 1_796_025_600, milliseconds: 123, identifier: "booksd", pid: 4242)
-        #expect(line == "2026-11-30T08:00:00.123Z booksd[4242] warning: file shrank\\nbadly books_file=\"/srv/my books.txt\" books_seq=7\n")
+        let line = StderrLogBackend.formatLine(
+            level: .warning, message: "file shrank\nbadly",
+            fields: ["BOOKS_SEQ": "7", "BOOKS_FILE": "/srv/my books.txt"],
+            seconds: 1_796_025_600, milliseconds: 123, identifier: "booksd", pid: 4242)
+        #expect(
+            line
+                == "2026-11-30T08:00:00.123Z booksd[4242] warning: file shrank\\nbadly books_file=\"/srv/my books.txt\" books_seq=7\n"
+        )
         #expect(StderrLogBackend.timestamp(seconds: 0, milliseconds: 5) == "1970-01-01T00:00:00.005Z")
     }
 
@@ -38,7 +44,11 @@ private final class RecordingBackend: LogBackend {
         let backend = RecordingBackend()
         let logger = Logger(backend: backend, level: .notice)
         let copy = logger
-        logger.debug("d"); logger.info("i"); logger.notice("n"); logger.warning("w"); logger.error("e")
+        logger.debug("d")
+        logger.info("i")
+        logger.notice("n")
+        logger.warning("w")
+        logger.error("e")
         #expect(backend.messages == ["n", "w", "e"])
         copy.setLevel(.debug)
         #expect(logger.level == .debug)
@@ -46,7 +56,11 @@ private final class RecordingBackend: LogBackend {
         #expect(backend.messages.last == "d2")
         logger.setLevel(.error)
         var evaluated = false
-        logger.warning({ evaluated = true; return "x" }())
+        logger.warning(
+            {
+                evaluated = true
+                return "x"
+            }())
         #expect(!evaluated)
     }
 
@@ -67,9 +81,11 @@ private final class RecordingBackend: LogBackend {
     }
 
     @Test func journalEntries() {
-        let entries = JournalLogBackend.journalEntries(level: .error, message: "boom", fields: ["books_file": "/a", "PRIORITY": "1", "1x": "y", "a-b": "c"],
-                                                       identifier: "booksd")
-        #expect(entries == ["MESSAGE=boom", "PRIORITY=3", "SYSLOG_IDENTIFIER=booksd", "A_B=c", "BOOKS_FILE=/a", "F1X=y"])
+        let entries = JournalLogBackend.journalEntries(
+            level: .error, message: "boom", fields: ["books_file": "/a", "PRIORITY": "1", "1x": "y", "a-b": "c"],
+            identifier: "booksd")
+        #expect(
+            entries == ["MESSAGE=boom", "PRIORITY=3", "SYSLOG_IDENTIFIER=booksd", "A_B=c", "BOOKS_FILE=/a", "F1X=y"])
         #expect(JournalLogBackend.journalFieldName("_SYSTEMD_UNIT") == "F_SYSTEMD_UNIT")
         #expect(LogLevel.allCases.map(\.syslogPriority) == [7, 6, 5, 4, 3])
     }
@@ -79,9 +95,13 @@ private final class RecordingBackend: LogBackend {
         // Under systemd with StandardError=file:… (INVOCATION_ID set, no JOURNAL_STREAM): plain stderr.
         #expect(LogDestination.detect(environment: ["INVOCATION_ID": "abc"], stderrIdentity: nil) == .stderr)
         #expect(LogDestination.detect(environment: ["INVOCATION_ID": "abc"], stderrIdentity: (8, 1)) == .stderr)
-        #expect(LogDestination.detect(environment: ["INVOCATION_ID": "abc", "JOURNAL_STREAM": "8:1"], stderrIdentity: (8, 1)) == .journal)
-        #expect(LogDestination.detect(environment: ["JOURNAL_STREAM": "8:12345"], stderrIdentity: (8, 12345)) == .journal)
+        #expect(
+            LogDestination.detect(
+                environment: ["INVOCATION_ID": "abc", "JOURNAL_STREAM": "8:1"], stderrIdentity: (8, 1)) == .journal)
+        #expect(
+            LogDestination.detect(environment: ["JOURNAL_STREAM": "8:12345"], stderrIdentity: (8, 12345)) == .journal)
         #expect(LogDestination.detect(environment: ["JOURNAL_STREAM": "8:12345"], stderrIdentity: (8, 999)) == .stderr)
-        #expect(LogDestination.detect(environment: ["JOURNAL_STREAM": "garbage"], stderrIdentity: (8, 12345)) == .stderr)
+        #expect(
+            LogDestination.detect(environment: ["JOURNAL_STREAM": "garbage"], stderrIdentity: (8, 12345)) == .stderr)
     }
 }

@@ -1,6 +1,7 @@
 import BooksCore
 import BooksProtocol
 import Glibc
+
 @testable import BooksDaemon
 @testable import BooksStore
 
@@ -31,8 +32,9 @@ struct ReconcilerDriver {
     private var nextID = 0
 
     init(_ text: String?, confirmation: Duration = .seconds(1)) {
-        machine = ReconcilerStateMachine(configuration: .init(path: "books.txt", confirmationDelay: confirmation),
-                                         epoch: "E")
+        machine = ReconcilerStateMachine(
+            configuration: .init(path: "books.txt", confirmationDelay: confirmation),
+            epoch: "E")
         file = text.map { Array($0.utf8) }
         run(.loaded(snapshot()))
     }
@@ -79,9 +81,11 @@ struct ReconcilerDriver {
 
     /// Client writes arriving together.
     mutating func write(_ requests: [(String, WriteOperation)], connection: UInt64 = 1) {
-        run(.writesReceived(requests.map {
-            PendingWrite(requestID: $0.0, connection: ConnectionID(raw: connection), operation: $0.1)
-        }))
+        run(
+            .writesReceived(
+                requests.map {
+                    PendingWrite(requestID: $0.0, connection: ConnectionID(raw: connection), operation: $0.1)
+                }))
     }
 
     /// Fires the oldest pending timer of `kind` (false when none is pending).
@@ -117,7 +121,8 @@ struct ReconcilerDriver {
         case .writeLateEdit(let merged, _, _, let late):
             file = merged
             fileVersion += 1
-            return .lateEditWritten(.success(AtomicWriteResult(identity: identity!, lateEdit: nil)), late: late, merged: merged)
+            return .lateEditWritten(
+                .success(AtomicWriteResult(identity: identity!, lateEdit: nil)), late: late, merged: merged)
         case .keepInRecoveryFile(_, let message):
             logs.append((.error, message))
         case .readForConfirmation(let generation):
@@ -165,7 +170,8 @@ struct ReconcilerDriver {
         if request.assignIDsToNewRows {
             for row in document.newBookRows {
                 nextID += 1
-                edits.append(.replace(line: row.lineIndex, with: Book(id: "n\(nextID)", name: row.name, author: row.author)))
+                edits.append(
+                    .replace(line: row.lineIndex, with: Book(id: "n\(nextID)", name: row.name, author: row.author)))
                 remapped.append(IdentifierRemap(temporaryID: "line:\(row.lineIndex + 1)", permanentID: "n\(nextID)"))
             }
         }
@@ -178,7 +184,8 @@ struct ReconcilerDriver {
         let canonical = document.rendering(edits)
         file = canonical
         fileVersion += 1
-        return SaveResult(splice: ByteSplice(from: document.bytes, to: canonical), identity: identity!,
-                          remapped: remapped, inserted: inserted)
+        return SaveResult(
+            splice: ByteSplice(from: document.bytes, to: canonical), identity: identity!,
+            remapped: remapped, inserted: inserted)
     }
 }

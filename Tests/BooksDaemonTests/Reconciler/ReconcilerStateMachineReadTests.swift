@@ -1,6 +1,7 @@
 import BooksCore
 import BooksProtocol
 import Testing
+
 @testable import BooksDaemon
 
 /// Reads that could make the daemon work hard are bounded (issue 16, CPU and memory).

@@ -1,6 +1,7 @@
 import BooksCore
 import BooksProtocol
 import Testing
+
 @testable import BooksDaemon
 @testable import BooksStore
 
@@ -31,7 +32,9 @@ import Testing
         #expect(driver.broadcasts.count == 1)
         #expect(driver.broadcasts[0].seq == 1)
         #expect(driver.broadcasts[0].source == .file)
-        #expect(driver.broadcasts[0].changes == ChangeSet(updated: [update("1", "Dune", from: ("Dune", "Herbert"), to: "Frank Herbert")]))
+        #expect(
+            driver.broadcasts[0].changes
+                == ChangeSet(updated: [update("1", "Dune", from: ("Dune", "Herbert"), to: "Frank Herbert")]))
         driver.event()  // emacs's second close, touch: nothing new
         #expect(driver.broadcasts.count == 1)
     }
@@ -64,7 +67,8 @@ import Testing
         driver.edit(Self.five + "6|Emma|Austen\n")
         driver.event()
         #expect(driver.broadcasts.count == 1)
-        #expect(driver.broadcasts.first?.changes == ChangeSet(inserted: [Book(id: "6", name: "Emma", author: "Austen")]))
+        #expect(
+            driver.broadcasts.first?.changes == ChangeSet(inserted: [Book(id: "6", name: "Emma", author: "Austen")]))
         #expect(driver.fireConfirmation() == true)
         #expect(driver.broadcasts.count == 1)
     }

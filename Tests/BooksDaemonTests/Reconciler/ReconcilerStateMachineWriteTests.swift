@@ -1,6 +1,7 @@
 import BooksCore
 import BooksProtocol
 import Testing
+
 @testable import BooksDaemon
 @testable import BooksStore
 
@@ -29,8 +30,10 @@ import Testing
 
     @Test func writesArrivingTogetherAreOneSaveAndOneChangeSet() {
         var driver = ReconcilerDriver(Self.two)
-        driver.write([("a", insert("3", "C")), ("b", insert("4", "D")),
-                      ("c", .update([BookPatch(id: "1", name: "Dune Messiah")]))])
+        driver.write([
+            ("a", insert("3", "C")), ("b", insert("4", "D")),
+            ("c", .update([BookPatch(id: "1", name: "Dune Messiah")])),
+        ])
         #expect(driver.saves == 1)
         #expect(driver.broadcasts.count == 1)
         #expect(driver.broadcasts[0].changes.inserted.map(\.id) == ["3", "4"])
@@ -107,8 +110,12 @@ import Testing
         var driver = ReconcilerDriver(Self.two)
         driver.event()  // deferred
         driver.file = Array("1|Dune|Herbert\n2|Emma|Austin\n".utf8)  // same identity
-        driver.run(.drain([PendingWrite(requestID: "w", connection: ConnectionID(raw: 1),
-                                        operation: .delete(ids: ["1"], expectedVersions: nil))]))
+        driver.run(
+            .drain([
+                PendingWrite(
+                    requestID: "w", connection: ConnectionID(raw: 1),
+                    operation: .delete(ids: ["1"], expectedVersions: nil))
+            ]))
         #expect(driver.broadcasts.map(\.source) == [.file, .client])
         #expect(driver.text == "2|Emma|Austin\n")
     }

@@ -1,5 +1,6 @@
-import Testing
 import BooksCore
+import Testing
+
 @testable import BooksDaemon
 
 @Suite struct RevertedWriteDetectorTests {
@@ -9,8 +10,10 @@ import BooksCore
     @Test func aStaleSaveThatDropsAnInsertIsUndone() {
         var guardRule = RevertedWriteDetector()
         guardRule.record(ChangeSet(inserted: [a]))
-        let request = guardRule.reverted(by: ChangeSet(updated: [BookUpdate(old: b, new: Book(id: "b", name: "B2", author: "y"))],
-                                                       deleted: [a]))
+        let request = guardRule.reverted(
+            by: ChangeSet(
+                updated: [BookUpdate(old: b, new: Book(id: "b", name: "B2", author: "y"))],
+                deleted: [a]))
         #expect(request?.inserted.map(\.id) == ["a"])
         #expect(request?.updated.isEmpty == true)
     }
@@ -28,7 +31,9 @@ import BooksCore
         var guardRule = RevertedWriteDetector()
         let newA = Book(id: "a", name: "A!", author: "x")
         guardRule.record(ChangeSet(updated: [BookUpdate(old: a, new: newA)]))
-        #expect(guardRule.reverted(by: ChangeSet(updated: [BookUpdate(old: newA, new: Book(id: "a", name: "Other", author: "x"))])) == nil)
+        #expect(
+            guardRule.reverted(
+                by: ChangeSet(updated: [BookUpdate(old: newA, new: Book(id: "a", name: "Other", author: "x"))])) == nil)
         // Protection ended: a later revert is a deliberate edit.
         #expect(guardRule.reverted(by: ChangeSet(updated: [BookUpdate(old: newA, new: a)])) == nil)
     }

@@ -1,19 +1,23 @@
-import Testing
 import BooksCore
 import BooksProtocol
+import Testing
+
 @testable import BooksDaemon
 
 @Suite struct WritePlanTests {
     let context: BookContext = {
         var c = BookContext(document: BookDocument(parsing: Array("1|Dune|Herbert\n2|Emma|Austen\n".utf8)), epoch: "E")
-        c.apply(bytes: Array("1|Dune|Herbert\n2|Emma|J. Austen\n".utf8), source: .file)   // book 2 is at version 1
+        c.apply(bytes: Array("1|Dune|Herbert\n2|Emma|J. Austen\n".utf8), source: .file)  // book 2 is at version 1
         return c
     }()
 
     @Test func acceptedWritesShareOneSave() {
-        let plan = WritePlan<Int>([(1, .insert([BookDraft(name: "Ulysses", author: "Joyce")])),
-                                   (2, .update([BookPatch(id: "1", author: "F. Herbert")])),
-                                   (3, .delete(ids: ["2"], expectedVersions: [1]))], context: context)
+        let plan = WritePlan<Int>(
+            [
+                (1, .insert([BookDraft(name: "Ulysses", author: "Joyce")])),
+                (2, .update([BookPatch(id: "1", author: "F. Herbert")])),
+                (3, .delete(ids: ["2"], expectedVersions: [1])),
+            ], context: context)
         #expect(plan.refused.isEmpty)
         #expect(plan.accepted.map(\.ticket) == [1, 2, 3])
         #expect(plan.save.inserted.map(\.name) == ["Ulysses"])
@@ -31,31 +35,40 @@ import BooksProtocol
     }
 
     @Test func unknownIDsAndDuplicateInsertsAreRefused() {
-        let plan = WritePlan<Int>([(1, .delete(ids: ["nope"], expectedVersions: nil)),
-                                   (2, .insert([BookDraft(id: "1", name: "A", author: "B")])),
-                                   (3, .insert([BookDraft(id: "#x", name: "A", author: "B")]))], context: context)
+        let plan = WritePlan<Int>(
+            [
+                (1, .delete(ids: ["nope"], expectedVersions: nil)),
+                (2, .insert([BookDraft(id: "1", name: "A", author: "B")])),
+                (3, .insert([BookDraft(id: "#x", name: "A", author: "B")])),
+            ], context: context)
         #expect(plan.refused.map(\.error.code) == [.notFound, .conflict, .invalidArgument])
     }
 
     @Test func idsWithCharactersTheFormatEscapesAreRefused() {
         let ids = ["x|y", "back\\slash", "tab\tbed", "line\nbreak", "cr\r\nlf", " lead"]
-        let plan = WritePlan<Int>(ids.enumerated().map { ($0.offset, .insert([BookDraft(id: $0.element, name: "A", author: "B")])) },
-                                  context: context)
+        let plan = WritePlan<Int>(
+            ids.enumerated().map { ($0.offset, .insert([BookDraft(id: $0.element, name: "A", author: "B")])) },
+            context: context)
         #expect(plan.accepted.isEmpty)
         #expect(plan.refused.map(\.error.code) == Array(repeating: .invalidArgument, count: ids.count))
-        let fine = WritePlan<Int>([(1, .insert([BookDraft(id: "ok-id_1.2:3", name: "A|B", author: "C\\D")]))], context: context)
+        let fine = WritePlan<Int>(
+            [(1, .insert([BookDraft(id: "ok-id_1.2:3", name: "A|B", author: "C\\D")]))], context: context)
         #expect(fine.refused.isEmpty)
     }
 
     @Test func aBatchIsAllOrNothing() {
-        let plan = WritePlan<Int>([(1, .update([BookPatch(id: "1", name: "ok"), BookPatch(id: "missing", name: "x")]))], context: context)
+        let plan = WritePlan<Int>(
+            [(1, .update([BookPatch(id: "1", name: "ok"), BookPatch(id: "missing", name: "x")]))], context: context)
         #expect(plan.accepted.isEmpty)
         #expect(plan.save.updated.isEmpty)
     }
 
     @Test func secondWriteToTheSameBookWaitsForTheNextGroup() {
-        let plan = WritePlan<Int>([(1, .update([BookPatch(id: "1", name: "first")])),
-                                   (2, .update([BookPatch(id: "1", name: "second")]))], context: context)
+        let plan = WritePlan<Int>(
+            [
+                (1, .update([BookPatch(id: "1", name: "first")])),
+                (2, .update([BookPatch(id: "1", name: "second")])),
+            ], context: context)
         #expect(plan.accepted.map(\.ticket) == [1])
         #expect(plan.deferred.map(\.ticket) == [2])
     }

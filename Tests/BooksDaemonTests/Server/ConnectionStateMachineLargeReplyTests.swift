@@ -1,7 +1,8 @@
-import Testing
 import BooksCore
 import BooksProtocol
 import FoundationEssentials
+import Testing
+
 @testable import BooksDaemon
 
 /// Issue 16, item 1, in the pure machine: requests whose reply can be large are delivered one at
@@ -30,8 +31,9 @@ import FoundationEssentials
 
     @Test func cheapRequestsPipelineButWaitAroundLargeOnes() {
         var m = helloed(queueLimit: 1000)
-        let burst = m.bytesReceived(line(#"{"id":"p1","op":"ping"}"#) + line(#"{"id":"p2","op":"ping"}"#)
-                                    + line(#"{"id":"g","op":"get","ids":["1"]}"#) + line(#"{"id":"p3","op":"ping"}"#))
+        let burst = m.bytesReceived(
+            line(#"{"id":"p1","op":"ping"}"#) + line(#"{"id":"p2","op":"ping"}"#)
+                + line(#"{"id":"g","op":"get","ids":["1"]}"#) + line(#"{"id":"p3","op":"ping"}"#))
         #expect(delivered(burst) == ["p1", "p2"], "pings pipeline; get waits until they are answered")
         let afterP1 = delivered(m.enqueue([1], kind: .reply))
         #expect(afterP1.isEmpty)

@@ -1,7 +1,8 @@
-import Testing
 import BooksCore
 import BooksProtocol
 import FoundationEssentials
+import Testing
+
 @testable import BooksDaemon
 
 /// Issue 16's limits in the pure machine: the idle timeout and the budget for unfinished lines.
@@ -23,7 +24,9 @@ import FoundationEssentials
         #expect(idle.isIdleCloseable)
         let actions = idle.idleTimeoutElapsed(after: .seconds(5))
         #expect(actions.last == .close(.idleTimeout))
-        guard case .send(let bytes) = actions.first, let reply = try? JSONDecoder().decode(Reply.self, from: Data(bytes)) else {
+        guard case .send(let bytes) = actions.first,
+            let reply = try? JSONDecoder().decode(Reply.self, from: Data(bytes))
+        else {
             Issue.record("no notice before closing")
             return
         }

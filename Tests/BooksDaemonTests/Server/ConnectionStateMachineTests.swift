@@ -1,7 +1,8 @@
-import Testing
 import BooksCore
 import BooksProtocol
 import FoundationEssentials
+import Testing
+
 @testable import BooksDaemon
 
 @Suite struct ConnectionStateMachineTests: ConnectionMachineSuite {
@@ -104,7 +105,7 @@ import FoundationEssentials
         let second = m.enqueue([UInt8](repeating: 2, count: 80), kind: .reply)
         #expect(second.last == .pauseReading)
         #expect(m.isReadingPaused)
-        let d1 = m.drained(100) // 60 left > 50
+        let d1 = m.drained(100)  // 60 left > 50
         #expect(d1.isEmpty)
         let d2 = m.drained(20)
         #expect(d2 == [.resumeReading])
@@ -185,7 +186,7 @@ import FoundationEssentials
         var m = helloed()
         _ = m.enqueue([1, 2, 3], kind: .reply)
         let s1 = m.beginShutdown(subscriberNotice: Array("bye\n".utf8))
-        #expect(s1 == [.pauseReading]) // not a subscriber: no notice; output still queued
+        #expect(s1 == [.pauseReading])  // not a subscriber: no notice; output still queued
         #expect(m.state == .draining(from: .active))
         let s2 = m.bytesReceived(line(#"{"id":"p","op":"ping"}"#))
         #expect(s2.isEmpty)
@@ -206,7 +207,7 @@ import FoundationEssentials
         let r1 = m.enqueue([1, 2, 3], kind: .reply)
         #expect(r1 == [.send([1, 2, 3])])
         let d1 = m.drained(3)
-        #expect(d1.isEmpty) // one answer still due
+        #expect(d1.isEmpty)  // one answer still due
         let r2 = m.enqueue([4], kind: .reply)
         #expect(r2 == [.send([4])])
         let d2 = m.drained(1)
@@ -236,7 +237,7 @@ import FoundationEssentials
         #expect(m.backlogCount == 0)
         let r1 = m.enqueue([5], kind: .reply)
         let r2 = m.enqueue([6], kind: .reply)
-        #expect(r1 == [.send([5]), .resumeReading]) // one answer due, below the limit again
+        #expect(r1 == [.send([5]), .resumeReading])  // one answer due, below the limit again
         #expect(r2 == [.send([6])])
     }
 
@@ -249,7 +250,7 @@ import FoundationEssentials
         let held = m.bytesReceived(line(#"{"id":"b","op":"ping"}"#))
         #expect(delivered(held).isEmpty)
         #expect(m.backlogCount == 1)
-        let partial = m.drained(60) // 90 > 50: still over the low watermark
+        let partial = m.drained(60)  // 90 > 50: still over the low watermark
         #expect(delivered(partial).isEmpty)
         let released = m.drained(60)
         #expect(delivered(released) == ["b"])

@@ -1,6 +1,7 @@
-import Testing
 import BooksCore
 import BooksProtocol
+import Testing
+
 @testable import BooksDaemon
 
 /// The state enum of `ConnectionStateMachine`: what each case carries, broadcast filtering by
@@ -18,8 +19,10 @@ import BooksProtocol
         return m
     }
 
-    private func subscribed(_ filter: BookFilter, afterSeq: UInt64,
-                            queueLimit: Int = 8 << 20) -> ConnectionStateMachine {
+    private func subscribed(
+        _ filter: BookFilter, afterSeq: UInt64,
+        queueLimit: Int = 8 << 20
+    ) -> ConnectionStateMachine {
         var m = helloed(queueLimit: queueLimit)
         _ = m.subscriptionStarted(filter: filter, afterSeq: afterSeq)
         return m

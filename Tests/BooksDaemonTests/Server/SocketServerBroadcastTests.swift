@@ -4,13 +4,17 @@ import BooksTestSupport
 import FoundationEssentials
 import Glibc
 import Testing
+
 @testable import BooksDaemon
 
 /// Subscriptions and the change feed: filtering, fan-out, lagged subscribers.
 extension SocketServerTests {
-    private static func change(_ seq: UInt64, inserted: [Book] = [], updated: [BookUpdate] = [], deleted: [Book] = []) -> SequencedChangeSet {
-        SequencedChangeSet(epoch: "test-epoch", seq: seq, source: .file, time: Date(timeIntervalSince1970: 1_700_000_000),
-                           changes: ChangeSet(inserted: inserted, updated: updated, deleted: deleted))
+    private static func change(
+        _ seq: UInt64, inserted: [Book] = [], updated: [BookUpdate] = [], deleted: [Book] = []
+    ) -> SequencedChangeSet {
+        SequencedChangeSet(
+            epoch: "test-epoch", seq: seq, source: .file, time: Date(timeIntervalSince1970: 1_700_000_000),
+            changes: ChangeSet(inserted: inserted, updated: updated, deleted: deleted))
     }
 
     @Test func broadcastsAreFilteredPerSubscriber() throws {
@@ -24,7 +28,9 @@ extension SocketServerTests {
         all.send(#"{"id":"s","op":"subscribe"}"#)
         #expect(all.readReply()?.ok == true)
         #expect(all.readEvent()?.books == TestDelegate.sampleBooks)
-        austen.send(#"{"id":"s","op":"subscribe","filter":{"conditions":[{"field":"author","op":"equals","value":"Jane Austen"}]}}"#)
+        austen.send(
+            #"{"id":"s","op":"subscribe","filter":{"conditions":[{"field":"author","op":"equals","value":"Jane Austen"}]}}"#
+        )
         #expect(austen.readReply()?.ok == true)
         #expect(austen.readEvent()?.books?.map(\.id) == ["2", "3"])
         #expect(eventuallyBlocking(timeout: 5) { server.statistics.subscribers == 2 })
@@ -33,19 +39,24 @@ extension SocketServerTests {
         let sanditon = Book(id: "8", name: "Sanditon", author: "Jane Austen")
         let emma = TestDelegate.sampleBooks[1]
         let emmaMoved = Book(id: "2", name: "Emma", author: "Someone Else")
-        server.broadcast(Self.change(0, inserted: [herbert]))            // not after afterSeq 0: skipped
-        server.broadcast(Self.change(1, inserted: [herbert]))            // Austen view: empty, skipped
+        server.broadcast(Self.change(0, inserted: [herbert]))  // not after afterSeq 0: skipped
+        server.broadcast(Self.change(1, inserted: [herbert]))  // Austen view: empty, skipped
         server.broadcast(Self.change(2, inserted: [sanditon]))
         server.broadcast(Self.change(3, updated: [BookUpdate(old: emma, new: emmaMoved)]))
         server.broadcastHeartbeat(epoch: "test-epoch", seq: 3)
 
-        let a1 = all.readEvent(), a2 = all.readEvent(), a3 = all.readEvent(), a4 = all.readEvent()
+        let a1 = all.readEvent()
+        let a2 = all.readEvent()
+        let a3 = all.readEvent()
+        let a4 = all.readEvent()
         #expect(a1?.seq == 1 && a1?.inserted == [herbert] && a1?.time == "2023-11-14T22:13:20.000Z")
         #expect(a2?.seq == 2 && a2?.inserted == [sanditon])
         #expect(a3?.seq == 3 && a3?.updated == [BookUpdate(old: emma, new: emmaMoved)])
         #expect(a4?.event == .heartbeat && a4?.seq == 3)
 
-        let f1 = austen.readEvent(), f2 = austen.readEvent(), f3 = austen.readEvent()
+        let f1 = austen.readEvent()
+        let f2 = austen.readEvent()
+        let f3 = austen.readEvent()
         #expect(f1?.seq == 2 && f1?.inserted == [sanditon])
         #expect(f2?.seq == 3 && f2?.deleted == [emma] && f2?.updated == [])
         #expect(f3?.event == .heartbeat)
@@ -79,8 +90,9 @@ extension SocketServerTests {
             #expect(seen.map { $0?.seq } == [1, 2, 3, 4, 5])
             #expect(seen.map { $0?.inserted?.first?.id } == books.map(\.id))
         }
-        #expect(eventuallyBlocking(timeout: 5) { ProcessThreads.count(named: "booksd-sender") >= 1 },
-                "the fan-out helper runs on a named thread")
+        #expect(
+            eventuallyBlocking(timeout: 5) { ProcessThreads.count(named: "booksd-sender") >= 1 },
+            "the fan-out helper runs on a named thread")
     }
 
     @Test func slowSubscriberIsDisconnectedWhileOthersKeepUp() throws {
@@ -96,7 +108,7 @@ extension SocketServerTests {
             #expect(client.readEvent()?.event == .snapshot)
         }
         let bulky = String(repeating: "x", count: 4000)
-        let count: UInt64 = 600 // ~2.4 MB in total: far beyond socket buffers plus 64 KiB
+        let count: UInt64 = 600  // ~2.4 MB in total: far beyond socket buffers plus 64 KiB
         for seq in 1...count {
             server.broadcast(Self.change(seq, inserted: [Book(id: "b\(seq)", name: bulky, author: "A")]))
             let event = fast.readEvent()

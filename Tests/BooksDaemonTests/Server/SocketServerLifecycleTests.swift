@@ -5,6 +5,7 @@ import BooksTestSupport
 import FoundationEssentials
 import Glibc
 import Testing
+
 @testable import BooksDaemon
 
 /// Limits, the socket file, shutdown and inherited sockets.
@@ -35,11 +36,12 @@ extension SocketServerTests {
         var idle: [TestClient] = []
         for _ in 0..<1000 { if let c = TestClient(path: dir.socketPath) { idle.append(c) } }
         #expect(idle.count == 1000)
-        for _ in 0..<200 { _ = TestClient(path: dir.socketPath) } // connect and drop at once
+        for _ in 0..<200 { _ = TestClient(path: dir.socketPath) }  // connect and drop at once
         // Wait until the churn was accepted and noticed too, so the probe is not over maxClients.
-        #expect(eventuallyBlocking(timeout: 10) {
-            server.statistics.accepted == 1200 && server.statistics.clients == 1000
-        })
+        #expect(
+            eventuallyBlocking(timeout: 10) {
+                server.statistics.accepted == 1200 && server.statistics.clients == 1000
+            })
         let probe = try #require(TestClient(path: dir.socketPath))
         let probeReply = probe.hello()
         #expect(probeReply?.ok == true, "\(String(describing: probeReply)) \(server.statistics)")
@@ -72,8 +74,9 @@ extension SocketServerTests {
             _ = try SocketServer(configuration: SocketServerConfiguration(path: dir.socketPath))
         }
         #expect(SocketServerError.addressInUse(path: "/p").description == "another booksd is already serving /p")
-        #expect(eventuallyBlocking(timeout: 5) { ProcessThreads.count(named: "booksd-server") >= 1 },
-                "the server runs on a named thread")
+        #expect(
+            eventuallyBlocking(timeout: 5) { ProcessThreads.count(named: "booksd-server") >= 1 },
+            "the server runs on a named thread")
         let noThread = SocketServerError.threadStartFailed(DedicatedThreadError(name: "booksd-server", code: EAGAIN))
         #expect(noThread.description.hasPrefix("the socket server cannot run: cannot start thread booksd-server"))
         let client = try #require(TestClient(path: dir.socketPath))
@@ -107,7 +110,7 @@ extension SocketServerTests {
         #expect(lstat(dir.socketPath, &st) != 0)
         #expect(delegate.closed.withLock { $0.count } == 2)
         #expect(TestClient(path: dir.socketPath) == nil)
-        server.shutdown(reason: "again", timeout: .seconds(1)) // idempotent
+        server.shutdown(reason: "again", timeout: .seconds(1))  // idempotent
     }
 
     @Test func inheritedSocketIsNeverUnlinked() throws {

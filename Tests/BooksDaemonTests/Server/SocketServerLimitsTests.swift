@@ -4,6 +4,7 @@ import BooksTestSupport
 import FoundationEssentials
 import Glibc
 import Testing
+
 @testable import BooksDaemon
 
 /// Issue 16's limits over real sockets: connections per uid, the idle timeout, the budget for
@@ -12,7 +13,10 @@ extension SocketServerTests {
     @Test func connectionsPerUIDAreCapped() throws {
         let dir = try TemporaryDirectory()
         // Every test connection comes from this process's uid, exempt by default: lift that.
-        let server = try makeServer(dir) { $0.maxClientsPerUID = 2; $0.uidLimitExemptions = [] }
+        let server = try makeServer(dir) {
+            $0.maxClientsPerUID = 2
+            $0.uidLimitExemptions = []
+        }
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
         let a = try #require(TestClient(path: dir.socketPath))
         let b = try #require(TestClient(path: dir.socketPath))
@@ -23,9 +27,10 @@ extension SocketServerTests {
         #expect(refused?.error?.code == .limitExceeded)
         #expect(refused?.error?.message == "too many connections from uid \(geteuid()) (max_clients_per_uid 2)")
         #expect(c.isClosedByServer())
-        #expect(eventuallyBlocking(timeout: 5) {
-            server.statistics.rejected == 1 && server.statistics.rejectedPerUID == 1
-        })
+        #expect(
+            eventuallyBlocking(timeout: 5) {
+                server.statistics.rejected == 1 && server.statistics.rejectedPerUID == 1
+            })
         // A slot of this uid frees up when one of its clients leaves.
         _ = consume a
         #expect(eventuallyBlocking(timeout: 5) { server.statistics.clients == 1 })
@@ -35,7 +40,7 @@ extension SocketServerTests {
 
     @Test func exemptUIDsAreNotCappedPerUID() throws {
         let dir = try TemporaryDirectory()
-        let server = try makeServer(dir) { $0.maxClientsPerUID = 1 } // this process's euid is exempt
+        let server = try makeServer(dir) { $0.maxClientsPerUID = 1 }  // this process's euid is exempt
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
         let clients = (0..<3).compactMap { _ in TestClient(path: dir.socketPath) }
         #expect(clients.count == 3)
@@ -89,13 +94,14 @@ extension SocketServerTests {
         smaller.send([UInt8](repeating: 0x20, count: 30_000))
         MonotonicClock.sleep(seconds: 0.15)
         #expect(server.statistics.violations == 0, "90,000 bytes fit the budget")
-        last.send([UInt8](repeating: 0x20, count: 20_000)) // 110,000 > 100,000
+        last.send([UInt8](repeating: 0x20, count: 20_000))  // 110,000 > 100,000
         let refused = largest.readReply()
         #expect(refused?.error?.code == .tooLarge)
         #expect(largest.isClosedByServer())
-        #expect(eventuallyBlocking(timeout: 5) {
-            server.statistics.lineBudgetClosed == 1 && server.statistics.violations == 1
-        })
+        #expect(
+            eventuallyBlocking(timeout: 5) {
+                server.statistics.lineBudgetClosed == 1 && server.statistics.violations == 1
+            })
         // The others keep their partial lines and finish them.
         smaller.send(hello)
         #expect(smaller.readReply()?.id == "h")

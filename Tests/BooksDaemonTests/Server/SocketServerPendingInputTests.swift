@@ -5,6 +5,7 @@ import Dispatch
 import Glibc
 import Synchronization
 import Testing
+
 @testable import BooksDaemon
 
 /// `stopAccepting` and `deliverPendingInput`: what the daemon calls while stopping, so requests
@@ -13,8 +14,10 @@ extension SocketServerTests {
     /// A delegate that records requests and never answers them.
     final class MuteDelegate: SocketServerDelegate {
         let received = Mutex<[Request]>([])
-        func server(_ server: SocketServer, didReceive request: Request, from connection: ConnectionID,
-                    peer: PeerCredentials) {
+        func server(
+            _ server: SocketServer, didReceive request: Request, from connection: ConnectionID,
+            peer: PeerCredentials
+        ) {
             received.withLock { $0.append(request) }
         }
         func serverHelloInfo(_ server: SocketServer) -> (epoch: String, seq: UInt64) { ("test-epoch", 0) }
@@ -26,8 +29,10 @@ extension SocketServerTests {
     final class SlowDelegate: SocketServerDelegate {
         let received = Mutex<[Request]>([])
         private let queue = DispatchQueue(label: "slow-delegate")
-        func server(_ server: SocketServer, didReceive request: Request, from connection: ConnectionID,
-                    peer: PeerCredentials) {
+        func server(
+            _ server: SocketServer, didReceive request: Request, from connection: ConnectionID,
+            peer: PeerCredentials
+        ) {
             received.withLock { $0.append(request) }
             queue.asyncAfter(deadline: .now() + .milliseconds(20)) {
                 server.send(.success(request.id, ReplyResult(epoch: "test-epoch", seq: 0)), to: connection)
@@ -58,7 +63,7 @@ extension SocketServerTests {
         #expect(late.send(#"{"id":"h","op":"hello","version":1}"# + "\n" + pings("b", 3)))
         let partial = try #require(TestClient(path: dir.socketPath))
         #expect(partial.hello()?.ok == true)
-        #expect(partial.send(Array(#"{"id":"never","op":"pi"#.utf8))) // no newline: not a request
+        #expect(partial.send(Array(#"{"id":"never","op":"pi"#.utf8)))  // no newline: not a request
 
         server.stopAccepting()
         let delivered = server.deliverPendingInput(timeout: .seconds(5))

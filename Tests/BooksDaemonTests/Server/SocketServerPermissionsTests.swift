@@ -2,6 +2,7 @@ import BooksProtocol
 import BooksTestSupport
 import Glibc
 import Testing
+
 @testable import BooksDaemon
 
 /// The socket file's permissions (issue 16): never wider than `socket_mode`, not even between
@@ -9,7 +10,7 @@ import Testing
 extension SocketServerTests {
     @Test func socketFileNeverHasMorePermissionsThanConfigured() throws {
         let dir = try TemporaryDirectory()
-        let oldMask = umask(0o022) // the common umask: bind alone would create the file 0755
+        let oldMask = umask(0o022)  // the common umask: bind alone would create the file 0755
         defer { umask(oldMask) }
         var modeAtBind: mode_t = 0
         let fd = try UnixListener.bind(path: dir.socketPath, mode: 0o600) { path in
@@ -17,8 +18,9 @@ extension SocketServerTests {
             if lstat(path, &st) == 0 { modeAtBind = st.st_mode & 0o7777 }
         }
         defer { Glibc.close(fd) }
-        #expect(modeAtBind != 0 && modeAtBind & ~mode_t(0o600) == 0,
-                "between bind and chmod the socket had mode \(String(modeAtBind, radix: 8))")
+        #expect(
+            modeAtBind != 0 && modeAtBind & ~mode_t(0o600) == 0,
+            "between bind and chmod the socket had mode \(String(modeAtBind, radix: 8))")
         var st = stat()
         #expect(lstat(dir.socketPath, &st) == 0 && st.st_mode & 0o7777 == 0o600)
         _ = unlink(dir.socketPath)
@@ -35,7 +37,9 @@ extension SocketServerTests {
         defer { closedir(handle) }
         var names: [String] = []
         while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name != "." && name != ".." { names.append(name) }
         }
         return names

@@ -4,6 +4,7 @@ import BooksTestSupport
 import FoundationEssentials
 import Glibc
 import Testing
+
 @testable import BooksDaemon
 
 /// Hello, replies, protocol violations, flow control and half-close.
@@ -24,7 +25,9 @@ extension SocketServerTests {
 
         let polite = try #require(TestClient(path: dir.socketPath))
         let hello = polite.hello(id: "h1")
-        #expect(hello == .success("h1", ReplyResult(protocolVersion: 1, server: "booksd test", epoch: "test-epoch", seq: 7)))
+        #expect(
+            hello == .success("h1", ReplyResult(protocolVersion: 1, server: "booksd test", epoch: "test-epoch", seq: 7))
+        )
 
         let old = try #require(TestClient(path: dir.socketPath))
         old.send(#"{"id":"h","op":"hello","version":0}"#)
@@ -38,9 +41,10 @@ extension SocketServerTests {
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
         let client = try #require(TestClient(path: dir.socketPath))
         #expect(client.hello()?.ok == true)
-        client.send(#"{"id":"a","op":"ping"}"# + "\n" + #"{"id":2,"op":"list"}"# + "\n" +
-                    #"{"id":"u","op":"warp"}"# + "\n" +
-                    #"{"id":"q","op":"list","filter":{"conditions":[{"field":"author","op":"equals","value":"Jane Austen"}]}}"#)
+        client.send(
+            #"{"id":"a","op":"ping"}"# + "\n" + #"{"id":2,"op":"list"}"# + "\n" + #"{"id":"u","op":"warp"}"# + "\n"
+                + #"{"id":"q","op":"list","filter":{"conditions":[{"field":"author","op":"equals","value":"Jane Austen"}]}}"#
+        )
         var byID: [String: Reply] = [:]
         for _ in 0..<4 {
             let reply = try #require(client.readReply())
@@ -98,7 +102,9 @@ extension SocketServerTests {
         let server = try makeServer(dir)
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
         let client = try #require(TestClient(path: dir.socketPath))
-        client.send(#"{"id":"h","op":"hello","version":1}"# + "\n" + #"{"id":"l","op":"list"}"# + "\n" + #"{"id":"p","op":"ping"}"#)
+        client.send(
+            #"{"id":"h","op":"hello","version":1}"# + "\n" + #"{"id":"l","op":"list"}"# + "\n"
+                + #"{"id":"p","op":"ping"}"#)
         _ = Glibc.shutdown(client.fd, Int32(SHUT_WR))
         #expect(client.readReply()?.id == "h")
         #expect(client.readReply()?.result?.books == TestDelegate.sampleBooks)
@@ -108,7 +114,8 @@ extension SocketServerTests {
 
     @Test func pipeliningWithoutReadingIsBounded() throws {
         let dir = try TemporaryDirectory()
-        let delegate = TestDelegate(books: (0..<50).map { Book(id: "\($0)", name: String(repeating: "n", count: 200), author: "a") })
+        let delegate = TestDelegate(
+            books: (0..<50).map { Book(id: "\($0)", name: String(repeating: "n", count: 200), author: "a") })
         let server = try makeServer(dir, delegate: delegate) { $0.clientQueueBytes = 32 * 1024 }
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
         let hog = try #require(TestClient(path: dir.socketPath))
@@ -116,7 +123,7 @@ extension SocketServerTests {
         let total = 3000
         // ~12 KB list replies; 3000 of them would be ~36 MB if the server buffered them all.
         let burst = (0..<total).map { #"{"id":"\#($0)","op":"list"}"# }.joined(separator: "\n") + "\n"
-        hog.send(Array(burst.utf8), timeout: 1) // may stop early once the server stops reading
+        hog.send(Array(burst.utf8), timeout: 1)  // may stop early once the server stops reading
         MonotonicClock.sleep(seconds: 0.3)
         let handled = delegate.received.withLock { $0.count }
         #expect(handled < total / 2, "the server kept delivering requests whose replies nobody reads")

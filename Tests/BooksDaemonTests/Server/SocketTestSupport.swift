@@ -3,6 +3,7 @@ import BooksProtocol
 import BooksTestSupport
 import FoundationEssentials
 import Synchronization
+
 @testable import BooksDaemon
 
 extension TemporaryDirectory {
@@ -69,7 +70,9 @@ final class TestDelegate: SocketServerDelegate {
         Book(id: "3", name: "Persuasion", author: "Jane Austen"),
     ]
 
-    func server(_ server: SocketServer, didReceive request: Request, from connection: ConnectionID, peer: PeerCredentials) {
+    func server(
+        _ server: SocketServer, didReceive request: Request, from connection: ConnectionID, peer: PeerCredentials
+    ) {
         received.withLock { $0.append(request) }
         let seq = self.seq.load(ordering: .relaxed)
         switch request.op {
@@ -77,13 +80,15 @@ final class TestDelegate: SocketServerDelegate {
             server.send(.success(request.id, ReplyResult(epoch: epoch, seq: seq)), to: connection)
         case .list, .query:
             let matching = BookQuery(filter: request.filter ?? .all).apply(to: books)
-            server.send(.success(request.id, ReplyResult(epoch: epoch, seq: seq, books: matching, total: matching.count)),
-                        to: connection)
+            server.send(
+                .success(request.id, ReplyResult(epoch: epoch, seq: seq, books: matching, total: matching.count)),
+                to: connection)
         case .subscribe:
             let filter = request.filter ?? .all
             let snapshot = Event(event: .snapshot, epoch: epoch, seq: seq, books: books.filter(filter.matches))
-            server.startSubscription(connection, reply: .success(request.id, ReplyResult(epoch: epoch, seq: seq)),
-                                     filter: filter, initialEvents: [snapshot], afterSeq: seq)
+            server.startSubscription(
+                connection, reply: .success(request.id, ReplyResult(epoch: epoch, seq: seq)),
+                filter: filter, initialEvents: [snapshot], afterSeq: seq)
         case .unsubscribe:
             server.stopSubscription(connection, reply: .success(request.id, ReplyResult(epoch: epoch, seq: seq)))
         default:

@@ -1,6 +1,7 @@
 import BooksTestSupport
 import Glibc
 import Testing
+
 @testable import BooksDaemon
 
 /// A datagram socket bound in a fresh temporary directory, standing in for systemd's notify socket.
@@ -26,7 +27,7 @@ private final class NotifySocketFixture {
         return n < 0 ? nil : String(decoding: buffer[0..<n], as: UTF8.self)
     }
 
-    deinit { close(fd) }   // the directory (and the socket in it) goes with `directory`
+    deinit { close(fd) }  // the directory (and the socket in it) goes with `directory`
 }
 
 /// Tests that mutate NOTIFY_SOCKET / WATCHDOG_* / LISTEN_* in the process environment: serialized.
@@ -74,23 +75,31 @@ private final class NotifySocketFixture {
     }
 
     @Test func watchdogInterval() {
-        unsetenv("WATCHDOG_USEC"); unsetenv("WATCHDOG_PID")
+        unsetenv("WATCHDOG_USEC")
+        unsetenv("WATCHDOG_PID")
         #expect(SystemdNotifier.watchdogInterval() == nil)
         setenv("WATCHDOG_USEC", "10000000", 1)
         setenv("WATCHDOG_PID", String(getpid()), 1)
-        defer { unsetenv("WATCHDOG_USEC"); unsetenv("WATCHDOG_PID") }
+        defer {
+            unsetenv("WATCHDOG_USEC")
+            unsetenv("WATCHDOG_PID")
+        }
         #expect(SystemdNotifier.watchdogInterval() == .seconds(5))
         setenv("WATCHDOG_PID", String(getpid() + 1), 1)
         #expect(SystemdNotifier.watchdogInterval() == nil)
     }
 
     @Test func noSocketActivation() throws {
-        unsetenv("LISTEN_FDS"); unsetenv("LISTEN_PID")
+        unsetenv("LISTEN_FDS")
+        unsetenv("LISTEN_PID")
         #expect(try SocketActivation.listeningSockets() == [])
         // LISTEN_PID naming another process: not for us, and nothing is touched.
         setenv("LISTEN_FDS", "1", 1)
         setenv("LISTEN_PID", String(getpid() + 1), 1)
-        defer { unsetenv("LISTEN_FDS"); unsetenv("LISTEN_PID") }
+        defer {
+            unsetenv("LISTEN_FDS")
+            unsetenv("LISTEN_PID")
+        }
         #expect(try SocketActivation.listeningSockets() == [])
     }
 }

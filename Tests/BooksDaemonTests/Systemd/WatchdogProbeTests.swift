@@ -1,10 +1,11 @@
-@testable import BooksDaemon
 import BooksStore
 import BooksTestSupport
 import Dispatch
 import Glibc
 import Synchronization
 import Testing
+
+@testable import BooksDaemon
 
 /// booksd's watchdog ping is tied to real liveness: a stuck reconciler queue, a stopped server
 /// loop or a dead watcher thread each stop `WATCHDOG=1`.
@@ -33,16 +34,19 @@ import Testing
         init() throws {
             directory = try TemporaryDirectory(prefix: "bsd-wd")
             let logger = Logger(backend: StderrLogBackend(fileDescriptor: open("/dev/null", O_WRONLY | O_CLOEXEC)))
-            engine = BookEngine(configuration: DaemonConfiguration(),
-                                store: makeBookStore(path: directory.file("books.txt"), format: .text,
-                                                     lineLimit: 1 << 20),
-                                logger: logger)
+            engine = BookEngine(
+                configuration: DaemonConfiguration(),
+                store: makeBookStore(
+                    path: directory.file("books.txt"), format: .text,
+                    lineLimit: 1 << 20),
+                logger: logger)
             server = try SocketServer(configuration: SocketServerConfiguration(path: directory.file("s.sock")))
             engine.attach(server)
             try server.start(delegate: engine)
             let pings = self.pings
-            probe = WatchdogProbe(watcher: watcher, server: server, engine: engine, logger: logger,
-                                  ping: { pings.count.add(1, ordering: .sequentiallyConsistent) })
+            probe = WatchdogProbe(
+                watcher: watcher, server: server, engine: engine, logger: logger,
+                ping: { pings.count.add(1, ordering: .sequentiallyConsistent) })
         }
 
         func waitForPings(_ n: Int, seconds: Double = 2) -> Bool {
@@ -66,7 +70,7 @@ import Testing
         let rig = try Rig()
         defer { rig.tearDown() }
         let release = DispatchSemaphore(value: 0)
-        rig.engine.onQueue { release.wait() }   // the reconciler's event loop is now stuck
+        rig.engine.onQueue { release.wait() }  // the reconciler's event loop is now stuck
         for _ in 0..<3 { rig.probe.run() }
         MonotonicClock.sleep(seconds: 0.3)
         #expect(rig.pings.value == 0)

@@ -1,7 +1,8 @@
-@testable import BooksDaemon
 import BooksTestSupport
 import Glibc
 import Testing
+
+@testable import BooksDaemon
 
 /// Real tools editing books.txt (methods from EVENTS.md): every one must end in
 /// `.contentMayHaveChanged`, and none may be mistaken for a lost watch or an overflow.
@@ -17,14 +18,18 @@ extension InotifyFileWatcherTests {
         case "vim bkc=no (rename)": return vimNoRc + ["-c", "set backupcopy=no writebackup"] + edit
         case "vim bkc=auto + backup (keeps books.txt~)": return vimNoRc + ["-c", "set backup backupcopy=auto"] + edit
         case "emacs batch (rename, keeps books.txt~)":
-            return ["/usr/bin/emacs", "--batch", "-Q", file, "--eval",
-                    "(progn (goto-char (point-min)) (while (search-forward \"Herbert\" nil t) (replace-match \"HERBERT\")) (save-buffer))"]
+            return [
+                "/usr/bin/emacs", "--batch", "-Q", file, "--eval",
+                "(progn (goto-char (point-min)) (while (search-forward \"Herbert\" nil t) (replace-match \"HERBERT\")) (save-buffer))",
+            ]
         default: return []
         }
     }
 
-    @Test(arguments: ["sed -i", "perl -pi", "vim compatible (in place)", "vim bkc=no (rename)",
-                      "vim bkc=auto + backup (keeps books.txt~)", "emacs batch (rename, keeps books.txt~)"])
+    @Test(arguments: [
+        "sed -i", "perl -pi", "vim compatible (in place)", "vim bkc=no (rename)",
+        "vim bkc=auto + backup (keeps books.txt~)", "emacs batch (rename, keeps books.txt~)",
+    ])
     func editorMethodEndsInContentChange(method: String) throws {
         let arguments = Self.editorCommand(method, books)
         guard TestFiles.isExecutable(arguments[0]) else {

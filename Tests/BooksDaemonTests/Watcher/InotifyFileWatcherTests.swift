@@ -1,8 +1,9 @@
-@testable import BooksDaemon
 import BooksTestSupport
 import Glibc
 import Synchronization
 import Testing
+
+@testable import BooksDaemon
 
 /// Real-inotify tests. libinotifytools is a process singleton: these run one at a time and every
 /// test stops its watcher. This file: how each kind of edit is reported;
@@ -53,8 +54,10 @@ struct InotifyFileWatcherTests {
         let recorder = EventRecorder()
         let watcher = try started(recorder)
         defer { watcher.stop() }
-        for name in [".books.txt.swp", ".books.txt.swx", "4913", "books.txt~", "sedX1y2Z3", "XXab12cd",
-                     ".books.txt.EWzG5d", "books.txt.bak", "Books.txt", "books.txt2"] {
+        for name in [
+            ".books.txt.swp", ".books.txt.swx", "4913", "books.txt~", "sedX1y2Z3", "XXab12cd",
+            ".books.txt.EWzG5d", "books.txt.bak", "Books.txt", "books.txt2",
+        ] {
             let path = dir.file(name)
             try TestFiles.write("noise\n", to: path)
             chmod(path, 0o600)

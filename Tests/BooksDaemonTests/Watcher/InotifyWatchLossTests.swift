@@ -1,8 +1,9 @@
-@testable import BooksDaemon
 import BooksTestSupport
 import Glibc
 import Synchronization
 import Testing
+
+@testable import BooksDaemon
 
 /// Losing the watch (directory removed, moved, unmounted) and getting it back; queue overflow; latency.
 extension InotifyFileWatcherTests {
@@ -53,7 +54,8 @@ extension InotifyFileWatcherTests {
         mkdir(mountPoint, 0o755)
         let mount = ["/bin/mount", "-t", "tmpfs", "booksync-test", mountPoint]
         guard getuid() == 0, TestFiles.isExecutable("/bin/mount"),
-              (try? ChildProcess.runBlocking(mount, timeout: 20))?.status == 0 else {
+            (try? ChildProcess.runBlocking(mount, timeout: 20))?.status == 0
+        else {
             print("skipping unmount test: cannot mount a tmpfs here (needs root)")
             return
         }
@@ -120,7 +122,9 @@ extension InotifyFileWatcherTests {
         let sorted = latencies.sorted()
         let median = sorted[sorted.count / 2]
         let p99 = sorted[sorted.count * 99 / 100]
-        print("close() → handler latency over \(sorted.count) writes: median \(median) µs, p99 \(p99) µs, max \(sorted.last!) µs")
+        print(
+            "close() → handler latency over \(sorted.count) writes: median \(median) µs, p99 \(p99) µs, max \(sorted.last!) µs"
+        )
         #expect(median < 1000)
     }
 }

@@ -1,8 +1,9 @@
-@testable import BooksDaemon
 import BooksTestSupport
 import Glibc
 import Synchronization
 import Testing
+
+@testable import BooksDaemon
 
 /// Stopping, typed start errors and the descriptor limit of the inotify watcher.
 extension InotifyFileWatcherTests {

@@ -1,7 +1,8 @@
-@testable import BooksDaemon
 import BooksTestSupport
 import Glibc
 import Testing
+
+@testable import BooksDaemon
 
 @Suite struct PollingFileWatcherTests {
     @Test func detectsChangeRemovalAndRecreation() throws {

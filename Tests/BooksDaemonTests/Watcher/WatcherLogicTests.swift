@@ -1,9 +1,10 @@
-@testable import BooksDaemon
 import BooksPlatform
 import BooksTestSupport
 import CInotifyTools
 import Glibc
 import Testing
+
+@testable import BooksDaemon
 
 /// Pure mapping logic: no kernel involved.
 @Suite struct WatcherLogicTests {
@@ -34,7 +35,9 @@ import Testing
     }
 
     @Test func otherNamesAreIgnored() {
-        for name in [".books.txt.swp", "4913", "books.txt~", ".#books.txt", "sedAbC123", "books.txt.tmp", "", "Books.txt"] {
+        for name in [
+            ".books.txt.swp", "4913", "books.txt~", ".#books.txt", "sedAbC123", "books.txt.tmp", "", "Books.txt",
+        ] {
             #expect(classify(IN_CLOSE_WRITE, name) == .ignore)
             #expect(classify(IN_MOVED_TO, name) == .ignore)
             #expect(classify(IN_DELETE, name) == .ignore)
@@ -53,8 +56,10 @@ import Testing
 
     @Test func directoryMaskHasWhatIsNeededAndNoModify() {
         let mask = C.directoryMask
-        for bit in [IN_CLOSE_WRITE, IN_MOVED_TO, IN_MOVED_FROM, IN_CREATE, IN_DELETE, IN_ATTRIB,
-                    IN_DELETE_SELF, IN_MOVE_SELF, IN_ONLYDIR] {
+        for bit in [
+            IN_CLOSE_WRITE, IN_MOVED_TO, IN_MOVED_FROM, IN_CREATE, IN_DELETE, IN_ATTRIB,
+            IN_DELETE_SELF, IN_MOVE_SELF, IN_ONLYDIR,
+        ] {
             #expect(mask & UInt32(bitPattern: bit) != 0)
         }
         #expect(mask & UInt32(IN_MODIFY) == 0)
@@ -105,10 +110,12 @@ import Testing
     }
 
     @Test func snapshotTransitions() {
-        let a = PolledFileState(device: 1, inode: 2, size: 3, modificationSeconds: 4, modificationNanoseconds: 5,
-                             changeSeconds: 6, changeNanoseconds: 7)
-        let b = PolledFileState(device: 1, inode: 2, size: 3, modificationSeconds: 4, modificationNanoseconds: 6,
-                             changeSeconds: 6, changeNanoseconds: 7)
+        let a = PolledFileState(
+            device: 1, inode: 2, size: 3, modificationSeconds: 4, modificationNanoseconds: 5,
+            changeSeconds: 6, changeNanoseconds: 7)
+        let b = PolledFileState(
+            device: 1, inode: 2, size: 3, modificationSeconds: 4, modificationNanoseconds: 6,
+            changeSeconds: 6, changeNanoseconds: 7)
         #expect(PolledFileState.event(from: nil, to: nil) == nil)
         #expect(PolledFileState.event(from: nil, to: a) == .created)
         #expect(PolledFileState.event(from: a, to: nil) == .removed)

@@ -1,6 +1,7 @@
-@testable import BooksDaemon
 import BooksTestSupport
 import Synchronization
+
+@testable import BooksDaemon
 
 /// Collects events delivered to a handler and waits for them.
 final class EventRecorder: Sendable {
