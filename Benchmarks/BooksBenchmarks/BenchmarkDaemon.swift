@@ -47,7 +47,10 @@ extension LineClient {
 
     /// The `subscribe` request line resuming at (epoch, seq): no snapshot, changes only.
     static func subscribeLine(id: String, epoch: String, seq: UInt64) -> String {
-        "{\"id\":\(JSONLine.quoted(id)),\"op\":\"subscribe\",\"resume\":{\"epoch\":\(JSONLine.quoted(epoch)),\"seq\":\(seq)}}"
+        """
+        {"id":\(JSONLine.quoted(id)),"op":"subscribe",\
+        "resume":{"epoch":\(JSONLine.quoted(epoch)),"seq":\(seq)}}
+        """
     }
 }
 

@@ -25,22 +25,27 @@ struct CoreReport: Sendable {
                 + "after the build; `--no-docs` leaves this file alone).")
         md.append(
             "Files: generated UUID ids, titles and authors mostly ASCII with accented Latin, CJK and emoji "
-                + "(deterministic seed); Python peer: `Benchmarks/peers/parse_peer.py` (dict comprehension), one peer process right after each Swift run, timed after one untimed warm-up parse."
+                + "(deterministic seed); Python peer: `Benchmarks/peers/parse_peer.py` (dict comprehension), one "
+                + "peer process right after each Swift run, timed after one untimed warm-up parse."
         )
         md.append("")
         md.append("### Full parse")
         md.append("")
         md.append(
-            "| rows | file MB | N | Swift parse ms | Python parse ms | Python/Swift | CPU ms Swift / Python | CPU Python/Swift | Swift read+parse ms | Python read+parse ms | Python/Swift |"
+            """
+            | rows | file MB | N | Swift parse ms | Python parse ms | Python/Swift | CPU ms Swift / Python | CPU \
+            Python/Swift | Swift read+parse ms | Python read+parse ms | Python/Swift |
+            """
         )
         md.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for s in sizes {
             md.append(
-                "| \(Self.rows(s.rows)) | \(Self.f(Double(s.fileBytes) / 1_048_576, 1)) | \(s.runs) | \(Self.ms(s.swiftParseMS)) | "
-                    + "\(s.pythonParseMS.map(Self.ms) ?? "–") | \(s.parseRatio.map { Self.f($0, 1) + "×" } ?? "–") | "
-                    + "\(Self.ms(s.swiftParseCPUMS)) / \(s.pythonParseCPUMS.map(Self.ms) ?? "–") | "
-                    + "\(s.parseCPURatio.map { Self.f($0, 1) + "×" } ?? "–") | "
-                    + "\(Self.ms(s.swiftReadParseMS)) | \(s.pythonReadParseMS.map(Self.ms) ?? "–") | "
+                "| \(Self.rows(s.rows)) | \(Self.f(Double(s.fileBytes) / 1_048_576, 1)) | \(s.runs) | "
+                    + "\(Self.ms(s.swiftParseMS)) | \(s.pythonParseMS.map(Self.ms) ?? "–") | "
+                    + "\(s.parseRatio.map { Self.f($0, 1) + "×" } ?? "–") | \(Self.ms(s.swiftParseCPUMS)) / "
+                    + "\(s.pythonParseCPUMS.map(Self.ms) ?? "–") | "
+                    + "\(s.parseCPURatio.map { Self.f($0, 1) + "×" } ?? "–") | \(Self.ms(s.swiftReadParseMS)) | "
+                    + "\(s.pythonReadParseMS.map(Self.ms) ?? "–") | "
                     + "\(s.readParseRatio.map { Self.f($0, 1) + "×" } ?? "–") |")
         }
         md.append("")
@@ -51,8 +56,8 @@ struct CoreReport: Sendable {
         for s in sizes {
             for e in s.edits {
                 md.append(
-                    "| \(Self.rows(s.rows)) | \(e.kind.rawValue) | \(Self.ms(e.incrementalMS)) | \(Self.ms(e.fullMS)) | "
-                        + "\(Self.f(e.ratio, 1))× | \(e.path) |")
+                    "| \(Self.rows(s.rows)) | \(e.kind.rawValue) | \(Self.ms(e.incrementalMS)) | "
+                        + "\(Self.ms(e.fullMS)) | \(Self.f(e.ratio, 1))× | \(e.path) |")
             }
         }
         md.append("")
@@ -63,12 +68,14 @@ struct CoreReport: Sendable {
             md.append("|---:|---:|---:|---:|---:|")
             md.append(
                 "| \(Self.f(m.fileMB, 1)) | \(Self.f(m.swiftMB, 1)) | \(Self.f(m.ratioToFile, 2))× | "
-                    + "\(m.pythonMB.map { Self.f($0, 1) } ?? "–") | \(m.pythonMB.map { Self.f($0 / m.swiftMB, 1) + "×" } ?? "–") |"
+                    + "\(m.pythonMB.map { Self.f($0, 1) } ?? "–") | "
+                    + "\(m.pythonMB.map { Self.f($0 / m.swiftMB, 1) + "×" } ?? "–") |"
             )
             md.append("")
             md.append(
                 "Peak RSS is VmHWM from /proc/self/status (Swift: hidden `core-rss FILE` child, "
-                    + "baseline before reading \(Self.f(Double(m.swiftBaselineKB) / 1024, 1)) MB; Python: `parse_peer.py FILE --rss`)."
+                    + "baseline before reading \(Self.f(Double(m.swiftBaselineKB) / 1024, 1)) MB; Python: "
+                    + "`parse_peer.py FILE --rss`)."
             )
             md.append("")
         }
@@ -84,19 +91,24 @@ struct CoreReport: Sendable {
         func verdict(_ hit: Bool) -> String { hit ? "**hit**" : "**MISS**" }
         if let ratio = big.parseRatio {
             lines.append(
-                "- Full parse ≥ \(Self.f(Self.parseTarget, 0))× faster than Python (wall): \(Self.f(ratio, 1))× — \(verdict(ratio >= Self.parseTarget))"
+                "- Full parse ≥ \(Self.f(Self.parseTarget, 0))× faster than Python (wall): "
+                    + "\(Self.f(ratio, 1))× — \(verdict(ratio >= Self.parseTarget))"
                     + (big.parseCPURatio.map { " (CPU time: \(Self.f($0, 1))×)" } ?? ""))
         }
         if let rename = big.edits.first(where: { $0.kind == .rename }) {
             lines.append(
-                "- One-row edit diffed ≥ \(Self.f(Self.editTarget, 0))× faster than a full re-parse: \(Self.f(rename.ratio, 1))× — "
+                "- One-row edit diffed ≥ \(Self.f(Self.editTarget, 0))× faster than a full re-parse: "
+                    + "\(Self.f(rename.ratio, 1))× — "
                     + "\(verdict(rename.ratio >= Self.editTarget)) (other edits: "
                     + big.edits.filter { $0.kind != .rename }.map { "\($0.kind.rawValue) \(Self.f($0.ratio, 1))×" }
                     .joined(separator: ", ") + ")")
         }
         if let m = memory, m.rows == 1_000_000 {
             lines.append(
-                "- RSS ≤ \(Self.f(Self.memoryTarget, 0))× file size: \(Self.f(m.ratioToFile, 2))× — \(verdict(m.ratioToFile <= Self.memoryTarget))"
+                """
+                - RSS ≤ \(Self.f(Self.memoryTarget, 0))× file size: \(Self.f(m.ratioToFile, 2))× — \
+                \(verdict(m.ratioToFile <= Self.memoryTarget))
+                """
             )
         }
         lines.append("")

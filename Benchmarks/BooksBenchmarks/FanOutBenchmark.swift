@@ -76,7 +76,10 @@ struct FanOutBenchmark {
                 let start = Stopwatch.now()
                 for k in 1...burst {
                     writer.enqueue(
-                        "{\"id\":\"b\(k)\",\"op\":\"insert\",\"books\":[{\"name\":\"Burst \(count)-\(k)\",\"author\":\"Bench\"}]}"
+                        """
+                        {\"id\":\"b\(k)\",\"op\":\"insert\",\"books\":[{\"name\":\"Burst \
+                        \(count)-\(k)\",\"author\":\"Bench\"}]}
+                        """
                     )
                 }
                 while writer.wantsWrite {
@@ -98,7 +101,8 @@ struct FanOutBenchmark {
                 cpuPerChangeMS: cpuPerChange, schedPerChangeMS: schedPerChange, burst: burst, burstMS: burstMS,
                 rssBeforeKB: rssBefore, rssAfterKB: rssAfter)
             Console.error(
-                "  last p50 \(CoreReport.ms(row.last.p50)) ms, cpu/change \(CoreReport.ms(schedPerChange)) ms (stat \(CoreReport.ms(cpuPerChange))), "
+                "  last p50 \(CoreReport.ms(row.last.p50)) ms, cpu/change \(CoreReport.ms(schedPerChange)) ms "
+                    + "(stat \(CoreReport.ms(cpuPerChange))), "
                     + "burst \(CoreReport.ms(burstMS)) ms, RSS +\(rssAfter - rssBefore) KiB")
             rows.append(row)
         }
@@ -125,33 +129,44 @@ struct FanOutBenchmark {
     func markdown(machine: MachineInfo) -> String {
         var md = [Self.heading, ""]
         md.append(
-            "Date: \(machine.date). Command: `\(options.commandLine)`. One booksd on a \(CoreReport.rows(fileRows))-row file "
-                + "(`--set max_clients=4000`); all subscribers are raw Unix-socket connections held by the one benchmark "
-                + "process and read by one epoll loop in one thread (hello, then `subscribe` resuming at the hello point: no snapshot; "
-                + "the epoll set is built before the first edit, lines are searched as bytes). "
-                + "Per subscriber count: \(changes) file appends (latency from `close()` to the `read()` of the change on the "
-                + "first and on the last subscriber), booksd CPU per change over those appends, from /proc/PID/task/*/schedstat (ns resolution) and from /proc/PID/stat utime+stime (10 ms ticks: coarse for small N), "
-                + "then a burst of \(burst) client inserts pipelined on one extra connection (time until every subscriber has the last one)."
+            "Date: \(machine.date). Command: `\(options.commandLine)`. One booksd on a "
+                + "\(CoreReport.rows(fileRows))-row file (`--set max_clients=4000`); all subscribers are raw "
+                + "Unix-socket connections held by the one benchmark process and read by one epoll loop in one "
+                + "thread (hello, then `subscribe` resuming at the hello point: no snapshot; the epoll set is "
+                + "built before the first edit, lines are searched as bytes). Per subscriber count: \(changes) "
+                + "file appends (latency from `close()` to the `read()` of the change on the first and on the last "
+                + "subscriber), booksd CPU per change over those appends, from /proc/PID/task/*/schedstat (ns "
+                + "resolution) and from /proc/PID/stat utime+stime (10 ms ticks: coarse for small N), then a burst "
+                + "of \(burst) client inserts pipelined on one extra connection (time until every subscriber has "
+                + "the last one)."
         )
         md.append("")
         md.append(
-            "| subscribers | first p50 ms | last p50 ms | last p99 ms | last max ms | missed | booksd CPU ms/change (schedstat / stat) | burst ms | changes/s | deliveries/s | VmRSS before → after subscribing MB |"
+            """
+            | subscribers | first p50 ms | last p50 ms | last p99 ms | last max ms | missed | booksd CPU \
+            ms/change (schedstat / stat) | burst ms | changes/s | deliveries/s | VmRSS before → after \
+            subscribing MB |
+            """
         )
         md.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in rows {
             md.append(
-                "| \(r.subscribers) | \(CoreReport.ms(r.first.p50)) | \(CoreReport.ms(r.last.p50)) | \(CoreReport.ms(r.last.p99)) | "
-                    + "\(CoreReport.ms(r.last.max)) | \(r.missed) | \(CoreReport.ms(r.schedPerChangeMS)) / \(CoreReport.ms(r.cpuPerChangeMS)) | \(CoreReport.ms(r.burstMS)) | "
+                "| \(r.subscribers) | \(CoreReport.ms(r.first.p50)) | \(CoreReport.ms(r.last.p50)) | "
+                    + "\(CoreReport.ms(r.last.p99)) | "
+                    + "\(CoreReport.ms(r.last.max)) | \(r.missed) | \(CoreReport.ms(r.schedPerChangeMS)) / "
+                    + "\(CoreReport.ms(r.cpuPerChangeMS)) | \(CoreReport.ms(r.burstMS)) | "
                     + "\(CoreReport.f(r.changesPerSecond, 0)) | \(CoreReport.f(r.deliveriesPerSecond, 0)) | "
-                    + "\(CoreReport.f(Double(r.rssBeforeKB) / 1024, 1)) → \(CoreReport.f(Double(r.rssAfterKB) / 1024, 1)) |"
+                    + "\(CoreReport.f(Double(r.rssBeforeKB) / 1024, 1)) → "
+                    + "\(CoreReport.f(Double(r.rssAfterKB) / 1024, 1)) |"
             )
         }
         if let big = rows.last, big.subscribers > 1 {
             let perSubscriber = Double(big.rssAfterKB - big.rssBeforeKB) / Double(big.subscribers)
             md.append("")
             md.append(
-                "Per idle subscriber: (VmRSS with \(big.subscribers) idle subscribers − before) / \(big.subscribers) = "
-                    + "\(CoreReport.f(perSubscriber, 1)) KiB. Plot: `docs/benchmarks/fanout.png`.")
+                "Per idle subscriber: (VmRSS with \(big.subscribers) idle subscribers − before) / "
+                    + "\(big.subscribers) = \(CoreReport.f(perSubscriber, 1)) KiB. Plot: "
+                    + "`docs/benchmarks/fanout.png`.")
         }
         md.append("")
         return md.joined(separator: "\n")

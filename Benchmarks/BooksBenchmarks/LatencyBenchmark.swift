@@ -39,7 +39,10 @@ struct LatencyBenchmark {
                     exit(1)
                 }
                 Console.error(
-                    "• latency: \(peer), \(CoreReport.rows(rows)) rows, \(options.edits(forRows: rows)) edits × \(LiveEditKind.allCases.count) kinds"
+                    """
+                    • latency: \(peer), \(CoreReport.rows(rows)) rows, \(options.edits(forRows: rows)) edits × \
+                    \(LiveEditKind.allCases.count) kinds
+                    """
                 )
                 measure(peer: peer, file: &file, directory: directory)
             }
@@ -192,20 +195,23 @@ struct LatencyBenchmark {
         var md = [Self.heading, ""]
         md.append(
             "Machine: \(machine.processors) CPUs (\(machine.cpuModel)), \(machine.kernel), shared with other work "
-                + "(noisy: compare peers within this run). Date: \(machine.date). Command: `\(options.commandLine)` (release build)."
+                + "(noisy: compare peers within this run). Date: \(machine.date). Command: "
+                + "`\(options.commandLine)` (release build)."
         )
         md.append("")
         md.append(
-            "Latency = from the return of the editing call (`close()` after the write, `rename()`, or `waitpid` of `sed -i`) "
-                + "to the `read()` of the matching line from the subscriber's stdout pipe, both on CLOCK_MONOTONIC in the benchmark process. "
-                + "Edits: **append** one row (O_APPEND write, close); **in-place rewrite** (O_TRUNC, whole file with one name changed, close); "
-                + "**atomic replace** (temp file + rename, one row deleted); **sed -i** changing one name. "
-                + "Every line is checked: the right id and kind (booksd also `source: file`); other lines count as unexpected. "
-                + "Peers run one at a time on the same file and edit sequence: `inotifywait -m` on the directory (floor: first event naming books.txt), "
-                + "`booksctl subscribe --json` against a private booksd (default settings), "
-                + "`Benchmarks/peers/watchdog_peer.py` (watchdog: on close-write/moved-to re-read + diff by id), "
-                + "`Benchmarks/peers/watchman_peer.py` (private watchman server, pywatchman subscription, re-read + diff). "
-                + "Between edits the benchmark waits until the subscriber has been quiet for 20 ms + half the last latency."
+            "Latency = from the return of the editing call (`close()` after the write, `rename()`, or `waitpid` of "
+                + "`sed -i`) to the `read()` of the matching line from the subscriber's stdout pipe, both on "
+                + "CLOCK_MONOTONIC in the benchmark process. Edits: **append** one row (O_APPEND write, close); "
+                + "**in-place rewrite** (O_TRUNC, whole file with one name changed, close); **atomic replace** "
+                + "(temp file + rename, one row deleted); **sed -i** changing one name. Every line is checked: the "
+                + "right id and kind (booksd also `source: file`); other lines count as unexpected. Peers run one "
+                + "at a time on the same file and edit sequence: `inotifywait -m` on the directory (floor: first "
+                + "event naming books.txt), `booksctl subscribe --json` against a private booksd (default "
+                + "settings), `Benchmarks/peers/watchdog_peer.py` (watchdog: on close-write/moved-to re-read + "
+                + "diff by id), `Benchmarks/peers/watchman_peer.py` (private watchman server, pywatchman "
+                + "subscription, re-read + diff). Between edits the benchmark waits until the subscriber has been "
+                + "quiet for 20 ms + half the last latency."
         )
         md.append("")
         md.append("| rows | edit | peer | N | p50 ms | p90 ms | p99 ms | max ms | unexpected | missed |")
@@ -216,15 +222,18 @@ struct LatencyBenchmark {
                     guard let cell = cells.first(where: { $0.rows == rows && $0.kind == kind && $0.peer == peer })
                     else {
                         md.append(
-                            "| \(CoreReport.rows(rows)) | \(kind.rawValue) | \(peer) | 0 | – | – | – | – | – | not run |"
+                            """
+                            | \(CoreReport.rows(rows)) | \(kind.rawValue) | \(peer) | 0 | – | – | – | – | \
+                            – | not run |
+                            """
                         )
                         continue
                     }
                     let d = cell.distribution
                     func v(_ x: Double) -> String { x.isNaN ? "–" : CoreReport.ms(x) }
                     md.append(
-                        "| \(CoreReport.rows(rows)) | \(kind.rawValue) | \(peer) | \(d.count) | \(v(d.p50)) | \(v(d.p90)) | "
-                            + "\(v(d.p99)) | \(v(d.max)) | \(cell.unexpected) | \(cell.missed) |")
+                        "| \(CoreReport.rows(rows)) | \(kind.rawValue) | \(peer) | \(d.count) | \(v(d.p50)) | "
+                            + "\(v(d.p90)) | \(v(d.p99)) | \(v(d.max)) | \(cell.unexpected) | \(cell.missed) |")
                 }
             }
         }
@@ -236,7 +245,8 @@ struct LatencyBenchmark {
         for rows in options.sizes {
             md.append(
                 "| \(CoreReport.rows(rows)) | \(CoreReport.f(Double(daemonRSS[rows] ?? 0) / 1024, 1)) | "
-                    + "\(CoreReport.f(Double(pythonRSS[rows] ?? 0) / 1024, 1)) | \(CoreReport.f(Double(watchmanPeerRSS[rows] ?? 0) / 1024, 1)) |"
+                    + "\(CoreReport.f(Double(pythonRSS[rows] ?? 0) / 1024, 1)) | "
+                    + "\(CoreReport.f(Double(watchmanPeerRSS[rows] ?? 0) / 1024, 1)) |"
             )
         }
         md.append("")

@@ -112,7 +112,8 @@ struct ResponsivenessBenchmark {
             loadAtEnd: Self.loadAverage(), measurement: m)
         Console.error(
             "  \(m.updates.count) updates in \(m.commits) rewrites (\(CoreReport.f(m.rewritesPerSecond, 1))/s); "
-                + "hello+ping n=\(m.probes.count) p50 \(ResponsivenessReport.ms(m.probes.p50)) p99 \(ResponsivenessReport.ms(m.probes.p99)) "
+                + "hello+ping n=\(m.probes.count) p50 \(ResponsivenessReport.ms(m.probes.p50)) p99 "
+                + "\(ResponsivenessReport.ms(m.probes.p99)) "
                 + "max \(ResponsivenessReport.ms(m.probes.max)) ms, \(m.probeFailures) failed; hand edits "
                 + m.handEdits.map { $0.arrivalMS.map { ResponsivenessReport.ms($0) + " ms" } ?? "NOT REACHED" }.joined(
                     separator: ", ")

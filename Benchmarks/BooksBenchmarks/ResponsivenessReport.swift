@@ -39,35 +39,41 @@ struct ResponsivenessReport {
         let limit = Int(ResponsivenessOptions.handEditLimitSeconds)
         var md = [ResponsivenessBenchmark.heading, ""]
         md.append(
-            "Date: \(machine.date). Command: `\(options.live.commandLine)` (release builds). Machine: \(machine.processors) CPUs "
-                + "(\(machine.cpuModel)), \(machine.kernel), shared with other engineers' builds: timings are noisy; "
-                + "the load averages (1/5/15 min, `/proc/loadavg`) at the start and end of each run are in the table.")
+            "Date: \(machine.date). Command: `\(options.live.commandLine)` (release builds). Machine: "
+                + "\(machine.processors) CPUs (\(machine.cpuModel)), \(machine.kernel), shared with other "
+                + "engineers' builds: timings are noisy; the load averages (1/5/15 min, `/proc/loadavg`) at the "
+                + "start and end of each run are in the table.")
         md.append("")
         md.append(
-            "Scenario (issue 11): a generated \(CoreReport.rows(options.rows))-row file (\(CoreReport.f(results.first?.fileMB ?? 0, 1)) MB), "
-                + "a private booksd on it; \(options.writers) writer connections, each looping `update` of its own book (the name "
-                + "alternates, so every update changes the file: a full rewrite + fsync) → wait for the reply → repeat, for "
-                + "\(CoreReport.f(options.seconds, 0)) s; one subscriber (`hello`, then `subscribe` resuming at the hello's epoch/seq: "
-                + "no snapshot); a prober that every 10–20 ms (random, on a fixed schedule, so a probe that waits does not delay "
-                + "the next: stalls are sampled, not skipped) opens a **new** connection, sends `hello` (version 1), waits for its "
-                + "reply, sends `ping`, waits for its reply and closes — one sample is `connect` → `ping` reply. Every "
-                + "\(CoreReport.f(min(ResponsivenessOptions.handEditSpacingSeconds, options.seconds / 2), 1)) s a hand edit appends "
-                + "`hand-K|Hand edit K|Bench Hand` (open `O_APPEND`, write, close, as `echo >>` does); arrival = `close` returned → "
-                + "the subscriber read a `change` event naming `hand-K` (limit \(limit) s). Rewrites = distinct `seq`s in the "
-                + "`update` replies (a group commit may carry both writers' updates). All connections are driven by one `poll` "
-                + "loop in one thread. \"before\" is the same scenario, right after, on a fresh copy of the file, against a "
-                + "booksd built from the commit before the engine change (see below).")
+            "Scenario (issue 11): a generated \(CoreReport.rows(options.rows))-row file "
+                + "(\(CoreReport.f(results.first?.fileMB ?? 0, 1)) MB), a private booksd on it; \(options.writers) "
+                + "writer connections, each looping `update` of its own book (the name alternates, so every update "
+                + "changes the file: a full rewrite + fsync) → wait for the reply → repeat, for "
+                + "\(CoreReport.f(options.seconds, 0)) s; one subscriber (`hello`, then `subscribe` resuming at "
+                + "the hello's epoch/seq: no snapshot); a prober that every 10–20 ms (random, on a fixed "
+                + "schedule, so a probe that waits does not delay the next: stalls are sampled, not skipped) opens "
+                + "a **new** connection, sends `hello` (version 1), waits for its reply, sends `ping`, waits for "
+                + "its reply and closes — one sample is `connect` → `ping` reply. Every "
+                + "\(CoreReport.f(min(ResponsivenessOptions.handEditSpacingSeconds, options.seconds / 2), 1)) s a "
+                + "hand edit appends `hand-K|Hand edit K|Bench Hand` (open `O_APPEND`, write, close, as `echo >>` "
+                + "does); arrival = `close` returned → the subscriber read a `change` event naming `hand-K` "
+                + "(limit \(limit) s). Rewrites = distinct `seq`s in the `update` replies (a group commit may "
+                + "carry both writers' updates). All connections are driven by one `poll` loop in one thread. "
+                + "\"before\" is the same scenario, right after, on a fresh copy of the file, against a booksd "
+                + "built from the commit before the engine change (see below).")
         md.append("")
         md.append(
-            "| build | commit | load at start → end | full rewrite (write+fsync) ms | updates acknowledged | rewrites | "
-                + "rewrites/s | update p50 ms | hello+ping probes | p50 ms | p99 ms | max ms | p99 < \(target) ms |")
+            "| build | commit | load at start → end | full rewrite (write+fsync) ms | updates acknowledged | "
+                + "rewrites | rewrites/s | update p50 ms | hello+ping probes | p50 ms | p99 ms | max ms | p99 < "
+                + "\(target) ms |")
         md.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
         for r in results {
             let m = r.measurement
             md.append(
-                "| \(r.label) | \(r.commit.map { "`\($0)`" } ?? "–") | \(r.loadAtStart) → \(r.loadAtEnd) | \(Self.ms(r.fullRewriteMS)) | "
-                    + "\(m.updates.count)\(m.updateFailures > 0 ? " (+\(m.updateFailures) failed)" : "") | \(m.commits) | "
-                    + "\(CoreReport.f(m.rewritesPerSecond, 1)) | \(Self.ms(m.updates.p50)) | "
+                "| \(r.label) | \(r.commit.map { "`\($0)`" } ?? "–") | \(r.loadAtStart) → \(r.loadAtEnd) | "
+                    + "\(Self.ms(r.fullRewriteMS)) | "
+                    + "\(m.updates.count)\(m.updateFailures > 0 ? " (+\(m.updateFailures) failed)" : "") | "
+                    + "\(m.commits) | \(CoreReport.f(m.rewritesPerSecond, 1)) | \(Self.ms(m.updates.p50)) | "
                     + "\(m.probes.count)\(m.probeFailures > 0 ? " (+\(m.probeFailures) failed)" : "") | "
                     + "\(Self.ms(m.probes.p50)) | \(Self.ms(m.probes.p99)) | \(Self.ms(m.probes.max)) | "
                     + "\(r.meetsTarget ? "**met**" : "**MISSED**") |")
@@ -89,11 +95,12 @@ struct ResponsivenessReport {
         md.append(contentsOf: verdict())
         md.append("")
         md.append(
-            "The \"before\" binary: `git -C /work/main worktree add /work/wt-before 5d99280` (detached; the commit before "
-                + "the engine change), then `cd /work/wt-before && swift build -c release --product booksd`; pass "
-                + "`--booksd-before /work/wt-before/.build/release/booksd` (or set `BOOKS_BEFORE_BOOKSD` for "
-                + "`Benchmarks/run-all.sh`). Raw figures: `Benchmarks/work/results/responsiveness.tsv` (each probe and update reply on a time line: `responsiveness-timeline.tsv`); daemon logs: "
-                + "`Benchmarks/work/live/responsiveness-*/booksd.log`.")
+            "The \"before\" binary: `git -C /work/main worktree add /work/wt-before 5d99280` (detached; the commit "
+                + "before the engine change), then `cd /work/wt-before && swift build -c release --product "
+                + "booksd`; pass `--booksd-before /work/wt-before/.build/release/booksd` (or set "
+                + "`BOOKS_BEFORE_BOOKSD` for `Benchmarks/run-all.sh`). Raw figures: "
+                + "`Benchmarks/work/results/responsiveness.tsv` (each probe and update reply on a time line: "
+                + "`responsiveness-timeline.tsv`); daemon logs: `Benchmarks/work/live/responsiveness-*/booksd.log`.")
         md.append("")
         return md.joined(separator: "\n")
     }

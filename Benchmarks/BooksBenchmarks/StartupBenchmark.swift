@@ -40,14 +40,17 @@ struct StartupBenchmark {
             options: options)
         var md = [Self.heading, ""]
         md.append(
-            "Date: \(machine.date). Command: `\(options.commandLine)`. `booksd --file F --socket S` on a \(CoreReport.rows(rows))-row "
-                + "file (page cache warm); ready = from `posix_spawn` until a connection to the socket answers `hello` "
-                + "(polled every 1 ms), 3 starts.")
+            "Date: \(machine.date). Command: `\(options.commandLine)`. `booksd --file F --socket S` on a "
+                + "\(CoreReport.rows(rows))-row file (page cache warm); ready = from `posix_spawn` until a "
+                + "connection to the socket answers `hello` (polled every 1 ms), 3 starts.")
         md.append("")
         md.append("| rows | ready ms (median) | all runs ms | VmRSS when ready MB |")
         md.append("|---:|---:|---|---:|")
         md.append(
-            "| \(CoreReport.rows(rows)) | \(CoreReport.ms(readyMedian)) | \(ready.map { CoreReport.ms($0) }.joined(separator: ", ")) | \(CoreReport.f(rssMedian, 1)) |"
+            """
+            | \(CoreReport.rows(rows)) | \(CoreReport.ms(readyMedian)) | \
+            \(ready.map { CoreReport.ms($0) }.joined(separator: ", ")) | \(CoreReport.f(rssMedian, 1)) |
+            """
         )
         md.append("")
         ResultsFile.publish(heading: Self.heading, markdown: md.joined(separator: "\n"), options: options)

@@ -69,7 +69,8 @@ struct TargetsReport {
                     out.append(
                         Verdict(
                             target: target,
-                            measured: "\(CoreReport.ms(best)) / \(CoreReport.ms(b)) ms = \(CoreReport.f(best / b, 1))×",
+                            measured:
+                                "\(CoreReport.ms(best)) / \(CoreReport.ms(b)) ms = \(CoreReport.f(best / b, 1))×",
                             hit: best / b >= factor))
                 }
             }
@@ -84,7 +85,8 @@ struct TargetsReport {
                         "\(CoreReport.f(d / 1024, 1)) vs \(CoreReport.f(p / 1024, 1)) MB (1/\(CoreReport.f(p / d, 1)))",
                     hit: d * 5 <= p))
         } else {
-            out.append(Verdict(target: "1M VmRSS: booksd ≤ 1/5 of the Python (watchdog) peer", measured: "–", hit: nil))
+            out.append(
+                Verdict(target: "1M VmRSS: booksd ≤ 1/5 of the Python (watchdog) peer", measured: "–", hit: nil))
         }
         // 4. 1,000 subscribers within 10× the single-subscriber latency.
         let one = fanout.first { $0["subscribers"] == "1" }
@@ -96,7 +98,8 @@ struct TargetsReport {
                     measured: "\(CoreReport.ms(m)) vs \(CoreReport.ms(a)) ms = \(CoreReport.f(m / a, 1))×",
                     hit: m <= 10 * a))
         } else {
-            out.append(Verdict(target: "1000 subscribers: last notified ≤ 10× one subscriber", measured: "–", hit: nil))
+            out.append(
+                Verdict(target: "1000 subscribers: last notified ≤ 10× one subscriber", measured: "–", hit: nil))
         }
         // 5. 32 writers ≥ 5× one writer; 6. a single insert at 1M well under (≤ 1/10 of) a full rewrite.
         for rows in Set(writes.compactMap { $0["rows"] }).compactMap(Int.init).sorted() {

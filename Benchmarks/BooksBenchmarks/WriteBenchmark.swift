@@ -39,10 +39,14 @@ struct WriteBenchmark {
                     settings: ["max_clients=200"], logPath: directory + "/booksd.log")
             else { exit(1) }
             for writers in [1, 32] {
-                Console.error("• writes: \(CoreReport.rows(rows)) rows, \(writers) writers, \(duration(rows: rows)) s")
+                Console.error(
+                    "• writes: \(CoreReport.rows(rows)) rows, \(writers) writers, \(duration(rows: rows)) s")
                 let row = measure(socket: daemon.socketPath, rows: rows, writers: writers)
                 Console.error(
-                    "  \(CoreReport.f(row.perSecond, 1)) inserts/s, p50 \(CoreReport.ms(row.latency.p50)) ms, p99 \(CoreReport.ms(row.latency.p99)) ms"
+                    """
+                      \(CoreReport.f(row.perSecond, 1)) inserts/s, p50 \(CoreReport.ms(row.latency.p50)) ms, p99 \
+                    \(CoreReport.ms(row.latency.p99)) ms
+                    """
                 )
                 results.append(row)
             }
@@ -102,7 +106,10 @@ struct WriteBenchmark {
             sequence[k] += 1
             sentAt[k] = Stopwatch.now()
             sockets[k].enqueue(
-                "{\"id\":\"w\(sequence[k])\",\"op\":\"insert\",\"books\":[{\"name\":\"Write \(rows)-\(writers)-\(k)-\(sequence[k])\",\"author\":\"Bench Writer\"}]}"
+                """
+                {\"id\":\"w\(sequence[k])\",\"op\":\"insert\",\"books\":[{\"name\":\"Write \
+                \(rows)-\(writers)-\(k)-\(sequence[k])\",\"author\":\"Bench Writer\"}]}
+                """
             )
         }
         let start = Stopwatch.now()
@@ -139,20 +146,25 @@ struct WriteBenchmark {
     func markdown(machine: MachineInfo) -> String {
         var md = [Self.heading, ""]
         md.append(
-            "Date: \(machine.date). Command: `\(options.commandLine)`. A private booksd per size; W raw connections in one "
-                + "`poll` loop, each with one `insert` of one book in flight (closed loop) for the stated time, then the "
-                + "outstanding ones are awaited. Latency: request written → `ok` reply read (the daemon replies after the "
-                + "file is durably saved). Full rewrite: write + fsync of the whole file to a new file in the same directory, "
-                + "median of 3, same run.")
+            "Date: \(machine.date). Command: `\(options.commandLine)`. A private booksd per size; W raw "
+                + "connections in one `poll` loop, each with one `insert` of one book in flight (closed loop) for "
+                + "the stated time, then the outstanding ones are awaited. Latency: request written → `ok` reply "
+                + "read (the daemon replies after the file is durably saved). Full rewrite: write + fsync of the "
+                + "whole file to a new file in the same directory, median of 3, same run.")
         md.append("")
         md.append(
-            "| rows | writers | inserts acknowledged | seconds | inserts/s | p50 ms | p99 ms | full rewrite (write+fsync) ms |"
+            """
+            | rows | writers | inserts acknowledged | seconds | inserts/s | p50 ms | p99 ms | full rewrite \
+            (write+fsync) ms |
+            """
         )
         md.append("|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in results {
             md.append(
-                "| \(CoreReport.rows(r.rows)) | \(r.writers) | \(r.completed)\(r.failed > 0 ? " (+\(r.failed) failed)" : "") | "
-                    + "\(CoreReport.f(r.seconds, 1)) | \(CoreReport.f(r.perSecond, 1)) | \(CoreReport.ms(r.latency.p50)) | "
+                "| \(CoreReport.rows(r.rows)) | \(r.writers) | "
+                    + "\(r.completed)\(r.failed > 0 ? " (+\(r.failed) failed)" : "") | "
+                    + "\(CoreReport.f(r.seconds, 1)) | \(CoreReport.f(r.perSecond, 1)) | "
+                    + "\(CoreReport.ms(r.latency.p50)) | "
                     + "\(CoreReport.ms(r.latency.p99)) | \(CoreReport.ms(rewriteMS[r.rows] ?? .nan)) |")
         }
         md.append("")

@@ -18,7 +18,10 @@ extension FileComparison {
         switch self {
         case .unchanged(let identity): "unchanged (\(identity.traceDescription))"
         case .changed(let splice, let identity):
-            "changed at bytes \(splice.range.lowerBound)..<\(splice.range.upperBound) by \(splice.replacement.count) bytes (\(identity.traceDescription))"
+            """
+            changed at bytes \(splice.range.lowerBound)..<\(splice.range.upperBound) by \
+            \(splice.replacement.count) bytes (\(identity.traceDescription))
+            """
         case .missing: "missing"
         case .unavailable(let error): "unavailable (\(error))"
         }

@@ -65,9 +65,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unknownBook(let id): return "no book with id \(id)"
         case .appendLeftPartial(let path, let written, let total, let code):
             return
-                "append to \(path) failed after \(written) of \(total) bytes (\(String(cString: strerror(code)))) while "
-                + "another program wrote to the file: the append was not done, and its incomplete row was left in "
-                + "the file so as not to cut what the other program wrote (remove it by hand)"
+                "append to \(path) failed after \(written) of \(total) bytes "
+                + "(\(String(cString: strerror(code)))) while another program wrote to the file: the append was not "
+                + "done, and its incomplete row was left in the file so as not to cut what the other program wrote "
+                + "(remove it by hand)"
         case .concurrentEditKept(let path, let kept):
             return "\(path) was replaced twice while a write was checked; the write was not done, "
                 + "the newest version is in place and the one it replaced was kept in \(kept)"

@@ -36,7 +36,8 @@ struct LiveBenchmarkSupportTests {
     }
 
     @Test func readsFieldsOfSubscriberLines() {
-        let line = #"{"seq":12,"kind":"update","id":"0b6e-x","name":"Le \"Rouge\" ✎","author":"Zoë","source":"file"}"#
+        let line =
+            #"{"seq":12,"kind":"update","id":"0b6e-x","name":"Le \"Rouge\" ✎","author":"Zoë","source":"file"}"#
         #expect(JSONLine.string("kind", in: line) == "update")
         #expect(JSONLine.string("id", in: line) == "0b6e-x")
         #expect(JSONLine.string("name", in: line) == #"Le "Rouge" ✎"#)

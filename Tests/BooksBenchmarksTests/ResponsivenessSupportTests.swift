@@ -52,11 +52,13 @@ struct ResponsivenessSupportTests {
     /// Only a `change` event naming exactly that id counts (not `hand-10` for `hand-1`, not a reply).
     @Test func changeEventsAnnounceTheirIDs() {
         let event =
-            #"{"event":"change","epoch":"E","seq":9,"source":"file","time":"t","inserted":[{"id":"hand-1","name":"Hand edit 1","author":"Bench Hand"}],"updated":[],"deleted":[]}"#
+            #"{"event":"change","epoch":"E","seq":9,"source":"file","time":"t","#
+            + #""inserted":[{"id":"hand-1","name":"Hand edit 1","author":"Bench Hand"}],"updated":[],"deleted":[]}"#
         #expect(ResponsivenessLoop.announces(event, id: "hand-1"))
         #expect(!ResponsivenessLoop.announces(event, id: "hand-10"))
         let other =
-            #"{"event":"change","epoch":"E","seq":9,"source":"file","time":"t","inserted":[{"id":"hand-10","name":"N","author":"A"}],"updated":[],"deleted":[]}"#
+            #"{"event":"change","epoch":"E","seq":9,"source":"file","time":"t","#
+            + #""inserted":[{"id":"hand-10","name":"N","author":"A"}],"updated":[],"deleted":[]}"#
         #expect(!ResponsivenessLoop.announces(other, id: "hand-1"))
         #expect(
             !ResponsivenessLoop.announces(

@@ -8,8 +8,10 @@ import Testing
     static let nasty: [String] = [
         "plain", "", "quote \" and backslash \\ and slash /", "\\\"\\\\",
         "controls \u{0}\u{1}\u{7}\u{8}\u{9}\u{A}\u{B}\u{C}\u{D}\u{1B}\u{1F}\u{7F}",
-        "emoji 👩‍👩‍👧‍👦 🇩🇪 📚", "combining e\u{301} a\u{308}\u{332}", "RTL עברית العربية \u{202E}abc\u{202C}",
-        "separators \u{2028}\u{2029}", "pipe | and tab\t and newline\n", "BOM \u{FEFF}", "非常に長い本のタイトル",
+        "emoji 👩‍👩‍👧‍👦 🇩🇪 📚", "combining e\u{301} a\u{308}\u{332}",
+        "RTL עברית العربية \u{202E}abc\u{202C}",
+        "separators \u{2028}\u{2029}", "pipe | and tab\t and newline\n", "BOM \u{FEFF}",
+        "非常に長い本のタイトル",
     ]
 
     static func book(_ i: Int) -> Book {

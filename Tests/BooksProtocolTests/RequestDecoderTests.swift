@@ -21,7 +21,8 @@ import Testing
 
     @Test func decodesFullRequest() throws {
         let line =
-            #"{"id":"r1","op":"list","filter":{"conditions":[{"field":"name","op":"contains","value":"Dune"}]},"limit":5}"#
+            #"{"id":"r1","op":"list","filter":{"conditions":[{"field":"name","op":"contains","value":"Dune"}]},"#
+            + #""limit":5}"#
         let request = try decoder.decode(Array(line.utf8))
         #expect(request.id == "r1")
         #expect(request.op == .list)

@@ -10,7 +10,8 @@ import Testing
 @Suite struct JSONUnknownKeysTests {
     let file = #"""
         [
-          {"id": "1", "isbn": "978-0441013593", "name": "Dune", "author": "Herbert", "notes": {"read": true, "tags": ["sf", "a \"b\""]}},
+          {"id": "1", "isbn": "978-0441013593", "name": "Dune", "author": "Herbert", \#
+        "notes": {"read": true, "tags": ["sf", "a \"b\""]}},
           {"id": "2", "name": "Emma", "author": "Austen", "year": 1815, "x\u0069d": null},
           {"id": "3", "name": "Ulysses", "author": "Joyce"}
         ]
@@ -34,7 +35,8 @@ import Testing
         #expect(
             written == #"""
                 [
-                  {"id": "1", "name": "Dune", "author": "Frank Herbert", "isbn": "978-0441013593", "notes": {"read": true, "tags": ["sf", "a \"b\""]}},
+                  {"id": "1", "name": "Dune", "author": "Frank Herbert", "isbn": "978-0441013593", \#
+                "notes": {"read": true, "tags": ["sf", "a \"b\""]}},
                   {"id": "2", "name": "Emma", "author": "Austen", "year": 1815, "x\u0069d": null},
                   {"id": "4", "name": "New", "author": "Book"}
                 ]

@@ -73,7 +73,8 @@ import Testing
         let store = TextBookStore(path: dir.file("books.txt"))
         var generator = SystemRandomNumberGenerator()
         let pieces = [
-            "|", "\\", "\n", "\t", "\r", "🦄", "e\u{301}", "שלום", "#", " ", "a", String(repeating: "long", count: 500),
+            "|", "\\", "\n", "\t", "\r", "🦄", "e\u{301}", "שלום", "#", " ", "a",
+            String(repeating: "long", count: 500),
         ]
         var insertions: [SaveRequest.Insertion] = []
         for k in 0..<200 {

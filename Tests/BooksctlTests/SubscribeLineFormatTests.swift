@@ -18,7 +18,8 @@ import Testing
         #expect(
             plain.lines(for: update) == [
                 #"{"seq":7,"kind":"insert","id":"b","name":"Emma","author":"Austen","source":"client"}"#,
-                #"{"seq":7,"kind":"update","id":"a","name":"Dune Messiah","author":"Herbert","source":"client","oldName":"Dune","oldAuthor":"Herbert"}"#,
+                #"{"seq":7,"kind":"update","id":"a","name":"Dune Messiah","author":"Herbert","source":"client","#
+                    + #""oldName":"Dune","oldAuthor":"Herbert"}"#,
                 #"{"seq":7,"kind":"delete","id":"c","name":"Ulysses","author":"Joyce","source":"client"}"#,
             ])
     }
@@ -28,7 +29,8 @@ import Testing
         let line = ChangeLineFormatter.jsonLine(seq: 1, kind: "insert", book: book, old: nil, source: "file")
         #expect(
             line
-                == #"{"seq":1,"kind":"insert","id":"x\"1","name":"Tab\there\nnew \\ back \u0001","author":"Zoë ☃ \u2028","source":"file"}"#
+                == #"{"seq":1,"kind":"insert","id":"x\"1","name":"Tab\there\nnew \\ back \u0001","#
+                + #""author":"Zoë ☃ \u2028","source":"file"}"#
         )
         #expect(!line.contains("\n"))
     }

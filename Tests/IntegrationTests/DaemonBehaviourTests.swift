@@ -114,10 +114,16 @@ import Testing
                 switch edit {
                 case "append":
                     script =
-                        "\(add) & sleep 0.\(ms < 10 ? "00" : "0")\(ms); echo \(shellQuote(appended.description)) >> books.txt; wait"
+                        """
+                        \(add) & sleep 0.\(ms < 10 ? "00" : "0")\(ms); echo \(shellQuote(appended.description)) \
+                        >> books.txt; wait
+                        """
                 case "sed -i":
                     script =
-                        "\(add) & sleep 0.\(ms < 10 ? "00" : "0")\(ms); sed -i 's/|Book \(n)|/|Book \(n) edited|/' books.txt; wait"
+                        """
+                        \(add) & sleep 0.\(ms < 10 ? "00" : "0")\(ms); sed -i 's/|Book \(n)|/|Book \(n) edited|/' \
+                        books.txt; wait
+                        """
                 default:
                     script = """
                         old=$(cat books.txt)

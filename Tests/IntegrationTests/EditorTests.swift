@@ -105,7 +105,8 @@ import Testing
     }
 
     static let emacsReplace =
-        #"(progn (find-file "books.txt") (goto-char (point-min)) (while (search-forward "Frank Herbert" nil t) (replace-match "Frank HERBERT" t t)) (save-buffer))"#
+        #"(progn (find-file "books.txt") (goto-char (point-min)) "#
+        + #"(while (search-forward "Frank Herbert" nil t) (replace-match "Frank HERBERT" t t)) (save-buffer))"#
 
     @Test("emacs --batch with backup files (rename, keeps books.txt~)", arguments: ["/var/tmp", "/tmp"])
     func emacsBatchBackup(base: String) async throws {

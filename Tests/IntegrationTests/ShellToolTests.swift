@@ -96,7 +96,10 @@ import Testing
             mkdir(h.root + "/src", 0o755)
             try TestFiles.write(Books.text(replacing: [changed.id: changed]), to: h.root + "/src/books.txt")
             try await h.tools.must(
-                "touch -d '2001-01-01 00:00:00' ../src/books.txt && rsync \(inplace ? "--inplace " : "")../src/books.txt books.txt"
+                """
+                touch -d '2001-01-01 00:00:00' ../src/books.txt && rsync \
+                \(inplace ? "--inplace " : "")../src/books.txt books.txt
+                """
             )
             await sub.expectEvents([.update(changed)])
             #expect(h.fileText == Books.text(replacing: [changed.id: changed]))

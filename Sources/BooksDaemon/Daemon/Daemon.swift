@@ -92,7 +92,10 @@ public final class Daemon: Sendable {
         engine.drain()
         let position = engine.position
         logger.notice(
-            "booksd ready: \(path) (\(configuration.format)), socket \(inherited == nil ? socketPath : "inherited from systemd")",
+            """
+            booksd ready: \(path) (\(configuration.format)), socket \
+            \(inherited == nil ? socketPath : "inherited from systemd")
+            """,
             ["BOOKS_FILE": path, "BOOKS_SEQ": "\(position.seq)", "BOOKS_EPOCH": position.epoch])
         _ = try? notifier.ready()
         engine.republishStatus()
@@ -157,7 +160,10 @@ public final class Daemon: Sendable {
             logger.notice("configuration reloaded")
         case .exit(_, _, let standardError):
             logger.error(
-                "the new configuration is refused, the old one stays in force: \(standardError.trimmingSuffixNewlines())"
+                """
+                the new configuration is refused, the old one stays in force: \
+                \(standardError.trimmingSuffixNewlines())
+                """
             )
         }
         _ = try? notifier.ready()

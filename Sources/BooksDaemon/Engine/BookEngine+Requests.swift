@@ -57,7 +57,10 @@ extension BookEngine: SocketServerDelegate {
             if let line { logger.notice(line, fields) }
             let error = ProtocolError(
                 .permissionDenied,
-                "uid \(peer.uid) may read but not write; writers are root, the daemon's user and the configured writer_users/writer_groups"
+                """
+                uid \(peer.uid) may read but not write; writers are root, the daemon's user and the configured \
+                writer_users/writer_groups
+                """
             )
             channel?.send(.failure(request.id, error), to: connection)
             return

@@ -45,7 +45,10 @@ extension ReconcilerStateMachine {
             actions.append(
                 .log(
                     .debug,
-                    "commit of \(writes.count) write(s): file untouched (\(identity.traceDescription)), appending without a read"
+                    """
+                    commit of \(writes.count) write(s): file untouched (\(identity.traceDescription)), appending \
+                    without a read
+                    """
                 ))
         case .compared(let compared):
             verificationRounds = nil
@@ -172,7 +175,10 @@ extension ReconcilerStateMachine {
             actions.append(
                 .log(
                     .info,
-                    "client write: \(c.inserted.count) inserted, \(c.updated.count) updated, \(c.deleted.count) deleted",
+                    """
+                    client write: \(c.inserted.count) inserted, \(c.updated.count) updated, \(c.deleted.count) \
+                    deleted
+                    """,
                     seq: applied.seq))
         }
         if let late = result.lateEdit {
@@ -187,7 +193,10 @@ extension ReconcilerStateMachine {
                 actions.append(
                     .log(
                         .warning,
-                        "another program wrote to the book file just as the daemon replaced it; its edit is applied on top"
+                        """
+                        another program wrote to the book file just as the daemon replaced it; its edit is \
+                        applied on top
+                        """
                     ))
                 actions.append(
                     .writeLateEdit(merged: merged, replacing: context.document.bytes, expected: identity, late: late))
@@ -218,7 +227,10 @@ extension ReconcilerStateMachine {
                 .keepInRecoveryFile(
                     late,
                     message:
-                        "a late write to the replaced book file could not be applied (\(error)); its content was kept in"
+                        """
+                        a late write to the replaced book file could not be applied (\(error)); its content was \
+                        kept in
+                        """
                 ))
         }
         return actions + finish(commit)

@@ -113,6 +113,9 @@ extension ReconcilerStateMachine {
         let last =
             context.lastChange.map { "last change seq \(context.seq) at \(ISO8601.format($0))" } ?? "no change yet"
         return
-            "\(context.bookCount) books, \(context.document.badLineCount) bad lines, \(subscribers) subscribers, \(last)"
+            """
+            \(context.bookCount) books, \(context.document.badLineCount) bad lines, \(subscribers) subscribers, \
+            \(last)
+            """
     }
 }

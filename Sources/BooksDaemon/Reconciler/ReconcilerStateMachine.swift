@@ -290,7 +290,11 @@ public struct ReconcilerStateMachine: Sendable {
                 actions.append(
                     .log(
                         .warning,
-                        "a file edit undid \(ids.count) client write(s) made seconds before (books \(ids.joined(separator: ", "))); if the program that saved read the file before those writes, they are lost"
+                        """
+                        a file edit undid \(ids.count) client write(s) made seconds before (books \
+                        \(ids.joined(separator: ", "))); if the program that saved read the file before those \
+                        writes, they are lost
+                        """
                     ))
             }
             let c = applied.changes

@@ -87,7 +87,10 @@ public struct WritePlan<Ticket: Sendable>: Sendable {
                         return .failure(
                             ProtocolError(
                                 .invalidArgument,
-                                "book id \(id.debugDescription) cannot start with # or a space, or contain |, \\, a tab or a line break"
+                                """
+                                book id \(id.debugDescription) cannot start with # or a space, or contain |, \\, \
+                                a tab or a line break
+                                """
                             ))
                     }
                     if let scalar = id.unicodeScalars.first(where: Self.isControlOrBidi) {

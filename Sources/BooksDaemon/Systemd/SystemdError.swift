@@ -15,7 +15,10 @@ public enum SystemdError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notifyFailed(let e): "sd_notify failed: \(Self.text(e))"
         case .listenFdsFailed(let e): "sd_listen_fds failed: \(Self.text(e))"
         case .unexpectedInheritedDescriptor(let fd):
-            "inherited file descriptor \(fd) is not a listening AF_UNIX stream socket (check the .socket unit: ListenStream= must be a path)"
+            """
+            inherited file descriptor \(fd) is not a listening AF_UNIX stream socket (check the .socket unit: \
+            ListenStream= must be a path)
+            """
         }
     }
 

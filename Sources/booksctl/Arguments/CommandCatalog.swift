@@ -12,9 +12,24 @@ enum CommandCatalog {
             .flag("initial", "first print every matching book as an insert (seq of the snapshot)"),
         ],
         details: [
-            "Follows the daemon's change feed until interrupted (Ctrl-C or SIGTERM: exit 0). If the daemon stops, restarts or crashes, booksctl reconnects (100 ms back-off doubling to 2 s) and resumes where it left off: changes made meanwhile are printed once, none is printed twice. When the daemon cannot replay them, the missed changes are computed from a fresh snapshot and printed with the snapshot's seq.",
-            "Text output: one line per changed book, coloured when stdout is a terminal and NO_COLOR is unset. Connection notices go to stderr.",
-            "--json output: exactly one JSON object per changed book per line, flushed per line:\n  {\"seq\":N,\"kind\":\"insert\"|\"update\"|\"delete\",\"id\":\"…\",\"name\":\"…\",\"author\":\"…\",\"source\":\"file\"|\"client\"}\nA delete carries the last known name and author; an update the new values, followed by \"oldName\" and \"oldAuthor\". \"source\" is \"resync\" for changes computed from a snapshot after a reconnect and \"snapshot\" for --initial lines.",
+            """
+            Follows the daemon's change feed until interrupted (Ctrl-C or SIGTERM: exit 0). If the daemon stops, \
+            restarts or crashes, booksctl reconnects (100 ms back-off doubling to 2 s) and resumes where it left off: \
+            changes made meanwhile are printed once, none is printed twice. When the daemon cannot replay them, the \
+            missed changes are computed from a fresh snapshot and printed with the snapshot's seq.
+            """,
+            """
+            Text output: one line per changed book, coloured when stdout is a terminal and NO_COLOR is unset. \
+            Connection notices go to stderr.
+            """,
+            """
+            --json output: exactly one JSON object per changed book per line, flushed per line:
+              {"seq":N,"kind":"insert"|"update"|"delete",\
+            "id":"…","name":"…","author":"…","source":"file"|"client"}
+            A delete carries the last known name and author; an update the new values, followed by "oldName" and \
+            "oldAuthor". "source" is "resync" for changes computed from a snapshot after a reconnect and "snapshot" \
+            for --initial lines.
+            """,
         ],
         examples: [
             ("booksctl subscribe", "follow every change"),
@@ -32,7 +47,11 @@ enum CommandCatalog {
             .value("offset", "N", "skip the first N matching books"),
         ],
         details: [
-            "On a terminal: an aligned table with a header and a count. In a pipe: one book per line, id, name and author separated by tabs, no header, no colour (tabs, newlines and backslashes in values are written as \\t, \\n and \\\\).",
+            """
+            On a terminal: an aligned table with a header and a count. In a pipe: one book per line, id, name and \
+            author separated by tabs, no header, no colour (tabs, newlines and backslashes in values are written as \
+            \\t, \\n and \\\\).
+            """,
             "--json prints a JSON array of {\"id\",\"name\",\"author\"} objects.",
         ],
         examples: [
@@ -46,7 +65,10 @@ enum CommandCatalog {
         positionals: [("ID", "the book's id")],
         options: [json],
         details: [
-            "Prints the book's id, name, author and version (the seq of the change that last touched it; use it with --expect-version). --json prints {\"id\",\"name\",\"author\",\"version\"}."
+            """
+            Prints the book's id, name, author and version (the seq of the change that last touched it; use it with \
+            --expect-version). --json prints {"id","name","author","version"}.
+            """
         ],
         examples: [("booksctl get 3F2504E0-4F89-11D3-9A0C-0305E82C3301", "show a book")],
         exitNotes: ["5  no book has this id"])
@@ -56,7 +78,10 @@ enum CommandCatalog {
         positionals: [("NAME", "the title"), ("AUTHOR", "the author")],
         options: [],
         details: [
-            "Asks the daemon to append the book to the file; prints the id it assigned, nothing else. Use -- before a NAME that starts with '-'."
+            """
+            Asks the daemon to append the book to the file; prints the id it assigned, nothing else. Use -- before a \
+            NAME that starts with '-'.
+            """
         ],
         examples: [
             ("booksctl add 'Dune' 'Frank Herbert'", "prints the new id"),
@@ -73,7 +98,10 @@ enum CommandCatalog {
             .value("expect-version", "V", "only if the book's version is still V (see `get`)"),
         ],
         details: [
-            "At least one of --name and --author is required. With --expect-version, the update fails with exit code 6 if someone changed the book since you read version V; the current values are printed."
+            """
+            At least one of --name and --author is required. With --expect-version, the update fails with exit code \
+            6 if someone changed the book since you read version V; the current values are printed.
+            """
         ],
         examples: [
             ("booksctl update $id --author 'J. R. R. Tolkien'", "fix an author"),
@@ -97,7 +125,11 @@ enum CommandCatalog {
         positionals: [],
         options: [json],
         details: [
-            "Prints the book file and its state, the number of books, bad lines (with line numbers and reasons), books held at their last good values, the watcher mode, epoch and seq, subscribers, clients and uptime. --json prints the daemon's status object."
+            """
+            Prints the book file and its state, the number of books, bad lines (with line numbers and reasons), \
+            books held at their last good values, the watcher mode, epoch and seq, subscribers, clients and uptime. \
+            --json prints the daemon's status object.
+            """
         ],
         examples: [
             ("booksctl status", "human summary"), ("booksctl status --json | jq .badLines", "bad lines as JSON"),

@@ -25,7 +25,12 @@ enum ErrorReporter {
             text += "\ncurrent values"
             if let version = e.currentVersion { text += " (version \(version))" }
             text +=
-                ":\n  id:     \(TextCell.escape(current.id))\n  name:   \(TextCell.escape(current.name))\n  author: \(TextCell.escape(current.author))"
+                """
+                :
+                  id:     \(TextCell.escape(current.id))
+                  name:   \(TextCell.escape(current.name))
+                  author: \(TextCell.escape(current.author))
+                """
         } else {
             text += "\nthe book no longer exists"
         }

@@ -15,7 +15,10 @@ enum SubscribeCommand {
                         "booksctl: \(TextCell.escape("\(reason)")); reconnecting in \(delay.formattedMilliseconds)")
                 case .resyncRequired(let reason):
                     err.line(
-                        "booksctl: resync required (\(TextCell.escape(reason))); reporting missed changes from a snapshot"
+                        """
+                        booksctl: resync required (\(TextCell.escape(reason))); reporting missed changes from a \
+                        snapshot
+                        """
                     )
                 case .subscribed(let resumed):
                     if resumed { err.line("booksctl: reconnected, resuming") }

@@ -13,7 +13,10 @@ enum UpdateCommand {
         let written = try await client.update([patch])
         if let book = written.first {
             context.out.line(
-                "updated \(TextCell.escape(book.id)): \(TextCell.escape(book.name)) — \(TextCell.escape(book.author))")
+                """
+                updated \(TextCell.escape(book.id)): \(TextCell.escape(book.name)) — \
+                \(TextCell.escape(book.author))
+                """)
         } else {
             context.out.line("updated \(TextCell.escape(options.id))")
         }

@@ -96,7 +96,10 @@ extension ReliabilitySuite {
             #expect(try client.get("decoy") == nil)
             daemon.stop()
             print(
-                "[reliability] crash: \(kills) SIGKILLs, \(totalAcks) acknowledged writes, \(leftoversSeen) real temporary files left by kills (all ignored and removed)"
+                """
+                [reliability] crash: \(kills) SIGKILLs, \(totalAcks) acknowledged writes, \(leftoversSeen) real \
+                temporary files left by kills (all ignored and removed)
+                """
             )
         }
 
@@ -169,7 +172,10 @@ extension ReliabilitySuite {
                     let value = Int(a?.dropFirst() ?? "") ?? -1
                     #expect(
                         value >= l.pairAcked[t]! && value <= l.pairAttempted[t]!,
-                        "round \(round): pair \(t) at v\(value), acked v\(l.pairAcked[t]!), attempted v\(l.pairAttempted[t]!)"
+                        """
+                        round \(round): pair \(t) at v\(value), acked v\(l.pairAcked[t]!), attempted \
+                        v\(l.pairAttempted[t]!)
+                        """
                     )
                     // The next round's updates start from what the file holds.
                     l.pairAttempted[t] = max(value, l.pairAttempted[t]!)

@@ -173,11 +173,17 @@ extension ReliabilitySuite {
             print(
                 String(
                     format:
-                        "[reliability] hostile clients: subscriber latency quiet p50 %.2f ms p90 %.2f ms; under attack p50 %.2f ms p90 %.2f ms",
+                        """
+                        [reliability] hostile clients: subscriber latency quiet p50 %.2f ms p90 %.2f ms; under \
+                        attack p50 %.2f ms p90 %.2f ms
+                        """,
                     p(quiet, 0.5), p(quiet, 0.9), p(loud, 0.5), p(loud, 0.9)))
             print("[reliability] hostile clients: \(flag.summary)")
             print(
-                "[reliability] hostile clients: VmRSS quiet \(quietMemory.rss) KiB, under attack \(loudMemory.rss) KiB, after \(afterMemory.rss) KiB; VmHWM \(afterMemory.hwm) KiB"
+                """
+                [reliability] hostile clients: VmRSS quiet \(quietMemory.rss) KiB, under attack \(loudMemory.rss) \
+                KiB, after \(afterMemory.rss) KiB; VmHWM \(afterMemory.hwm) KiB
+                """
             )
             #expect(daemon.isRunning)
             #expect(p(loud, 0.5) <= max(10 * p(quiet, 0.5), p(quiet, 0.5) + 50), "subscriber latency degraded too much")

@@ -15,7 +15,10 @@ extension ReliabilitySuite {
         struct Counters: CustomStringConvertible {
             var clientWrites = 0, handEdits = 0, conflicts = 0, races = 0, retries = 0
             var description: String {
-                "\(clientWrites) client writes, \(handEdits) hand edits, \(conflicts) stale-version conflicts, \(races) racing pairs, \(retries) store-unavailable retries"
+                """
+                \(clientWrites) client writes, \(handEdits) hand edits, \(conflicts) stale-version conflicts, \
+                \(races) racing pairs, \(retries) store-unavailable retries
+                """
             }
         }
 
@@ -100,7 +103,10 @@ extension ReliabilitySuite {
                         "\($0): file \(onDisk[$0]?.name ?? "-") model \(model[$0]?.name ?? "-")"
                     }
                     Issue.record(
-                        "op \(op) (\(what)), seed \(seed): file differs from the model; wrong/missing \(missing) extra \(extra) \(detail)"
+                        """
+                        op \(op) (\(what)), seed \(seed): file differs from the model; wrong/missing \(missing) \
+                        extra \(extra) \(detail)
+                        """
                     )
                     model = onDisk  // report each divergence once
                 }

@@ -33,7 +33,11 @@ final class SoakSubscriber: @unchecked Sendable {
         case .change:
             if event.seq != lastSeq + 1 {
                 problems.append(
-                    "subscriber \(index): seq \(event.seq) after \(lastSeq) (\(event.seq <= lastSeq ? "duplicate" : "gap")); event #\(inSession) of session \(sessions) resumed from \(resumedFrom.map(String.init) ?? "-")\(finalPhase ? " (final)" : "")"
+                    """
+                    subscriber \(index): seq \(event.seq) after \(lastSeq) \
+                    (\(event.seq <= lastSeq ? "duplicate" : "gap")); event #\(inSession) of session \(sessions) \
+                    resumed from \(resumedFrom.map(String.init) ?? "-")\(finalPhase ? " (final)" : "")
+                    """
                 )
             }
             for b in event.inserted ?? [] {
@@ -223,10 +227,17 @@ extension ReliabilitySuite {
                 $0.3 += $1.snapshots
             }
             print(
-                "[reliability] soak \(Int(seconds)) s: \(stats.clientWrites) client writes (\(stats.refused) refused), \(stats.handEdits) hand edits, final seq \(status.seq); \(subscriberCount) subscribers: \(totals.0) sessions, \(totals.1) resumes, \(totals.2) change events, \(totals.3) snapshots"
+                """
+                [reliability] soak \(Int(seconds)) s: \(stats.clientWrites) client writes (\(stats.refused) \
+                refused), \(stats.handEdits) hand edits, final seq \(status.seq); \(subscriberCount) subscribers: \
+                \(totals.0) sessions, \(totals.1) resumes, \(totals.2) change events, \(totals.3) snapshots
+                """
             )
             print(
-                "[reliability] soak memory: VmRSS after warm-up \(first) KiB, end \(last) KiB, peak \(peak) KiB, VmHWM \(daemon.memory.hwm) KiB; samples \(samples)"
+                """
+                [reliability] soak memory: VmRSS after warm-up \(first) KiB, end \(last) KiB, peak \(peak) KiB, \
+                VmHWM \(daemon.memory.hwm) KiB; samples \(samples)
+                """
             )
             #expect(last <= first + first / 2 + 8 * 1024, "resident memory grew from \(first) to \(last) KiB")
             #expect(daemon.isRunning)

@@ -129,7 +129,8 @@ final class Subscriber: @unchecked Sendable {
                 Issue.record("unknown kind in: \(line)", sourceLocation: sourceLocation)
             }
             if event.seq < lastSeq {
-                Issue.record("seq went backwards (\(lastSeq) → \(event.seq)): \(line)", sourceLocation: sourceLocation)
+                Issue.record(
+                    "seq went backwards (\(lastSeq) → \(event.seq)): \(line)", sourceLocation: sourceLocation)
             }
             lastSeq = max(lastSeq, event.seq)
             if event.kind == "update", let before = state[event.id] {
@@ -175,7 +176,11 @@ final class Subscriber: @unchecked Sendable {
         while got < count {
             guard await next(timeout: max(0, deadline - MonotonicClock.seconds())) != nil else {
                 throw TestSupportError(
-                    "subscriber got \(got) of \(count) initial books within \(timeout) s; stderr: \(TestFiles.readText(logPath) ?? "")\n\(harness?.daemonLog() ?? "")"
+                    """
+                    subscriber got \(got) of \(count) initial books within \(timeout) s; stderr: \
+                    \(TestFiles.readText(logPath) ?? "")
+                    \(harness?.daemonLog() ?? "")
+                    """
                 )
             }
             got += 1
@@ -244,7 +249,11 @@ final class Subscriber: @unchecked Sendable {
         let events = await drain(quiet: seconds, limit: seconds * 3)
         if !events.isEmpty {
             Issue.record(
-                "\(what.isEmpty ? "" : what + ": ")expected no events, received \(events.count):\n\(events.map { "  " + $0.description }.joined(separator: "\n"))\n\(harness?.daemonLog(lastLines: 30) ?? "")",
+                """
+                \(what.isEmpty ? "" : what + ": ")expected no events, received \(events.count):
+                \(events.map { "  " + $0.description }.joined(separator: "\n"))
+                \(harness?.daemonLog(lastLines: 30) ?? "")
+                """,
                 sourceLocation: sourceLocation)
         }
     }
@@ -255,7 +264,11 @@ final class Subscriber: @unchecked Sendable {
             let extra = state.values.filter { books[$0.id] != $0 }.map(\.description).sorted()
             let lacking = books.values.filter { state[$0.id] != $0 }.map(\.description).sorted()
             Issue.record(
-                "subscriber state (\(state.count) books) differs from the file (\(books.count) books).\nonly in subscriber / different: \(extra)\nonly in file / different: \(lacking)",
+                """
+                subscriber state (\(state.count) books) differs from the file (\(books.count) books).
+                only in subscriber / different: \(extra)
+                only in file / different: \(lacking)
+                """,
                 sourceLocation: sourceLocation)
         }
     }

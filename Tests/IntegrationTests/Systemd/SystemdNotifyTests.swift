@@ -70,7 +70,10 @@ struct SystemdNotifyTests {
         let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
         let mean = gaps.reduce(0, +) / Double(max(gaps.count, 1))
         print(
-            "booksd (\(forcePolling ? "polling" : "inotify")): WATCHDOG_USEC=1s, mean ping interval \(Int(mean * 1000)) ms"
+            """
+            booksd (\(forcePolling ? "polling" : "inotify")): WATCHDOG_USEC=1s, mean ping interval \
+            \(Int(mean * 1000)) ms
+            """
         )
         #expect(mean > 0.35 && mean < 0.7, "gaps \(gaps)")
 
