@@ -21,7 +21,8 @@ private final class RecordingBackend: LogBackend {
             seconds: 1_796_025_600, milliseconds: 123, identifier: "booksd", pid: 4242)
         #expect(
             line
-                == "2026-11-30T08:00:00.123Z booksd[4242] warning: file shrank\\nbadly books_file=\"/srv/my books.txt\" books_seq=7\n"
+                == "2026-11-30T08:00:00.123Z booksd[4242] warning: file shrank\\nbadly "
+                + "books_file=\"/srv/my books.txt\" books_seq=7\n"
         )
         #expect(StderrLogBackend.timestamp(seconds: 0, milliseconds: 5) == "1970-01-01T00:00:00.005Z")
     }

@@ -29,7 +29,8 @@ extension SocketServerTests {
         #expect(all.readReply()?.ok == true)
         #expect(all.readEvent()?.books == TestDelegate.sampleBooks)
         austen.send(
-            #"{"id":"s","op":"subscribe","filter":{"conditions":[{"field":"author","op":"equals","value":"Jane Austen"}]}}"#
+            #"{"id":"s","op":"subscribe","filter":{"conditions":"#
+                + #"[{"field":"author","op":"equals","value":"Jane Austen"}]}}"#
         )
         #expect(austen.readReply()?.ok == true)
         #expect(austen.readEvent()?.books?.map(\.id) == ["2", "3"])

@@ -43,7 +43,8 @@ extension SocketServerTests {
         #expect(client.hello()?.ok == true)
         client.send(
             #"{"id":"a","op":"ping"}"# + "\n" + #"{"id":2,"op":"list"}"# + "\n" + #"{"id":"u","op":"warp"}"# + "\n"
-                + #"{"id":"q","op":"list","filter":{"conditions":[{"field":"author","op":"equals","value":"Jane Austen"}]}}"#
+                + #"{"id":"q","op":"list","filter":{"conditions":"#
+                + #"[{"field":"author","op":"equals","value":"Jane Austen"}]}}"#
         )
         var byID: [String: Reply] = [:]
         for _ in 0..<4 {

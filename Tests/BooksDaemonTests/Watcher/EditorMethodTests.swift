@@ -20,7 +20,8 @@ extension InotifyFileWatcherTests {
         case "emacs batch (rename, keeps books.txt~)":
             return [
                 "/usr/bin/emacs", "--batch", "-Q", file, "--eval",
-                "(progn (goto-char (point-min)) (while (search-forward \"Herbert\" nil t) (replace-match \"HERBERT\")) (save-buffer))",
+                "(progn (goto-char (point-min)) "
+                    + "(while (search-forward \"Herbert\" nil t) (replace-match \"HERBERT\")) (save-buffer))",
             ]
         default: return []
         }

@@ -123,7 +123,8 @@ extension InotifyFileWatcherTests {
         let median = sorted[sorted.count / 2]
         let p99 = sorted[sorted.count * 99 / 100]
         print(
-            "close() → handler latency over \(sorted.count) writes: median \(median) µs, p99 \(p99) µs, max \(sorted.last!) µs"
+            "close() → handler latency over \(sorted.count) writes: median \(median) µs, p99 \(p99) µs, "
+                + "max \(sorted.last!) µs"
         )
         #expect(median < 1000)
     }
