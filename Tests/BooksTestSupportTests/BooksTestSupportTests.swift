@@ -45,7 +45,7 @@ import Testing
         let started = MonotonicClock.seconds()
         let result = try await ChildProcess.run(["/bin/sleep", "30"], timeout: 0.3)
         #expect(result.timedOut)
-        #expect(MonotonicClock.seconds() - started < 10)
+        #expect(MonotonicClock.seconds() - started < 25, "it waited for the 30 s sleep")
     }
 
     @Test func terminateReportsTheSignal() throws {
@@ -56,14 +56,13 @@ import Testing
     }
 
     @Test func eventuallyReturnsAsSoonAsTheConditionHolds() async {
-        let started = MonotonicClock.seconds()
         var polls = 0
         #expect(
             await eventually(timeout: 10) {
                 polls += 1
                 return polls == 3
             })
-        #expect(MonotonicClock.seconds() - started < 5)
+        #expect(polls == 3, "it polled again after the condition held")
         #expect(await eventually(timeout: 0.05) { false } == false)
         #expect(eventuallyBlocking(timeout: 0.05) { false } == false)
     }
