@@ -23,7 +23,9 @@ enum Booksctl {
             }
             return .success
         }
-        let socketPath = SocketPathResolver().resolve(explicit: invocation.socket).path
+        let resolved = SocketPathResolver().resolveWithWarning(explicit: invocation.socket)
+        if let warning = resolved.warning { OutputWriter.standardError.line("booksctl: \(TextCell.escape(warning))") }
+        let socketPath = resolved.path
         let context = CommandContext(socketPath: socketPath)
         do throws(BooksClientError) {
             switch invocation.command {

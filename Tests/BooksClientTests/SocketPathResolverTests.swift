@@ -1,4 +1,6 @@
 import BooksClient
+import BooksTestSupport
+import Glibc
 import Testing
 
 @Suite struct SocketPathResolverTests {
@@ -32,5 +34,37 @@ import Testing
     @Test func workingDirectoryThenSystem() {
         #expect(resolver([:], existing: ["./.booksd.sock"]).resolve(explicit: nil).path == "./.booksd.sock")
         #expect(resolver([:], existing: []).resolve(explicit: nil).path == "/run/booksd/booksd.sock")
+    }
+}
+
+/// A `./.booksd.sock` another user planted is not trusted (issue 16).
+@Suite struct SocketTrustTests {
+    @Test func anUntrustedLocalSocketIsPassedOverWithAWarning() {
+        let r = SocketPathResolver(
+            environment: { _ in nil }, fileExists: { $0 == "./.booksd.sock" },
+            untrustedReason: { _ in "it is owned by uid 1234, not by you or root" })
+        let resolved = r.resolveWithWarning(explicit: nil)
+        #expect(resolved.path == "/run/booksd/booksd.sock" && resolved.origin == .system)
+        #expect(resolved.warning?.contains("ignoring ./.booksd.sock: it is owned by uid 1234") == true)
+        #expect(r.resolveWithWarning(explicit: "/x.sock").warning == nil)
+    }
+
+    @Test func onlyASocketOfThisUserOrRootIsTrusted() throws {
+        let dir = try TemporaryDirectory(prefix: "booksync-socket-trust")
+        let socketPath = dir.file("s.sock")
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        let address = try UnixSocketAddress(path: socketPath)
+        #expect(address.withSockaddr { bind(fd, $0, $1) } == 0)
+        #expect(SocketPathResolver.untrustedReason(of: socketPath) == nil)
+        try dir.write("file", "x")
+        #expect(SocketPathResolver.untrustedReason(of: dir.file("file")) == "it is not a socket")
+        symlink(socketPath, dir.file("link"))
+        #expect(SocketPathResolver.untrustedReason(of: dir.file("link")) == "it is a symbolic link")
+        if geteuid() == 0 {
+            #expect(chown(socketPath, 65534, 65534) == 0)
+            #expect(
+                SocketPathResolver.untrustedReason(of: socketPath) == "it is owned by uid 65534, not by you or root")
+        }
     }
 }

@@ -86,8 +86,9 @@ enum HelpText {
             ENVIRONMENT
               BOOKS_SOCKET      socket path when --socket is not given. Otherwise booksctl uses
                                 $XDG_RUNTIME_DIR/booksd.sock if XDG_RUNTIME_DIR is set and the socket exists,
-                                else ./.booksd.sock if it exists (booksd's default next to ./books.txt),
-                                else /run/booksd/booksd.sock (the system service).
+                                else ./.booksd.sock if it exists (booksd's default next to ./books.txt)
+                                and is a socket owned by you or root (another user's is ignored, with
+                                a warning), else /run/booksd/booksd.sock (the system service).
               NO_COLOR          when set, never use colour (colour is only used on a terminal anyway).
 
             EXIT CODES
