@@ -95,6 +95,16 @@ extension ReliabilitySuite {
             #expect(try client.list().byID == BookFile.books(TestFiles.readBytes(dir.bookFile) ?? []))
             #expect(try client.get("decoy") == nil)
             daemon.stop()
+            // Every decoy was removed from its temporary name and, its content differing from the book
+            // file, moved to `books.txt.recovered-…` (never deleted): one recovered copy per round.
+            let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+            let temps = names.filter { $0.hasPrefix(".books.txt.booksd-") }
+            #expect(temps.isEmpty, "temporary files left after the final restart: \(temps)")
+            let decoy = BookFile.render(["decoy|Decoy|Decoy"])
+            let recoveredDecoys = names.filter {
+                $0.hasPrefix("books.txt.recovered-") && TestFiles.readBytes(dir.path + "/" + $0) == decoy
+            }
+            #expect(recoveredDecoys.count == kills, "\(recoveredDecoys.count) decoys recovered of \(kills) planted")
             print(
                 """
                 [reliability] crash: \(kills) SIGKILLs, \(totalAcks) acknowledged writes, \(leftoversSeen) real \

@@ -249,6 +249,10 @@ extension ReliabilitySuite {
             #expect(daemon.isRunning)
             daemon.stop()
             print("[reliability] lost-update: \(operations) operations (seed \(seed)): \(counters)")
+            // The script exercised every kind of step (a run that skipped one would show nothing).
+            #expect(
+                counters.clientWrites > 0 && counters.handEdits > 0 && counters.conflicts > 0 && counters.races > 0,
+                "seed \(seed): some kind of step never ran: \(counters)")
         }
     }
 }

@@ -33,6 +33,36 @@ enum Rel {
         (try? ChildProcess.runBlocking(argv, timeout: 120))?.status ?? -1
     }
 
+    /// Whether `a` and `b` are the same bytes (`memcmp`: fast enough for 100 MiB in a debug build).
+    static func sameBytes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        guard !a.isEmpty else { return true }
+        return a.withUnsafeBytes { x in b.withUnsafeBytes { y in memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
+        }
+    }
+
+    /// The first offset where `a` and `b` differ (the shorter one's length when one is a prefix of
+    /// the other), nil when they are equal. For failure messages.
+    static func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> Int? {
+        if sameBytes(a, b) { return nil }
+        let common = min(a.count, b.count)
+        var low = 0
+        var high = common  // a[..<low] == b[..<low]; bisect with memcmp
+        while low < high {
+            let mid = (low + high + 1) / 2
+            let equal = a.withUnsafeBytes { x in
+                b.withUnsafeBytes { y in memcmp(x.baseAddress!, y.baseAddress!, mid) == 0 }
+            }
+            if equal { low = mid } else { high = mid - 1 }
+        }
+        return low
+    }
+
+    /// How many times `needle` occurs in `text` (log lines, for instance).
+    static func count(_ needle: String, in text: String) -> Int {
+        text.components(separatedBy: needle).count - 1
+    }
+
     /// VmRSS / VmHWM (KiB) of a process.
     static func memory(pid: pid_t) -> (rss: Int, hwm: Int) {
         guard let text = TestFiles.readText("/proc/\(pid)/status") else { return (0, 0) }
