@@ -62,7 +62,9 @@ let package = Package(
         .testTarget(name: "BooksProtocolTests", dependencies: ["BooksProtocol"], swiftSettings: strict),
         .testTarget(
             name: "BooksDaemonTests", dependencies: ["BooksDaemon", "BooksTestSupport"], swiftSettings: strict),
-        .testTarget(name: "BooksClientTests", dependencies: ["BooksClient", "BooksPlatform", "BooksTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "BooksClientTests", dependencies: ["BooksClient", "BooksPlatform", "BooksTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "BooksctlTests", dependencies: ["booksctl", "BooksClient", "BooksCore", "BooksProtocol"],
             swiftSettings: strict),
