@@ -63,26 +63,7 @@ struct JSONExtraMembers: Equatable {
     /// The JSON file for `document`, as `BookFileFormat.json` writes it, with each book's unknown
     /// members after its `author`.
     func fileBytes(for document: BookDocument) -> [UInt8] {
-        if byID.isEmpty { return BookFileFormat.json.fileBytes(for: document) }
-        var out: [UInt8] = [UInt8(ascii: "[")]
-        var first = true
-        document.forEachBook { book in
-            out.append(contentsOf: first ? [0x0A, 0x20, 0x20] : [0x2C, 0x0A, 0x20, 0x20])
-            first = false
-            out.append(contentsOf: Array("{\"id\": ".utf8))
-            JSONText.appendString(book.id, to: &out)
-            out.append(contentsOf: Array(", \"name\": ".utf8))
-            JSONText.appendString(book.name, to: &out)
-            out.append(contentsOf: Array(", \"author\": ".utf8))
-            JSONText.appendString(book.author, to: &out)
-            for member in byID[book.id] ?? [] {
-                out.append(contentsOf: [0x2C, 0x20])
-                out.append(contentsOf: member)
-            }
-            out.append(UInt8(ascii: "}"))
-        }
-        out.append(contentsOf: first ? [UInt8(ascii: "]"), 0x0A] : [0x0A, UInt8(ascii: "]"), 0x0A])
-        return out
+        BookFileFormat.json.fileBytes(for: document, extraMembers: { byID[$0] ?? [] })
     }
 
     /// The string a JSON string literal (quotes included) stands for.

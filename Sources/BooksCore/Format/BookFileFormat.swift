@@ -41,6 +41,12 @@ public enum BookFileFormat: String, Sendable, Hashable, Codable, CaseIterable, C
 
     /// The file content for a document's canonical text.
     public func fileBytes(for document: BookDocument) -> [UInt8] {
+        fileBytes(for: document, extraMembers: { _ in [] })
+    }
+
+    /// The file content for a document's canonical text; in JSON, each book object ends with the
+    /// raw members `extraMembers` gives for its id (`"key": value`, written as they are).
+    public func fileBytes(for document: BookDocument, extraMembers: (String) -> [[UInt8]]) -> [UInt8] {
         switch self {
         case .text:
             return document.bytes
@@ -56,6 +62,10 @@ public enum BookFileFormat: String, Sendable, Hashable, Codable, CaseIterable, C
                 JSONText.appendString(book.name, to: &out)
                 out.append(contentsOf: Array(", \"author\": ".utf8))
                 JSONText.appendString(book.author, to: &out)
+                for member in extraMembers(book.id) {
+                    out.append(contentsOf: [0x2C, 0x20])
+                    out.append(contentsOf: member)
+                }
                 out.append(UInt8(ascii: "}"))
             }
             out.append(contentsOf: first ? [UInt8(ascii: "]"), 0x0A] : [0x0A, UInt8(ascii: "]"), 0x0A])
