@@ -120,14 +120,8 @@ extension ReliabilitySuite {
             #expect(held, "the daemon holds \(heldClients) clients, expected the 1000 silent ones + 2")
 
             let flag = StopFlag()
-            let group = DispatchGroup()
-            func spawn(_ body: @escaping @Sendable () -> Void) {
-                group.enter()
-                Thread {
-                    body()
-                    group.leave()
-                }.start()
-            }
+            let group = ThreadGroup()
+            let spawn = group.spawn
             let socket = dir.socket
             // 2. Partial lines trickled byte by byte (never finished).
             spawn {

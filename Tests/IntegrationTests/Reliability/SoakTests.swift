@@ -115,14 +115,8 @@ extension ReliabilitySuite {
                 extra: ["--set", "heartbeat_seconds=1"], logLevel: "notice")
             let socket = dir.socket
             let stats = SoakStats()
-            let group = DispatchGroup()
-            func spawn(_ body: @escaping @Sendable () -> Void) {
-                group.enter()
-                Thread {
-                    body()
-                    group.leave()
-                }.start()
-            }
+            let group = ThreadGroup()
+            let spawn = group.spawn
             let end = MonotonicClock.seconds() + seconds
             let subscribers = (0..<subscriberCount).map { SoakSubscriber(index: $0) }
             for s in subscribers {
