@@ -17,6 +17,15 @@ public protocol BookStore: Sendable {
     func save(
         _ request: SaveRequest, onto document: BookDocument, expected: FileIdentity?
     ) throws(StoreError) -> SaveResult
+    /// The ids of books whose members outside `id|name|author` (a JSON file's `isbn`) were edited
+    /// between the last two reads of the file, each handed out once; always empty for a format
+    /// without such members.
+    func takeUnknownMemberEdits() -> [String]
+}
+
+extension BookStore {
+    /// No members outside `id|name|author`: nothing to report.
+    public func takeUnknownMemberEdits() -> [String] { [] }
 }
 
 extension BookStore {
@@ -181,8 +190,10 @@ extension BookStore {
     }
 
     /// The shared comparison: fetch, then the smallest splice from the document's bytes.
-    func compareUsingFormat(with document: BookDocument) -> FileComparison {
-        switch fetch() {
+    func compareUsingFormat(
+        with document: BookDocument, recordingMembersIn memory: UnknownMemberMemory? = nil
+    ) -> FileComparison {
+        switch fetchUsingFormat(recordingMembersIn: memory) {
         case .missing: return .missing
         case .unavailable(let error): return .unavailable(error)
         case .present(let canonical, let identity):
@@ -191,8 +202,9 @@ extension BookStore {
         }
     }
 
-    /// The shared fetch: read, then convert to canonical text.
-    func fetchUsingFormat() -> BookStoreSnapshot {
+    /// The shared fetch: read, then convert to canonical text; with `memory`, the unknown members
+    /// of a JSON file are recorded in it (a file whose members cannot be scanned records none).
+    func fetchUsingFormat(recordingMembersIn memory: UnknownMemberMemory? = nil) -> BookStoreSnapshot {
         switch FileReader.read(
             configuration.path, sizeLimit: configuration.sizeLimit,
             allowSymlink: configuration.allowSymlink)
@@ -202,6 +214,7 @@ extension BookStore {
         case .present(let bytes, let identity):
             do {
                 let canonical = try configuration.format.canonicalText(from: bytes)
+                if let memory, let members = try? JSONExtraMembers.scan(bytes) { memory.record(members.byID) }
                 return .present(canonical: canonical, identity: identity)
             } catch {
                 return .unavailable(.invalidContent(path: configuration.path, detail: error.description))
@@ -252,6 +265,8 @@ public struct TextBookStore: BookStore {
 /// decode, or holds a duplicate or empty id, is reported and never rewritten.
 public struct JSONBookStore: BookStore {
     public let configuration: BookStoreConfiguration
+    /// The unknown members as last read: an edit of one alone is reported as an update.
+    let unknownMembers = UnknownMemberMemory()
 
     /// Creates a JSON store for `path`.
     public init(path: String) {
@@ -267,7 +282,7 @@ public struct JSONBookStore: BookStore {
     }
 
     public func fetch() -> BookStoreSnapshot {
-        let snapshot = fetchUsingFormat()
+        let snapshot = fetchUsingFormat(recordingMembersIn: unknownMembers)
         if case .present(let canonical, _) = snapshot {
             let document = BookDocument(parsing: canonical, lineLimit: .max)
             if let bad = document.badLines.first {
@@ -280,7 +295,11 @@ public struct JSONBookStore: BookStore {
         return snapshot
     }
 
-    public func compare(with document: BookDocument) -> FileComparison { compareUsingFormat(with: document) }
+    public func compare(with document: BookDocument) -> FileComparison {
+        compareUsingFormat(with: document, recordingMembersIn: unknownMembers)
+    }
+
+    public func takeUnknownMemberEdits() -> [String] { unknownMembers.take() }
 
     public func save(
         _ request: SaveRequest, onto document: BookDocument,

@@ -5,8 +5,8 @@ import FoundationEssentials
 /// (`isbn`, `notes`, …), kept byte for byte so that a rewrite carries them through.
 ///
 /// The canonical text the daemon works on has only `id|name|author` rows, so these members are
-/// not part of the change feed: a hand edit of one is kept by the next rewrite (which reads the
-/// file it replaces), but not reported as an update.
+/// not part of it: a hand edit of one is kept by the next rewrite (which reads the file it
+/// replaces), and reported as an update of its book through ``UnknownMemberMemory``.
 struct JSONExtraMembers: Equatable {
     /// Per book id, the unknown members in file order, each as `"key": value` with the key and
     /// the value exactly as they were in the file.

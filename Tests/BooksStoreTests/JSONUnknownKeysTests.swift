@@ -81,4 +81,32 @@ import Testing
         #expect(try JSONExtraMembers.scan(Array("[]".utf8)).byID.isEmpty)
         #expect(try JSONExtraMembers.scan(Array("[{}]".utf8)).byID.isEmpty)
     }
+    @Test func anEditOfUnknownMembersAloneIsHandedOutOnceByTheNextRead() throws {
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
+        defer { dir.remove() }
+        let books = #"{"id": "2", "name": "Emma", "author": "Austen"}, {"id": "3", "name": "U", "author": "J", "n": 1}"#
+        try dir.write(
+            "books.json", Array(#"[{"id": "1", "name": "Dune", "author": "H", "isbn": "a"}, \#(books)]"#.utf8))
+        let store = JSONBookStore(path: dir.file("books.json"))
+        guard case .present(let canonical, _) = store.fetch() else {
+            Issue.record("fetch")
+            return
+        }
+        #expect(store.takeUnknownMemberEdits().isEmpty, "the first read is the baseline")
+        // isbn of 1 edited, a member added to 2, one removed from 3: the canonical text is the same.
+        let edited = #"""
+            [{"id": "1", "name": "Dune", "author": "H", "isbn": "b"}, \#
+            {"id": "2", "name": "Emma", "author": "Austen", "year": 1815}, {"id": "3", "name": "U", "author": "J"}]
+            """#
+        try dir.write("books.json", Array(edited.utf8))
+        guard case .unchanged = store.compare(with: BookDocument(parsing: canonical)) else {
+            Issue.record("compare: the canonical text changed")
+            return
+        }
+        #expect(store.takeUnknownMemberEdits() == ["1", "2", "3"])
+        #expect(store.takeUnknownMemberEdits().isEmpty, "handed out once")
+        _ = store.compare(with: BookDocument(parsing: canonical))
+        #expect(store.takeUnknownMemberEdits().isEmpty, "nothing edited since")
+        #expect(TextBookStore(path: dir.file("books.json")).takeUnknownMemberEdits().isEmpty)
+    }
 }

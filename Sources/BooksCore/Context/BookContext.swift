@@ -90,6 +90,19 @@ public struct BookContext: Sendable {
         record(document.update(applying: splice).changes, source: source, time: time, remapped: remapped)
     }
 
+    /// Reports the books `ids` as updated although their `id|name|author` did not change: a
+    /// member of theirs that the canonical text does not hold (a JSON file's `isbn`) was edited.
+    /// Ids not in the document are skipped; nil when none is left.
+    @discardableResult
+    public mutating func touch(ids: [String], source: ChangeSource, time: Date = Date()) -> SequencedChangeSet? {
+        var seen = Set<String>()
+        let updated = ids.compactMap { id -> BookUpdate? in
+            guard seen.insert(id).inserted, let book = document.book(id: id) else { return nil }
+            return BookUpdate(old: book, new: book)
+        }
+        return record(ChangeSet(updated: updated), source: source, time: time, remapped: [])
+    }
+
     /// Sequences and logs the change set of a document update.
     private mutating func record(
         _ documentChanges: ChangeSet, source: ChangeSource, time: Date,

@@ -165,6 +165,7 @@ public final class BookEngine: Sendable {
     /// answer is fed back at once, and its actions run before the rest (depth first).
     func run(_ input: ReconcilerInput) {
         dispatchPrecondition(condition: .onQueue(queue))
+        let seqBefore = machine.withLock { $0.context.seq }
         var stack = Array(machine.withLock { $0.handle(input) }.reversed())
         while !stack.isEmpty {
             // The action is consumed by `perform`, so a document it carries is released before
@@ -172,5 +173,9 @@ public final class BookEngine: Sendable {
             guard let answer = perform(stack.removeLast()) else { continue }
             stack.append(contentsOf: machine.withLock { $0.handle(answer) }.reversed())
         }
+        // Members outside id|name|author (JSON) edited alone: reported once the file's own
+        // changes are applied, except for books those changes already reported.
+        let edited = store.takeUnknownMemberEdits()
+        if !edited.isEmpty { run(.unknownMembersEdited(edited, after: seqBefore)) }
     }
 }

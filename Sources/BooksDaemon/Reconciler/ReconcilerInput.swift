@@ -34,6 +34,9 @@ public enum ReconcilerInput: Sendable {
     case drain([PendingWrite])
     /// A read request (`status`, `list`, `get`, `subscribe`, `unsubscribe`).
     case read(Request, from: ConnectionID, ReadEnvironment)
+    /// The file's reads since seq `after` found the members outside `id|name|author` (a JSON
+    /// file's `isbn`) of books `ids` edited (``BookStore/takeUnknownMemberEdits()``).
+    case unknownMembersEdited([String], after: UInt64)
 }
 
 /// Why the file is being looked at: decides what the observation leads to.

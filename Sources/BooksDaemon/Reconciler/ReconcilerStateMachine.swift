@@ -138,6 +138,7 @@ public struct ReconcilerStateMachine: Sendable {
             return actions
         case .read(let request, let connection, let environment):
             return read(request, from: connection, environment)
+        case .unknownMembersEdited(let ids, let seq): return unknownMembersEdited(ids, reportedAfter: seq)
         }
     }
 
