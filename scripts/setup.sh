@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
-# setup.sh — install the system packages BookSync needs to build and test (Debian 12).
-#   scripts/setup.sh
-# The list lives in scripts/packages.txt (shared with .ci/run).
+# setup.sh — install the Debian 12 packages BookSync needs.
+#   scripts/setup.sh           to build, run and test everything (CI, scripts/test.sh)
+#   scripts/setup.sh runtime   to build and run booksd/booksctl only (scripts/run.sh): no editors,
+#                              benchmark peers or test tools
+# The lists live in scripts/packages-runtime.txt and scripts/packages.txt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-mapfile -t packages < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$here/packages.txt" | grep -v '^$')
+lists=("$here/packages-runtime.txt")
+case "${1:-all}" in
+    runtime) ;;
+    all) lists+=("$here/packages.txt") ;;
+    *) echo "usage: setup.sh [runtime]" >&2; exit 2 ;;
+esac
+mapfile -t packages < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "${lists[@]}" | grep -v '^$')
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -18,4 +26,4 @@ sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -q
-$sudo apt-get install -y -q --no-install-recommends "${packages[@]}" < /dev/null
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}" < /dev/null
