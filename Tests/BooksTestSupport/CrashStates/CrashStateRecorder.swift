@@ -5,12 +5,14 @@ import Glibc
 /// `strace -f -y -v -xx`. The I/O shell around `StraceParser` and `TraceInterpreter`.
 public struct CrashStateRecorder {
     /// The system calls traced: every call that changes a file or directory, syncs, descriptor
-    /// bookkeeping, `stat`s (for real inode numbers) and socket sends (acknowledgements).
+    /// bookkeeping, `stat`s (for real inode numbers) and socket sends (acknowledgements); the
+    /// interpreter refuses a recording where a call it does not model (`writev`, `fallocate`, …)
+    /// changed a recorded file. Writes through `mmap` cannot be seen (booksd makes none).
     public static let tracedCalls = [
         "openat", "open", "creat", "write", "pwrite64", "writev", "ftruncate", "fsync", "fdatasync", "rename",
         "renameat", "renameat2", "unlink", "unlinkat", "link", "linkat", "mkdir", "mkdirat", "fchmod", "fchown",
         "fsetxattr", "fremovexattr", "close", "dup", "dup2", "dup3", "sendto", "sendmsg", "newfstatat", "fstat",
-        "statx",
+        "statx", "pwritev", "pwritev2", "fallocate", "copy_file_range", "sendfile", "truncate",
     ]
 
     /// What a recording produced.

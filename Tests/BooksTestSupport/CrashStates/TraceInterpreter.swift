@@ -129,6 +129,17 @@ public struct TraceInterpreter {
             }
         case "newfstatat", "fstat", "statx":
             try stated(call)
+        case "truncate" where a.count >= 2:
+            if let name = name(try path(directory: "AT_FDCWD", a[0])), let inode = live.names[name],
+                let size = Int(a[1])
+            {
+                emit(.truncate(inode: inode, size: size))
+            }
+        case "writev", "pwritev", "pwritev2", "fallocate", "copy_file_range", "sendfile":
+            // Calls the model does not interpret: refuse to give states for a file they changed.
+            if let d = try? descriptor(a[0]), d.inode != nil {
+                throw StraceError("\(call.name) on a recorded file is not modelled: \(a[0].prefix(80))")
+            }
         default:
             return
         }

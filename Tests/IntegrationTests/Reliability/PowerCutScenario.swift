@@ -3,6 +3,9 @@
 import BooksCore
 import BooksProtocol
 import BooksTestSupport
+import Glibc
+
+@testable import BooksStore
 
 /// One client write of a scenario.
 enum PowerCutStep {
@@ -43,11 +46,15 @@ enum PowerCutStep {
 struct PowerCutScenario {
     /// The path, for the report (`full rewrite (update)`, …).
     var name: String
-    /// How the daemon must have saved (`rewrite` or `append`, from its debug log `saved (…)`).
+    /// How the daemon must have saved (`rewrite` or `append`, from its debug log `saved (…)`),
+    /// or what its log must say (start-up scenarios).
     var savedAs: String
     /// The seed file's lines.
     var seed: [String]
     var steps: [PowerCutStep]
+    /// Files planted in the book directory (its path) after the seed, before the daemon starts:
+    /// what a crash left for start-up to repair.
+    var plant: (@Sendable (String) throws -> Void)? = nil
 
     /// The books after 0, 1, … steps.
     var expectedStates: [[String: Book]] {
@@ -76,6 +83,27 @@ struct PowerCutScenario {
 
     static func book(_ id: String) -> Book { Book(id: id, name: "Power cut \(id)", author: "Writer \(id)") }
 
+    /// A torn append (the first `torn` bytes of a row) with its intent record, as a power cut
+    /// before the fix of finding 6 could not leave it but a kill during the append can.
+    @Sendable static func plantTornAppend(_ directory: String) throws {
+        let path = directory + "/books.txt"
+        let original = TestFiles.readBytes(path) ?? []
+        let payload = Array("torn|Torn row|Never acknowledged\n".utf8)
+        try TestFiles.append(Array(payload.prefix(12)), to: path)
+        var s = stat()
+        guard stat(path, &s) == 0 else { throw TestSupportError("stat \(path)") }
+        let record = AppendIntentRecord(
+            device: UInt64(s.st_dev), inode: UInt64(s.st_ino), originalSize: original.count, payload: payload)
+        try TestFiles.write(record.encoded, to: AppendWriter.intentPath(for: path), mode: 0o600)
+    }
+
+    /// A temporary file a killed rewrite left, holding another version.
+    @Sendable static func plantLeftover(_ directory: String) throws {
+        try TestFiles.write(
+            BookFile.render(["left|Leftover version|Killed writer"]), to: directory + "/.books.txt.booksd-L3ft0v",
+            mode: 0o644)
+    }
+
     /// Every write path (docs/RELIABILITY.md, "Power cuts").
     static let all: [PowerCutScenario] = [
         PowerCutScenario(
@@ -100,5 +128,11 @@ struct PowerCutScenario {
             steps: [
                 .insert([book("n1")]), .update([BookPatch(id: "n1", name: "Changed")]), .insert([book("n2")]),
             ]),
+        PowerCutScenario(
+            name: "start-up repair of a torn append (intent record)", savedAs: "cut off 12 bytes",
+            seed: seed(bytes: 600), steps: [], plant: plantTornAppend),
+        PowerCutScenario(
+            name: "start-up keeping a leftover temporary file", savedAs: "kept in", seed: seed(bytes: 600),
+            steps: [], plant: plantLeftover),
     ]
 }

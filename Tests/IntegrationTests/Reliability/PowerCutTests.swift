@@ -31,6 +31,7 @@ extension ReliabilitySuite {
             let book = dir.path + "/book"
             mkdir(book, 0o755)
             try TestFiles.write(BookFile.render(scenario.seed), to: book + "/books.txt")
+            try scenario.plant?(book)
             let recording = try record(scenario, book: book, dir: dir)
             let enumerator = CrashStateEnumerator(
                 initial: recording.initial, operations: recording.recorded.operations)
@@ -50,7 +51,7 @@ extension ReliabilitySuite {
                 \(operations.filter { if case .write = $0 { return true } else { return false } }.count) write \
                 operations, \(states.crashPoints) crash points, \(states.generated) states generated, \
                 \(states.states.count) distinct\(states.bounded ? " (bounded)" : ""); torn appends cut at start: \
-                \(cut); old versions kept in recovery files: \(recovered)
+                \(cut); versions kept in recovery files (besides the decoy): \(recovered)
                 """
         }
 
@@ -70,7 +71,7 @@ extension ReliabilitySuite {
             }
             let log = TestFiles.readText(dir.log) ?? ""
             #expect(
-                log.contains("saved (\(scenario.savedAs))"),
+                log.contains(scenario.steps.isEmpty ? scenario.savedAs : "saved (\(scenario.savedAs))"),
                 "\(scenario.name): the daemon did not take the \(scenario.savedAs) path")
             let acknowledged = recording.recorded.operations.filter {
                 if case .output(.some) = $0 { return true } else { return false }
