@@ -45,6 +45,12 @@ extension ReliabilitySuite {
                 recovered += outcome.recoveredFiles
                 cut += outcome.cutTornAppend ? 1 : 0
             }
+            // The states reach what the path is about: more than the start, and for a torn append
+            // (a block boundary crossed, or planted) a state start-up had to cut.
+            #expect(states.states.count >= 3, "\(scenario.name): only \(states.states.count) states")
+            if scenario.name.contains("across a block boundary") || scenario.name.contains("torn append") {
+                #expect(cut >= 1, "\(scenario.name): no state with a torn append")
+            }
             let operations = recording.recorded.operations
             return """
                   \(scenario.name): \(operations.filter { $0.isMetadata }.count) metadata + \
