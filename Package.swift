@@ -73,7 +73,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["BooksClient", "BooksCore", "BooksProtocol", "BooksTestSupport", "booksd", "booksctl"],
+            dependencies: [
+                "BooksClient", "BooksCore", "BooksProtocol", "BooksStore", "BooksTestSupport", "booksd", "booksctl",
+            ],
             swiftSettings: strict),
     ]
 )

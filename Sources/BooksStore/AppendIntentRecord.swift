@@ -51,8 +51,8 @@ struct AppendIntentRecord: Equatable {
     }
 
     /// Writes the record at `path` without following anything planted there: a new file
-    /// (`mkstemp`, mode 0600) beside it, then `rename` over `path` (which replaces a symlink or
-    /// file at `path` itself, never its target).
+    /// (`mkstemp`, mode 0600) beside it, `fdatasync`ed, then `rename` over `path` (which replaces
+    /// a symlink or file at `path` itself, never its target).
     static func write(_ record: AppendIntentRecord, at path: String) throws(StoreError) {
         let parts = PathParts(path)
         var template = Array((path + "-XXXXXX").utf8CString)
@@ -68,6 +68,12 @@ struct AppendIntentRecord: Equatable {
             failure = ("chmod", errno)
         } else if !writeAll(fd, bytes) {
             failure = ("write", errno)
+        } else if fdatasync(fd) != 0 {
+            // The record's content must be durable before any of the append can be: a power cut
+            // may persist part of the append (a page) without the record's unsynced data, which
+            // would leave a torn row or half a batch that start-up cannot cut off (issue 16,
+            // crash states of the append path, docs/RELIABILITY.md "Power cuts").
+            failure = ("fdatasync", errno)
         }
         close(fd)
         if failure == nil, rename(temporary, path) != 0 { failure = ("rename into place", errno) }
@@ -75,12 +81,11 @@ struct AppendIntentRecord: Equatable {
             unlink(temporary)  // e.g. ENOSPC: never leave a partial intent record behind
             throw .system(path: path, operation: "\(operation) append intent record", errno: code)
         }
-        // Not synced on its own: the append's fdatasync commits the journal transaction that holds
-        // the record's creation and rename (ext4, one journal), and a record lost to a power cut
-        // leaves at most an unacknowledged partial row, kept as a bad line — nothing acknowledged
-        // is lost. Syncing the record and the directory as well cost two journal commits per
-        // insert (1M rows: 0.6 → 8 ms); making the record power-cut-proof cheaply is left to the
-        // crash-state (ALICE-style) work of issue 16.
+        // Ordering on ext4 (data=ordered): the fdatasync above commits the record's creation and
+        // content; the rename is journaled before the append's size update (which is journaled
+        // at write-back, after the append was issued), so a state with any of the append holds
+        // the whole record; the append's own fdatasync commits the rename. The directory is not
+        // synced separately (one journal commit less per insert).
     }
 
     /// Reads the record at `path` without following a symlink and checks that it can be trusted.

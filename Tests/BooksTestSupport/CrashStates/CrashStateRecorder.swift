@@ -1,0 +1,68 @@
+import Glibc
+
+/// Records the file-system operations a real `booksd` makes in its book directory while a
+/// scenario runs (any write path: the scenario is a closure), by running it under
+/// `strace -f -y -v -xx`. The I/O shell around `StraceParser` and `TraceInterpreter`.
+public struct CrashStateRecorder {
+    /// The system calls traced: every call that changes a file or directory, syncs, descriptor
+    /// bookkeeping, `stat`s (for real inode numbers) and socket sends (acknowledgements); the
+    /// interpreter refuses a recording where a call it does not model (`writev`, `fallocate`, …)
+    /// changed a recorded file. Writes through `mmap` cannot be seen (booksd makes none).
+    public static let tracedCalls = [
+        "openat", "open", "creat", "write", "pwrite64", "writev", "ftruncate", "fsync", "fdatasync", "rename",
+        "renameat", "renameat2", "unlink", "unlinkat", "link", "linkat", "mkdir", "mkdirat", "fchmod", "fchown",
+        "fsetxattr", "fremovexattr", "close", "dup", "dup2", "dup3", "sendto", "sendmsg", "newfstatat", "fstat",
+        "statx", "pwritev", "pwritev2", "fallocate", "copy_file_range", "sendfile", "truncate",
+    ]
+
+    /// What a recording produced.
+    public struct Recording: Sendable {
+        /// The directory's content when the daemon started.
+        public var initial: DirectoryImage
+        /// The operations in the directory, with acknowledgement markers.
+        public var recorded: RecordedOperations
+    }
+
+    /// Whether `strace` can be run here.
+    public static var isAvailable: Bool { TestFiles.isExecutable("/usr/bin/strace") }
+
+    /// Starts `booksd` under strace on `options` (its `file` in `directory`, socket and log
+    /// outside it), runs `scenario` with the running daemon, kills the daemon and interprets the
+    /// trace. `marker` labels socket sends (the acknowledgements the checks rely on).
+    public static func record(
+        directory: String, options: DaemonOptions, tracePath: String,
+        marker: @escaping ([UInt8]) -> String?,
+        scenario: (DaemonProcess) throws -> Void
+    ) throws -> Recording {
+        let (initial, identities) = try DirectoryImage.read(directory)
+        var options = options
+        options.wrapper =
+            [
+                "/usr/bin/strace", "-f", "-y", "-v", "-xx", "-s", "16777216", "-o", tracePath, "-e",
+                "trace=" + tracedCalls.joined(separator: ","),
+            ] + options.wrapper
+        let daemon = try DaemonProcess(options, waitReady: true, readyTimeout: 30)
+        defer { daemon.kill() }
+        try scenario(daemon)
+        // A last round trip: the server thread has returned from every earlier send, so strace
+        // has their results (a call cut by the kill is printed without one and dropped).
+        guard daemon.answersHello() else { throw TestSupportError("booksd stopped answering after the scenario") }
+        // Kill the daemon (not strace, which then writes out its trace and exits).
+        for child in children(of: daemon.pid) { kill(child, SIGKILL) }
+        _ = daemon.process.waitBlocking(timeout: 20)
+        guard let text = TestFiles.readText(tracePath) else { throw TestSupportError("no trace at \(tracePath)") }
+        let calls = try StraceParser.calls(in: text)
+        var recorded = try TraceInterpreter.operations(
+            of: calls, root: directory, initial: initial, umask: 0o022, marker: marker)
+        for (inode, identity) in identities where recorded.realIdentities[inode] == nil {
+            recorded.realIdentities[inode] = identity
+        }
+        return Recording(initial: initial, recorded: recorded)
+    }
+
+    /// The child processes of `pid` (from `/proc`).
+    static func children(of pid: pid_t) -> [pid_t] {
+        let text = TestFiles.readText("/proc/\(pid)/task/\(pid)/children") ?? ""
+        return text.split(separator: " ").compactMap { pid_t(String($0).trimmingSpaces()) }
+    }
+}

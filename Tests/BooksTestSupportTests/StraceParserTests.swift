@@ -1,0 +1,70 @@
+import BooksTestSupport
+import Testing
+
+/// Reading `strace -f -y -v -xx` output into `FileOperation`s (`StraceParser`, `TraceInterpreter`).
+@Suite struct StraceParserTests {
+    /// `text` as strace -xx prints it.
+    func hex(_ text: String) -> String {
+        text.utf8.map { ($0 < 16 ? "\\x0" : "\\x") + String($0, radix: 16) }.joined()
+    }
+
+    func lines(_ root: String) -> String {
+        let book = hex(root + "/books.txt")
+        let temp = hex(root + "/.books.txt.booksd-AbCdEf")
+        let dir = hex(root)
+        return """
+            100 openat(AT_FDCWD<\(hex("/"))>, "\(hex(root + "/.books.txt.booksd-AbCdEf"))", O_RDWR|O_CREAT|O_EXCL, 0600) = 5<\(temp)>
+            100 newfstatat(5<\(temp)>, "", {st_dev=makedev(0xfe, 0x1), st_ino=777, st_mode=S_IFREG|0600, st_size=0}, AT_EMPTY_PATH) = 0
+            100 fchmod(5<\(temp)>, 0644) = 0
+            100 write(5<\(temp)>, "\(hex("a|A|B\n"))", 6 <unfinished ...>
+            101 sendto(9<\(hex("socket:[1]"))>, "\(hex("{\"id\":\"h\",\"ok\":true}\n"))", 21, MSG_NOSIGNAL, NULL, 0) = 21
+            100 <... write resumed>) = 6
+            100 fsync(5<\(temp)>) = 0
+            100 renameat2(AT_FDCWD<\(dir)>, "\(hex(".books.txt.booksd-AbCdEf"))", AT_FDCWD<\(dir)>, "\(hex("books.txt"))", RENAME_EXCHANGE) = 0
+            100 openat(AT_FDCWD<\(dir)>, "\(dir)", O_RDONLY|O_CLOEXEC|O_DIRECTORY) = 6<\(dir)>
+            100 fsync(6<\(dir)>) = 0
+            100 unlink("\(hex(root + "/.books.txt.booksd-AbCdEf"))") = 0
+            100 unlink("\(hex(root + "/missing"))") = -1 ENOENT (No such file or directory)
+            100 openat(AT_FDCWD<\(dir)>, "\(book)", O_WRONLY|O_APPEND) = 7<\(book)>
+            100 write(7<\(book)>, "\(hex("c|C|D\n"))", 6) = 6
+            100 fdatasync(7<\(book)>) = 0
+            101 sendto(9<\(hex("socket:[1]"))>, "\(hex("{\"id\":\"r1\",\"ok\":true}\n"))", 22, MSG_NOSIGNAL, NULL, 0) = 22
+            101 write(2<\(hex("/var/log/x"))>, "\(hex("log"))", 3) = 3
+            100 +++ exited with 0 +++
+            """
+    }
+
+    @Test func callsAreJoinedAndDecoded() throws {
+        let calls = try StraceParser.calls(in: lines("/d"))
+        #expect(calls.map(\.name).prefix(5) == ["openat", "newfstatat", "fchmod", "sendto", "write"])
+        #expect(try StraceParser.bytes(ofString: calls[4].arguments[1]) == Array("a|A|B\n".utf8))
+        #expect(try StraceParser.descriptor(calls[0].arguments[0]).path == "/")
+        #expect(calls[10].succeeded == false)
+        #expect(throws: StraceError.self) { try StraceParser.bytes(ofString: "\"\\x61\"...") }
+    }
+
+    @Test func operationsAreResolvedToInodesInTheDirectory() throws {
+        let initial = DirectoryImage(files: ["books.txt": FileImage(bytes: Array("x|X|Y\n".utf8))])
+        let recorded = try TraceInterpreter.operations(
+            of: StraceParser.calls(in: lines("/d")), root: "/d", initial: initial
+        ) { bytes in
+            let text = String(decoding: bytes, as: UTF8.self)
+            return text.hasPrefix("{\"id\":\"r") ? "ack" : nil
+        }
+        let expected: [FileOperation] = [
+            .create(name: ".books.txt.booksd-AbCdEf", inode: 2, mode: 0o600),
+            .setAttributes(inode: 2, mode: 0o644),
+            .output(label: nil),
+            .write(inode: 2, offset: 0, bytes: Array("a|A|B\n".utf8)),
+            .sync(inode: 2, dataOnly: false),
+            .exchange(".books.txt.booksd-AbCdEf", "books.txt"),
+            .syncDirectory(name: ""),
+            .unlink(name: ".books.txt.booksd-AbCdEf"),
+            .write(inode: 2, offset: 6, bytes: Array("c|C|D\n".utf8)),  // O_APPEND: at the end of inode 2
+            .sync(inode: 2, dataOnly: true),
+            .output(label: "ack"),
+        ]
+        #expect(recorded.operations == expected)
+        #expect(recorded.realIdentities[2] == RealFileIdentity(device: 0xfe01, inode: 777))
+    }
+}
