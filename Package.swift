@@ -27,19 +27,23 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .systemLibrary(name: "CBooksSupport", path: "Sources/CBooksSupport"),
+        .systemLibrary(
+            name: "CNats", path: "Sources/CNats", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
 
         .target(name: "BooksCore", dependencies: ["CBooksSupport"], swiftSettings: strict),
         .target(name: "BooksPlatform", dependencies: ["CLinux"], swiftSettings: strict),
         .target(name: "BooksStore", dependencies: ["BooksCore", "CLinux"], swiftSettings: strict),
         .target(name: "BooksProtocol", dependencies: ["BooksCore"], swiftSettings: strict),
+        .target(name: "BooksNATS", dependencies: ["CNats"], swiftSettings: strict),
         .target(
             name: "BooksDaemon",
             dependencies: [
-                "BooksCore", "BooksStore", "BooksProtocol", "BooksPlatform", "CInotifyTools", "CSystemd", "CLinux",
+                "BooksCore", "BooksStore", "BooksProtocol", "BooksPlatform", "BooksNATS", "CInotifyTools", "CSystemd",
+                "CLinux",
             ],
             swiftSettings: strict),
         .target(
-            name: "BooksClient", dependencies: ["BooksCore", "BooksProtocol", "BooksPlatform", "CLinux"],
+            name: "BooksClient", dependencies: ["BooksCore", "BooksProtocol", "BooksPlatform", "BooksNATS", "CLinux"],
             swiftSettings: strict),
         .executableTarget(name: "booksd", dependencies: ["BooksDaemon"], swiftSettings: strict),
         .executableTarget(name: "booksctl", dependencies: ["BooksClient"], swiftSettings: strict),

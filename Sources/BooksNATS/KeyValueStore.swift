@@ -1,0 +1,52 @@
+import CNats
+
+/// A JetStream key-value bucket (the C library's `kvStore`). Every method blocks on the network.
+///
+/// `@unchecked Sendable` is safe: the pointer is set once and destroyed in `deinit`; the library
+/// allows a `kvStore` to be used from several threads.
+public final class KeyValueStore: @unchecked Sendable {
+    private let pointer: OpaquePointer
+    private let context: JetStream
+
+    init(pointer: OpaquePointer, context: JetStream) {
+        self.pointer = pointer
+        self.context = context
+    }
+
+    deinit { kvStore_Destroy(pointer) }
+
+    /// Stores `value` under `key`; returns the new revision.
+    @discardableResult
+    public func put(_ key: String, _ value: [UInt8]) throws(NATSError) -> UInt64 {
+        var revision: UInt64 = 0
+        try check(kvStore_Put(&revision, pointer, key, value, Int32(value.count)), "putting key \(key)")
+        return revision
+    }
+
+    /// Deletes `key` (a delete marker; watchers see a delete).
+    public func delete(_ key: String) throws(NATSError) {
+        try check(kvStore_Delete(pointer, key), "deleting key \(key)")
+    }
+
+    /// The value of `key`, or nil when absent or deleted.
+    public func get(_ key: String) throws(NATSError) -> [UInt8]? {
+        var entry: OpaquePointer?
+        let status = kvStore_Get(&entry, pointer, key)
+        if status == NATS_NOT_FOUND { return nil }
+        try check(status, "getting key \(key)")
+        defer { kvEntry_Destroy(entry) }
+        let length = Int(kvEntry_ValueLen(entry))
+        guard length > 0, let raw = kvEntry_Value(entry) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: raw, count: length))
+    }
+
+    /// Every key that currently has a value.
+    public func keys() throws(NATSError) -> [String] {
+        var list = kvKeysList()
+        let status = kvStore_Keys(&list, pointer, nil)
+        if status == NATS_NOT_FOUND { return [] }
+        try check(status, "listing keys")
+        defer { kvKeysList_Destroy(&list) }
+        return (0..<Int(list.Count)).compactMap { list.Keys[$0].map { String(cString: $0) } }
+    }
+}
