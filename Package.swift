@@ -46,7 +46,7 @@ let package = Package(
             name: "BooksClient", dependencies: ["BooksCore", "BooksProtocol", "BooksPlatform", "BooksNATS", "CLinux"],
             swiftSettings: strict),
         .executableTarget(name: "booksd", dependencies: ["BooksDaemon"], swiftSettings: strict),
-        .executableTarget(name: "booksctl", dependencies: ["BooksClient"], swiftSettings: strict),
+        .executableTarget(name: "booksctl", dependencies: ["BooksClient", "BooksNATS"], swiftSettings: strict),
         .executableTarget(
             name: "BooksBenchmarks",
             dependencies: ["BooksCore", "BooksStore", "BooksClient", "BooksTestSupport", "CLinux"],

@@ -35,6 +35,9 @@ public struct NATSError: Error, Sendable, Equatable, CustomStringConvertible {
     /// True when the request timed out (the server may still have done it).
     public var isTimeout: Bool { status == Int32(bitPattern: NATS_TIMEOUT.rawValue) }
 
+    /// True when nobody subscribes to the request's subject.
+    public var isNoResponders: Bool { status == Int32(bitPattern: NATS_NO_RESPONDERS.rawValue) }
+
     /// True when JetStream is not enabled for the account or server.
     public var isJetStreamUnavailable: Bool {
         jetStreamCode == 10039 || jetStreamCode == 10076 || status == Int32(bitPattern: NATS_NO_RESPONDERS.rawValue)

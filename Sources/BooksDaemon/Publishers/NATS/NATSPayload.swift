@@ -6,7 +6,7 @@ import FoundationEssentials
 ///
 /// - A change set: the socket protocol's `change` event line (`MessageEncoder`), with `"store"`
 ///   as its first member, without the trailing newline.
-/// - A snapshot marker: `{"store","event":"snapshot","epoch","seq","time","books":N,"bucket"}`,
+/// - A snapshot marker: `{"store","event":"snapshot","epoch","seq","time","count":N,"bucket"}`,
 ///   published when the stream cannot be continued change by change (first start, a restarted
 ///   engine, a change log that no longer reaches back): the bucket holds the books at `seq`.
 /// - A bucket value: `{"id","name","author","version"}`.
@@ -26,7 +26,7 @@ enum NATSPayload {
         JSONText.appendString(epoch, to: &out)
         out += Array(",\"seq\":\(seq),\"time\":".utf8)
         JSONText.appendString(ISO8601.format(Date()), to: &out)
-        out += Array(",\"books\":\(books),\"bucket\":".utf8)
+        out += Array(",\"count\":\(books),\"bucket\":".utf8)
         JSONText.appendString(bucket, to: &out)
         out.append(UInt8(ascii: "}"))
         return out
