@@ -77,7 +77,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["BooksClient", "BooksCore", "BooksProtocol", "BooksTestSupport", "booksd", "booksctl"],
+            dependencies: [
+                "BooksClient", "BooksCore", "BooksNATS", "BooksProtocol", "BooksTestSupport", "booksd", "booksctl",
+            ],
             swiftSettings: strict),
     ]
 )

@@ -38,11 +38,12 @@ public final class NATSFeed: Sendable {
 
     /// Delivers every message from `start` on, in order, until `deliver` returns false.
     /// `onNotice` hears about recoveries (for stderr).
-    /// - Throws: `.nats` when the stream cannot be read at all (no JetStream, no such stream).
+    /// A stream that cannot be read (not created yet, JetStream restarting) is retried with
+    /// a growing pause (up to 2 s), announced once through `onNotice`.
     public func run(
         from start: NATSDeliveryStart, onNotice: @Sendable (String) -> Void = { _ in },
         deliver: (Item) -> Bool
-    ) throws(BooksClientError) {
+    ) {
         var position = start
         var lastSequence: UInt64?
         var failures = 0
@@ -54,8 +55,7 @@ public final class NATSFeed: Sendable {
                 failures = 0
             } catch {
                 failures += 1
-                if lastSequence == nil && failures == 1 && !error.isTimeout { throw .nats(error.description) }
-                if failures == 1 { onNotice("cannot read \(subject) (\(error)); retrying") }
+                if failures == 1 { onNotice("cannot read \(subject) yet (\(error)); retrying") }
                 sleepMilliseconds(min(2000, 100 * failures))
                 continue
             }

@@ -40,9 +40,8 @@ enum NATSCommands {
         let feed = try NATSFeed(options: target.options, prefix: target.prefix, store: target.store)
         let formatter = ChangeLineFormatter(json: options.json, style: context.style)
         let (out, err, filter) = (context.out, context.err, options.filter)
-        let result: Result<Void, BooksClientError> = await NATSBooksClient.onThread {
-            Result { () throws(BooksClientError) in
-                try feed.run(from: start, onNotice: { err.line("booksctl: \(TextCell.escape($0))") }) { item in
+        await NATSBooksClient.onThread {
+                feed.run(from: start, onNotice: { err.line("booksctl: \(TextCell.escape($0))") }) { item in
                     let event = item.event
                     if event.event == .snapshot {
                         err.line(
@@ -62,9 +61,7 @@ enum NATSCommands {
                     for line in formatter.lines(for: update) { out.line(line) }
                     return true
                 }
-            }
         }
-        try result.get()
         return .success
     }
 

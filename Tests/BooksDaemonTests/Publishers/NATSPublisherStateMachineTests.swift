@@ -67,6 +67,7 @@ import Testing
         #expect(driver.publishedSeqs == [1])
         driver.connect()
         #expect(driver.publishedSeqs == Array(1...21))
+        #expect(driver.logs.map(\.0) == [.warning, .notice], "the loss and the return are logged once each")
     }
 
     @Test func anOverflowingBufferIsCaughtUpFromTheChangeLogWithoutAGap() {

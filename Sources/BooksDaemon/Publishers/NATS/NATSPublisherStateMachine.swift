@@ -52,6 +52,8 @@ struct NATSPublisherStateMachine: Sendable {
     /// Whether the last attempt failed (failures are logged once, then the recovery).
     private(set) var failing = false
     private(set) var overflowing = false
+    /// Whether the connection was lost since it was last up (for the log).
+    private(set) var lostConnection = false
 
     /// A publisher for the engine whose lineage is `configuration.epoch`, at `startSeq`.
     init(configuration: Configuration, startSeq: UInt64) {
@@ -90,10 +92,16 @@ struct NATSPublisherStateMachine: Sendable {
         case .changesDropped(let through):
             latestSeq = max(latestSeq, through)
         case .connected:
+            if lostConnection { actions.append(.log(.notice, "NATS connection back: catching up")) }
             connected = true
+            lostConnection = false
             streamEnd = .unknown
         case .disconnected:
+            if connected {
+                actions.append(.log(.warning, "NATS connection lost: local service goes on, publishing resumes later"))
+            }
             connected = false
+            lostConnection = true
         case .prepared:
             operation = nil
             prepared = true
