@@ -75,9 +75,22 @@ struct NATSPublisherDriver {
         }
     }
 
+    /// The engine applies a change set the publisher has not heard of yet (its hand-over is late).
+    mutating func editUnannounced() {
+        engineSeq += 1
+        engineLog.append(
+            SequencedChangeSet(
+                epoch: epoch, seq: engineSeq, source: .file, time: Date(timeIntervalSince1970: 0),
+                changes: ChangeSet(inserted: [Book(id: "late\(engineSeq)", name: "n", author: "a")])))
+    }
+
+    /// Actions carried out so far (a runaway loop stops at 10,000).
+    var actionCount = 0
+
     mutating func feed(_ input: NATSPublisherInput) {
         var stack = Array(machine.handle(input).reversed())
-        while let action = stack.popLast() {
+        while let action = stack.popLast(), actionCount < 10_000 {
+            actionCount += 1
             guard let answer = perform(action) else { continue }
             stack.append(contentsOf: machine.handle(answer).reversed())
         }

@@ -113,6 +113,27 @@ import Testing
         #expect(driver.stream == ["default:E:1", "default:E:9", "default:F:2:snapshot", "default:F:3"])
     }
 
+    @Test func aSnapshotAheadOfTheHandOverIsNotRepeated() {
+        var driver = NATSPublisherDriver()
+        driver.editUnannounced()
+        driver.connect()
+        #expect(driver.stream == ["default:E:1:snapshot"])
+        #expect(driver.actionCount < 10, "no loop of snapshots")
+        driver.feed(.changeSet(driver.engineLog[0]))
+        driver.edit()
+        #expect(driver.publishedSeqs == [2])
+    }
+
+    @Test func aStreamAheadOfTheHandOverIsContinued() {
+        var driver = NATSPublisherDriver(stream: ["default:E:1"])
+        driver.editUnannounced()
+        driver.connect()
+        #expect(driver.stream == ["default:E:1"])
+        #expect(driver.actionCount < 10)
+        driver.edit()
+        #expect(driver.publishedSeqs == [1, 2])
+    }
+
     @Test func changeSetsOfAnotherLineageAreIgnored() {
         var driver = NATSPublisherDriver()
         driver.connect()

@@ -10,6 +10,7 @@ struct NATSFeedTests {
     @Test func everyEditMethodReachesARemoteSubscriberOnceInOrder() async throws {
         let server = try NATSServerProcess()
         let daemon = try await FeedDaemon(rows: ["# books"], settings: ["nats_url=\(server.url)"])
+        try await Self.waitForInitialSnapshot(server)
         let subscriber = try NATSRemoteSubscriber(url: server.url, directory: daemon.directory)
         let file = daemon.file
 

@@ -111,6 +111,8 @@ struct NATSPublisherStateMachine: Sendable {
         case .streamPositionFound(let end):
             operation = nil
             streamEnd = .known(end)
+            // The engine is at least where its own stream is (its hand-over may still be on the way).
+            if let end, end.epoch == configuration.epoch { latestSeq = max(latestSeq, end.seq) }
         case .lookupFailed(let reason):
             operation = nil
             actions += failure("cannot read the NATS stream's last message: \(reason)")
@@ -128,6 +130,7 @@ struct NATSPublisherStateMachine: Sendable {
             merge(changes.filter { $0.seq > after })
         case .snapshotPublished(let seq):
             operation = nil
+            latestSeq = max(latestSeq, seq)
             streamEnd = .known(NATSStreamPosition(epoch: configuration.epoch, seq: seq))
             actions += recovered()
         case .retryTimerFired:
@@ -141,7 +144,7 @@ struct NATSPublisherStateMachine: Sendable {
         guard connected, operation == nil, !waitingForRetry else { return [] }
         guard prepared else { return start(.preparing, .prepare) }
         guard case .known(let end) = streamEnd else { return start(.lookingUp, .lookUpStreamPosition) }
-        guard let end, end.epoch == configuration.epoch, end.seq <= latestSeq else {
+        guard let end, end.epoch == configuration.epoch else {
             return start(.snapshotting, .publishSnapshot)
         }
         if let first = buffer.firstIndex(where: { $0.seq > end.seq }) {
