@@ -43,6 +43,10 @@ public struct NATSError: Error, Sendable, Equatable, CustomStringConvertible {
         jetStreamCode == 10039 || jetStreamCode == 10076 || status == Int32(bitPattern: NATS_NO_RESPONDERS.rawValue)
     }
 
+    /// True for an existing configuration that conflicts with the one asked for (BookSync's own
+    /// check, not the library's).
+    public var isConflict: Bool { status == 0 && jetStreamCode == 0 && context.contains("conflicting") }
+
     /// "`context`: `text`".
     public var description: String { "\(context): \(text)" }
 }

@@ -49,9 +49,15 @@ public final class NATSPublisher: Sendable {
                 if let input { inbox.post(input) }
             })
         if connection.isConnected {
-            // Checked now, so a conflicting stream stops booksd before it says it is ready.
-            let jetStream = try connection.jetStream()
-            try NATSStreamSetup(naming: naming, settings: settings).ensureStream(jetStream)
+            // Checked now, so a conflicting stream stops booksd before it says it is ready. Any
+            // other failure (no JetStream, no permission) is logged and retried by the thread.
+            do throws(NATSError) {
+                try NATSStreamSetup(naming: naming, settings: settings).ensureStream(connection.jetStream())
+            } catch where error.isConflict {
+                throw error
+            } catch {
+                logger.error("NATS: \(error); serving locally and retrying in the background")
+            }
         }
     }
 

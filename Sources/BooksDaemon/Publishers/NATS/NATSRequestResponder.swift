@@ -50,6 +50,9 @@ public final class NATSRequestResponder: Sendable {
             receive(message, engine: engine)
         }
         subscription.withLock { $0 = made }
+        // When connected, wait (briefly) until the server has the subscription, so a request sent
+        // once booksd says it is ready finds a responder.
+        if connection.isConnected { try? connection.flush(timeoutMilliseconds: 1000) }
     }
 
     /// Publishes `reply` to the reply subject of the request `connection` stands for.

@@ -10,7 +10,8 @@ struct NATSStreamSetup: Sendable {
         NATSStreamSettings(
             name: naming.streamName, subjects: [naming.changesSubject], replicas: settings.streamReplicas,
             maxAgeSeconds: Int64(settings.streamMaxAgeSeconds),
-            maxBytes: settings.streamMaxBytes == 0 ? -1 : Int64(settings.streamMaxBytes))
+            maxBytes: settings.streamMaxBytes == 0 ? -1 : Int64(settings.streamMaxBytes),
+            duplicateWindowSeconds: settings.streamMaxAgeSeconds > 0 ? min(120, Int64(settings.streamMaxAgeSeconds)) : 120)
     }
 
     /// Makes sure the stream exists with compatible settings. Blocks.
@@ -18,7 +19,15 @@ struct NATSStreamSetup: Sendable {
     ///   every difference named).
     func ensureStream(_ jetStream: JetStream) throws(NATSError) {
         let wanted = self.wanted
-        guard let existing = try jetStream.streamSettings(wanted.name) else {
+        let found: NATSStreamSettings?
+        do {
+            found = try jetStream.streamSettings(wanted.name)
+        } catch where error.isJetStreamUnavailable {
+            var explained = error
+            explained.text += " (JetStream is not enabled on this server or account: nats-server needs -js)"
+            throw explained
+        }
+        guard let existing = found else {
             try jetStream.addStream(wanted)
             return
         }
