@@ -127,11 +127,23 @@ public final class NATSConnection: @unchecked Sendable {
         _ data: [UInt8], to subject: String, timeoutMilliseconds: Int64
     ) throws(NATSError) -> NATSMessage {
         var reply: OpaquePointer?
-        try check(
-            natsConnection_Request(&reply, pointer, subject, data, Int32(data.count), timeoutMilliseconds),
-            "request to \(subject)")
+        let status = natsConnection_Request(&reply, pointer, subject, data, Int32(data.count), timeoutMilliseconds)
+        if status == NATS_TIMEOUT, let refusal = lastPermissionViolation {
+            throw NATSError(
+                context: "request to \(subject)", status: Int32(bitPattern: status.rawValue),
+                text: "no reply, and the server refused this user: \(refusal)")
+        }
+        try check(status, "request to \(subject)")
         defer { natsMsg_Destroy(reply) }
         return NATSMessage(copying: reply!)
+    }
+
+    /// The server's last "Permissions Violation" on this connection, if any (a refused publish is
+    /// reported asynchronously: a request then only times out).
+    public var lastPermissionViolation: String? {
+        var text: UnsafePointer<CChar>?
+        guard natsConnection_GetLastError(pointer, &text) == NATS_NOT_PERMITTED, let text else { return nil }
+        return String(cString: text)
     }
 
     /// Waits until the server processed everything sent so far. Blocks.

@@ -10,6 +10,8 @@ public final class NATSServerProcess: @unchecked Sendable {
     public let storeDirectory: String
     /// Whether JetStream is on (`-js`).
     public let jetStream: Bool
+    /// A configuration file (`-c`), e.g. with users and permissions; nil: none.
+    public let configFile: String?
     /// Where its output goes.
     public let logPath: String
     private var process: ChildProcess?
@@ -27,7 +29,8 @@ public final class NATSServerProcess: @unchecked Sendable {
 
     /// Starts a server with its storage under `directory` (nil: a scratch directory of its own);
     /// `port` nil picks a free one.
-    public init(directory: String? = nil, port: Int32? = nil, jetStream: Bool = true) throws {
+    public init(directory: String? = nil, port: Int32? = nil, jetStream: Bool = true, configFile: String? = nil) throws {
+        self.configFile = configFile
         scratch = directory == nil ? try TemporaryDirectory(prefix: "nats-server") : nil
         let directory = directory ?? scratch!.path
         self.port = port ?? Self.freePort()
@@ -42,6 +45,7 @@ public final class NATSServerProcess: @unchecked Sendable {
     /// Starts (again) and waits until the port accepts connections.
     public func start(timeout: Double = 10) throws {
         var argv = ["nats-server", "-a", "127.0.0.1", "-p", "\(port)"]
+        if let configFile { argv += ["-c", configFile] }
         if jetStream { argv += ["-js", "-sd", storeDirectory] }
         process = try ChildProcess.spawn(argv, stdout: .appendFile(logPath), stderr: .sameAsStdout)
         guard eventuallyBlocking(timeout: timeout, interval: 0.02, { Self.accepts(port: port) }) else {
