@@ -7,7 +7,9 @@ import BooksProtocol
 public protocol BookRequests: Sendable {
     /// Sends one request of operation `op` (fields set by `configure`) and returns the result.
     /// - Throws: `.daemon` when the daemon answered with an error; a transport error otherwise.
-    func call(_ op: Request.Operation, _ configure: (inout Request) -> Void) async throws(BooksClientError)
+    func call(
+        _ op: Request.Operation, _ configure: (inout Request) -> Void
+    ) async throws(BooksClientError)
         -> ReplyResult
     /// Ends the connection; later calls throw.
     func close()

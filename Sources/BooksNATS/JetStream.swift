@@ -45,7 +45,7 @@ public final class JetStream: @unchecked Sendable {
         var config = jsStreamConfig()
         try check(jsStreamConfig_Init(&config), "initializing a stream configuration")
         var subjects = settings.subjects.map { UnsafePointer(strdup($0)) }
-        defer { subjects.forEach { free(UnsafeMutablePointer(mutating: $0)) } }
+        defer { for subject in subjects { free(UnsafeMutablePointer(mutating: subject)) } }
         var info: UnsafeMutablePointer<jsStreamInfo>?
         var code = jsErrCode(rawValue: 0)
         let status = settings.name.withCString { name in

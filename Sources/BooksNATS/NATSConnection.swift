@@ -33,7 +33,7 @@ public final class NATSConnection: @unchecked Sendable {
         _ options: NATSConnectOptions, retryInBackground: Bool = false,
         onEvent: @escaping @Sendable (NATSConnectionEvent) -> Void = { _ in }
     ) throws(NATSError) -> NATSConnection {
-        let where_ = options.urls.joined(separator: ",")
+        let servers = options.urls.joined(separator: ",")
         guard !options.urls.isEmpty else {
             throw NATSError(context: "connecting to NATS", text: "no server URL given")
         }
@@ -67,12 +67,12 @@ public final class NATSConnection: @unchecked Sendable {
             return NATSConnection(pointer: connection)
         }
         Unmanaged<EventBox>.fromOpaque(box).release()  // no connection, so no closed callback
-        throw NATSError("connecting to NATS at \(where_)", status)
+        throw NATSError("connecting to NATS at \(servers)", status)
     }
 
     private static func apply(_ options: NATSConnectOptions, to opts: OpaquePointer?) throws(NATSError) {
         var urls = options.urls.map { strdup($0) }
-        defer { urls.forEach { free($0) } }
+        defer { for url in urls { free(url) } }
         let status = urls.withUnsafeMutableBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) {
                 natsOptions_SetServers(opts, $0, Int32(buffer.count))

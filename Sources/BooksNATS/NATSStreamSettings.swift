@@ -40,7 +40,8 @@ public struct NATSStreamSettings: Sendable, Equatable {
         if existing.maxBytes != maxBytes { found.append("max bytes \(existing.maxBytes), configured \(maxBytes)") }
         if existing.duplicateWindowSeconds < duplicateWindowSeconds {
             found.append(
-                "duplicate window \(existing.duplicateWindowSeconds) s, shorter than the \(duplicateWindowSeconds) s needed")
+                "duplicate window \(existing.duplicateWindowSeconds) s, shorter than the \(duplicateWindowSeconds) s needed"
+            )
         }
         return found
     }

@@ -29,7 +29,8 @@ public final class NATSServerProcess: @unchecked Sendable {
 
     /// Starts a server with its storage under `directory` (nil: a scratch directory of its own);
     /// `port` nil picks a free one.
-    public init(directory: String? = nil, port: Int32? = nil, jetStream: Bool = true, configFile: String? = nil) throws {
+    public init(directory: String? = nil, port: Int32? = nil, jetStream: Bool = true, configFile: String? = nil) throws
+    {
         self.configFile = configFile
         scratch = directory == nil ? try TemporaryDirectory(prefix: "nats-server") : nil
         let directory = directory ?? scratch!.path
@@ -68,7 +69,9 @@ public final class NATSServerProcess: @unchecked Sendable {
         defer { close(fd) }
         var address = loopback(port: 0)
         _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {

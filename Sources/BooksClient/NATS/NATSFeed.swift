@@ -25,7 +25,9 @@ public final class NATSFeed: Sendable {
 
     /// Connects to `options.urls` for the feed of `store` under `prefix`.
     /// - Throws: `.nats` when no server can be reached.
-    public init(options: NATSConnectOptions, prefix: String = "books", store: String = "default")
+    public init(
+        options: NATSConnectOptions, prefix: String = "books", store: String = "default"
+    )
         throws(BooksClientError)
     {
         do {

@@ -22,7 +22,8 @@ struct NATSTarget: Sendable, Equatable {
         while index < arguments.count {
             let token = arguments[index]
             index += 1
-            guard token.hasPrefix("--"), let name = names.first(where: { token == "--\($0)" || token.hasPrefix("--\($0)=") })
+            guard token.hasPrefix("--"),
+                let name = names.first(where: { token == "--\($0)" || token.hasPrefix("--\($0)=") })
             else {
                 rest.append(token)
                 continue
@@ -35,8 +36,10 @@ struct NATSTarget: Sendable, Equatable {
                 index += 1
             }
         }
-        let env = ["nats": "BOOKS_NATS", "nats-creds": "BOOKS_NATS_CREDS", "nats-user": "BOOKS_NATS_USER",
-                   "nats-password": "BOOKS_NATS_PASSWORD", "nats-token": "BOOKS_NATS_TOKEN"]
+        let env = [
+            "nats": "BOOKS_NATS", "nats-creds": "BOOKS_NATS_CREDS", "nats-user": "BOOKS_NATS_USER",
+            "nats-password": "BOOKS_NATS_PASSWORD", "nats-token": "BOOKS_NATS_TOKEN",
+        ]
         for (name, variable) in env where values[name] == nil {
             if let value = environment(variable), !value.isEmpty { values[name] = value }
         }

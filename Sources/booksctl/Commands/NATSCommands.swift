@@ -41,26 +41,26 @@ enum NATSCommands {
         let formatter = ChangeLineFormatter(json: options.json, style: context.style)
         let (out, err, filter) = (context.out, context.err, options.filter)
         await NATSBooksClient.onThread {
-                feed.run(from: start, onNotice: { err.line("booksctl: \(TextCell.escape($0))") }) { item in
-                    let event = item.event
-                    if event.event == .snapshot {
-                        err.line(
-                            """
-                            booksctl: snapshot marker at seq \(event.seq) (booksd restarted or the stream fell behind): \
-                            the current books are in the key-value bucket \(target.prefix)_\(target.store)
-                            """)
-                        return true
-                    }
-                    let changes = ChangeSet(
-                        inserted: event.inserted ?? [], updated: event.updated ?? [], deleted: event.deleted ?? []
-                    ).filtered(by: filter)
-                    guard !changes.isEmpty else { return true }
-                    let update = MirrorUpdate(
-                        epoch: event.epoch, seq: event.seq, source: event.source, time: event.time, origin: .live,
-                        changes: changes)
-                    for line in formatter.lines(for: update) { out.line(line) }
+            feed.run(from: start, onNotice: { err.line("booksctl: \(TextCell.escape($0))") }) { item in
+                let event = item.event
+                if event.event == .snapshot {
+                    err.line(
+                        """
+                        booksctl: snapshot marker at seq \(event.seq) (booksd restarted or the stream fell behind): \
+                        the current books are in the key-value bucket \(target.prefix)_\(target.store)
+                        """)
                     return true
                 }
+                let changes = ChangeSet(
+                    inserted: event.inserted ?? [], updated: event.updated ?? [], deleted: event.deleted ?? []
+                ).filtered(by: filter)
+                guard !changes.isEmpty else { return true }
+                let update = MirrorUpdate(
+                    epoch: event.epoch, seq: event.seq, source: event.source, time: event.time, origin: .live,
+                    changes: changes)
+                for line in formatter.lines(for: update) { out.line(line) }
+                return true
+            }
         }
         return .success
     }

@@ -42,7 +42,10 @@ struct NATSBadInputTests {
         let scratch = try TemporaryDirectory(prefix: "natsconflict")
         let file = try scratch.write("books.txt", "1|Dune|Herbert\n")
         let result = try await ChildProcess.run(
-            [BuildProducts.booksd, "--file", file, "--socket", scratch.file("s.sock"), "--set", "nats_url=\(server.url)"],
+            [
+                BuildProducts.booksd, "--file", file, "--socket", scratch.file("s.sock"), "--set",
+                "nats_url=\(server.url)",
+            ],
             timeout: 20)
         #expect(result.status == 1, "\(result)")
         #expect(result.output.contains("books_default_changes exists with a conflicting configuration"), "\(result)")
@@ -59,7 +62,8 @@ struct NATSBadInputTests {
                 try connection.publish(Array("not a request".utf8), to: "books.default.api")
                 var texts: [String] = []
                 for line in ["{not json", #"{"id":"s","op":"subscribe"}"#, #"{"id":"h","op":"hello","version":1}"#] {
-                    let reply = try connection.request(Array(line.utf8), to: "books.default.api", timeoutMilliseconds: 5000)
+                    let reply = try connection.request(
+                        Array(line.utf8), to: "books.default.api", timeoutMilliseconds: 5000)
                     texts.append(String(decoding: reply.data, as: UTF8.self))
                 }
                 return texts
@@ -126,7 +130,10 @@ struct NATSPermissionTests {
             settings: ["nats_url=\(server.url)", "nats_user=booksd", "nats_password=change-me-booksd"])
         func booksctl(_ user: String, _ arguments: [String]) async throws -> ChildResult {
             try await ChildProcess.run(
-                [BuildProducts.booksctl, "--nats", server.url, "--nats-user", user, "--nats-password", "change-me-\(user)"]
+                [
+                    BuildProducts.booksctl, "--nats", server.url, "--nats-user", user, "--nats-password",
+                    "change-me-\(user)",
+                ]
                     + arguments, timeout: 30)
         }
         let written = try await booksctl("writer", ["add", "Emma", "Austen"])
@@ -140,8 +147,10 @@ struct NATSPermissionTests {
             timeout: 30)
         #expect(wrongPassword.output.contains("Authorization Violation"), "\(wrongPassword)")
         let subscriber = try ChildProcess.spawn(
-            [BuildProducts.booksctl, "--nats", server.url, "--nats-user", "reader", "--nats-password",
-             "change-me-reader", "subscribe", "--json", "--since", "0"],
+            [
+                BuildProducts.booksctl, "--nats", server.url, "--nats-user", "reader", "--nats-password",
+                "change-me-reader", "subscribe", "--json", "--since", "0",
+            ],
             stdout: .appendFile(scratch.file("reader.out")), stderr: .appendFile(scratch.file("reader.err")))
         defer { _ = subscriber.kill() }
         let seen = await eventually(timeout: 15, interval: 0.05) {

@@ -99,7 +99,8 @@ struct NATSFeedTests {
 
     @Test func aKilledAndRestartedBooksdPublishesASnapshotAndReconcilesTheBucket() async throws {
         let server = try NATSServerProcess()
-        let daemon = try await FeedDaemon(rows: ["# books", "1|Dune|Herbert", "2|Emma|Austen"], settings: ["nats_url=\(server.url)"])
+        let daemon = try await FeedDaemon(
+            rows: ["# books", "1|Dune|Herbert", "2|Emma|Austen"], settings: ["nats_url=\(server.url)"])
         try daemon.handAppend("3|Ulysses|Joyce")
         #expect(await eventually(timeout: 10) { (try? await NATSStreamView.bucketBooks(url: server.url).count) == 3 })
         daemon.crash()

@@ -53,7 +53,7 @@ public final class NATSPublisher: Sendable {
             // other failure (no JetStream, no permission) is logged and retried by the thread.
             do throws(NATSError) {
                 try NATSStreamSetup(naming: naming, settings: settings).ensureStream(connection.jetStream())
-            } catch where error.isConflict {
+            } catch  where error.isConflict {
                 throw error
             } catch {
                 logger.error("NATS: \(error); serving locally and retrying in the background")

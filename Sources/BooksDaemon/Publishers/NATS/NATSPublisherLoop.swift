@@ -37,7 +37,8 @@ struct NATSPublisherLoop {
     private func wait() {
         guard let retryAt else { return publisher.inbox.wait(until: nil) }
         let left = ContinuousClock.now.duration(to: retryAt)
-        let nanoseconds = Int(left.components.seconds) * 1_000_000_000 + Int(left.components.attoseconds / 1_000_000_000)
+        let nanoseconds =
+            Int(left.components.seconds) * 1_000_000_000 + Int(left.components.attoseconds / 1_000_000_000)
         publisher.inbox.wait(until: .now() + .nanoseconds(max(0, nanoseconds)))
     }
 
@@ -129,7 +130,8 @@ struct NATSPublisherLoop {
         let marker = NATSPayload.snapshotMarker(
             store: naming.store, epoch: publisher.source.epoch, seq: seq, books: books.count, bucket: naming.bucketName)
         _ = try jetStream.publish(
-            marker, to: naming.changesSubject, messageID: naming.messageID(epoch: publisher.source.epoch, seq: seq, snapshot: true),
+            marker, to: naming.changesSubject,
+            messageID: naming.messageID(epoch: publisher.source.epoch, seq: seq, snapshot: true),
             timeoutMilliseconds: timeoutMilliseconds)
         publisher.logger.notice(
             "NATS: bucket \(naming.bucketName) reconciled with \(books.count) books; snapshot marker at seq \(seq)",

@@ -28,7 +28,11 @@ struct NATSPublisherStateMachine: Sendable {
 
     /// The outstanding action, if any.
     enum Operation: Sendable, Equatable {
-        case preparing, lookingUp, publishing(UInt64), fetching, snapshotting
+        case preparing
+        case lookingUp
+        case publishing(UInt64)
+        case fetching
+        case snapshotting
     }
 
     /// What is known about the end of the stream.

@@ -97,7 +97,8 @@ public final class NATSRequestResponder: Sendable {
                 .invalidArgument, "subscribe over NATS by reading the stream subject \(naming.changesSubject)")
         case .insert, .update, .delete:
             return allowWrites
-                ? nil : ProtocolError(.permissionDenied, "this booksd takes no writes over NATS (nats_allow_writes = no)")
+                ? nil
+                : ProtocolError(.permissionDenied, "this booksd takes no writes over NATS (nats_allow_writes = no)")
         default:
             return nil
         }

@@ -11,7 +11,8 @@ struct NATSStreamSetup: Sendable {
             name: naming.streamName, subjects: [naming.changesSubject], replicas: settings.streamReplicas,
             maxAgeSeconds: Int64(settings.streamMaxAgeSeconds),
             maxBytes: settings.streamMaxBytes == 0 ? -1 : Int64(settings.streamMaxBytes),
-            duplicateWindowSeconds: settings.streamMaxAgeSeconds > 0 ? min(120, Int64(settings.streamMaxAgeSeconds)) : 120)
+            duplicateWindowSeconds: settings.streamMaxAgeSeconds > 0
+                ? min(120, Int64(settings.streamMaxAgeSeconds)) : 120)
     }
 
     /// Makes sure the stream exists with compatible settings. Blocks.
@@ -22,7 +23,7 @@ struct NATSStreamSetup: Sendable {
         let found: NATSStreamSettings?
         do {
             found = try jetStream.streamSettings(wanted.name)
-        } catch where error.isJetStreamUnavailable {
+        } catch  where error.isJetStreamUnavailable {
             var explained = error
             explained.text += " (JetStream is not enabled on this server or account: nats-server needs -js)"
             throw explained
