@@ -146,6 +146,13 @@ public final class NATSConnection: @unchecked Sendable {
         return String(cString: text)
     }
 
+    /// The library's last error on this connection (e.g. an authorization violation), or nil.
+    public var lastErrorText: String? {
+        var text: UnsafePointer<CChar>?
+        guard natsConnection_GetLastError(pointer, &text) != NATS_OK, let text else { return nil }
+        return String(cString: text)
+    }
+
     /// Waits until the server processed everything sent so far. Blocks.
     public func flush(timeoutMilliseconds: Int64) throws(NATSError) {
         try check(natsConnection_FlushTimeout(pointer, timeoutMilliseconds), "flushing the NATS connection")

@@ -63,7 +63,7 @@ public struct BooksdCommandLine: Sendable, Equatable {
         <prefix>.default.changes), mirrors the books into the key-value bucket
         <prefix>_default and answers socket-protocol requests on <prefix>.default.api;
         nats_credentials, nats_user/nats_password, nats_token, nats_tls_ca/cert/key,
-        nats_prefix (default books), nats_stream_replicas, nats_stream_max_age_seconds,
+        nats_prefix (default books), nats_stream_replicas, nats_max_age_seconds,
         nats_stream_max_bytes, nats_allow_writes and nats_buffer go with it. An
         unreachable NATS never stops local service; a conflicting existing stream does.
 

@@ -33,7 +33,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
     case natsTLSKey = "nats_tls_key"
     case natsPrefix = "nats_prefix"
     case natsStreamReplicas = "nats_stream_replicas"
-    case natsStreamMaxAgeSeconds = "nats_stream_max_age_seconds"
+    case natsStreamMaxAgeSeconds = "nats_max_age_seconds"
     case natsStreamMaxBytes = "nats_stream_max_bytes"
     case natsAllowWrites = "nats_allow_writes"
     case natsBuffer = "nats_buffer"

@@ -21,7 +21,7 @@ public struct NATSSettings: Sendable, Equatable {
     public var prefix: String = "books"
     /// Stream and bucket replicas (`nats_stream_replicas`). Default 1.
     public var streamReplicas: Int = 1
-    /// Seconds a change set stays in the stream; 0 forever (`nats_stream_max_age_seconds`). Default 0.
+    /// Seconds a change set stays in the stream; 0 forever (`nats_max_age_seconds`). Default 0.
     public var streamMaxAgeSeconds: Int = 0
     /// Bytes the stream keeps; 0 no limit (`nats_stream_max_bytes`). Default 0.
     public var streamMaxBytes: Int = 0

@@ -37,9 +37,13 @@ extension Daemon {
         let responder: NATSRequestResponder
 
         /// Starts publishing from the engine's position and answering requests.
-        func start(engine: BookEngine) throws {
+        func start(engine: BookEngine, logger: Logger) throws {
             try publisher.start(startSeq: engine.position.seq)
-            try responder.start(engine: engine)
+            do {
+                try responder.start(engine: engine)
+            } catch {
+                logger.error("NATS: \(error); requests over NATS are not answered until booksd restarts")
+            }
         }
     }
 }

@@ -82,7 +82,7 @@ private func error(_ text: String) -> ConfigurationError? {
             nats_tls_key = /etc/ssl/booksd.key
             nats_prefix = library
             nats_stream_replicas = 3
-            nats_stream_max_age_seconds = 86400
+            nats_max_age_seconds = 86400
             nats_stream_max_bytes = 1G
             nats_allow_writes = no
             nats_buffer = 128

@@ -157,5 +157,13 @@ struct NATSPermissionTests {
             (scratch.readText("reader.out") ?? "").contains("\"name\":\"Emma\"")
         }
         #expect(seen, "the reader follows the stream: \(scratch.readText("reader.err") ?? "")")
+
+        let refusedDaemon = try await FeedDaemon(
+            rows: ["1|Dune|Herbert"],
+            settings: ["nats_url=\(server.url)", "nats_user=booksd", "nats_password=wrong", "nats_prefix=other"])
+        let local = try await refusedDaemon.connect()
+        _ = try await local.insert([BookDraft(name: "Emma", author: "Austen")])
+        #expect(try await local.list().books.count == 2, "bad credentials do not stop local service")
+        #expect(refusedDaemon.log.contains("NATS connection closed for good"), "\(refusedDaemon.log.suffix(1500))")
     }
 }

@@ -37,17 +37,23 @@ public final class NATSPublisher: Sendable {
         self.source = source
         self.logger = logger
         let inbox = self.inbox
+        let made = WeakConnection()
         connection = try NATSConnection.connect(
             Self.connectOptions(settings), retryInBackground: true,
             onEvent: { event in
-                let input: NATSPublisherInput? =
-                    switch event {
-                    case .connected, .reconnected: .connected
-                    case .disconnected: .disconnected
-                    case .closed: nil
-                    }
-                if let input { inbox.post(input) }
+                switch event {
+                case .connected, .reconnected: inbox.post(.connected)
+                case .disconnected: inbox.post(.disconnected)
+                case .closed:
+                    // The library gave up (e.g. the server refused the credentials): local
+                    // service goes on, NATS stays off until the configuration is fixed.
+                    let reason = made.connection?.lastErrorText ?? "closed by the library"
+                    logger.error(
+                        "NATS connection closed for good (\(reason)): fix the nats_* settings and restart booksd")
+                    inbox.post(.disconnected)
+                }
             })
+        made.set(connection)
         if connection.isConnected {
             // Checked now, so a conflicting stream stops booksd before it says it is ready. Any
             // other failure (no JetStream, no permission) is logged and retried by the thread.
@@ -96,4 +102,13 @@ public final class NATSPublisher: Sendable {
         inbox.stop()
         thread.withLock { $0 }?.join()
     }
+}
+
+/// A weak reference to the connection for its own event handler (which is created before it).
+final class WeakConnection: Sendable {
+    private struct Reference: Sendable { weak var connection: NATSConnection? }
+    private let reference = Mutex(Reference())
+
+    var connection: NATSConnection? { reference.withLock { $0.connection } }
+    func set(_ connection: NATSConnection) { reference.withLock { $0.connection = connection } }
 }
