@@ -120,13 +120,19 @@ struct NATSPublisherLoop {
         }
         let naming = publisher.naming
         let (seq, books) = publisher.source.currentBooks()
-        var stale = Set(try bucket.keys())
+        // Only what differs is written (versions included: they are what conditional updates
+        // compare), so an unchanged bucket costs one read.
+        var stale = try bucket.values()
+        var written = 0
         for (book, version) in books {
             let key = NATSNaming.key(forBookID: book.id)
-            stale.remove(key)
-            try bucket.put(key, NATSPayload.bucketValue(book, version: version))
+            let value = NATSPayload.bucketValue(book, version: version)
+            if stale.removeValue(forKey: key) != value {
+                try bucket.put(key, value)
+                written += 1
+            }
         }
-        for key in stale { try bucket.delete(key) }
+        for key in stale.keys { try bucket.delete(key) }
         let marker = NATSPayload.snapshotMarker(
             store: naming.store, epoch: publisher.source.epoch, seq: seq, books: books.count, bucket: naming.bucketName)
         _ = try jetStream.publish(
@@ -134,7 +140,10 @@ struct NATSPublisherLoop {
             messageID: naming.messageID(epoch: publisher.source.epoch, seq: seq, snapshot: true),
             timeoutMilliseconds: timeoutMilliseconds)
         publisher.logger.notice(
-            "NATS: bucket \(naming.bucketName) reconciled with \(books.count) books; snapshot marker at seq \(seq)",
+            """
+            NATS: bucket \(naming.bucketName) reconciled with \(books.count) books (\(written) written, \
+            \(stale.count) deleted); snapshot marker at seq \(seq)
+            """,
             ["BOOKS_NATS_STREAM": naming.streamName])
         return seq
     }
