@@ -70,7 +70,7 @@ let package = Package(
             name: "BooksClientTests", dependencies: ["BooksClient", "BooksPlatform", "BooksTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "BooksctlTests", dependencies: ["booksctl", "BooksClient", "BooksCore", "BooksProtocol"],
+            name: "BooksctlTests", dependencies: ["booksctl", "BooksClient", "BooksCore", "BooksNATS", "BooksProtocol"],
             swiftSettings: strict),
         .testTarget(
             name: "BooksBenchmarksTests", dependencies: ["BooksBenchmarks", "BooksCore", "BooksTestSupport"],

@@ -156,6 +156,10 @@ public final class Daemon: Sendable {
                 live.format = configuration.format
                 live.socketPath = configuration.socketPath
             }
+            if live.nats != configuration.nats {
+                logger.warning("nats_* changes take effect only after a restart")
+                live.nats = configuration.nats
+            }
             running.engine.reconfigure(live)
             scheduleHeartbeat(seconds: live.heartbeatSeconds)
             logger.notice("configuration reloaded")
