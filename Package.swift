@@ -70,7 +70,8 @@ let package = Package(
             name: "BooksClientTests", dependencies: ["BooksClient", "BooksPlatform", "BooksTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "BooksctlTests", dependencies: ["booksctl", "BooksClient", "BooksCore", "BooksNATS", "BooksProtocol"],
+            name: "BooksctlTests",
+            dependencies: ["booksctl", "BooksClient", "BooksCore", "BooksNATS", "BooksProtocol"],
             swiftSettings: strict),
         .testTarget(
             name: "BooksBenchmarksTests", dependencies: ["BooksBenchmarks", "BooksCore", "BooksTestSupport"],
