@@ -103,7 +103,9 @@ public final class JetStream: @unchecked Sendable {
 
     /// Binds to key-value bucket `bucket`, creating it (file storage, one value per key) when it
     /// does not exist.
-    public func keyValue(_ bucket: String, replicas: Int = 1, maxBytes: Int64 = -1) throws(NATSError) -> KeyValueStore {
+    public func keyValue(
+        _ bucket: String, replicas: Int = 1, maxBytes: Int64 = -1, ttlSeconds: Int64 = 0
+    ) throws(NATSError) -> KeyValueStore {
         var store: OpaquePointer?
         let found = js_KeyValue(&store, pointer, bucket)
         if found == NATS_OK, let store { return KeyValueStore(pointer: store, context: self) }
@@ -116,6 +118,7 @@ public final class JetStream: @unchecked Sendable {
             config.Replicas = Int32(replicas)
             config.MaxBytes = maxBytes
             config.StorageType = js_FileStorage
+            config.TTL = ttlSeconds * 1_000_000_000
             return js_CreateKeyValue(&store, pointer, &config)
         }
         guard status == NATS_OK, let store else { throw NATSError("creating key-value bucket \(bucket)", status) }

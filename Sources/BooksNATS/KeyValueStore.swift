@@ -23,6 +23,28 @@ public final class KeyValueStore: @unchecked Sendable {
         return revision
     }
 
+    /// Stores `value` under `key` only if the key has no value; returns the revision, or nil when
+    /// the key already has one (compare-and-set).
+    public func create(_ key: String, _ value: [UInt8]) throws(NATSError) -> UInt64? {
+        var revision: UInt64 = 0
+        let status = kvStore_Create(&revision, pointer, key, value, Int32(value.count))
+        if status == NATS_OK { return revision }
+        let error = NATSError("creating key \(key)", status)
+        if error.text.contains("wrong last sequence") || error.text.contains("10071") { return nil }
+        throw error
+    }
+
+    /// Stores `value` under `key` only if its current revision is `revision`; returns the new
+    /// revision, or nil when the key changed meanwhile (compare-and-set).
+    public func update(_ key: String, _ value: [UInt8], revision: UInt64) throws(NATSError) -> UInt64? {
+        var next: UInt64 = 0
+        let status = kvStore_Update(&next, pointer, key, value, Int32(value.count), revision)
+        if status == NATS_OK { return next }
+        let error = NATSError("updating key \(key)", status)
+        if error.text.contains("wrong last sequence") || error.text.contains("10071") { return nil }
+        throw error
+    }
+
     /// Deletes `key` (a delete marker; watchers see a delete).
     public func delete(_ key: String) throws(NATSError) {
         try check(kvStore_Delete(pointer, key), "deleting key \(key)")
@@ -30,14 +52,19 @@ public final class KeyValueStore: @unchecked Sendable {
 
     /// The value of `key`, or nil when absent or deleted.
     public func get(_ key: String) throws(NATSError) -> [UInt8]? {
+        try entry(key)?.value
+    }
+
+    /// The value of `key` with its revision, or nil when absent or deleted.
+    public func entry(_ key: String) throws(NATSError) -> (value: [UInt8], revision: UInt64)? {
         var entry: OpaquePointer?
         let status = kvStore_Get(&entry, pointer, key)
         if status == NATS_NOT_FOUND { return nil }
         try check(status, "getting key \(key)")
         defer { kvEntry_Destroy(entry) }
         let length = Int(kvEntry_ValueLen(entry))
-        guard length > 0, let raw = kvEntry_Value(entry) else { return [] }
-        return Array(UnsafeRawBufferPointer(start: raw, count: length))
+        let value = kvEntry_Value(entry).map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
+        return (value, kvEntry_Revision(entry))
     }
 
     /// Every key that currently has a value.

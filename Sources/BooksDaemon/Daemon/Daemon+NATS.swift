@@ -37,13 +37,11 @@ extension Daemon {
         let responder: NATSRequestResponder
 
         /// Starts publishing from the engine's position and answering requests.
-        func start(engine: BookEngine, logger: Logger) throws {
+        /// Requests are answered only while this booksd owns the store (see `NATSOwnerLease`).
+        func start(engine: BookEngine) throws {
+            responder.start(engine: engine)
+            publisher.onOwnershipChange { [responder] owner in responder.setActive(owner) }
             try publisher.start(startSeq: engine.position.seq)
-            do {
-                try responder.start(engine: engine)
-            } catch {
-                logger.error("NATS: \(error); requests over NATS are not answered until booksd restarts")
-            }
         }
     }
 }

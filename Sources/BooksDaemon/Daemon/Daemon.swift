@@ -86,7 +86,7 @@ public final class Daemon: Sendable {
         engine.load()
         try engine.startWatching()
         try server.start(delegate: engine)
-        try nats?.start(engine: engine, logger: logger)
+        try nats?.start(engine: engine)
         running.withLock { $0 = Running(engine: engine, server: server) }
         try installSignalHandlers()
         installTimers(engine, server: server)

@@ -134,6 +134,20 @@ import Testing
         #expect(driver.publishedSeqs == [1, 2])
     }
 
+    @Test func aLostLeaseStopsPublishingUntilItIsTakenAgain() {
+        var driver = NATSPublisherDriver()
+        driver.connect()
+        driver.edit()
+        driver.feed(.ownershipLost(reason: "taken"))
+        #expect(!driver.machine.prepared)
+        driver.edit()
+        #expect(driver.publishedSeqs == [1], "nothing is published without the lease")
+        #expect(driver.logs.contains { $0.1.contains("no longer owns the store: taken") })
+        driver.fireRetry()
+        #expect(driver.machine.prepared)
+        #expect(driver.publishedSeqs == [1, 2], "taken again: the stream's end is read and continued")
+    }
+
     @Test func changeSetsOfAnotherLineageAreIgnored() {
         var driver = NATSPublisherDriver()
         driver.connect()

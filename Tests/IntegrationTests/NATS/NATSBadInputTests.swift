@@ -55,6 +55,7 @@ struct NATSBadInputTests {
     @Test func remoteRequestsGetTheSocketRepliesAndBadOnesClearErrors() async throws {
         let server = try NATSServerProcess()
         let daemon = try await FeedDaemon(rows: ["1|Dune|Herbert"], settings: ["nats_url=\(server.url)"])
+        try await NATSFeedTests.waitForInitialSnapshot(server)
         let url = server.url
         let replies: Result<[String], NATSError> = await NATSBooksClient.onThread {
             Result { () throws(NATSError) in
@@ -94,6 +95,7 @@ struct NATSBadInputTests {
         let server = try NATSServerProcess()
         let daemon = try await FeedDaemon(
             rows: ["1|Dune|Herbert"], settings: ["nats_url=\(server.url)", "nats_allow_writes=no"])
+        try await NATSFeedTests.waitForInitialSnapshot(server)
         let remote = try NATSBooksClient(options: NATSConnectOptions(urls: [server.url]))
         do {
             _ = try await remote.insert([BookDraft(name: "Emma", author: "Austen")])
@@ -136,8 +138,14 @@ struct NATSPermissionTests {
                 ]
                     + arguments, timeout: 30)
         }
-        let written = try await booksctl("writer", ["add", "Emma", "Austen"])
-        #expect(written.succeeded, "\(written)")
+        // Requests are answered once booksd owns the store (its lease, taken right after start);
+        // until then the server reports no responders, and nothing is written.
+        var written = ChildResult(status: -1, output: "")
+        let answered = await eventually(timeout: 15, interval: 0.1) {
+            written = (try? await booksctl("writer", ["add", "Emma", "Austen"])) ?? written
+            return written.succeeded
+        }
+        #expect(answered, "\(written)")
         let refused = try await booksctl("reader", ["add", "Walden", "Thoreau"])
         #expect(!refused.succeeded)
         #expect(refused.output.contains("Permissions Violation for Publish to \"books.default.api\""), "\(refused)")

@@ -92,6 +92,18 @@ public final class NATSPublisher: Sendable {
         thread.withLock { $0 = started }
     }
 
+    /// Told (on the publisher's thread) when this booksd takes or loses the store's lease.
+    let ownershipHandler = Mutex<(@Sendable (Bool) -> Void)?>(nil)
+
+    /// Runs `handler` whenever ownership of the store changes (requests are answered only by the owner).
+    public func onOwnershipChange(_ handler: @escaping @Sendable (Bool) -> Void) {
+        ownershipHandler.withLock { $0 = handler }
+    }
+
+    func ownershipChanged(_ owner: Bool) {
+        ownershipHandler.withLock { $0 }?(owner)
+    }
+
     /// Hands a change set over without blocking (called on the engine's queue).
     public func offer(_ change: SequencedChangeSet) {
         inbox.offer(change, capacity: settings.bufferCapacity)

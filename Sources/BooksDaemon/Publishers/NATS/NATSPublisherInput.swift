@@ -30,6 +30,9 @@ enum NATSPublisherInput: Sendable {
     /// Answer to `.publishSnapshot`: the bucket now equals the books at `seq` and the stream holds
     /// a snapshot marker for `seq`.
     case snapshotPublished(seq: UInt64)
+    /// The single-owner lease was lost (another booksd took the store, or it expired): stop,
+    /// and take it again (`.prepare`) before publishing anything else.
+    case ownershipLost(reason: String)
     /// The retry delay asked for by `.scheduleRetry` passed.
     case retryTimerFired
 }
@@ -38,7 +41,8 @@ enum NATSPublisherInput: Sendable {
 /// `lookUpStreamPosition`, `publish`, `fetchChangeLog`, `publishSnapshot`) are answered with one
 /// `NATSPublisherInput` each; no second one is issued until the answer came.
 enum NATSPublisherAction: Sendable, Equatable {
-    /// Make sure the stream and the bucket exist and are compatible (create them if missing).
+    /// Make sure the stream and the bucket exist and are compatible (create them if missing), and
+    /// take the store's single-owner lease (answered `.prepareFailed` naming the holder if taken).
     case prepare
     /// Read the last message of this store's subject and parse its `Nats-Msg-Id`.
     case lookUpStreamPosition

@@ -11,18 +11,22 @@ struct NATSPublisherLoop {
     var retryAt: ContinuousClock.Instant?
     var jetStream: JetStream?
     var bucket: KeyValueStore?
+    var ownerBucket: KeyValueStore?
+    var lease: NATSOwnerLease
     /// How long one JetStream call may take before it counts as failed.
     let timeoutMilliseconds: Int64 = 2000
 
     init(publisher: NATSPublisher, machine: NATSPublisherStateMachine) {
         self.publisher = publisher
         self.machine = machine
+        lease = NATSOwnerLease(epoch: publisher.source.epoch)
     }
 
     mutating func run(initiallyConnected: Bool) {
         if initiallyConnected { feed(.connected) }
         while true {
             wait()
+            renewLeaseIfDue()
             if let retryAt, ContinuousClock.now >= retryAt {
                 self.retryAt = nil
                 feed(.retryTimerFired)
@@ -33,13 +37,31 @@ struct NATSPublisherLoop {
         }
     }
 
-    /// Sleeps until something is posted or the retry time came.
+    /// Sleeps until something is posted, the retry time came or the lease is due for renewal.
     private func wait() {
-        guard let retryAt else { return publisher.inbox.wait(until: nil) }
-        let left = ContinuousClock.now.duration(to: retryAt)
+        let renewal = lease.isHeld ? lease.renewedAt + NATSOwnerLease.renewEvery : nil
+        guard let deadline = [retryAt, renewal].compactMap({ $0 }).min() else {
+            return publisher.inbox.wait(until: nil)
+        }
+        let left = ContinuousClock.now.duration(to: deadline)
         let nanoseconds =
             Int(left.components.seconds) * 1_000_000_000 + Int(left.components.attoseconds / 1_000_000_000)
         publisher.inbox.wait(until: .now() + .nanoseconds(max(0, nanoseconds)))
+    }
+
+    /// Keeps the single-owner lease; when it is lost, stops answering requests and tells the machine.
+    private mutating func renewLeaseIfDue() {
+        guard lease.renewalDue(at: .now), let ownerBucket else { return }
+        var reason: String?
+        do throws(NATSError) {
+            if try !lease.renew(ownerBucket) { reason = "its lease was taken or expired" }
+        } catch {
+            lease.drop()
+            reason = "its lease could not be renewed (\(error))"
+        }
+        guard let reason else { return }
+        publisher.ownershipChanged(false)
+        feed(.ownershipLost(reason: reason))
     }
 
     mutating func feed(_ input: NATSPublisherInput) {
@@ -61,6 +83,17 @@ struct NATSPublisherLoop {
                 try setup.ensureStream(context)
                 bucket = try setup.bucket(context)
                 jetStream = context
+                let owners = try context.keyValue(
+                    naming.bucketName + "_owner", replicas: publisher.settings.streamReplicas,
+                    ttlSeconds: NATSOwnerLease.ttlSeconds)
+                ownerBucket = owners
+                if let holder = try lease.acquire(owners) {
+                    return .prepareFailed(
+                        reason:
+                            "store \(naming.store) is owned by \(holder); this booksd does not publish until it lets go"
+                    )
+                }
+                publisher.ownershipChanged(true)
                 return .prepared
             } catch {
                 return .prepareFailed(reason: error.description)

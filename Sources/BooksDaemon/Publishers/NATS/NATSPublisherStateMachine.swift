@@ -137,6 +137,10 @@ struct NATSPublisherStateMachine: Sendable {
             latestSeq = max(latestSeq, seq)
             streamEnd = .known(NATSStreamPosition(epoch: configuration.epoch, seq: seq))
             actions += recovered()
+        case .ownershipLost(let reason):
+            prepared = false
+            streamEnd = .unknown
+            actions += failure("this booksd no longer owns the store: \(reason)")
         case .retryTimerFired:
             waitingForRetry = false
         }

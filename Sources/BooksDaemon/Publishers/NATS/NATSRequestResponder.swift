@@ -30,6 +30,7 @@ public final class NATSRequestResponder: Sendable {
     let nextID = Atomic<UInt64>(1)
     let complaints = Mutex(LogRateLimiter())
     let subscription = Mutex<NATSSubscription?>(nil)
+    let engine = Mutex<BookEngine?>(nil)
 
     /// A responder on `connection`; nothing is answered until `start(engine:)`.
     public init(connection: NATSConnection, naming: NATSNaming, allowWrites: Bool, maxRequestBytes: Int, logger: Logger)
@@ -44,15 +45,29 @@ public final class NATSRequestResponder: Sendable {
     /// True for connection ids this responder hands out.
     public static func owns(_ connection: ConnectionID) -> Bool { connection.raw & idBit != 0 }
 
-    /// Subscribes to the api subject and hands every request to `engine`.
-    public func start(engine: BookEngine) throws(NATSError) {
-        let made = try connection.queueSubscribe(naming.apiSubject, queue: NATSNaming.apiQueue) { [self] message in
-            receive(message, engine: engine)
+    /// Hands every request to `engine` while active (`setActive(true)`: while this booksd owns
+    /// the store).
+    public func start(engine: BookEngine) {
+        self.engine.withLock { $0 = engine }
+    }
+
+    /// Subscribes to the api subject (the owner of the store) or unsubscribes (it lost the store,
+    /// so another booksd's answers are the current ones). Blocks briefly (a flush).
+    public func setActive(_ active: Bool) {
+        guard let engine = engine.withLock({ $0 }) else { return }
+        subscription.withLock { $0 }?.cancel()
+        subscription.withLock { $0 = nil }
+        guard active else { return }
+        do throws(NATSError) {
+            let made = try connection.queueSubscribe(naming.apiSubject, queue: NATSNaming.apiQueue) { [self] message in
+                receive(message, engine: engine)
+            }
+            subscription.withLock { $0 = made }
+            // Wait (briefly) until the server has the subscription.
+            try? connection.flush(timeoutMilliseconds: 1000)
+        } catch {
+            logger.error("NATS: \(error); requests over NATS are not answered")
         }
-        subscription.withLock { $0 = made }
-        // When connected, wait (briefly) until the server has the subscription, so a request sent
-        // once booksd says it is ready finds a responder.
-        if connection.isConnected { try? connection.flush(timeoutMilliseconds: 1000) }
     }
 
     /// Publishes `reply` to the reply subject of the request `connection` stands for.
