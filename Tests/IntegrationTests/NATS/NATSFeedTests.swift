@@ -8,9 +8,7 @@ import Testing
 @Suite(.serialized, .enabled(if: NATSServerProcess.isInstalled, "needs nats-server (Debian package nats-server)"))
 struct NATSFeedTests {
     @Test func everyEditMethodReachesARemoteSubscriberOnceInOrder() async throws {
-        let server = try NATSServerProcess()
-        let daemon = try await FeedDaemon(rows: ["# books"], settings: ["nats_url=\(server.url)"])
-        try await Self.waitForInitialSnapshot(server)
+        let (server, daemon) = try await Self.publishingDaemon(rows: ["# books"])
         let subscriber = try NATSRemoteSubscriber(url: server.url, directory: daemon.directory)
         let file = daemon.file
 
@@ -42,9 +40,7 @@ struct NATSFeedTests {
     }
 
     @Test func aKilledAndRestartedNATSServerLeavesNoGapOrDuplicate() async throws {
-        let server = try NATSServerProcess()
-        let daemon = try await FeedDaemon(rows: ["# books"], settings: ["nats_url=\(server.url)"])
-        try await Self.waitForInitialSnapshot(server)
+        let (server, daemon) = try await Self.publishingDaemon(rows: ["# books"])
         let client = try await daemon.connect()
         for round in 0..<3 {
             for i in 0..<10 { try daemon.handAppend("h\(round)-\(i)|Hand \(i)|Round \(round)") }
@@ -127,6 +123,14 @@ struct NATSFeedTests {
         #expect(Set(view.messages.map(\.event.epoch)).count == 2, "one lineage per booksd run")
     }
 
+    /// A nats-server and a booksd publishing to it, once its first snapshot marker is in the stream.
+    static func publishingDaemon(rows: [String]) async throws -> (NATSServerProcess, FeedDaemon) {
+        let server = try NATSServerProcess()
+        let daemon = try await FeedDaemon(rows: rows, settings: ["nats_url=\(server.url)"])
+        try await waitForInitialSnapshot(server)
+        return (server, daemon)
+    }
+
     /// Waits until booksd published its first snapshot marker (the stream then has a start).
     static func waitForInitialSnapshot(_ server: NATSServerProcess) async throws {
         let published = await eventually(timeout: 15, interval: 0.05) {
@@ -147,9 +151,7 @@ struct NATSFeedTests {
 @Suite(.serialized, .enabled(if: NATSServerProcess.isInstalled, "needs nats-server (Debian package nats-server)"))
 struct NATSOwnershipTests {
     @Test func aSecondBooksdForTheSameStoreWaitsAndTakesOverWhenTheOwnerDies() async throws {
-        let server = try NATSServerProcess()
-        let owner = try await FeedDaemon(rows: ["1|Dune|Herbert"], settings: ["nats_url=\(server.url)"])
-        try await NATSFeedTests.waitForInitialSnapshot(server)
+        let (server, owner) = try await NATSFeedTests.publishingDaemon(rows: ["1|Dune|Herbert"])
         let second = try await FeedDaemon(rows: ["9|Walden|Thoreau"], settings: ["nats_url=\(server.url)"])
         #expect(await eventually(timeout: 10) { second.log.contains("is owned by") }, "\(second.log.suffix(1500))")
         try second.handAppend("10|Emma|Austen")
