@@ -40,6 +40,18 @@ public final class JetStream: @unchecked Sendable {
             maxBytes: c.MaxBytes, duplicateWindowSeconds: c.Duplicates / 1_000_000_000)
     }
 
+    /// The name of the server leading stream `name` in a cluster (nil on a single server or when unknown).
+    public func streamLeader(_ name: String) throws(NATSError) -> String? {
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var code = jsErrCode(rawValue: 0)
+        let status = js_GetStreamInfo(&info, pointer, name, nil, &code)
+        guard status == NATS_OK, let info else {
+            throw NATSError("looking up JetStream stream \(name)", status, jetStream: code)
+        }
+        defer { jsStreamInfo_Destroy(info) }
+        return info.pointee.Cluster?.pointee.Leader.map { String(cString: $0) }
+    }
+
     /// Creates a file-backed stream with `settings`.
     public func addStream(_ settings: NATSStreamSettings) throws(NATSError) {
         var config = jsStreamConfig()

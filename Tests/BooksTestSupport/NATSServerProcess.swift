@@ -12,6 +12,8 @@ public final class NATSServerProcess: @unchecked Sendable {
     public let jetStream: Bool
     /// A configuration file (`-c`), e.g. with users and permissions; nil: none.
     public let configFile: String?
+    /// More arguments (cluster options).
+    public let extraArguments: [String]
     /// Where its output goes.
     public let logPath: String
     private var process: ChildProcess?
@@ -29,11 +31,15 @@ public final class NATSServerProcess: @unchecked Sendable {
 
     /// Starts a server with its storage under `directory` (nil: a scratch directory of its own);
     /// `port` nil picks a free one.
-    public init(directory: String? = nil, port: Int32? = nil, jetStream: Bool = true, configFile: String? = nil) throws
-    {
+    public init(
+        directory: String? = nil, port: Int32? = nil, jetStream: Bool = true, configFile: String? = nil,
+        extraArguments: [String] = []
+    ) throws {
         self.configFile = configFile
+        self.extraArguments = extraArguments
         scratch = directory == nil ? try TemporaryDirectory(prefix: "nats-server") : nil
         let directory = directory ?? scratch!.path
+        mkdir(directory, 0o755)
         self.port = port ?? Self.freePort()
         self.storeDirectory = directory + "/nats-js"
         self.logPath = directory + "/nats-server.log"
@@ -48,9 +54,25 @@ public final class NATSServerProcess: @unchecked Sendable {
         var argv = ["nats-server", "-a", "127.0.0.1", "-p", "\(port)"]
         if let configFile { argv += ["-c", configFile] }
         if jetStream { argv += ["-js", "-sd", storeDirectory] }
+        argv += extraArguments
         process = try ChildProcess.spawn(argv, stdout: .appendFile(logPath), stderr: .sameAsStdout)
         guard eventuallyBlocking(timeout: timeout, interval: 0.02, { Self.accepts(port: port) }) else {
             throw TestSupportError("nats-server did not listen on \(port): \(TestFiles.readText(logPath) ?? "")")
+        }
+    }
+
+    /// A JetStream cluster of `size` servers named `n1`, `n2`, … (cluster `books`), each with its
+    /// own storage under `directory`, routed to each other on loopback ports.
+    public static func cluster(size: Int = 3, directory: String) throws -> [NATSServerProcess] {
+        let routes = (0..<size).map { _ in freePort() }
+        return try (0..<size).map { index in
+            let others = routes.enumerated().filter { $0.offset != index }.map { "nats://127.0.0.1:\($0.element)" }
+            return try NATSServerProcess(
+                directory: directory + "/n\(index + 1)", jetStream: true,
+                extraArguments: [
+                    "-n", "n\(index + 1)", "--cluster_name", "books", "--cluster", "nats://127.0.0.1:\(routes[index])",
+                    "--routes", others.joined(separator: ","),
+                ])
         }
     }
 

@@ -134,10 +134,15 @@ struct NATSFeedTests {
 
     /// Waits until booksd published its first snapshot marker (the stream then has a start).
     static func waitForInitialSnapshot(_ server: NATSServerProcess) async throws {
-        let published = await eventually(timeout: 15, interval: 0.05) {
-            (try? await NATSStreamView.read(url: server.url).messages.isEmpty) == false
+        try await waitForInitialSnapshot(url: server.url)
+    }
+
+    /// The same, for the server(s) at `url`, waiting up to `timeout` seconds.
+    static func waitForInitialSnapshot(url: String, timeout: Double = 15) async throws {
+        let published = await eventually(timeout: timeout, interval: 0.05) {
+            (try? await NATSStreamView.read(url: url).messages.isEmpty) == false
         }
-        if !published { throw TestSupportError("booksd published nothing to \(server.url)") }
+        if !published { throw TestSupportError("booksd published nothing to \(url)") }
     }
 
     /// Waits until the daemon applied every pending write (a ping answers from the engine's position).

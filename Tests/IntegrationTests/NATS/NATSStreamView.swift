@@ -20,7 +20,7 @@ struct NATSStreamView {
     static func read(url: String, store: String = "default") async throws -> NATSStreamView {
         let result: Result<NATSStreamView, NATSError> = await NATSBooksClient.onThread {
             Result { () throws(NATSError) in
-                let connection = try NATSConnection.connect(NATSConnectOptions(urls: [url]))
+                let connection = try connect(url)
                 let jetStream = try connection.jetStream()
                 let subject = "books.\(store).changes"
                 var view = NATSStreamView()
@@ -45,7 +45,7 @@ struct NATSStreamView {
     static func bucketBooks(url: String, store: String = "default") async throws -> [Book] {
         let result: Result<[Book], NATSError> = await NATSBooksClient.onThread {
             Result { () throws(NATSError) in
-                let connection = try NATSConnection.connect(NATSConnectOptions(urls: [url]))
+                let connection = try connect(url)
                 let bucket = try connection.jetStream().keyValue("books_\(store)")
                 var books: [Book] = []
                 for key in try bucket.keys() {
@@ -58,6 +58,11 @@ struct NATSStreamView {
             }
         }
         return try result.get()
+    }
+
+    /// A connection to the server(s) at `url` (comma-separated).
+    static func connect(_ url: String) throws(NATSError) -> NATSConnection {
+        try NATSConnection.connect(NATSConnectOptions(urls: NATSConnectOptions.urls(from: url)))
     }
 
     struct BucketValue: Decodable {
