@@ -27,22 +27,26 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .systemLibrary(name: "CBooksSupport", path: "Sources/CBooksSupport"),
+        .systemLibrary(
+            name: "CNats", path: "Sources/CNats", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
 
         .target(name: "BooksCore", dependencies: ["CBooksSupport"], swiftSettings: strict),
         .target(name: "BooksPlatform", dependencies: ["CLinux"], swiftSettings: strict),
         .target(name: "BooksStore", dependencies: ["BooksCore", "CLinux"], swiftSettings: strict),
         .target(name: "BooksProtocol", dependencies: ["BooksCore"], swiftSettings: strict),
+        .target(name: "BooksNATS", dependencies: ["CNats"], swiftSettings: strict),
         .target(
             name: "BooksDaemon",
             dependencies: [
-                "BooksCore", "BooksStore", "BooksProtocol", "BooksPlatform", "CInotifyTools", "CSystemd", "CLinux",
+                "BooksCore", "BooksStore", "BooksProtocol", "BooksPlatform", "BooksNATS", "CInotifyTools", "CSystemd",
+                "CLinux",
             ],
             swiftSettings: strict),
         .target(
-            name: "BooksClient", dependencies: ["BooksCore", "BooksProtocol", "BooksPlatform", "CLinux"],
+            name: "BooksClient", dependencies: ["BooksCore", "BooksProtocol", "BooksPlatform", "BooksNATS", "CLinux"],
             swiftSettings: strict),
         .executableTarget(name: "booksd", dependencies: ["BooksDaemon"], swiftSettings: strict),
-        .executableTarget(name: "booksctl", dependencies: ["BooksClient"], swiftSettings: strict),
+        .executableTarget(name: "booksctl", dependencies: ["BooksClient", "BooksNATS"], swiftSettings: strict),
         .executableTarget(
             name: "BooksBenchmarks",
             dependencies: ["BooksCore", "BooksStore", "BooksClient", "BooksTestSupport", "CLinux"],
@@ -66,7 +70,8 @@ let package = Package(
             name: "BooksClientTests", dependencies: ["BooksClient", "BooksPlatform", "BooksTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "BooksctlTests", dependencies: ["booksctl", "BooksClient", "BooksCore", "BooksProtocol"],
+            name: "BooksctlTests",
+            dependencies: ["booksctl", "BooksClient", "BooksCore", "BooksNATS", "BooksProtocol"],
             swiftSettings: strict),
         .testTarget(
             name: "BooksBenchmarksTests", dependencies: ["BooksBenchmarks", "BooksCore", "BooksTestSupport"],
@@ -74,7 +79,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "BooksClient", "BooksCore", "BooksProtocol", "BooksStore", "BooksTestSupport", "booksd", "booksctl",
+                "BooksClient", "BooksCore", "BooksNATS", "BooksProtocol", "BooksStore", "BooksTestSupport", "booksd",
+                "booksctl",
             ],
             swiftSettings: strict),
     ]

@@ -17,8 +17,16 @@ missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
+# Python packages from PyPI for interoperability tests (nats-py: issue 14's independent client);
+# not for `runtime`.
+install_python_packages() {
+    [ "${1:-all}" = runtime ] && return 0
+    python3 -c 'import nats' 2>/dev/null && return 0
+    python3 -m pip install -q --break-system-packages nats-py || echo "setup.sh: nats-py not installed (its test is skipped)"
+}
 if [ "${#missing[@]}" -eq 0 ]; then
     echo "setup.sh: all ${#packages[@]} packages are installed"
+    install_python_packages "${1:-all}"
     exit 0
 fi
 echo "setup.sh: installing ${missing[*]}"
@@ -27,3 +35,4 @@ if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -q
 $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" < /dev/null
+install_python_packages "${1:-all}"

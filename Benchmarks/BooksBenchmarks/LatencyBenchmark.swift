@@ -5,9 +5,12 @@ import Glibc
 /// against raw `inotifywait -m` (the file-level floor), a Python `watchdog` subscriber and a
 /// watchman subscriber (both re-read and diff by id), on the same files and the same edits.
 /// Peers run one at a time (2 shared cores: concurrent peers would slow each other).
+/// `booksd-nats` (when nats-server is installed) is booksd publishing to a local nats-server with a
+/// `booksctl --nats … subscribe --json` remote subscriber (issue 14), beside the local socket's.
 struct LatencyBenchmark {
     static let heading = "## Live: edit-to-subscriber latency"
-    static let peers = ["inotifywait", "booksd", "watchdog", "watchman"]
+    static let peers =
+        ["inotifywait", "booksd"] + (NATSServerProcess.isInstalled ? ["booksd-nats"] : []) + ["watchdog", "watchman"]
 
     struct Cell: Sendable {
         var peer: String
@@ -54,9 +57,19 @@ struct LatencyBenchmark {
     private mutating func measure(peer: String, file: inout LiveBookFile, directory: String) {
         let rows = file.rows
         var daemon: DaemonProcess?
+        var nats: NATSServerProcess?
         let child: LineChild?
         let peersDir = options.peersDirectory
         switch peer {
+        case "booksd-nats":
+            nats = try? NATSServerProcess(directory: directory + "/nats")
+            guard let nats else { return Console.error("  cannot start nats-server; skipped") }
+            daemon = DaemonProcess.benchmark(
+                binDirectory: options.binDirectory, file: file.path, socket: directory + "/booksd.sock",
+                settings: ["nats_url=\(nats.url)"], logPath: directory + "/booksd.log")
+            child = LineChild(
+                ["\(options.binDirectory)/booksctl", "--nats", nats.url, "subscribe", "--json"],
+                stderrPath: directory + "/booksctl-nats.log")
         case "booksd":
             daemon = DaemonProcess.benchmark(
                 binDirectory: options.binDirectory, file: file.path, socket: directory + "/booksd.sock",
@@ -87,6 +100,7 @@ struct LatencyBenchmark {
         defer {
             child.stop()
             daemon?.stop()
+            nats?.kill()
         }
         let timeoutNS: UInt64 = rows >= 1_000_000 ? 60_000_000_000 : 15_000_000_000
         // Ready: the peer's own ready line, then one warm-up append that must arrive.
@@ -153,7 +167,7 @@ struct LatencyBenchmark {
         guard JSONLine.string("id", in: line) == expected.id, JSONLine.string("kind", in: line) == expected.kind else {
             return false
         }
-        return peer != "booksd" || JSONLine.string("source", in: line) == "file"
+        return !peer.hasPrefix("booksd") || JSONLine.string("source", in: line) == "file"
     }
 
     /// Lines that are not the expected change: for inotifywait, follow-up events are normal.

@@ -13,7 +13,7 @@ struct LiveOptions: Sendable {
           --python     Python 3 with watchdog and pywatchman, for the peers (default /usr/bin/python3)
           --command    the command line to print in the docs (default: Benchmarks/run-all.sh)
           --sizes LIST rows per file for latency and writes, comma-separated (e.g. 1000000)
-          --peers LIST latency peers to run, comma-separated (inotifywait,booksd,watchdog,watchman)
+          --peers LIST latency peers to run, comma-separated (inotifywait,booksd,booksd-nats,watchdog,watchman)
         """
 
     var quick = false

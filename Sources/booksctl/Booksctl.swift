@@ -9,8 +9,11 @@ enum Booksctl {
     /// Runs `booksctl` with `arguments` (without the program name); returns the exit code.
     static func run(_ arguments: [String]) async -> ExitCode {
         let invocation: Invocation
+        let nats: NATSTarget?
         do {
-            invocation = try CommandLineParser.parse(arguments)
+            let scanned = try NATSTarget.extract(from: arguments)
+            nats = scanned.target
+            invocation = try CommandLineParser.parse(scanned.rest)
         } catch {
             OutputWriter.standardError.line(error.description)
             return .usage
@@ -23,6 +26,7 @@ enum Booksctl {
             }
             return .success
         }
+        if let nats { return await NATSCommands.run(invocation.command, nats) }
         let resolved = SocketPathResolver().resolveWithWarning(explicit: invocation.socket)
         if let warning = resolved.warning { OutputWriter.standardError.line("booksctl: \(TextCell.escape(warning))") }
         let socketPath = resolved.path

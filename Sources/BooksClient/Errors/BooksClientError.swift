@@ -29,6 +29,8 @@ public enum BooksClientError: Error, Sendable, Equatable, CustomStringConvertibl
     case alreadySubscribed
     /// The client was closed by `close()`.
     case closed
+    /// A NATS transport failure (`NATSBooksClient`, `NATSFeed`): unreachable, no responder, timeout.
+    case nats(String)
 
     /// A short human explanation; `.cannotConnect` includes a hint on how to start the daemon.
     public var description: String {
@@ -49,6 +51,8 @@ public enum BooksClientError: Error, Sendable, Equatable, CustomStringConvertibl
             return "this connection already has an active subscription"
         case .closed:
             return "the client is closed"
+        case .nats(let text):
+            return "NATS: \(text)"
         }
     }
 
@@ -75,7 +79,7 @@ public enum BooksClientError: Error, Sendable, Equatable, CustomStringConvertibl
     /// True for failures after which reconnecting may help (transport problems, daemon stopping).
     public var isTransient: Bool {
         switch self {
-        case .cannotConnect, .connectionClosed, .io: return true
+        case .cannotConnect, .connectionClosed, .io, .nats: return true
         case .daemon(let error), .protocolError(let error):
             return error.code == .shuttingDown || error.code == .limitExceeded
         case .socketPathTooLong, .alreadySubscribed, .closed: return false

@@ -58,6 +58,15 @@ public struct BooksdCommandLine: Sendable, Equatable {
           -h, --help          Print this help and exit.
           --version           Print the version and exit.
 
+        NATS JetStream (docs/SCALE-OUT.md): --set nats_url=nats://host:4222[,…] publishes
+        every change set to the stream <prefix>_default_changes (subject
+        <prefix>.default.changes), mirrors the books into the key-value bucket
+        <prefix>_default and answers socket-protocol requests on <prefix>.default.api;
+        nats_credentials, nats_user/nats_password, nats_token, nats_tls_ca/cert/key,
+        nats_prefix (default books), nats_stream_replicas, nats_max_age_seconds,
+        nats_stream_max_bytes, nats_allow_writes and nats_buffer go with it. An
+        unreachable NATS never stops local service; a conflicting existing stream does.
+
         Flags override the configuration file; the file overrides built-in defaults.
         Every configuration key is documented in booksd.conf(5) and in the installed
         /etc/booksd/booksd.conf. Signals: SIGHUP reloads the configuration, SIGTERM stops.

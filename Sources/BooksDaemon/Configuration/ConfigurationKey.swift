@@ -23,6 +23,20 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
     case partialLineBudgetBytes = "partial_line_budget_bytes"
     case maxLineBytes = "max_line_bytes"
     case logLevel = "log_level"
+    case natsURL = "nats_url"
+    case natsCredentials = "nats_credentials"
+    case natsUser = "nats_user"
+    case natsPassword = "nats_password"
+    case natsToken = "nats_token"
+    case natsTLSCA = "nats_tls_ca"
+    case natsTLSCert = "nats_tls_cert"
+    case natsTLSKey = "nats_tls_key"
+    case natsPrefix = "nats_prefix"
+    case natsStreamReplicas = "nats_stream_replicas"
+    case natsStreamMaxAgeSeconds = "nats_max_age_seconds"
+    case natsStreamMaxBytes = "nats_stream_max_bytes"
+    case natsAllowWrites = "nats_allow_writes"
+    case natsBuffer = "nats_buffer"
 
     /// What a valid value looks like, as shown in `invalidValue` errors.
     public var expected: String {
@@ -45,6 +59,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .helloTimeoutSeconds: "an integer number of seconds between 1 and 3600"
         case .idleTimeoutSeconds: "an integer number of seconds between 0 (off) and 86400"
         case .logLevel: "one of: " + LogLevel.allCases.map(\.rawValue).joined(separator: ", ")
+        default: natsExpected
         }
     }
 
@@ -131,6 +146,8 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .logLevel:
             guard let level = LogLevel(rawValue: value.lowercased()) else { throw bad }
             config.logLevel = level
+        default:
+            try applyNATS(value, to: &config.nats, or: bad)
         }
     }
 
@@ -159,6 +176,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .partialLineBudgetBytes: String(config.partialLineBudgetBytes)
         case .maxLineBytes: String(config.maxLineBytes)
         case .logLevel: config.logLevel.rawValue
+        default: natsFormattedValue(in: config.nats)
         }
     }
 

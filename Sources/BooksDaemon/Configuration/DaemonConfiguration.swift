@@ -60,6 +60,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var maxLineBytes: Int = 1 << 20
     /// Minimum level logged (`log_level`). Default `.info`.
     public var logLevel: LogLevel = .info
+    /// Publishing to and requests from NATS JetStream (`nats_*`). Default off.
+    public var nats = NATSSettings()
 
     /// The all-defaults configuration.
     public init() {}

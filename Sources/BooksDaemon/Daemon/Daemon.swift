@@ -80,12 +80,13 @@ public final class Daemon: Sendable {
                 idleTimeout: configuration.idleTimeoutSeconds > 0 ? .seconds(configuration.idleTimeoutSeconds) : nil,
                 partialLineBudgetBytes: configuration.partialLineBudgetBytes),
             inheritedListeningFD: inherited)
-        engine.attach(server)
+        let nats = try attachChannel(engine, server: server)
 
         // The file, then the watch, then the socket.
         engine.load()
         try engine.startWatching()
         try server.start(delegate: engine)
+        try nats?.start(engine: engine)
         running.withLock { $0 = Running(engine: engine, server: server) }
         try installSignalHandlers()
         installTimers(engine, server: server)
@@ -154,6 +155,10 @@ public final class Daemon: Sendable {
                 live.filePath = configuration.filePath
                 live.format = configuration.format
                 live.socketPath = configuration.socketPath
+            }
+            if live.nats != configuration.nats {
+                logger.warning("nats_* changes take effect only after a restart")
+                live.nats = configuration.nats
             }
             running.engine.reconfigure(live)
             scheduleHeartbeat(seconds: live.heartbeatSeconds)

@@ -27,6 +27,8 @@ struct SubscribeOptions: Equatable {
     var name: String?
     var author: String?
     var initial = false
+    /// `--since SEQ|TIME` (with `--nats`): where in the stream to start.
+    var since: String?
 
     /// The daemon-side filter: case-insensitive "contains" on each given field.
     var filter: BookFilter { Filters.contains(name: name, author: author) }

@@ -10,6 +10,7 @@ enum CommandCatalog {
         options: [
             json, name, author,
             .flag("initial", "first print every matching book as an insert (seq of the snapshot)"),
+            .value("since", "SEQ|TIME", "with --nats: start at stream sequence SEQ or at an ISO 8601 TIME"),
         ],
         details: [
             """

@@ -62,7 +62,7 @@ enum CommandLineParser {
             return .subscribe(
                 SubscribeOptions(
                     json: json, name: args.values["name"], author: args.values["author"],
-                    initial: args.flags.contains("initial")))
+                    initial: args.flags.contains("initial"), since: args.values["since"]))
         case "list":
             var options = ListOptions(json: json, name: args.values["name"], author: args.values["author"])
             if let text = args.values["sort"] {

@@ -8,9 +8,12 @@ struct CommandContext: Sendable {
     var out = OutputWriter.standardOutput
     var err = OutputWriter.standardError
     var style = Style.forStandardOutput()
+    /// Another transport's client (NATS); nil: the Unix socket.
+    var requester: (@Sendable () throws(BooksClientError) -> any BookRequests)?
 
-    /// Connects and says hello.
-    func connect() async throws(BooksClientError) -> BooksClient {
-        try await BooksClient.connect(socketPath: socketPath, clientName: "booksctl")
+    /// Connects (the socket: and says hello).
+    func connect() async throws(BooksClientError) -> any BookRequests {
+        if let requester { return try requester() }
+        return try await BooksClient.connect(socketPath: socketPath, clientName: "booksctl")
     }
 }

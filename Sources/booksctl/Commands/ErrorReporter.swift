@@ -7,7 +7,7 @@ enum ErrorReporter {
     static func exitCode(for error: BooksClientError) -> ExitCode {
         if error.isPermissionDenied { return .permissionDenied }
         switch error {
-        case .cannotConnect, .socketPathTooLong: return .cannotConnect
+        case .cannotConnect, .socketPathTooLong, .nats: return .cannotConnect
         case .daemon(let e) where e.code == .notFound: return .notFound
         case .daemon(let e) where e.code == .conflict: return .conflict
         default: return .daemonError

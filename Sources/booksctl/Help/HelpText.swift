@@ -20,12 +20,19 @@ enum HelpText {
 
             GLOBAL OPTIONS
               --socket PATH   the daemon's Unix socket (also accepted after the command)
+              --nats URL[,URL…]  talk to booksd through NATS instead (or BOOKS_NATS): subscribe
+                              reads the JetStream stream (--since SEQ|TIME), the other commands
+                              are requests on <prefix>.<store>.api (docs/SCALE-OUT.md); with
+                              --nats-creds FILE, --nats-user U --nats-password P, --nats-token T
+                              (or BOOKS_NATS_CREDS, _USER, _PASSWORD, _TOKEN), --nats-prefix P
+                              (default books) and --store NAME (default default)
               -h, --help      show help
 
             EXAMPLES
               booksctl list --author austen
               booksctl add 'Dune' 'Frank Herbert'
               booksctl subscribe --json
+              booksctl --nats nats://nats1:4222 subscribe --since 0
 
             """
         out += "\n" + footer(CommandCatalog.help)

@@ -72,6 +72,20 @@ private func error(_ text: String) -> ConfigurationError? {
             hello_timeout_seconds = 3
             max_line_bytes = 4096
             log_level = DEBUG
+            nats_url = nats://a:4222, nats://b:4222
+            nats_credentials = /etc/booksd/booksd.creds
+            nats_user = booksd
+            nats_password = secret
+            nats_token = t0ken
+            nats_tls_ca = /etc/ssl/ca.pem
+            nats_tls_cert = /etc/ssl/booksd.pem
+            nats_tls_key = /etc/ssl/booksd.key
+            nats_prefix = library
+            nats_stream_replicas = 3
+            nats_max_age_seconds = 86400
+            nats_stream_max_bytes = 1G
+            nats_allow_writes = no
+            nats_buffer = 128
             """
         let c = try load(text)
         var expected = DaemonConfiguration()
@@ -97,6 +111,20 @@ private func error(_ text: String) -> ConfigurationError? {
         expected.helloTimeoutSeconds = 3
         expected.maxLineBytes = 4096
         expected.logLevel = .debug
+        expected.nats.urls = ["nats://a:4222", "nats://b:4222"]
+        expected.nats.credentialsFile = "/etc/booksd/booksd.creds"
+        expected.nats.user = "booksd"
+        expected.nats.password = "secret"
+        expected.nats.token = "t0ken"
+        expected.nats.tlsCAFile = "/etc/ssl/ca.pem"
+        expected.nats.tlsCertificateFile = "/etc/ssl/booksd.pem"
+        expected.nats.tlsKeyFile = "/etc/ssl/booksd.key"
+        expected.nats.prefix = "library"
+        expected.nats.streamReplicas = 3
+        expected.nats.streamMaxAgeSeconds = 86400
+        expected.nats.streamMaxBytes = 1 << 30
+        expected.nats.allowWrites = false
+        expected.nats.bufferCapacity = 128
         #expect(c == expected)
         #expect(Set(try ConfigurationFile.parse(text).entries.map(\.key)) == Set(ConfigurationKey.allCases))
     }

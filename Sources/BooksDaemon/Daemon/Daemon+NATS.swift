@@ -1,0 +1,47 @@
+import BooksNATS
+
+/// Wiring of the NATS publisher and request responder (issue 14) into the daemon.
+extension Daemon {
+    /// The store name of a daemon serving one `--file` (issue 13 will name several).
+    static let singleStoreName = "default"
+
+    /// When `nats_url` is set: connects (in the background), checks the stream, and attaches the
+    /// engine to a router that feeds the publisher and the responder besides `server`. Otherwise
+    /// attaches the engine to `server` alone.
+    /// - Throws: `NATSError` for unusable options or a conflicting existing stream.
+    func attachChannel(_ engine: BookEngine, server: SocketServer) throws(NATSError) -> NATSLink? {
+        let settings = configuration.nats
+        guard settings.isEnabled else {
+            engine.attach(server)
+            return nil
+        }
+        let publisher = try NATSPublisher(
+            settings: settings, store: Self.singleStoreName, source: engine, logger: logger)
+        let responder = NATSRequestResponder(
+            connection: publisher.connection, naming: publisher.naming, allowWrites: settings.allowWrites,
+            maxRequestBytes: configuration.maxRequestBytes, logger: logger)
+        engine.attach(NATSChannelRouter(local: server, publisher: publisher, responder: responder))
+        if !publisher.connection.isConnected {
+            logger.warning(
+                """
+                NATS is not reachable at \(settings.urls.joined(separator: ",")); serving locally and retrying in the \
+                background
+                """)
+        }
+        return NATSLink(publisher: publisher, responder: responder)
+    }
+
+    /// The NATS parts of a running daemon.
+    struct NATSLink: Sendable {
+        let publisher: NATSPublisher
+        let responder: NATSRequestResponder
+
+        /// Starts publishing from the engine's position and answering requests.
+        /// Requests are answered only while this booksd owns the store (see `NATSOwnerLease`).
+        func start(engine: BookEngine) throws {
+            responder.start(engine: engine)
+            publisher.onOwnershipChange { [responder] owner in responder.setActive(owner) }
+            try publisher.start(startSeq: engine.position.seq)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+/// The NATS names of one store: subjects, stream, bucket, message ids and bucket keys.
+///
+/// Pure. `prefix` and `store` are restricted to `A-Z a-z 0-9 _ -` (see `isValidName`), so every
+/// name built here is a valid subject token, stream name and bucket name.
+public struct NATSNaming: Sendable, Equatable {
+    /// The subject prefix (`nats_prefix`, default `books`).
+    public let prefix: String
+    /// The store's name (`default` for a daemon serving one `--file`).
+    public let store: String
+
+    /// Names for `store` under `prefix`; both must satisfy `isValidName`.
+    public init(prefix: String, store: String) {
+        precondition(Self.isValidName(prefix) && Self.isValidName(store), "invalid NATS prefix or store name")
+        self.prefix = prefix
+        self.store = store
+    }
+
+    /// True for a non-empty name of at most 64 characters from `A-Z a-z 0-9 _ -`.
+    public static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 64
+            && name.utf8.allSatisfy { Self.isPlain($0) }
+    }
+
+    /// `<prefix>.<store>.changes`: one message per change set.
+    public var changesSubject: String { "\(prefix).\(store).changes" }
+    /// `<prefix>.<store>.api`: requests (queue group `booksd`).
+    public var apiSubject: String { "\(prefix).\(store).api" }
+    /// The queue group every booksd answering requests joins.
+    public static let apiQueue = "booksd"
+    /// The JetStream stream holding `changesSubject`: `<prefix>_<store>_changes`.
+    public var streamName: String { "\(prefix)_\(store)_changes" }
+    /// The key-value bucket mirroring the current books: `<prefix>_<store>`.
+    public var bucketName: String { "\(prefix)_\(store)" }
+
+    /// `Nats-Msg-Id` of a change set: `<store>:<epoch>:<seq>`; of a snapshot marker, with `:snapshot`.
+    public func messageID(epoch: String, seq: UInt64, snapshot: Bool = false) -> String {
+        "\(store):\(epoch):\(seq)" + (snapshot ? ":snapshot" : "")
+    }
+
+    /// The position a `Nats-Msg-Id` written by `messageID` names, or nil for another store's id or
+    /// a malformed one.
+    public func position(fromMessageID id: String) -> NATSStreamPosition? {
+        let parts = id.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3 || (parts.count == 4 && parts[3] == "snapshot"), parts[0] == store,
+            !parts[1].isEmpty, let seq = UInt64(parts[2])
+        else { return nil }
+        return NATSStreamPosition(epoch: String(parts[1]), seq: seq)
+    }
+
+    /// A book id as a bucket key: bytes outside `A-Z a-z 0-9 _ -` become `=XX` (hex), so every id
+    /// maps to a distinct valid key and `bookID(fromKey:)` gives it back.
+    public static func key(forBookID id: String) -> String {
+        var key: [UInt8] = []
+        key.reserveCapacity(id.utf8.count)
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in id.utf8 {
+            if isPlain(byte) {
+                key.append(byte)
+            } else {
+                key.append(UInt8(ascii: "="))
+                key.append(hex[Int(byte >> 4)])
+                key.append(hex[Int(byte & 0xF)])
+            }
+        }
+        return String(decoding: key, as: UTF8.self)
+    }
+
+    /// The book id a key made by `key(forBookID:)` stands for; nil for a key it cannot have made.
+    public static func bookID(fromKey key: String) -> String? {
+        var bytes: [UInt8] = []
+        var iterator = key.utf8.makeIterator()
+        while let byte = iterator.next() {
+            if isPlain(byte) {
+                bytes.append(byte)
+                continue
+            }
+            guard byte == UInt8(ascii: "="), let high = iterator.next().flatMap(hexValue),
+                let low = iterator.next().flatMap(hexValue)
+            else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
+            true
+        default: false
+        }
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
+/// How far the stream holds a store's change sets: the last one's epoch and seq.
+public struct NATSStreamPosition: Sendable, Hashable, CustomStringConvertible {
+    /// The engine lineage of the last message.
+    public var epoch: String
+    /// Its seq.
+    public var seq: UInt64
+
+    /// Creates a position.
+    public init(epoch: String, seq: UInt64) {
+        self.epoch = epoch
+        self.seq = seq
+    }
+
+    /// `epoch:seq`.
+    public var description: String { "\(epoch):\(seq)" }
+}

@@ -1,0 +1,126 @@
+import BooksCore
+import BooksNATS
+import BooksPlatform
+import Dispatch
+import Synchronization
+
+/// Publishes one store's change sets to JetStream and mirrors its books into a key-value bucket,
+/// on a dedicated thread (`booksd-nats`), never in the way of the engine.
+///
+/// Guarantees:
+/// - `offer(_:)` never blocks and never waits for NATS: it appends to a bounded hand-over list
+///   under a leaf lock (or, when full, only records the seq: the change log fills the gap later).
+/// - The decisions are `NATSPublisherStateMachine`'s (order, no gap, exactly once in the stream,
+///   catch-up, snapshots); this shell only carries out its actions and feeds back the answers.
+/// - Every NATS call and every wait for the engine's queue happens on the publisher's thread.
+public final class NATSPublisher: Sendable {
+    let naming: NATSNaming
+    let settings: NATSSettings
+    let source: any NATSPublisherSource
+    let logger: Logger
+    let connection: NATSConnection
+    let inbox = NATSPublisherInbox()
+    let thread = Mutex<DedicatedThread?>(nil)
+    /// The seq the stream is known to hold (for `status` and tests); 0 before the first publish.
+    let streamSeq = Atomic<UInt64>(0)
+
+    /// Connects (in the background: an unreachable server is retried, not an error) and checks
+    /// the stream when the server answers at once.
+    ///
+    /// - Throws: `NATSError` for unusable options (a credentials or TLS file that cannot be read)
+    ///   and for an existing stream whose configuration conflicts with `settings`.
+    public init(
+        settings: NATSSettings, store: String, source: any NATSPublisherSource, logger: Logger
+    ) throws(NATSError) {
+        self.settings = settings
+        self.naming = NATSNaming(prefix: settings.prefix, store: store)
+        self.source = source
+        self.logger = logger
+        let inbox = self.inbox
+        let made = WeakConnection()
+        connection = try NATSConnection.connect(
+            Self.connectOptions(settings), retryInBackground: true,
+            onEvent: { event in
+                switch event {
+                case .connected, .reconnected: inbox.post(.connected)
+                case .disconnected: inbox.post(.disconnected)
+                case .closed:
+                    // The library gave up (e.g. the server refused the credentials): local
+                    // service goes on, NATS stays off until the configuration is fixed.
+                    let reason = made.connection?.lastErrorText ?? "closed by the library"
+                    logger.error(
+                        "NATS connection closed for good (\(reason)): fix the nats_* settings and restart booksd")
+                    inbox.post(.disconnected)
+                }
+            })
+        made.set(connection)
+        if connection.isConnected {
+            // Checked now, so a conflicting stream stops booksd before it says it is ready. Any
+            // other failure (no JetStream, no permission) is logged and retried by the thread.
+            do throws(NATSError) {
+                try NATSStreamSetup(naming: naming, settings: settings).ensureStream(connection.jetStream())
+            } catch  where error.isConflict {
+                throw error
+            } catch {
+                logger.error("NATS: \(error); serving locally and retrying in the background")
+            }
+        }
+    }
+
+    /// The C library's options for `settings`.
+    static func connectOptions(_ settings: NATSSettings) -> NATSConnectOptions {
+        var options = NATSConnectOptions(urls: settings.urls, name: "booksd")
+        options.credentialsFile = settings.credentialsFile
+        options.user = settings.user
+        options.password = settings.password
+        options.token = settings.token
+        options.tlsCAFile = settings.tlsCAFile
+        options.tlsCertificateFile = settings.tlsCertificateFile
+        options.tlsKeyFile = settings.tlsKeyFile
+        return options
+    }
+
+    /// Starts the publishing thread; the engine is at `startSeq`.
+    public func start(startSeq: UInt64) throws(DedicatedThreadError) {
+        let machine = NATSPublisherStateMachine(
+            configuration: .init(epoch: source.epoch, bufferCapacity: settings.bufferCapacity), startSeq: startSeq)
+        let connected = connection.isConnected
+        let started = try DedicatedThread.start(name: "booksd-nats") { [self] in
+            var loop = NATSPublisherLoop(publisher: self, machine: machine)
+            loop.run(initiallyConnected: connected)
+        }
+        thread.withLock { $0 = started }
+    }
+
+    /// Told (on the publisher's thread) when this booksd takes or loses the store's lease.
+    let ownershipHandler = Mutex<(@Sendable (Bool) -> Void)?>(nil)
+
+    /// Runs `handler` whenever ownership of the store changes (requests are answered only by the owner).
+    public func onOwnershipChange(_ handler: @escaping @Sendable (Bool) -> Void) {
+        ownershipHandler.withLock { $0 = handler }
+    }
+
+    func ownershipChanged(_ owner: Bool) {
+        ownershipHandler.withLock { $0 }?(owner)
+    }
+
+    /// Hands a change set over without blocking (called on the engine's queue).
+    public func offer(_ change: SequencedChangeSet) {
+        inbox.offer(change, capacity: settings.bufferCapacity)
+    }
+
+    /// Stops the thread (what is not yet published stays for the next start's catch-up).
+    public func stop() {
+        inbox.stop()
+        thread.withLock { $0 }?.join()
+    }
+}
+
+/// A weak reference to the connection for its own event handler (which is created before it).
+final class WeakConnection: Sendable {
+    private struct Reference: Sendable { weak var connection: NATSConnection? }
+    private let reference = Mutex(Reference())
+
+    var connection: NATSConnection? { reference.withLock { $0.connection } }
+    func set(_ connection: NATSConnection) { reference.withLock { $0.connection = connection } }
+}

@@ -1,0 +1,183 @@
+import BooksCore
+import BooksNATS
+import Dispatch
+
+/// The publisher thread's loop: takes inputs, runs them through the state machine, carries out
+/// the actions (blocking NATS calls are fine here: this is the thread's only job) and feeds the
+/// answers back at once, depth first, like the engine.
+struct NATSPublisherLoop {
+    let publisher: NATSPublisher
+    var machine: NATSPublisherStateMachine
+    var retryAt: ContinuousClock.Instant?
+    var jetStream: JetStream?
+    var bucket: KeyValueStore?
+    var ownerBucket: KeyValueStore?
+    var lease: NATSOwnerLease
+    /// How long one JetStream call may take before it counts as failed.
+    let timeoutMilliseconds: Int64 = 2000
+
+    init(publisher: NATSPublisher, machine: NATSPublisherStateMachine) {
+        self.publisher = publisher
+        self.machine = machine
+        lease = NATSOwnerLease(epoch: publisher.source.epoch)
+    }
+
+    mutating func run(initiallyConnected: Bool) {
+        if initiallyConnected { feed(.connected) }
+        while true {
+            wait()
+            renewLeaseIfDue()
+            if let retryAt, ContinuousClock.now >= retryAt {
+                self.retryAt = nil
+                feed(.retryTimerFired)
+            }
+            let (inputs, stopping) = publisher.inbox.take()
+            if stopping { return }
+            for input in inputs { feed(input) }
+        }
+    }
+
+    /// Sleeps until something is posted, the retry time came or the lease is due for renewal.
+    private func wait() {
+        let renewal = lease.isHeld ? lease.renewedAt + NATSOwnerLease.renewEvery : nil
+        guard let deadline = [retryAt, renewal].compactMap({ $0 }).min() else {
+            return publisher.inbox.wait(until: nil)
+        }
+        let left = ContinuousClock.now.duration(to: deadline)
+        let nanoseconds =
+            Int(left.components.seconds) * 1_000_000_000 + Int(left.components.attoseconds / 1_000_000_000)
+        publisher.inbox.wait(until: .now() + .nanoseconds(max(0, nanoseconds)))
+    }
+
+    /// Keeps the single-owner lease; when it is lost, stops answering requests and tells the machine.
+    private mutating func renewLeaseIfDue() {
+        guard lease.renewalDue(at: .now), let ownerBucket else { return }
+        var reason: String?
+        do throws(NATSError) {
+            if try !lease.renew(ownerBucket) { reason = "its lease was taken or expired" }
+        } catch {
+            lease.drop()
+            reason = "its lease could not be renewed (\(error))"
+        }
+        guard let reason else { return }
+        publisher.ownershipChanged(false)
+        feed(.ownershipLost(reason: reason))
+    }
+
+    mutating func feed(_ input: NATSPublisherInput) {
+        var stack = Array(machine.handle(input).reversed())
+        while let action = stack.popLast() {
+            guard let answer = perform(action) else { continue }
+            stack.append(contentsOf: machine.handle(answer).reversed())
+        }
+        if let seq = machine.publishedSeq { publisher.streamSeq.store(seq, ordering: .relaxed) }
+    }
+
+    private mutating func perform(_ action: NATSPublisherAction) -> NATSPublisherInput? {
+        let naming = publisher.naming
+        switch action {
+        case .prepare:
+            do throws(NATSError) {
+                let context = try publisher.connection.jetStream(timeoutMilliseconds: timeoutMilliseconds)
+                let setup = NATSStreamSetup(naming: naming, settings: publisher.settings)
+                try setup.ensureStream(context)
+                bucket = try setup.bucket(context)
+                jetStream = context
+                let owners = try context.keyValue(
+                    naming.bucketName + "_owner", replicas: publisher.settings.streamReplicas,
+                    ttlSeconds: NATSOwnerLease.ttlSeconds)
+                ownerBucket = owners
+                if let holder = try lease.acquire(owners) {
+                    return .prepareFailed(
+                        reason:
+                            "store \(naming.store) is owned by \(holder); this booksd does not publish until it lets go"
+                    )
+                }
+                publisher.ownershipChanged(true)
+                return .prepared
+            } catch {
+                return .prepareFailed(reason: error.description)
+            }
+        case .lookUpStreamPosition:
+            guard let jetStream else { return .lookupFailed(reason: "no JetStream context") }
+            do throws(NATSError) {
+                let last = try jetStream.lastMessage(stream: naming.streamName, subject: naming.changesSubject)
+                return .streamPositionFound(last?.messageID.flatMap(naming.position(fromMessageID:)))
+            } catch {
+                return .lookupFailed(reason: error.description)
+            }
+        case .publish(let change):
+            do throws(NATSError) {
+                try apply(change)
+                let id = naming.messageID(epoch: change.epoch, seq: change.seq)
+                _ = try jetStream?.publish(
+                    NATSPayload.change(change, store: naming.store), to: naming.changesSubject, messageID: id,
+                    timeoutMilliseconds: timeoutMilliseconds)
+                return .published(seq: change.seq)
+            } catch {
+                return .publishFailed(reason: error.description)
+            }
+        case .fetchChangeLog(let after):
+            return .changeLogFetched(after: after, publisher.source.changes(after: after))
+        case .publishSnapshot:
+            do throws(NATSError) {
+                return .snapshotPublished(seq: try publishSnapshot())
+            } catch {
+                return .publishFailed(reason: error.description)
+            }
+        case .scheduleRetry(let delay):
+            retryAt = ContinuousClock.now + delay
+        case .log(let level, let message):
+            publisher.logger.log(level, message, ["BOOKS_NATS_STREAM": naming.streamName])
+        }
+        return nil
+    }
+
+    /// Applies a change set to the bucket: puts for inserted and updated books, deletes for deleted.
+    private func apply(_ change: SequencedChangeSet) throws(NATSError) {
+        guard let bucket else { throw NATSError(context: "updating the bucket", text: "not prepared") }
+        for book in change.changes.inserted {
+            try bucket.put(NATSNaming.key(forBookID: book.id), NATSPayload.bucketValue(book, version: change.seq))
+        }
+        for update in change.changes.updated {
+            try bucket.put(
+                NATSNaming.key(forBookID: update.new.id), NATSPayload.bucketValue(update.new, version: change.seq))
+        }
+        for book in change.changes.deleted { try bucket.delete(NATSNaming.key(forBookID: book.id)) }
+    }
+
+    /// Makes the bucket equal to the engine's books, then publishes a snapshot marker; returns its seq.
+    private func publishSnapshot() throws(NATSError) -> UInt64 {
+        guard let bucket, let jetStream else {
+            throw NATSError(context: "publishing a snapshot", text: "not prepared")
+        }
+        let naming = publisher.naming
+        let (seq, books) = publisher.source.currentBooks()
+        // Only what differs is written (versions included: they are what conditional updates
+        // compare), so an unchanged bucket costs one read.
+        var stale = try bucket.values()
+        var written = 0
+        for (book, version) in books {
+            let key = NATSNaming.key(forBookID: book.id)
+            let value = NATSPayload.bucketValue(book, version: version)
+            if stale.removeValue(forKey: key) != value {
+                try bucket.put(key, value)
+                written += 1
+            }
+        }
+        for key in stale.keys { try bucket.delete(key) }
+        let marker = NATSPayload.snapshotMarker(
+            store: naming.store, epoch: publisher.source.epoch, seq: seq, books: books.count, bucket: naming.bucketName)
+        _ = try jetStream.publish(
+            marker, to: naming.changesSubject,
+            messageID: naming.messageID(epoch: publisher.source.epoch, seq: seq, snapshot: true),
+            timeoutMilliseconds: timeoutMilliseconds)
+        publisher.logger.notice(
+            """
+            NATS: bucket \(naming.bucketName) reconciled with \(books.count) books (\(written) written, \
+            \(stale.count) deleted); snapshot marker at seq \(seq)
+            """,
+            ["BOOKS_NATS_STREAM": naming.streamName])
+        return seq
+    }
+}

@@ -1,0 +1,132 @@
+import BooksNATS
+import BooksProtocol
+import Dispatch
+import Glibc
+import Synchronization
+
+/// Answers the socket protocol's requests sent over NATS to `<prefix>.<store>.api` (queue group
+/// `booksd`): one JSON request line per message, one reply line per request, to its reply subject.
+///
+/// Requests go through the engine exactly as the socket server's do (`BookEngine.handle`), so
+/// ops, fields, errors, versions and conflicts are the same. A NATS request has no peer uid:
+/// who may send what is NATS's authorization (config/nats-server.conf.example), and booksd treats
+/// a request as coming from its own user — a writer — unless `nats_allow_writes` is off.
+/// `hello`, `subscribe` and `unsubscribe` are refused: the feed is the stream.
+///
+/// Threads: messages arrive on a library thread, which only decodes and hands over (the engine's
+/// `handle` never blocks); replies are published from the serial queue `booksd.nats.replies`, so
+/// a slow NATS never holds the engine's queue.
+public final class NATSRequestResponder: Sendable {
+    /// Connection ids of NATS requests have this bit set (socket connections count up from 1).
+    static let idBit: UInt64 = 1 << 63
+
+    let connection: NATSConnection
+    let naming: NATSNaming
+    let allowWrites: Bool
+    let maxRequestBytes: Int
+    let logger: Logger
+    let replies = DispatchQueue(label: "booksd.nats.replies")
+    let pending = Mutex<[UInt64: String]>([:])
+    let nextID = Atomic<UInt64>(1)
+    let complaints = Mutex(LogRateLimiter())
+    let subscription = Mutex<NATSSubscription?>(nil)
+    let engine = Mutex<BookEngine?>(nil)
+
+    /// A responder on `connection`; nothing is answered until `start(engine:)`.
+    public init(connection: NATSConnection, naming: NATSNaming, allowWrites: Bool, maxRequestBytes: Int, logger: Logger)
+    {
+        self.connection = connection
+        self.naming = naming
+        self.allowWrites = allowWrites
+        self.maxRequestBytes = maxRequestBytes
+        self.logger = logger
+    }
+
+    /// True for connection ids this responder hands out.
+    public static func owns(_ connection: ConnectionID) -> Bool { connection.raw & idBit != 0 }
+
+    /// Hands every request to `engine` while active (`setActive(true)`: while this booksd owns
+    /// the store).
+    public func start(engine: BookEngine) {
+        self.engine.withLock { $0 = engine }
+    }
+
+    /// Subscribes to the api subject (the owner of the store) or unsubscribes (it lost the store,
+    /// so another booksd's answers are the current ones). Blocks briefly (a flush).
+    public func setActive(_ active: Bool) {
+        guard let engine = engine.withLock({ $0 }) else { return }
+        subscription.withLock { $0 }?.cancel()
+        subscription.withLock { $0 = nil }
+        guard active else { return }
+        do throws(NATSError) {
+            let made = try connection.queueSubscribe(naming.apiSubject, queue: NATSNaming.apiQueue) { [self] message in
+                receive(message, engine: engine)
+            }
+            subscription.withLock { $0 = made }
+            // Wait (briefly) until the server has the subscription.
+            try? connection.flush(timeoutMilliseconds: 1000)
+        } catch {
+            logger.error("NATS: \(error); requests over NATS are not answered")
+        }
+    }
+
+    /// Publishes `reply` to the reply subject of the request `connection` stands for.
+    public func send(_ reply: Reply, to connection: ConnectionID) {
+        guard let subject = pending.withLock({ $0.removeValue(forKey: connection.raw) }) else { return }
+        respond(MessageEncoder.encode(reply), to: subject)
+    }
+
+    private func receive(_ message: NATSMessage, engine: BookEngine) {
+        guard let replySubject = message.reply else {
+            complain("a message on \(naming.apiSubject) without a reply subject was ignored (use a NATS request)")
+            return
+        }
+        var line = message.data
+        if line.last == UInt8(ascii: "\n") { line.removeLast() }
+        guard line.count <= maxRequestBytes else {
+            let error = ProtocolError(.tooLarge, "request larger than max_request_bytes (\(maxRequestBytes))")
+            return respond(MessageEncoder.encode(.failure(nil, error)), to: replySubject)
+        }
+        let request: Request
+        do {
+            request = try RequestDecoder().decode(line)
+        } catch {
+            complain("refused a request on \(naming.apiSubject): \(error.error.message)")
+            return respond(MessageEncoder.encode(.failure(error.id, error.error)), to: replySubject)
+        }
+        if let refusal = refusal(of: request) {
+            return respond(MessageEncoder.encode(.failure(request.id, refusal)), to: replySubject)
+        }
+        let id = ConnectionID(raw: Self.idBit | nextID.add(1, ordering: .relaxed).oldValue)
+        pending.withLock { $0[id.raw] = replySubject }
+        engine.handle(request, from: id, peer: PeerCredentials(pid: getpid(), uid: geteuid(), gid: getegid()))
+    }
+
+    /// Why `request` is not taken over NATS, or nil.
+    func refusal(of request: Request) -> ProtocolError? {
+        switch request.op {
+        case .hello:
+            return ProtocolError(.invalidArgument, "no hello over NATS: send requests directly")
+        case .subscribe, .unsubscribe:
+            return ProtocolError(
+                .invalidArgument, "subscribe over NATS by reading the stream subject \(naming.changesSubject)")
+        case .insert, .update, .delete:
+            return allowWrites
+                ? nil
+                : ProtocolError(.permissionDenied, "this booksd takes no writes over NATS (nats_allow_writes = no)")
+        default:
+            return nil
+        }
+    }
+
+    private func respond(_ line: [UInt8], to subject: String) {
+        let connection = self.connection
+        replies.async { try? connection.publish(line, to: subject) }
+    }
+
+    private func complain(_ message: String) {
+        if let line = complaints.withLock({ $0.admit(message, key: "nats-api", now: .now) }) {
+            logger.warning(line)
+        }
+    }
+}

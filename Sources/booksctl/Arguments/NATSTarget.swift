@@ -1,0 +1,59 @@
+import BooksNATS
+import Glibc
+
+/// `--nats URL[,URL…]` (anywhere on the line) or `BOOKS_NATS`: talk to booksd through NATS
+/// instead of its Unix socket. `--nats-creds FILE`, `--nats-user USER`, `--nats-password PW`,
+/// `--nats-token TOKEN` (or `BOOKS_NATS_CREDS`, …), `--nats-prefix P` (default `books`) and
+/// `--store NAME` (default `default`) go with it.
+struct NATSTarget: Sendable, Equatable {
+    var options: NATSConnectOptions
+    var prefix = "books"
+    var store = "default"
+
+    /// Removes the NATS options from `arguments`; `target` is nil when neither `--nats` nor
+    /// `BOOKS_NATS` is given.
+    static func extract(
+        from arguments: [String], environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }
+    ) throws(UsageError) -> (target: NATSTarget?, rest: [String]) {
+        let names = ["nats", "nats-creds", "nats-user", "nats-password", "nats-token", "nats-prefix", "store"]
+        var values: [String: String] = [:]
+        var rest: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let token = arguments[index]
+            index += 1
+            guard token.hasPrefix("--"),
+                let name = names.first(where: { token == "--\($0)" || token.hasPrefix("--\($0)=") })
+            else {
+                rest.append(token)
+                continue
+            }
+            if token.count > name.count + 2 {
+                values[name] = String(token.dropFirst(name.count + 3))
+            } else {
+                guard index < arguments.count else { throw UsageError(message: "option --\(name) needs a value") }
+                values[name] = arguments[index]
+                index += 1
+            }
+        }
+        let env = [
+            "nats": "BOOKS_NATS", "nats-creds": "BOOKS_NATS_CREDS", "nats-user": "BOOKS_NATS_USER",
+            "nats-password": "BOOKS_NATS_PASSWORD", "nats-token": "BOOKS_NATS_TOKEN",
+        ]
+        for (name, variable) in env where values[name] == nil {
+            if let value = environment(variable), !value.isEmpty { values[name] = value }
+        }
+        guard let list = values["nats"] else { return (nil, rest) }
+        let urls = NATSConnectOptions.urls(from: list)
+        guard !urls.isEmpty else { throw UsageError(message: "--nats needs at least one URL, e.g. nats://host:4222") }
+        var options = NATSConnectOptions(urls: urls, name: "booksctl")
+        options.credentialsFile = values["nats-creds"]
+        options.user = values["nats-user"]
+        options.password = values["nats-password"]
+        options.token = values["nats-token"]
+        var target = NATSTarget(options: options)
+        if let prefix = values["nats-prefix"] { target.prefix = prefix }
+        if let store = values["store"] { target.store = store }
+        return (target, rest)
+    }
+}

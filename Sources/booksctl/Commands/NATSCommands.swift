@@ -1,0 +1,77 @@
+import BooksClient
+import BooksCore
+import BooksNATS
+import BooksProtocol
+import FoundationEssentials
+
+/// The commands over NATS (`--nats`): requests through `NATSBooksClient`, `subscribe` through
+/// `NATSFeed`; the same output as over the socket.
+enum NATSCommands {
+    static func run(_ command: Command, _ target: NATSTarget) async -> ExitCode {
+        var context = CommandContext(socketPath: "")
+        let connect: @Sendable () throws(BooksClientError) -> any BookRequests = {
+            try NATSBooksClient(options: target.options, prefix: target.prefix, store: target.store)
+        }
+        context.requester = connect
+        do throws(BooksClientError) {
+            switch command {
+            case .subscribe(let options): return try await subscribe(options, target, context)
+            case .list(let options): return try await ListCommand.run(options, context)
+            case .get(let id, let json): return try await GetCommand.run(id: id, json: json, context)
+            case .add(let name, let author): return try await AddCommand.run(name: name, author: author, context)
+            case .update(let options): return try await UpdateCommand.run(options, context)
+            case .delete(let id, let version):
+                return try await DeleteCommand.run(id: id, expectVersion: version, context)
+            case .status(let json): return try await StatusCommand.run(json: json, context)
+            case .ping: return try await PingCommand.run(context)
+            case .help: return .success
+            }
+        } catch {
+            return ErrorReporter.report(error, to: context.err)
+        }
+    }
+
+    /// Prints every change set of the stream from `--since` (default: new ones only) as `subscribe`
+    /// lines; a snapshot marker is announced on stderr.
+    static func subscribe(
+        _ options: SubscribeOptions, _ target: NATSTarget, _ context: CommandContext
+    ) async throws(BooksClientError) -> ExitCode {
+        let start = try startPoint(options.since)
+        let feed = try NATSFeed(options: target.options, prefix: target.prefix, store: target.store)
+        let formatter = ChangeLineFormatter(json: options.json, style: context.style)
+        let (out, err, filter) = (context.out, context.err, options.filter)
+        await NATSBooksClient.onThread {
+            feed.run(from: start, onNotice: { err.line("booksctl: \(TextCell.escape($0))") }) { item in
+                let event = item.event
+                if event.event == .snapshot {
+                    err.line(
+                        """
+                        booksctl: snapshot marker at seq \(event.seq) (booksd restarted or the stream fell behind): \
+                        the current books are in the key-value bucket \(target.prefix)_\(target.store)
+                        """)
+                    return true
+                }
+                let changes = ChangeSet(
+                    inserted: event.inserted ?? [], updated: event.updated ?? [], deleted: event.deleted ?? []
+                ).filtered(by: filter)
+                guard !changes.isEmpty else { return true }
+                let update = MirrorUpdate(
+                    epoch: event.epoch, seq: event.seq, source: event.source, time: event.time, origin: .live,
+                    changes: changes)
+                for line in formatter.lines(for: update) { out.line(line) }
+                return true
+            }
+        }
+        return .success
+    }
+
+    /// `--since`: a stream sequence, or an ISO 8601 time; none: only new messages.
+    static func startPoint(_ since: String?) throws(BooksClientError) -> NATSDeliveryStart {
+        guard let since else { return .new }
+        if let sequence = UInt64(since) { return sequence == 0 ? .all : .sequence(sequence) }
+        guard let date = try? Date(since, strategy: .iso8601) else {
+            throw .protocolError(ProtocolError(.invalidArgument, "--since needs a stream sequence or an ISO 8601 time"))
+        }
+        return .time(Int64(date.timeIntervalSince1970 * 1_000_000_000))
+    }
+}

@@ -1,0 +1,44 @@
+import Testing
+
+@testable import booksctl
+
+@Suite struct NATSTargetTests {
+    @Test func natsOptionsAreTakenFromAnywhereOnTheLine() throws {
+        let scanned = try NATSTarget.extract(
+            from: [
+                "list", "--nats", "nats://a:1, nats://b:2", "--json", "--nats-user=u", "--nats-password", "p",
+                "--store", "shop",
+            ],
+            environment: { _ in nil })
+        #expect(scanned.rest == ["list", "--json"])
+        let target = try #require(scanned.target)
+        #expect(target.options.urls == ["nats://a:1", "nats://b:2"])
+        #expect(target.options.user == "u" && target.options.password == "p")
+        #expect(target.store == "shop" && target.prefix == "books")
+    }
+
+    @Test func theEnvironmentNamesTheServerWhenTheLineDoesNot() throws {
+        let environment = ["BOOKS_NATS": "nats://env:4222", "BOOKS_NATS_TOKEN": "t"]
+        let scanned = try NATSTarget.extract(from: ["get", "1"], environment: { environment[$0] })
+        #expect(scanned.target?.options.urls == ["nats://env:4222"])
+        #expect(scanned.target?.options.token == "t")
+        #expect(try NATSTarget.extract(from: ["get", "1"], environment: { _ in nil }).target == nil)
+    }
+
+    @Test func aMissingOrEmptyURLIsAUsageError() {
+        #expect(throws: UsageError.self) {
+            try NATSTarget.extract(from: ["list", "--nats"], environment: { _ in nil })
+        }
+        #expect(throws: UsageError.self) {
+            try NATSTarget.extract(from: ["list", "--nats", " , "], environment: { _ in nil })
+        }
+    }
+
+    @Test func sinceTakesASequenceOrATime() throws {
+        #expect(try NATSCommands.startPoint(nil) == .new)
+        #expect(try NATSCommands.startPoint("0") == .all)
+        #expect(try NATSCommands.startPoint("42") == .sequence(42))
+        #expect(try NATSCommands.startPoint("1970-01-01T00:00:01Z") == .time(1_000_000_000))
+        #expect(throws: (any Error).self) { try NATSCommands.startPoint("yesterday") }
+    }
+}
