@@ -30,7 +30,7 @@ public enum AppendWriter {
     ) throws(StoreError) -> FileIdentity? {
         // A symbolic link at the path is refused unless allowed (then its target is appended to).
         let file = try FileReader.resolveBookPath(path, allowSymlink: allowSymlink).get()
-        let fd = open(file, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW)
+        let fd = Interrupted.retry { open(file, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW) }
         guard fd >= 0 else {
             if errno == ENOENT { throw .changedDuringWrite(path: path) }
             if errno == ELOOP { throw .symlinkRefused(path: path, target: FileReader.linkTarget(file)) }
@@ -66,14 +66,16 @@ public enum AppendWriter {
             }
             written += n
         }
-        guard fdatasync(fd) == 0 else { throw .system(path: path, operation: "fdatasync", errno: errno) }
+        guard Interrupted.retry({ fdatasync(fd) }) == 0 else {
+            throw .system(path: path, operation: "fdatasync", errno: errno)
+        }
         var now = stat()
         guard stat(path, &now) == 0, now.st_ino == before.st_ino, now.st_dev == before.st_dev else {
             throw .changedDuringWrite(path: path)
         }
         guard Int(now.st_size) == Int(before.st_size) + bytes.count else { return nil }
         // The tail must be exactly what was appended.
-        let reader = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW)
+        let reader = Interrupted.retry { open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW) }
         guard reader >= 0 else { return nil }
         defer { close(reader) }
         var tail = [UInt8](repeating: 0, count: bytes.count)
@@ -105,7 +107,7 @@ public enum AppendWriter {
         if ours.isEmpty { return true }
         var now = stat()
         guard fstat(fd, &now) == 0, Int(now.st_size) == original + ours.count else { return false }
-        let reader = open("/proc/self/fd/\(fd)", O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        let reader = Interrupted.retry { open("/proc/self/fd/\(fd)", O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
         guard reader >= 0 else { return false }
         defer { close(reader) }
         var tail = [UInt8](repeating: 0, count: ours.count)
@@ -122,9 +124,9 @@ public enum AppendWriter {
             got += n
         }
         guard tail == ours, fstat(fd, &now) == 0, Int(now.st_size) == original + ours.count,
-            ftruncate(fd, off_t(original)) == 0
+            Interrupted.retry({ ftruncate(fd, off_t(original)) }) == 0
         else { return false }
-        _ = fdatasync(fd)
+        _ = Interrupted.retry { fdatasync(fd) }
         return true
     }
 
@@ -163,7 +165,7 @@ public enum AppendWriter {
     /// Cuts the torn append `record` describes off `path`, if the file is that file and holds a
     /// torn prefix of the payload.
     static func cutTornAppend(_ record: AppendIntentRecord, path: String, intent: String) -> String? {
-        let fd = open(path, O_RDWR | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        let fd = Interrupted.retry { open(path, O_RDWR | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) }
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var s = stat()
@@ -189,8 +191,8 @@ public enum AppendWriter {
             got += n
         }
         guard record.payload.starts(with: tail) else { return nil }
-        guard ftruncate(fd, off_t(original)) == 0 else { return nil }
-        fsync(fd)
+        guard Interrupted.retry({ ftruncate(fd, off_t(original)) }) == 0 else { return nil }
+        _ = Interrupted.retry { fsync(fd) }
         return "cut off \(tail.count) bytes of an append interrupted by a crash"
     }
 

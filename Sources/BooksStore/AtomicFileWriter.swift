@@ -34,10 +34,8 @@ public enum AtomicFileWriter {
     ) throws(StoreError) -> AtomicWriteResult {
         let target = try FileReader.resolveBookPath(path, allowSymlink: allowSymlink).get()
         let parts = PathParts(target)
-        var template = Array((parts.directory + "/" + temporaryPrefix(for: target) + "XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let (fd, temporary) = Interrupted.makeTemporary(parts.directory + "/" + temporaryPrefix(for: target) + "XXXXXX")
         guard fd >= 0 else { throw .system(path: parts.directory, operation: "create temporary file in", errno: errno) }
-        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var renamed = false
         defer {
             if !renamed { unlink(temporary) }
@@ -66,7 +64,9 @@ public enum AtomicFileWriter {
                 }
                 written += n
             }
-            guard fsync(fd) == 0 else { throw StoreError.system(path: temporary, operation: "fsync", errno: errno) }
+            guard Interrupted.retry({ fsync(fd) }) == 0 else {
+                throw StoreError.system(path: temporary, operation: "fsync", errno: errno)
+            }
         } catch let error as StoreError {
             throw error
         } catch {
@@ -83,7 +83,7 @@ public enum AtomicFileWriter {
             // then prove that what was replaced is exactly the version read (same inode, same
             // content). A hand edit that slipped in (in place or by rename) is put back and the
             // write is refused, so it is retried on top of the edit instead of overwriting it.
-            if books_rename_exchange(temporary, target) == 0 {
+            if Interrupted.retry({ books_rename_exchange(temporary, target) }) == 0 {
                 // A writer that opened the path just before the exchange writes to the replaced
                 // version: the lease on it shows one that has it open (refused, like any
                 // concurrent edit) or opens it while the content is checked (put back too).
@@ -121,7 +121,7 @@ public enum AtomicFileWriter {
             }
             // The file system cannot exchange: fall back to the checked rename.
         }
-        guard rename(temporary, target) == 0 else {
+        guard Interrupted.retry({ rename(temporary, target) }) == 0 else {
             throw .system(path: target, operation: "rename onto", errno: errno)
         }
         renamed = true
@@ -142,7 +142,7 @@ public enum AtomicFileWriter {
         temporary: String, target: String, own: (device: UInt64, inode: UInt64),
         path: String
     ) throws(StoreError) {
-        guard books_rename_exchange(temporary, target) == 0 else {
+        guard Interrupted.retry({ books_rename_exchange(temporary, target) }) == 0 else {
             // Keep the user's file, now at the temporary name.
             throw .system(path: temporary, operation: "put back a concurrent edit of \(target) (kept at)", errno: errno)
         }
@@ -155,7 +155,7 @@ public enum AtomicFileWriter {
         // Another program's file came back to the temporary name: it was moved onto the path
         // after the swap, so it is the newest version. Put it back at the path; the version it
         // replaced then comes to the temporary name and is kept in a recovery file.
-        _ = books_rename_exchange(temporary, target)
+        _ = Interrupted.retry { books_rename_exchange(temporary, target) }
         if entry(temporary, is: own) {
             unlink(temporary)
             syncDirectory(PathParts(target).directory)
@@ -173,9 +173,9 @@ public enum AtomicFileWriter {
     }
 
     static func syncDirectory(_ path: String) {
-        let directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let directory = Interrupted.retry { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         if directory >= 0 {
-            fsync(directory)
+            _ = Interrupted.retry { fsync(directory) }
             close(directory)
         }
     }
