@@ -67,7 +67,13 @@ public enum AppendWriter {
             written += n
         }
         guard Interrupted.retry({ fdatasync(fd) }) == 0 else {
-            throw .system(path: path, operation: "fdatasync", errno: errno)
+            // The rows may be in the file but are not durable: never acknowledged, so they must
+            // not stay either (a retry would find them, a restart might or might not).
+            let code = errno
+            if cutBack(fd, to: Int(before.st_size), ours: bytes) {
+                throw .system(path: path, operation: "fdatasync", errno: code)
+            }
+            throw .appendLeftPartial(path: path, written: written, of: bytes.count, errno: code)
         }
         var now = stat()
         guard stat(path, &now) == 0, now.st_ino == before.st_ino, now.st_dev == before.st_dev else {
