@@ -16,11 +16,15 @@ public enum RecoveryFile {
             let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
             if n < 0 {
                 if errno == EINTR { continue }
+                unlink(target)  // never leave a partial copy that looks like a complete one
                 return nil
             }
             written += n
         }
-        guard Interrupted.retry({ fsync(fd) }) == 0 else { return nil }
+        guard Interrupted.retry({ fsync(fd) }) == 0 else {
+            unlink(target)
+            return nil
+        }
         AtomicFileWriter.syncDirectory(PathParts(target).directory)
         return target
     }
