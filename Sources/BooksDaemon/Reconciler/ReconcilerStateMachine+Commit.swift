@@ -84,6 +84,7 @@ extension ReconcilerStateMachine {
         switch comparison {
         case .unavailable(let error):
             fileState = .unavailable(error.description)
+            actions += scheduleReread(after: error)
             return ProtocolError(.storeUnavailable, "the book file cannot be written now: \(error)")
         case .missing:
             guard context.bookCount > 0 else {
