@@ -1,0 +1,40 @@
+// Issue 16, "I/O errors at every call site" (docs/RELIABILITY.md): a preloaded library fails the
+// N-th open/read/write/pwrite/fsync/fdatasync/rename/ftruncate/close on the book directory with
+// EIO, ENOSPC, EINTR or a short transfer, for every N a write path or the watcher's read makes.
+import BooksTestSupport
+import Testing
+
+extension ReliabilitySuite {
+    @Suite(.serialized)
+    struct IOFaultTests {
+        /// The append fast path (`AppendWriter`, `AppendIntentRecord`) under every fault.
+        @Test func appendPathSurvivesEveryIOFault() throws {
+            try sweep(.append)
+        }
+
+        /// The full rewrite (`AtomicFileWriter`) under every fault.
+        @Test func rewritePathSurvivesEveryIOFault() throws {
+            try sweep(.rewrite)
+        }
+
+        /// The watcher's read of a hand edit (`FileReader`) under every fault: never a delete.
+        @Test func watcherReadSurvivesEveryIOFault() throws {
+            let bench = try FaultBench(name: "read")
+            let summary = FaultSweep.sweepReads(on: bench)
+            print("I/O faults, \(summary)")
+            #expect(summary.cases > 0 && summary.fired == summary.cases, "\(summary)")
+            #expect(bench.deletes.isEmpty, "\(bench.deletes.joined(separator: "\n"))")
+            #expect(
+                bench.problems.isEmpty, "\(bench.problems.count) problems:\n\(bench.problems.joined(separator: "\n"))")
+        }
+
+        private func sweep(_ path: WritePath) throws {
+            let bench = try FaultBench(name: path.rawValue)
+            let summary = FaultSweep.sweepWrites(path, on: bench)
+            print("I/O faults, \(summary)")
+            #expect(summary.cases > 0 && summary.fired == summary.cases, "\(summary)")
+            #expect(
+                bench.problems.isEmpty, "\(bench.problems.count) problems:\n\(bench.problems.joined(separator: "\n"))")
+        }
+    }
+}
