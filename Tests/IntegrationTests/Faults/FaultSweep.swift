@@ -58,24 +58,13 @@ struct SweepSummary: CustomStringConvertible {
 }
 
 enum FaultSweep {
-    /// Whether the whole sweep runs (`BOOKS_IO_FAULTS=full`); by default every call is failed with
-    /// EIO and EINTR, and ENOSPC and short transfers on a representative subset of calls.
-    static var full: Bool { ProcessInfo.processInfo.environment["BOOKS_IO_FAULTS"] == "full" }
-
-    /// The cases for `counts`: every call of every group with each kind in a full sweep; by
-    /// default EIO and EINTR on every call, the other kinds on the first, middle and last call.
+    /// The cases for `counts`: every call of every group, failed with each kind that applies.
     static func cases(for counts: [FaultShim.Group: Int]) -> [FaultCase] {
-        var cases: [FaultCase] = []
-        for group in FaultShim.Group.allCases {
-            let total = counts[group] ?? 0
-            guard total > 0 else { continue }
-            for kind in FaultShim.Kind.kinds(for: group) {
-                let everyCall = full || kind == .eio || kind == .eintr
-                let calls = everyCall ? Array(1...total) : Array(Set([1, (total + 1) / 2, total])).sorted()
-                cases += calls.map { FaultCase(group: group, kind: kind, n: $0) }
+        FaultShim.Group.allCases.flatMap { group in
+            FaultShim.Kind.kinds(for: group).flatMap { kind in
+                (0..<(counts[group] ?? 0)).map { FaultCase(group: group, kind: kind, n: $0 + 1) }
             }
         }
-        return cases
     }
 
     /// The watcher's thread: its re-read of the daemon's own write races with the reply, so a
@@ -136,8 +125,14 @@ enum FaultSweep {
         } else {
             summary.failedReplies += 1
             let message = reply.error?.message ?? ""
-            if message.isEmpty { bench.problem(label, "failed without an error message") }
-            if fault == nil || fault!.kind.isTransparent {
+            if let fault, !fault.kind.isTransparent {
+                // Clear: it names the system error injected.
+                let code = fault.kind == .enospc ? ENOSPC : EIO
+                if !message.contains(TestFiles.errorText(code)) {
+                    bench.problem(
+                        label, "the error does not say \(TestFiles.errorText(code)): \(message.debugDescription)")
+                }
+            } else {
                 bench.problem(label, "the daemon did not hide the fault: \(message)")
             }
             if !Rel.sameBytes(after, before) {
