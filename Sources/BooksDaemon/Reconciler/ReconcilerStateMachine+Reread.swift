@@ -29,7 +29,7 @@ extension ReconcilerStateMachine {
             return []
         }
         return [
-            .log(.info, "re-reading the book file after an I/O error"), .observeFile(.fileEvent, unlessIdentity: nil),
+            .log(.debug, "re-reading the book file after an I/O error"), .observeFile(.fileEvent, unlessIdentity: nil),
         ]
     }
 }
