@@ -59,7 +59,7 @@ public enum AppendWriter {
                 if errno == EINTR { continue }
                 let code = errno
                 // Nothing of a failed append may stay, but nothing another program wrote may go.
-                if cutBack(fd, to: Int(before.st_size), ours: Array(bytes[..<written])) {
+                if removeFailedAppend(fd, to: Int(before.st_size), ours: Array(bytes[..<written])) {
                     throw .system(path: path, operation: "append to", errno: code)
                 }
                 throw .appendLeftPartial(path: path, written: written, of: bytes.count, errno: code)
@@ -70,7 +70,7 @@ public enum AppendWriter {
             // The rows may be in the file but are not durable: never acknowledged, so they must
             // not stay either (a retry would find them, a restart might or might not).
             let code = errno
-            if cutBack(fd, to: Int(before.st_size), ours: bytes) {
+            if removeFailedAppend(fd, to: Int(before.st_size), ours: bytes) {
                 throw .system(path: path, operation: "fdatasync", errno: code)
             }
             throw .appendLeftPartial(path: path, written: written, of: bytes.count, errno: code)
@@ -101,6 +101,14 @@ public enum AppendWriter {
         var after = stat()
         guard tail == bytes, fstat(reader, &after) == 0, FileIdentity(after) == FileIdentity(now) else { return nil }
         return FileIdentity(after)
+    }
+
+    /// `cutBack`, tried a second time when the first attempt failed: an I/O error in the clean-up
+    /// itself (opening, reading back or truncating) would otherwise leave the unacknowledged
+    /// bytes in the file, where a partial row reads as a book typed by hand. A row another
+    /// program appended makes both attempts leave the file alone.
+    static func removeFailedAppend(_ fd: Int32, to original: Int, ours: [UInt8]) -> Bool {
+        cutBack(fd, to: original, ours: ours) || cutBack(fd, to: original, ours: ours)
     }
 
     /// After a failed append: cuts the file back to `original` bytes only when it is exactly
