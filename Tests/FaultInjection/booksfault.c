@@ -14,6 +14,7 @@
 //                         "off"                      count nothing
 //                         "count"                    log every call, inject nothing
 //                         "fail GROUP KIND N"        fail the N-th call of GROUP from now, once
+//                         "fail … ; fail …"          up to 4 such faults (e.g. one in a clean-up)
 //                       then optionally "thread=NAME" (count only calls on threads named NAME) or
 //                       "notthread=NAME" (ignore calls on threads named NAME), e.g. to leave the
 //                       watcher thread's re-reads out of a client write's count
@@ -51,6 +52,7 @@ enum kind { K_EIO, K_ENOSPC, K_EINTR, K_SHORT };
 static const char *kind_names[] = {"EIO", "ENOSPC", "EINTR", "SHORT"};
 
 enum mode { M_OFF, M_COUNT, M_FAIL };
+#define MAX_FAULTS 4
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -68,11 +70,14 @@ static struct {
     char thread[32];  // only count calls on this thread (empty: any)
     char notthread[32];  // never count calls on this thread
     enum mode mode;
-    int group;
-    enum kind kind;
-    long n;
+    struct {
+        int group;
+        enum kind kind;
+        long n;
+        int fired;
+    } faults[MAX_FAULTS];
+    int nfaults;
     long counts[G_COUNT];
-    int fired;
 } state;
 
 #define MAX_FDS 65536
@@ -142,7 +147,7 @@ static void refresh_control(void) {
     state.seen = 1;
     memcpy(state.text, text, sizeof text);
     memset(state.counts, 0, sizeof state.counts);
-    state.fired = 0;
+    state.nfaults = 0;
     state.mode = M_OFF;
     state.thread[0] = state.notthread[0] = 0;
     for (char *t = strstr(text, "thread="); t; t = strstr(t + 1, "thread=")) {
@@ -150,20 +155,28 @@ static void refresh_control(void) {
         char *target = negated ? state.notthread : state.thread;
         sscanf(t + 7, "%31s", target);
     }
-    char word[32] = {0}, group[32] = {0}, kind[32] = {0};
-    long n = 0;
-    int fields = sscanf(text, "%31s %31s %31s %ld", word, group, kind, &n);
-    if (fields >= 1 && strcmp(word, "count") == 0) {
+    char word[32] = {0};
+    if (sscanf(text, "%31s", word) == 1 && strcmp(word, "count") == 0) {
         state.mode = M_COUNT;
         return;
     }
-    if (fields == 4 && strcmp(word, "fail") == 0 && n > 0) {
-        for (int g = 0; g < G_COUNT; g++)
-            if (strcmp(group, group_names[g]) == 0) state.group = g;
-        state.kind = K_EIO;
-        for (int k = 0; k < 4; k++)
-            if (strcmp(kind, kind_names[k]) == 0) state.kind = (enum kind)k;
-        state.n = n;
+    // "fail GROUP KIND N" up to MAX_FAULTS times, separated by ';' (each fires once).
+    for (char *spec = text; spec && state.nfaults < MAX_FAULTS; spec = strchr(spec, ';') ? strchr(spec, ';') + 1 : NULL) {
+        char group[32] = {0}, kind[32] = {0};
+        long n = 0;
+        if (sscanf(spec, " fail %31s %31s %ld", group, kind, &n) != 3 || n <= 0) continue;
+        int g = -1;
+        for (int i = 0; i < G_COUNT; i++)
+            if (strcmp(group, group_names[i]) == 0) g = i;
+        if (g < 0) continue;
+        enum kind k = K_EIO;
+        for (int i = 0; i < 4; i++)
+            if (strcmp(kind, kind_names[i]) == 0) k = (enum kind)i;
+        state.faults[state.nfaults].group = g;
+        state.faults[state.nfaults].kind = k;
+        state.faults[state.nfaults].n = n;
+        state.faults[state.nfaults].fired = 0;
+        state.nfaults++;
         state.mode = M_FAIL;
     }
 }
@@ -181,10 +194,13 @@ static int decide(int group, const char *function, const char *path, enum kind *
                    (state.notthread[0] && strcmp(name, state.notthread) == 0);
     if (state.mode != M_OFF && !excluded) {
         long number = ++state.counts[group];
-        if (state.mode == M_FAIL && !state.fired && state.group == group && number == state.n) {
-            state.fired = 1;
+        for (int i = 0; i < state.nfaults && !inject; i++) {
+            if (state.faults[i].fired || state.faults[i].group != group || state.faults[i].n != number) continue;
+            state.faults[i].fired = 1;
             inject = 1;
-            *kind = state.kind;
+            *kind = state.faults[i].kind;
+        }
+        if (inject) {
             len = snprintf(line, sizeof line, "FAULT %s %s %ld %s %s\n", group_names[group], kind_names[*kind],
                            number, function, path ? path : "");
         } else {

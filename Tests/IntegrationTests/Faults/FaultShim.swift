@@ -54,7 +54,14 @@ struct FaultShim {
     /// Fails the `n`-th call of `group` from now on (once) with `kind`, not counting calls on the
     /// thread named `skipping`.
     func fail(_ group: Group, _ kind: Kind, at n: Int, skipping thread: String? = nil) {
-        setControl("fail \(group.rawValue) \(kind.rawValue) \(n)" + Self.filter(thread))
+        fail([FaultCase(group: group, kind: kind, n: n)], skipping: thread)
+    }
+
+    /// Arms several faults at once (each fires once; the calls are counted from now on), e.g. a
+    /// second one in the clean-up after the first.
+    func fail(_ faults: [FaultCase], skipping thread: String? = nil) {
+        let specs = faults.map { "fail \($0.group.rawValue) \($0.kind.rawValue) \($0.n)" }
+        setControl(specs.joined(separator: " ; ") + Self.filter(thread))
     }
 
     private static func filter(_ thread: String?) -> String { thread.map { " notthread=\($0)" } ?? "" }
@@ -95,6 +102,9 @@ struct FaultShim {
 
     /// The fault the library injected since `offset` ("FAULT group kind n function path"), if any.
     func injected(since offset: Int) -> String? { entries(since: offset).first { $0.hasPrefix("FAULT ") } }
+
+    /// Every fault injected since `offset`.
+    func allInjected(since offset: Int) -> [String] { entries(since: offset).filter { $0.hasPrefix("FAULT ") } }
 
     // MARK: The library
 

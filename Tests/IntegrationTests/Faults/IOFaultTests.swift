@@ -28,6 +28,16 @@ extension ReliabilitySuite {
                 bench.problems.isEmpty, "\(bench.problems.count) problems:\n\(bench.problems.joined(separator: "\n"))")
         }
 
+        /// The append's clean-up after a failed fdatasync or write, under a second fault.
+        @Test func appendCleanupSurvivesASecondFault() throws {
+            let bench = try FaultBench(name: "cleanup")
+            let summary = FaultSweep.sweepAppendCleanup(on: bench)
+            print("I/O faults, \(summary)")
+            #expect(summary.cases > 0 && summary.fired == summary.cases, "\(summary)")
+            #expect(
+                bench.problems.isEmpty, "\(bench.problems.count) problems:\n\(bench.problems.joined(separator: "\n"))")
+        }
+
         private func sweep(_ path: WritePath) throws {
             let bench = try FaultBench(name: path.rawValue)
             let summary = FaultSweep.sweepWrites(path, on: bench)
