@@ -38,6 +38,16 @@ extension ReliabilitySuite {
                 bench.problems.isEmpty, "\(bench.problems.count) problems:\n\(bench.problems.joined(separator: "\n"))")
         }
 
+        /// The id assignment of a row typed by hand (read and rewrite on the watcher's thread).
+        @Test func idAssignmentSurvivesEveryIOFault() throws {
+            let bench = try FaultBench(name: "ids")
+            let summary = FaultSweep.sweepIDAssignment(on: bench)
+            print("I/O faults, \(summary)")
+            #expect(summary.cases > 0 && summary.fired == summary.cases, "\(summary)")
+            #expect(
+                bench.problems.isEmpty, "\(bench.problems.count) problems:\n\(bench.problems.joined(separator: "\n"))")
+        }
+
         private func sweep(_ path: WritePath) throws {
             let bench = try FaultBench(name: path.rawValue)
             let summary = FaultSweep.sweepWrites(path, on: bench)
