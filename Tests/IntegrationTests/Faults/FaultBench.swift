@@ -20,8 +20,9 @@ final class FaultBench {
     /// Delete events the subscriber saw (none are expected: no case deletes a book).
     private(set) var deletes: [String] = []
 
-    /// Starts booksd on a file of `rows` seed books (`s0`…) plus the preserved lines.
-    init(name: String, rows: Int = 20) throws {
+    /// Starts booksd on a file of `rows` seed books (`s0`…) plus the preserved lines, with
+    /// `startFaults` armed from the start (nil: counting from the start; none: nothing counted).
+    init(name: String, rows: Int = 20, startFaults: [FaultCase]? = []) throws {
         directory = try TemporaryDirectory(prefix: "faults-\(name)")
         let books = directory.makeDirectory("books")
         bookFile = books + "/books.txt"
@@ -30,7 +31,11 @@ final class FaultBench {
         Rel.writeRenameOver(bookFile, BookFile.render(seed))
         shim = FaultShim(
             bookDirectory: books, controlPath: directory.file("control"), logPath: directory.file("calls.log"))
-        shim.off()
+        switch startFaults {
+        case nil: shim.count()
+        case let faults? where faults.isEmpty: shim.off()
+        case let faults?: shim.fail(faults)
+        }
         var options = DaemonOptions(file: bookFile, socket: directory.file("s.sock"), logPath: directory.file("d.log"))
         options.logLevel = "debug"
         options.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"].merging(shim.environment) { $1 }
@@ -89,6 +94,18 @@ final class FaultBench {
         let extra = served.keys.filter { onDisk[$0] == nil }.sorted()
         problem(label, "served books differ from the file after 3 s (not served: \(missing), not in file: \(extra))")
         return false
+    }
+
+    /// A client insert (book `a<index>`) succeeds and leaves the file exactly one row longer.
+    func checkClientWrite(_ label: String, index: Int) {
+        let before = fileBytes
+        let (request, expected) = WritePath.append.operation(index, before: before, client: client)
+        let reply = try? client.request(request, timeout: 15)
+        if reply?.ok != true {
+            problem(label, "a client write failed: \(reply?.error?.description ?? "no reply")")
+        } else if !Rel.sameBytes(fileBytes, expected) {
+            problem(label, "the client write left \(FaultSweep.describe(fileBytes, expected))")
+        }
     }
 
     /// Temporary or intent files left in the book directory.

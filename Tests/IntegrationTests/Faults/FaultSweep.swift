@@ -49,6 +49,8 @@ struct SweepSummary: CustomStringConvertible {
     var failedReplies = 0
     /// Cases whose call did not happen (the path made fewer calls than counted).
     var notFired: [String] = []
+    /// Problems found by a sweep that runs several benches (the start sweep).
+    var problems: [String] = []
     var description: String {
         let calls = FaultShim.Group.allCases.compactMap { g in counts[g].map { "\(g.rawValue) \($0)" } }
         return "\(path): calls [\(calls.joined(separator: ", "))], \(cases) cases, \(fired) faults injected, "
@@ -215,13 +217,7 @@ extension FaultSweep {
         }
         bench.drainEvents(label: label, wait: 0.02)
         guard served else { return }
-        let (request, expected) = WritePath.append.operation(10_000 + index, before: edited, client: bench.client)
-        let reply = try? bench.client.request(request, timeout: 15)
-        if reply?.ok != true {
-            bench.problem(label, "a client write after the edit failed: \(reply?.error?.description ?? "no reply")")
-        } else if !Rel.sameBytes(bench.fileBytes, expected) {
-            bench.problem(label, "the client write after the edit left \(describe(bench.fileBytes, expected))")
-        }
+        bench.checkClientWrite(label, index: 10_000 + index)
         bench.drainEvents(label: label)
     }
 }

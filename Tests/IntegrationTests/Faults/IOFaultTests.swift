@@ -48,6 +48,16 @@ extension ReliabilitySuite {
                 bench.problems.isEmpty, "\(bench.problems.count) problems:\n\(bench.problems.joined(separator: "\n"))")
         }
 
+        /// The load at start, with each of its calls failing.
+        @Test func startSurvivesEveryIOFault() throws {
+            let summary = try FaultSweep.sweepStart()
+            print("I/O faults, \(summary)")
+            #expect(summary.cases > 0 && summary.fired == summary.cases, "\(summary)")
+            #expect(
+                summary.problems.isEmpty,
+                "\(summary.problems.count) problems:\n\(summary.problems.joined(separator: "\n"))")
+        }
+
         private func sweep(_ path: WritePath) throws {
             let bench = try FaultBench(name: path.rawValue)
             let summary = FaultSweep.sweepWrites(path, on: bench)
