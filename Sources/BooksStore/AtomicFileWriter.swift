@@ -101,7 +101,7 @@ public enum AtomicFileWriter {
                     try putBack(temporary: temporary, target: target, own: own, path: path)
                     throw .changedDuringWrite(path: path)  // the guard's deinit lets a waiting writer go on
                 }
-                syncDirectory(parts.directory)
+                let synced = syncDirectory(parts.directory)
                 renamed = true
                 // The replaced version; anything else moved to the temporary name meanwhile is
                 // never deleted (it stays, and is kept in a recovery file at the next start).
@@ -112,7 +112,7 @@ public enum AtomicFileWriter {
                 // A writer that opened it in the instant between the check and the unlink wrote
                 // to a file that is gone: hand its content to the caller.
                 let late = replaced.writerArrived ? replaced.contentAfterWriters(checked: checked) : nil
-                return AtomicWriteResult(identity: identity, lateEdit: late)
+                return AtomicWriteResult(identity: identity, lateEdit: late, directorySynced: synced)
             }
             let code = errno
             if code == ENOENT { throw .changedDuringWrite(path: path) }
@@ -125,11 +125,11 @@ public enum AtomicFileWriter {
             throw .system(path: target, operation: "rename onto", errno: errno)
         }
         renamed = true
-        syncDirectory(parts.directory)
+        let synced = syncDirectory(parts.directory)
         guard let identity = FileIdentity.of(path: target) else {
             throw .system(path: target, operation: "stat", errno: errno)
         }
-        return AtomicWriteResult(identity: identity, lateEdit: nil)
+        return AtomicWriteResult(identity: identity, lateEdit: nil, directorySynced: synced)
     }
 
     /// Undoes a refused swap: exchanges the entries back, so the version that was replaced is at
@@ -172,12 +172,18 @@ public enum AtomicFileWriter {
         return lstat(path, &s) == 0 && UInt64(s.st_dev) == identity.device && UInt64(s.st_ino) == identity.inode
     }
 
-    static func syncDirectory(_ path: String) {
-        let directory = Interrupted.retry { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        if directory >= 0 {
-            _ = Interrupted.retry { fsync(directory) }
+    /// `fsync`s the directory `path` (making a rename in it durable), trying a second time when
+    /// opening or syncing it fails; whether it succeeded.
+    @discardableResult
+    static func syncDirectory(_ path: String) -> Bool {
+        for _ in 0..<2 {
+            let directory = Interrupted.retry { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+            guard directory >= 0 else { continue }
+            let synced = Interrupted.retry { fsync(directory) } == 0
             close(directory)
+            if synced { return true }
         }
+        return false
     }
 
     /// Removes temporary files a killed writer left beside `path`; returns their names. A leftover
@@ -221,6 +227,9 @@ public struct AtomicWriteResult: Sendable {
     /// The whole content a process wrote to the replaced version after it was checked (it had
     /// opened the path just before the swap): an edit the caller must apply on top, or lose.
     public var lateEdit: [UInt8]?
+    /// False when the file is in place but the `fsync` of its directory failed (twice): the write
+    /// is done and visible, yet a power cut may undo the rename. The caller must say so.
+    public var directorySynced = true
 }
 
 /// A path's directory and base name.
