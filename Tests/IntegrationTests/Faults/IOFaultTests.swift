@@ -58,6 +58,36 @@ extension ReliabilitySuite {
                 "\(summary.problems.count) problems:\n\(summary.problems.joined(separator: "\n"))")
         }
 
+        /// A failed `fsync` of the directory after the rename is tried again; when that fails too,
+        /// the write stands (it is in place and served) and the daemon logs that a power cut may
+        /// undo it.
+        @Test func aFailedDirectorySyncIsRetriedThenReported() throws {
+            let bench = try FaultBench(name: "dirsync")
+            let warning = "syncing its directory failed"
+            let once = [FaultCase(group: .fsync, kind: .eio, n: 2)]
+            let twice = once + [FaultCase(group: .fsync, kind: .eio, n: 3)]
+            for (index, faults) in [once, twice].enumerated() {
+                let before = bench.fileBytes
+                let (request, expected) = WritePath.rewrite.operation(index, before: before, client: bench.client)
+                let offset = bench.shim.logOffset
+                let logged = Rel.count(warning, in: bench.daemon.logText)
+                bench.shim.fail(faults, skipping: FaultSweep.watcherThread)
+                let reply = try bench.client.request(request, timeout: 15)
+                bench.shim.off()
+                #expect(bench.shim.allInjected(since: offset).count == faults.count)
+                #expect(reply.ok, "\(reply)")
+                #expect(Rel.sameBytes(bench.fileBytes, expected))
+                let expectWarning = faults.count == 2
+                let reported = eventuallyBlocking(timeout: expectWarning ? 5 : 0.3) {
+                    Rel.count(warning, in: bench.daemon.logText) > logged
+                }
+                #expect(reported == expectWarning, "\(faults): directory sync warning logged: \(reported)")
+                bench.checkServing("directory sync \(faults)")
+                bench.settle()
+            }
+            #expect(bench.problems.isEmpty, "\(bench.problems.joined(separator: "\n"))")
+        }
+
         private func sweep(_ path: WritePath) throws {
             let bench = try FaultBench(name: path.rawValue)
             let summary = FaultSweep.sweepWrites(path, on: bench)
