@@ -48,23 +48,27 @@ struct FaultShim {
     }
 
     /// Counts calls from now on without failing any; calls on the thread named `skipping` (e.g.
-    /// `booksd-inotify`, the watcher) are left out.
-    func count(skipping thread: String? = nil) { setControl("count" + Self.filter(thread)) }
+    /// `booksd-inotify`, the watcher), or on any other than `onlyOn`, are left out.
+    func count(skipping thread: String? = nil, onlyOn only: String? = nil) {
+        setControl("count" + Self.filter(thread, only))
+    }
 
     /// Fails the `n`-th call of `group` from now on (once) with `kind`, not counting calls on the
     /// thread named `skipping`.
-    func fail(_ group: Group, _ kind: Kind, at n: Int, skipping thread: String? = nil) {
-        fail([FaultCase(group: group, kind: kind, n: n)], skipping: thread)
+    func fail(_ group: Group, _ kind: Kind, at n: Int, skipping thread: String? = nil, onlyOn only: String? = nil) {
+        fail([FaultCase(group: group, kind: kind, n: n)], skipping: thread, onlyOn: only)
     }
 
     /// Arms several faults at once (each fires once; the calls are counted from now on), e.g. a
     /// second one in the clean-up after the first.
-    func fail(_ faults: [FaultCase], skipping thread: String? = nil) {
+    func fail(_ faults: [FaultCase], skipping thread: String? = nil, onlyOn only: String? = nil) {
         let specs = faults.map { "fail \($0.group.rawValue) \($0.kind.rawValue) \($0.n)" }
-        setControl(specs.joined(separator: " ; ") + Self.filter(thread))
+        setControl(specs.joined(separator: " ; ") + Self.filter(thread, only))
     }
 
-    private static func filter(_ thread: String?) -> String { thread.map { " notthread=\($0)" } ?? "" }
+    private static func filter(_ skipped: String?, _ only: String?) -> String {
+        (skipped.map { " notthread=\($0)" } ?? "") + (only.map { " thread=\($0)" } ?? "")
+    }
 
     /// Stops counting and failing.
     func off() { setControl("off") }

@@ -49,12 +49,15 @@ struct SweepSummary: CustomStringConvertible {
     var failedReplies = 0
     /// Cases whose call did not happen (the path made fewer calls than counted).
     var notFired: [String] = []
+    /// Cases run a second time because their call came on another thread the first time.
+    var retried = 0
     /// Problems found by a sweep that runs several benches (the start sweep).
     var problems: [String] = []
     var description: String {
         let calls = FaultShim.Group.allCases.compactMap { g in counts[g].map { "\(g.rawValue) \($0)" } }
         return "\(path): calls [\(calls.joined(separator: ", "))], \(cases) cases, \(fired) faults injected, "
             + "\(failedReplies) clear errors, the rest succeeded"
+            + (retried == 0 ? "" : "; \(retried) run twice")
             + (notFired.isEmpty ? "" : "; not injected: \(notFired.joined(separator: ", "))")
     }
 }
