@@ -133,7 +133,11 @@ struct FaultShim {
         mkdir(BuildProducts.packageRoot + "/.build", 0o755)
         mkdir(directory, 0o755)
         let partial = output + ".\(getpid()).tmp"
-        let compiler = ["/opt/swift/usr/bin/clang", "/usr/bin/cc", "/usr/bin/gcc"].first(where: TestFiles.isExecutable)
+        // The toolchain's clang (beside `swift`), else any C compiler on the PATH.
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let directories = ["/opt/swift/usr/bin"] + path.split(separator: ":").map(String.init)
+        let compiler = ["clang", "cc", "gcc"].lazy.flatMap { name in directories.map { $0 + "/" + name } }
+            .first(where: TestFiles.isExecutable)
         guard let compiler else { throw TestSupportError("no C compiler (clang, cc, gcc) found") }
         let result = try ChildProcess.runBlocking(
             [compiler, "-shared", "-fPIC", "-O1", "-Wall", "-o", partial, source, "-ldl", "-lpthread"], timeout: 120)
