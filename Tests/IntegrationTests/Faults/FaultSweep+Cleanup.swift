@@ -8,12 +8,36 @@ import Foundation
 import Glibc
 
 extension FaultSweep {
-    /// The first faults whose clean-up is swept: the append's `fdatasync` fails (all rows to cut
-    /// back), or its write is cut short and the rest fails (a partial row to cut back).
-    static let appendCleanupTriggers: [[FaultCase]] = [
-        [FaultCase(group: .fdatasync, kind: .eio, n: 1)],
-        [FaultCase(group: .write, kind: .short, n: 2), FaultCase(group: .write, kind: .eio, n: 3)],
-    ]
+    /// The first faults whose clean-up is swept: the append's `fdatasync` of the book file fails
+    /// (all rows to cut back), or its write to the book file is cut short and the rest fails (a
+    /// partial row to cut back). Their numbers come from a counting run (the intent record's own
+    /// write and sync come first).
+    static func appendCleanupTriggers(on bench: FaultBench) -> [[FaultCase]] {
+        let offset = bench.shim.logOffset
+        bench.shim.count(skipping: watcherThread)
+        let (request, _) = WritePath.append.operation(19_999, before: bench.fileBytes, client: bench.client)
+        _ = try? bench.client.request(request, timeout: 15)
+        bench.shim.off()
+        bench.settle()
+        let lines = bench.shim.entries(since: offset)
+        func number(_ group: FaultShim.Group) -> Int? {
+            for line in lines {
+                let fields = line.split(separator: " ").map(String.init)
+                if fields.count >= 4, fields[0] == group.rawValue, fields[3] == bench.bookFile {
+                    return Int(fields[2])
+                }
+            }
+            return nil
+        }
+        guard let sync = number(.fdatasync), let write = number(.write) else {
+            bench.problem("append clean-up", "no fdatasync or write of the book file counted")
+            return []
+        }
+        return [
+            [FaultCase(group: .fdatasync, kind: .eio, n: sync)],
+            [FaultCase(group: .write, kind: .short, n: write), FaultCase(group: .write, kind: .eio, n: write + 1)],
+        ]
+    }
 
     /// For each trigger: counts the calls after it, then fails each of them too (EIO, ENOSPC,
     /// EINTR). The write must fail with a clear error; the file is the old version, or — only
@@ -22,7 +46,7 @@ extension FaultSweep {
     static func sweepAppendCleanup(on bench: FaultBench) -> SweepSummary {
         var summary = SweepSummary(path: "append clean-up")
         var index = 20_000
-        for trigger in appendCleanupTriggers {
+        for trigger in appendCleanupTriggers(on: bench) {
             let offset = bench.shim.logOffset
             index += 1
             runCleanup(index: index, trigger: trigger, second: nil, on: bench, summary: &summary)
