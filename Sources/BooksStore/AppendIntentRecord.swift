@@ -55,12 +55,10 @@ struct AppendIntentRecord: Equatable {
     /// a symlink or file at `path` itself, never its target).
     static func write(_ record: AppendIntentRecord, at path: String) throws(StoreError) {
         let parts = PathParts(path)
-        var template = Array((path + "-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let (fd, temporary) = Interrupted.makeTemporary(path + "-XXXXXX")
         guard fd >= 0 else {
             throw .system(path: parts.directory, operation: "create append intent record in", errno: errno)
         }
-        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let bytes = record.encoded
         var failure: (String, Int32)?
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
@@ -68,7 +66,7 @@ struct AppendIntentRecord: Equatable {
             failure = ("chmod", errno)
         } else if !writeAll(fd, bytes) {
             failure = ("write", errno)
-        } else if fdatasync(fd) != 0 {
+        } else if Interrupted.retry({ fdatasync(fd) }) != 0 {
             // The record's content must be durable before any of the append can be: a power cut
             // may persist part of the append (a page) without the record's unsynced data, which
             // would leave a torn row or half a batch that start-up cannot cut off (issue 16,
@@ -76,7 +74,9 @@ struct AppendIntentRecord: Equatable {
             failure = ("fdatasync", errno)
         }
         close(fd)
-        if failure == nil, rename(temporary, path) != 0 { failure = ("rename into place", errno) }
+        if failure == nil, Interrupted.retry({ rename(temporary, path) }) != 0 {
+            failure = ("rename into place", errno)
+        }
         if let (operation, code) = failure {
             unlink(temporary)  // e.g. ENOSPC: never leave a partial intent record behind
             throw .system(path: path, operation: "\(operation) append intent record", errno: code)
@@ -90,7 +90,7 @@ struct AppendIntentRecord: Equatable {
 
     /// Reads the record at `path` without following a symlink and checks that it can be trusted.
     static func readTrusted(at path: String) -> Result<AppendIntentRecord, IntentProblem>? {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        let fd = Interrupted.retry { open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) }
         if fd < 0 {
             switch errno {
             case ENOENT, ENOTDIR: return nil

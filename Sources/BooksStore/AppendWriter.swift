@@ -30,7 +30,7 @@ public enum AppendWriter {
     ) throws(StoreError) -> FileIdentity? {
         // A symbolic link at the path is refused unless allowed (then its target is appended to).
         let file = try FileReader.resolveBookPath(path, allowSymlink: allowSymlink).get()
-        let fd = open(file, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW)
+        let fd = Interrupted.retry { open(file, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW) }
         guard fd >= 0 else {
             if errno == ENOENT { throw .changedDuringWrite(path: path) }
             if errno == ELOOP { throw .symlinkRefused(path: path, target: FileReader.linkTarget(file)) }
@@ -59,21 +59,29 @@ public enum AppendWriter {
                 if errno == EINTR { continue }
                 let code = errno
                 // Nothing of a failed append may stay, but nothing another program wrote may go.
-                if cutBack(fd, to: Int(before.st_size), ours: Array(bytes[..<written])) {
+                if removeFailedAppend(fd, to: Int(before.st_size), ours: Array(bytes[..<written])) {
                     throw .system(path: path, operation: "append to", errno: code)
                 }
                 throw .appendLeftPartial(path: path, written: written, of: bytes.count, errno: code)
             }
             written += n
         }
-        guard fdatasync(fd) == 0 else { throw .system(path: path, operation: "fdatasync", errno: errno) }
+        guard Interrupted.retry({ fdatasync(fd) }) == 0 else {
+            // The rows may be in the file but are not durable: never acknowledged, so they must
+            // not stay either (a retry would find them, a restart might or might not).
+            let code = errno
+            if removeFailedAppend(fd, to: Int(before.st_size), ours: bytes) {
+                throw .system(path: path, operation: "fdatasync", errno: code)
+            }
+            throw .appendLeftPartial(path: path, written: written, of: bytes.count, errno: code)
+        }
         var now = stat()
         guard stat(path, &now) == 0, now.st_ino == before.st_ino, now.st_dev == before.st_dev else {
             throw .changedDuringWrite(path: path)
         }
         guard Int(now.st_size) == Int(before.st_size) + bytes.count else { return nil }
         // The tail must be exactly what was appended.
-        let reader = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW)
+        let reader = Interrupted.retry { open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW) }
         guard reader >= 0 else { return nil }
         defer { close(reader) }
         var tail = [UInt8](repeating: 0, count: bytes.count)
@@ -95,6 +103,14 @@ public enum AppendWriter {
         return FileIdentity(after)
     }
 
+    /// `cutBack`, tried a second time when the first attempt failed: an I/O error in the clean-up
+    /// itself (opening, reading back or truncating) would otherwise leave the unacknowledged
+    /// bytes in the file, where a partial row reads as a book typed by hand. A row another
+    /// program appended makes both attempts leave the file alone.
+    static func removeFailedAppend(_ fd: Int32, to original: Int, ours: [UInt8]) -> Bool {
+        cutBack(fd, to: original, ours: ours) || cutBack(fd, to: original, ours: ours)
+    }
+
     /// After a failed append: cuts the file back to `original` bytes only when it is exactly
     /// `original` bytes plus `ours` (the part of the append that was written), so a row another
     /// process appended at that moment is never cut. Returns whether the file holds nothing of
@@ -105,7 +121,7 @@ public enum AppendWriter {
         if ours.isEmpty { return true }
         var now = stat()
         guard fstat(fd, &now) == 0, Int(now.st_size) == original + ours.count else { return false }
-        let reader = open("/proc/self/fd/\(fd)", O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        let reader = Interrupted.retry { open("/proc/self/fd/\(fd)", O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
         guard reader >= 0 else { return false }
         defer { close(reader) }
         var tail = [UInt8](repeating: 0, count: ours.count)
@@ -122,9 +138,9 @@ public enum AppendWriter {
             got += n
         }
         guard tail == ours, fstat(fd, &now) == 0, Int(now.st_size) == original + ours.count,
-            ftruncate(fd, off_t(original)) == 0
+            Interrupted.retry({ ftruncate(fd, off_t(original)) }) == 0
         else { return false }
-        _ = fdatasync(fd)
+        _ = Interrupted.retry { fdatasync(fd) }
         return true
     }
 
@@ -163,7 +179,7 @@ public enum AppendWriter {
     /// Cuts the torn append `record` describes off `path`, if the file is that file and holds a
     /// torn prefix of the payload.
     static func cutTornAppend(_ record: AppendIntentRecord, path: String, intent: String) -> String? {
-        let fd = open(path, O_RDWR | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        let fd = Interrupted.retry { open(path, O_RDWR | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) }
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var s = stat()
@@ -189,8 +205,8 @@ public enum AppendWriter {
             got += n
         }
         guard record.payload.starts(with: tail) else { return nil }
-        guard ftruncate(fd, off_t(original)) == 0 else { return nil }
-        fsync(fd)
+        guard Interrupted.retry({ ftruncate(fd, off_t(original)) }) == 0 else { return nil }
+        _ = Interrupted.retry { fsync(fd) }
         return "cut off \(tail.count) bytes of an append interrupted by a crash"
     }
 

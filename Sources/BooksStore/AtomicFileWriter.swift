@@ -34,10 +34,8 @@ public enum AtomicFileWriter {
     ) throws(StoreError) -> AtomicWriteResult {
         let target = try FileReader.resolveBookPath(path, allowSymlink: allowSymlink).get()
         let parts = PathParts(target)
-        var template = Array((parts.directory + "/" + temporaryPrefix(for: target) + "XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let (fd, temporary) = Interrupted.makeTemporary(parts.directory + "/" + temporaryPrefix(for: target) + "XXXXXX")
         guard fd >= 0 else { throw .system(path: parts.directory, operation: "create temporary file in", errno: errno) }
-        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var renamed = false
         defer {
             if !renamed { unlink(temporary) }
@@ -66,7 +64,9 @@ public enum AtomicFileWriter {
                 }
                 written += n
             }
-            guard fsync(fd) == 0 else { throw StoreError.system(path: temporary, operation: "fsync", errno: errno) }
+            guard Interrupted.retry({ fsync(fd) }) == 0 else {
+                throw StoreError.system(path: temporary, operation: "fsync", errno: errno)
+            }
         } catch let error as StoreError {
             throw error
         } catch {
@@ -83,7 +83,7 @@ public enum AtomicFileWriter {
             // then prove that what was replaced is exactly the version read (same inode, same
             // content). A hand edit that slipped in (in place or by rename) is put back and the
             // write is refused, so it is retried on top of the edit instead of overwriting it.
-            if books_rename_exchange(temporary, target) == 0 {
+            if Interrupted.retry({ books_rename_exchange(temporary, target) }) == 0 {
                 // A writer that opened the path just before the exchange writes to the replaced
                 // version: the lease on it shows one that has it open (refused, like any
                 // concurrent edit) or opens it while the content is checked (put back too).
@@ -101,7 +101,7 @@ public enum AtomicFileWriter {
                     try putBack(temporary: temporary, target: target, own: own, path: path)
                     throw .changedDuringWrite(path: path)  // the guard's deinit lets a waiting writer go on
                 }
-                syncDirectory(parts.directory)
+                let synced = syncDirectory(parts.directory)
                 renamed = true
                 // The replaced version; anything else moved to the temporary name meanwhile is
                 // never deleted (it stays, and is kept in a recovery file at the next start).
@@ -112,7 +112,7 @@ public enum AtomicFileWriter {
                 // A writer that opened it in the instant between the check and the unlink wrote
                 // to a file that is gone: hand its content to the caller.
                 let late = replaced.writerArrived ? replaced.contentAfterWriters(checked: checked) : nil
-                return AtomicWriteResult(identity: identity, lateEdit: late)
+                return AtomicWriteResult(identity: identity, lateEdit: late, directorySynced: synced)
             }
             let code = errno
             if code == ENOENT { throw .changedDuringWrite(path: path) }
@@ -121,15 +121,15 @@ public enum AtomicFileWriter {
             }
             // The file system cannot exchange: fall back to the checked rename.
         }
-        guard rename(temporary, target) == 0 else {
+        guard Interrupted.retry({ rename(temporary, target) }) == 0 else {
             throw .system(path: target, operation: "rename onto", errno: errno)
         }
         renamed = true
-        syncDirectory(parts.directory)
+        let synced = syncDirectory(parts.directory)
         guard let identity = FileIdentity.of(path: target) else {
             throw .system(path: target, operation: "stat", errno: errno)
         }
-        return AtomicWriteResult(identity: identity, lateEdit: nil)
+        return AtomicWriteResult(identity: identity, lateEdit: nil, directorySynced: synced)
     }
 
     /// Undoes a refused swap: exchanges the entries back, so the version that was replaced is at
@@ -142,7 +142,7 @@ public enum AtomicFileWriter {
         temporary: String, target: String, own: (device: UInt64, inode: UInt64),
         path: String
     ) throws(StoreError) {
-        guard books_rename_exchange(temporary, target) == 0 else {
+        guard Interrupted.retry({ books_rename_exchange(temporary, target) }) == 0 else {
             // Keep the user's file, now at the temporary name.
             throw .system(path: temporary, operation: "put back a concurrent edit of \(target) (kept at)", errno: errno)
         }
@@ -155,7 +155,7 @@ public enum AtomicFileWriter {
         // Another program's file came back to the temporary name: it was moved onto the path
         // after the swap, so it is the newest version. Put it back at the path; the version it
         // replaced then comes to the temporary name and is kept in a recovery file.
-        _ = books_rename_exchange(temporary, target)
+        _ = Interrupted.retry { books_rename_exchange(temporary, target) }
         if entry(temporary, is: own) {
             unlink(temporary)
             syncDirectory(PathParts(target).directory)
@@ -172,12 +172,18 @@ public enum AtomicFileWriter {
         return lstat(path, &s) == 0 && UInt64(s.st_dev) == identity.device && UInt64(s.st_ino) == identity.inode
     }
 
-    static func syncDirectory(_ path: String) {
-        let directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directory >= 0 {
-            fsync(directory)
+    /// `fsync`s the directory `path` (making a rename in it durable), trying a second time when
+    /// opening or syncing it fails; whether it succeeded.
+    @discardableResult
+    static func syncDirectory(_ path: String) -> Bool {
+        for _ in 0..<2 {
+            let directory = Interrupted.retry { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+            guard directory >= 0 else { continue }
+            let synced = Interrupted.retry { fsync(directory) } == 0
             close(directory)
+            if synced { return true }
         }
+        return false
     }
 
     /// Removes temporary files a killed writer left beside `path`; returns their names. A leftover
@@ -221,6 +227,9 @@ public struct AtomicWriteResult: Sendable {
     /// The whole content a process wrote to the replaced version after it was checked (it had
     /// opened the path just before the swap): an edit the caller must apply on top, or lose.
     public var lateEdit: [UInt8]?
+    /// False when the file is in place but the `fsync` of its directory failed (twice): the write
+    /// is done and visible, yet a power cut may undo the rename. The caller must say so.
+    public var directorySynced = true
 }
 
 /// A path's directory and base name.

@@ -64,7 +64,8 @@ extension BookStore {
         let written = try writeCanonical(canonical, replacing: document.bytes, expected: expected)
         return SaveResult(
             splice: ByteSplice(from: document.bytes, to: canonical), identity: written.identity,
-            remapped: remapped, inserted: inserted, lateEdit: written.lateEdit)
+            remapped: remapped, inserted: inserted, lateEdit: written.lateEdit,
+            directorySynced: written.directorySynced)
     }
 
     /// Writes `canonical` (in the store's format) over the version of the file whose canonical

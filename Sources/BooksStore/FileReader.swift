@@ -110,7 +110,7 @@ public enum FileReader {
         case .success(let real): resolved = real
         case .failure(let error): return .unavailable(error)
         }
-        let fd = open(resolved, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW)
+        let fd = Interrupted.retry { open(resolved, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW) }
         if fd < 0 {
             let code = errno
             if code == ENOENT || code == ENOTDIR { return .missing }

@@ -8,7 +8,7 @@ public enum RecoveryFile {
     @discardableResult
     public static func keep(_ bytes: [UInt8], beside path: String) -> String? {
         let target = newPath(beside: path)
-        let fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let fd = Interrupted.retry { open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var written = 0
@@ -16,11 +16,15 @@ public enum RecoveryFile {
             let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
             if n < 0 {
                 if errno == EINTR { continue }
+                unlink(target)  // never leave a partial copy that looks like a complete one
                 return nil
             }
             written += n
         }
-        guard fsync(fd) == 0 else { return nil }
+        guard Interrupted.retry({ fsync(fd) }) == 0 else {
+            unlink(target)
+            return nil
+        }
         AtomicFileWriter.syncDirectory(PathParts(target).directory)
         return target
     }

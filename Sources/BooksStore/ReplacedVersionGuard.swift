@@ -25,7 +25,7 @@ final class ReplacedVersionGuard {
     /// Opens the file at `path` (the replaced version, under its temporary name) and takes the lease.
     init(path: String) {
         books_ignore_sigio_if_default()
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        fd = Interrupted.retry { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
         if fd < 0 {
             state = .unguarded
         } else if books_take_read_lease(fd) == 0 {

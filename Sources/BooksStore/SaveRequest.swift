@@ -58,6 +58,9 @@ public struct SaveResult: Sendable {
     /// replaced, after the swap (it had opened the file an instant before): its edit, relative
     /// to the content the save was based on, still has to be applied (see `AtomicWriteResult`).
     public var lateEdit: [UInt8]? = nil
+    /// False when the rewrite is in place but its directory could not be synced (see
+    /// `AtomicWriteResult.directorySynced`).
+    public var directorySynced = true
 
     /// The new canonical text, given the content the save was based on (a new array).
     public func content(basedOn base: [UInt8]) -> [UInt8] { splice.applied(to: base) }

@@ -74,7 +74,7 @@ extension AtomicFileWriter {
     /// Whether the regular file `leftover` (not followed) holds exactly the book file's content.
     static func sameContent(_ leftover: String, size: Int, as book: FileSnapshot) -> Bool {
         guard case .present(let bookBytes, _) = book, bookBytes.count == size else { return false }
-        let fd = open(leftover, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        let fd = Interrupted.retry { open(leftover, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) }
         guard fd >= 0 else { return false }
         defer { close(fd) }
         guard

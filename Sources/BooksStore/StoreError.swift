@@ -28,9 +28,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case changedDuringWrite(path: String)
     /// A save named a book that the document does not hold.
     case unknownBook(String)
-    /// An append failed part-way (`errno`) and another program wrote to the file at that moment,
-    /// so the `written` bytes of the append (an incomplete row) were left in the file rather than
-    /// cut off with the other program's bytes: the append was not done, and the file needs a look.
+    /// An append failed part-way (`errno`, or its `fdatasync` failed) and could not be cut back:
+    /// another program wrote to the file at that moment (its bytes are never cut), or the clean-up
+    /// failed twice with an I/O error. The `written` bytes of the append were left in the file:
+    /// the append was not done, and the file needs a look.
     case appendLeftPartial(path: String, written: Int, of: Int, errno: Int32)
     /// Two programs replaced the file while a write was being checked: the write was not done, the
     /// newest version is at `path`, and the other one was kept at `keptAt` (never deleted).
@@ -66,9 +67,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .appendLeftPartial(let path, let written, let total, let code):
             return
                 "append to \(path) failed after \(written) of \(total) bytes "
-                + "(\(String(cString: strerror(code)))) while another program wrote to the file: the append was not "
-                + "done, and its incomplete row was left in the file so as not to cut what the other program wrote "
-                + "(remove it by hand)"
+                + "(\(String(cString: strerror(code)))) and could not be cut back (another program wrote to the "
+                + "file, or the clean-up failed too): the append was not done, and its incomplete row was left in "
+                + "the file (remove it by hand)"
         case .concurrentEditKept(let path, let kept):
             return "\(path) was replaced twice while a write was checked; the write was not done, "
                 + "the newest version is in place and the one it replaced was kept in \(kept)"

@@ -44,6 +44,8 @@ extension BookEngine {
                 let waiting = !engine.inbox.withLock { $0.isEmpty }
                 engine.run(.verificationTimerFired(writesWaiting: waiting))
             }
+        case .scheduleReread(let delay):
+            after(delay) { $0.run(.rereadTimerFired) }
         case .scheduleWriteRetry(let delay):
             after(delay) { $0.run(.writesReceived($0.takeInbox())) }
         case .process(let input):

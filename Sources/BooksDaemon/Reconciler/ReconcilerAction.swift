@@ -28,6 +28,8 @@ public enum ReconcilerAction: Sendable {
     case scheduleConfirmation(generation: Int, after: Duration)
     /// Fire ``ReconcilerInput/verificationTimerFired(writesWaiting:)`` after `delay`.
     case scheduleVerification(after: Duration)
+    /// Fire ``ReconcilerInput/rereadTimerFired`` after `delay`.
+    case scheduleReread(after: Duration)
     /// Fire ``ReconcilerInput/writesDue`` after `delay`.
     case scheduleWriteRetry(after: Duration)
     /// Process `input` next (a step that follows the current one).

@@ -29,6 +29,8 @@ public enum ReconcilerInput: Sendable {
     /// The timer of a deferred comparison fired; `writesWaiting` says whether client writes are
     /// waiting in the engine's inbox (the comparison may then wait a little longer).
     case verificationTimerFired(writesWaiting: Bool)
+    /// The timer of a re-read after an I/O error fired.
+    case rereadTimerFired
     /// Finish what is pending: a deferred comparison at once, then `writes` (the engine's inbox)
     /// and every other queued write.
     case drain([PendingWrite])

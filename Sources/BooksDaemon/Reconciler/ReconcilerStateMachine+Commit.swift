@@ -84,6 +84,7 @@ extension ReconcilerStateMachine {
         switch comparison {
         case .unavailable(let error):
             fileState = .unavailable(error.description)
+            actions += scheduleReread(after: error)
             return ProtocolError(.storeUnavailable, "the book file cannot be written now: \(error)")
         case .missing:
             guard context.bookCount > 0 else {
@@ -158,6 +159,16 @@ extension ReconcilerStateMachine {
             .log(
                 .debug, "saved (\(result.appended == nil ? "rewrite" : "append")): \(result.identity.traceDescription)")
         ]
+        if !result.directorySynced {
+            actions.append(
+                .log(
+                    .error,
+                    """
+                    the rewritten book file is in place, but syncing its directory failed: a power cut may undo \
+                    this write (check the disk)
+                    """
+                ))
+        }
         // Without client writes, the save only gave ids to rows typed by hand: that change is the
         // hand edit's, so it is reported with source `file`.
         let source: ChangeSource = commit.accepted.isEmpty ? .file : .client

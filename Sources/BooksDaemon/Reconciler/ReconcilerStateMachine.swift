@@ -95,6 +95,9 @@ public struct ReconcilerStateMachine: Sendable {
     /// Rounds a deferred comparison has waited; nil when none is pending.
     var verificationRounds: Int?
     var lastLoggedProblem: String?
+    /// A re-read after an I/O error is scheduled; how many in a row found the file unreadable.
+    var rereadPending = false
+    var rereadFailures = 0
     var revertDetector = RevertedWriteDetector()
 
     /// Creates the machine with no books, in a new epoch, until ``ReconcilerInput/loaded(_:)``.
@@ -130,6 +133,7 @@ public struct ReconcilerStateMachine: Sendable {
         case .confirmationTimerFired(let generation): return confirmationTimerFired(generation)
         case .confirmationRead(let snapshot, let generation): return confirmationRead(snapshot, generation: generation)
         case .verificationTimerFired(let writesWaiting): return verificationTimerFired(writesWaiting: writesWaiting)
+        case .rereadTimerFired: return rereadTimerFired()
         case .drain(let writes):
             queued.append(contentsOf: writes)
             var actions: [ReconcilerAction] = []
@@ -151,6 +155,7 @@ public struct ReconcilerStateMachine: Sendable {
             fileState = .unavailable(error.description)
             lastLoggedProblem = error.description
             actions.append(.log(.error, "cannot use the book file: \(error)"))
+            actions += scheduleReread(after: error)
             confirmationGeneration += 1
         case .missing:
             fileState = .missing
@@ -247,9 +252,10 @@ public struct ReconcilerStateMachine: Sendable {
         case .unavailable(let error):
             fileState = .unavailable(error.description)
             confirmationGeneration += 1
-            guard lastLoggedProblem != error.description else { return [] }
+            let reread = scheduleReread(after: error)
+            guard lastLoggedProblem != error.description else { return reread }
             lastLoggedProblem = error.description
-            return [.log(.error, "cannot use the book file: \(error)")]
+            return [.log(.error, "cannot use the book file: \(error)")] + reread
         case .missing:
             if context.bookCount == 0 { return applyFileEdit(identity: nil) { $0.apply(bytes: [], source: .file) } }
             return scheduleConfirmation(observed: nil, reason: "the file disappeared")

@@ -13,6 +13,7 @@ struct ReconcilerDriver {
         case confirmation(generation: Int, after: Duration)
         case verification
         case writeRetry
+        case reread
     }
 
     var machine: ReconcilerStateMachine
@@ -29,6 +30,8 @@ struct ReconcilerDriver {
     var fileReads = 0
     /// Runs before each save; returning an error makes the save fail with it (a racing editor).
     var beforeSave: ((inout ReconcilerDriver) -> StoreError?)?
+    /// When set, every read of the file fails with it (an I/O error).
+    var readError: StoreError?
     private var nextID = 0
 
     init(_ text: String?, confirmation: Duration = .seconds(1)) {
@@ -97,6 +100,7 @@ struct ReconcilerDriver {
         case .confirmation(let generation, _): run(.confirmationTimerFired(generation: generation))
         case .verification: run(.verificationTimerFired(writesWaiting: writesWaiting))
         case .writeRetry: run(.writesDue)
+        case .reread: run(.rereadTimerFired)
         }
         return true
     }
@@ -106,6 +110,7 @@ struct ReconcilerDriver {
         fire({ $0 == .verification }, writesWaiting: writesWaiting)
     }
     mutating func fireRetry() -> Bool { fire { $0 == .writeRetry } }
+    mutating func fireReread() -> Bool { fire { $0 == .reread } }
 
     private mutating func perform(_ action: ReconcilerAction) -> ReconcilerInput? {
         switch action {
@@ -134,6 +139,8 @@ struct ReconcilerDriver {
             timers.append(.verification)
         case .scheduleWriteRetry:
             timers.append(.writeRetry)
+        case .scheduleReread:
+            timers.append(.reread)
         case .process(let input):
             return input
         case .broadcast(let change):
@@ -154,6 +161,7 @@ struct ReconcilerDriver {
     }
 
     private func compare() -> FileComparison {
+        if let readError { return .unavailable(readError) }
         guard let file, let identity else { return .missing }
         let held = machine.context.document.bytes
         if held == file { return .unchanged(identity: identity) }
