@@ -36,7 +36,8 @@ extension ReconcilerStateMachine {
                 offset: request.offset ?? 0)
             let stream = BookStreamEncoder(
                 .listReply(id: request.id), epoch: context.epoch, seq: context.seq,
-                cursor: BookCursor(context: context, query: query), framing: request.paged == true ? .pages : .singleLine)
+                cursor: BookCursor(context: context, query: query),
+                framing: request.paged == true ? .pages : .singleLine)
             return [.stream(stream, to: connection)]
         case .get:
             guard let asked = request.ids, !asked.isEmpty else {
