@@ -59,7 +59,7 @@ public struct MirrorState: Sendable, Hashable {
                 resumePoint = point
             }
             return nil
-        case .shutdown:
+        case .shutdown, .subscribed:
             return nil
         }
     }

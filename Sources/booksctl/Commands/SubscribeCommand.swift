@@ -8,18 +8,22 @@ enum SubscribeCommand {
         let err = context.err
         let subscription = ResilientSubscription(
             socketPath: context.socketPath, filter: options.filter, initial: options.initial,
+            mirror: options.mirror,
             onStatus: { status in
                 switch status {
                 case .disconnected(let reason, let delay):
                     err.line(
                         "booksctl: \(TextCell.escape("\(reason)")); reconnecting in \(delay.formattedMilliseconds)")
-                case .resyncRequired(let reason):
+                case .resyncRequired(let reason) where options.mirror || options.initial:
                     err.line(
                         """
                         booksctl: resync required (\(TextCell.escape(reason))); reporting missed changes from a \
                         snapshot
                         """
                     )
+                case .resyncRequired(let reason):
+                    err.line(
+                        "booksctl: resync required (\(TextCell.escape(reason))); missed changes cannot be reported")
                 case .subscribed(let resumed):
                     if resumed { err.line("booksctl: reconnected, resuming") }
                 }

@@ -16,11 +16,13 @@ struct ChangeLineFormatter: Sendable {
         case .live: return update.source?.rawValue ?? "file"
         case .resync: return "resync"
         case .snapshot: return "snapshot"
+        case .resyncRequired: return "resync"
         }
     }
 
     /// The lines (without newlines) for `update`.
     func lines(for update: MirrorUpdate) -> [String] {
+        if update.origin == .resyncRequired { return [resyncLine(update)] }
         let source = Self.source(of: update)
         var lines: [String] = []
         for book in update.changes.inserted { lines.append(line(update.seq, "insert", book, nil, source)) }
@@ -43,6 +45,20 @@ struct ChangeLineFormatter: Sendable {
             pairs.append(("oldAuthor", JSONLine.string(old.author)))
         }
         return JSONLine.object(pairs)
+    }
+
+    /// The one line that marks a gap in a feed without mirror.
+    private func resyncLine(_ update: MirrorUpdate) -> String {
+        let reason = update.reason ?? "unknown"
+        if json {
+            return JSONLine.object([
+                ("seq", String(update.seq)), ("kind", JSONLine.string("resync")),
+                ("epoch", JSONLine.string(update.epoch)),
+                ("reason", JSONLine.string(reason)), ("source", JSONLine.string("resync")),
+            ])
+        }
+        return "#\(update.seq) \(style.red("! resync")) \(style.dim("(\(TextCell.escape(reason)))")) "
+            + "changes before this point were not replayed; use --mirror to get them"
     }
 
     private func line(_ seq: UInt64, _ kind: String, _ book: Book, _ old: Book?, _ source: String) -> String {
