@@ -65,7 +65,7 @@ public struct MirrorState: Sendable, Hashable {
     }
 
     private mutating func applySnapshot(_ snapshot: FeedSnapshot) -> MirrorUpdate? {
-        let fresh = OrderedBooks(snapshot.books.filter(filter.matches))
+        let fresh = OrderedBooks(filter.isEmpty ? snapshot.books : snapshot.books.filter(filter.matches))
         let wasSeeded = isSeeded
         let previous = mirror
         mirror = fresh

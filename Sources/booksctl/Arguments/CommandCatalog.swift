@@ -27,7 +27,7 @@ enum CommandCatalog {
             Connection notices go to stderr.
             """,
             """
-            --json output: exactly one JSON object per changed book per line, flushed per line:
+            --json output: exactly one JSON object per changed book per line, written as each change arrives:
               {"seq":N,"kind":"insert"|"update"|"delete",\
             "id":"…","name":"…","author":"…","source":"file"|"client"}
             A delete carries the last known name and author; an update the new values, followed by "oldName" and \

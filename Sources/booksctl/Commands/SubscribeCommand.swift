@@ -30,9 +30,19 @@ enum SubscribeCommand {
             })
         let formatter = ChangeLineFormatter(json: options.json, style: context.style)
         let out = context.out
-        // Written from the connection's reader thread as each update arrives (no thread hop).
+        // Written from the connection's reader thread as each update arrives (no thread hop):
+        // each update's lines in writes of up to 64 KiB, the last one as soon as they are formatted.
         try await subscription.forEachUpdate { update in
-            for line in formatter.lines(for: update) { out.line(line) }
+            var buffer = ""
+            formatter.forEachLine(for: update) { line in
+                buffer += line
+                buffer += "\n"
+                if buffer.utf8.count >= 1 << 16 {
+                    out.write(buffer)
+                    buffer = ""
+                }
+            }
+            if !buffer.isEmpty { out.write(buffer) }
         }
         return .success
     }

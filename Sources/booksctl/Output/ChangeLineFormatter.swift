@@ -22,15 +22,19 @@ struct ChangeLineFormatter: Sendable {
 
     /// The lines (without newlines) for `update`.
     func lines(for update: MirrorUpdate) -> [String] {
-        if update.origin == .resyncRequired { return [resyncLine(update)] }
-        let source = Self.source(of: update)
         var lines: [String] = []
-        for book in update.changes.inserted { lines.append(line(update.seq, "insert", book, nil, source)) }
-        for change in update.changes.updated {
-            lines.append(line(update.seq, "update", change.new, change.old, source))
-        }
-        for book in update.changes.deleted { lines.append(line(update.seq, "delete", book, nil, source)) }
+        forEachLine(for: update) { lines.append($0) }
         return lines
+    }
+
+    /// Calls `body` with each line (without newline) for `update`, in order, without building
+    /// them all first (an `--initial` snapshot of a million books is a million lines).
+    func forEachLine(for update: MirrorUpdate, _ body: (String) -> Void) {
+        if update.origin == .resyncRequired { return body(resyncLine(update)) }
+        let source = Self.source(of: update)
+        for book in update.changes.inserted { body(line(update.seq, "insert", book, nil, source)) }
+        for change in update.changes.updated { body(line(update.seq, "update", change.new, change.old, source)) }
+        for book in update.changes.deleted { body(line(update.seq, "delete", book, nil, source)) }
     }
 
     /// `{"seq":N,"kind":…,"id":…,"name":…,"author":…,"source":…[,"oldName":…,"oldAuthor":…]}`.
