@@ -95,6 +95,10 @@ import Testing
             #"{"ok":true,"result":{"status":{}}}"#,
             #"{"ok":false,"error":{"code":"weird","message":"m"}}"#,
             #"[1]"#, "", "{}", #"{"id":"1"}"#,
+            // Duplicate keys (JSONDecoder keeps the first): left to it.
+            #"{"event":"heartbeat","epoch":"a","seq":1,"epoch":"b"}"#,
+            #"{"ok":true,"result":{"seq":1,"seq":2}}"#,
+            #"{"event":"snapshot","epoch":"e","seq":1,"books":[{"id":"a","name":"n","author":"x","id":"b"}]}"#,
         ]
         for line in lines {
             #expect(fast(line) == nil, "\(line)")

@@ -8,7 +8,9 @@ import BooksCore
 /// nil). It returns nil — and `MessageDecoder` falls back to `JSONDecoder`, which decides and
 /// explains — for anything it does not fully understand: invalid JSON or UTF-8, a missing or
 /// ill-typed field, an unknown event kind or error code, a number with a fraction or exponent,
-/// a `status` result (rare; decoded by `JSONDecoder`), or an update whose old and new ids differ.
+/// a `status` result (rare; decoded by `JSONDecoder`), an update whose old and new ids differ, or
+/// a key that occurs twice in one object (`JSONDecoder` keeps the first, a hand-written reader
+/// easily the last: such lines are left to it).
 enum FastMessageDecoder {
     static func decode(_ line: UnsafeBufferPointer<UInt8>) -> DaemonMessage? {
         var s = JSONScanner(line)
@@ -37,8 +39,10 @@ enum FastMessageDecoder {
         var ok: Bool?
         var result: ReplyResult?
         var error: ProtocolError?
+        var seen = KeySet()
 
         mutating func read(_ key: String, _ s: inout JSONScanner) -> Bool {
+            guard seen.insert(key) else { return false }
             switch key {
             case "event":
                 hasEvent = true
@@ -93,11 +97,18 @@ enum FastMessageDecoder {
         var id: String?
         var name: String?
         var author: String?
+        var seen = 0
         let ok = s.object { s, key in
             switch key {
-            case "id": id = s.string()
-            case "name": name = s.string()
-            case "author": author = s.string()
+            case "id":
+                guard once(&seen, 1) else { return false }
+                id = s.string()
+            case "name":
+                guard once(&seen, 2) else { return false }
+                name = s.string()
+            case "author":
+                guard once(&seen, 4) else { return false }
+                author = s.string()
             default: return s.skipValue()
             }
             return true
@@ -121,10 +132,15 @@ enum FastMessageDecoder {
         let ok = s.array { s in
             var old: Book?
             var new: Book?
+            var seen = 0
             let ok = s.object { s, key in
                 switch key {
-                case "old": old = book(&s)
-                case "new": new = book(&s)
+                case "old":
+                    guard once(&seen, 1) else { return false }
+                    old = book(&s)
+                case "new":
+                    guard once(&seen, 2) else { return false }
+                    new = book(&s)
                 default: return s.skipValue()
                 }
                 return true
@@ -139,7 +155,9 @@ enum FastMessageDecoder {
 
     static func result(_ s: inout JSONScanner) -> ReplyResult? {
         var r = ReplyResult()
+        var seen = KeySet()
         let ok = s.object { s, key in
+            guard seen.insert(key) else { return false }
             switch key {
             case "protocolVersion": return optional(&s, &r.protocolVersion) { $0.signed() }
             case "server": return optional(&s, &r.server) { $0.string() }
@@ -170,7 +188,9 @@ enum FastMessageDecoder {
         var message: String?
         var current: Book?
         var currentVersion: UInt64?
+        var seen = KeySet()
         let ok = s.object { s, key in
+            guard seen.insert(key) else { return false }
             switch key {
             case "code":
                 guard let text = s.string(), let value = ProtocolError.ErrorCode(rawValue: text) else { return false }
@@ -184,5 +204,24 @@ enum FastMessageDecoder {
         }
         guard ok, let code, let message else { return nil }
         return ProtocolError(code, message, current: current, currentVersion: currentVersion)
+    }
+
+    /// Marks `bit` in `seen`; false when it was already marked (a duplicate key).
+    @inline(__always) private static func once(_ seen: inout Int, _ bit: Int) -> Bool {
+        guard seen & bit == 0 else { return false }
+        seen |= bit
+        return true
+    }
+
+    /// The keys of one object seen so far (objects of replies and events have a handful).
+    private struct KeySet {
+        private var keys: [String] = []
+
+        /// Adds `key`; false when it was already there.
+        mutating func insert(_ key: String) -> Bool {
+            if keys.contains(key) { return false }
+            keys.append(key)
+            return true
+        }
     }
 }
