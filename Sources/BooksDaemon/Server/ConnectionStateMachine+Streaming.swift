@@ -16,9 +16,14 @@ extension ConnectionStateMachine {
     /// True while a streamed reply or snapshot is being written.
     public var isStreaming: Bool { stream != nil }
 
-    /// Starts streaming `books` after the output queued so far. No action unless live.
+    /// Starts streaming `books` after the output queued so far (after the running stream and
+    /// what is held back behind it, if one runs). No action unless live.
     public mutating func startStream(_ books: BookStreamEncoder) -> [Action] {
         guard state.isLive else { return [] }
+        if stream != nil {
+            heldOutput.append(.stream(books))
+            return []
+        }
         stream = books
         var actions: [Action] = []
         pump(into: &actions)
@@ -43,16 +48,30 @@ extension ConnectionStateMachine {
                 pendingReplies = max(0, pendingReplies - 1)
                 if pendingReplies == 0 { exclusiveInFlight = false }
             }
-            for held in heldOutput {
-                queuedBytes += held.bytes.count
-                if held.exempt { exemptBytes += held.bytes.count }
-                actions.append(.send(held.bytes))
-            }
-            heldOutput = []
-            heldEventBytes = 0
-            if queuedBytes > queueLimit { outputOverLimit = true }
-            processBacklog(into: &actions)
+            releaseHeldOutput(into: &actions)
+            if stream == nil { processBacklog(into: &actions) }
         }
+    }
+
+    /// Sends what was held back, in order, up to the next held stream (which then starts; what
+    /// follows it stays held).
+    private mutating func releaseHeldOutput(into actions: inout [Action]) {
+        var released = 0
+        for held in heldOutput {
+            released += 1
+            switch held {
+            case .bytes(let bytes, let exempt):
+                queuedBytes += bytes.count
+                if exempt { exemptBytes += bytes.count } else { heldEventBytes -= bytes.count }
+                actions.append(.send(bytes))
+            case .stream(let next):
+                stream = next
+            }
+            if stream != nil { break }
+        }
+        heldOutput.removeFirst(released)
+        if heldOutput.isEmpty { heldEventBytes = 0 }
+        if queuedBytes > queueLimit { outputOverLimit = true }
     }
 
     /// Holds `bytes` back until the stream ends. An event that would take the broadcast bytes
@@ -77,14 +96,15 @@ extension ConnectionStateMachine {
             pendingReplies = max(0, pendingReplies - 1)
             if pendingReplies == 0 { exclusiveInFlight = false }
         }
-        heldOutput.append(HeldOutput(bytes: bytes, exempt: kind != .event))
+        heldOutput.append(.bytes(bytes, exempt: kind != .event))
         return []
     }
 
     /// Output held back while a stream runs.
-    struct HeldOutput: Sendable {
-        var bytes: [UInt8]
-        /// Not a broadcast event: does not count towards the lag limit.
-        var exempt: Bool
+    enum HeldOutput: Sendable {
+        /// Bytes to send; `exempt` when not a broadcast event (does not count towards the lag limit).
+        case bytes([UInt8], exempt: Bool)
+        /// A stream that arrived while another ran.
+        case stream(BookStreamEncoder)
     }
 }

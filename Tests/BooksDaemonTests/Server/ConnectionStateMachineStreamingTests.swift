@@ -58,6 +58,19 @@ import Testing
         #expect(delivered(last) == ["p"], "the ping is delivered once the list is answered")
     }
 
+    @Test func aStreamArrivingDuringAnotherWaitsBehindItAndWhatCameBefore() {
+        var m = helloed(pageBudget: 4096)
+        _ = m.subscriptionStarted(filter: .all, afterSeq: 0)
+        var output = sent(m.startStream(list("a")))
+        let event = Array("{\"event\":\"heartbeat\"}\n".utf8)
+        _ = m.enqueue(event, kind: .event)
+        #expect(sent(m.startStream(list("b"))).isEmpty)
+        while m.isStreaming { output += sent(m.drained(m.queuedBytes)) }
+        var a = list("a")
+        var b = list("b")
+        #expect(Array(output.joined()) == a.encodeRest() + event + b.encodeRest())
+    }
+
     @Test func aStalledReaderLagsOnEventsAndAShutdownMidLineSendsNoNotice() {
         var m = helloed(queueLimit: 2048, pageBudget: 4096)
         _ = m.subscriptionStarted(filter: .all, afterSeq: 0)
