@@ -63,7 +63,8 @@ let package = Package(
         .testTarget(name: "BooksCoreTests", dependencies: ["BooksCore", "BooksTestSupport"], swiftSettings: strict),
         .testTarget(name: "BooksPlatformTests", dependencies: ["BooksPlatform"], swiftSettings: strict),
         .testTarget(name: "BooksStoreTests", dependencies: ["BooksStore", "BooksTestSupport"], swiftSettings: strict),
-        .testTarget(name: "BooksProtocolTests", dependencies: ["BooksProtocol"], swiftSettings: strict),
+        .testTarget(
+            name: "BooksProtocolTests", dependencies: ["BooksProtocol", "BooksTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "BooksDaemonTests", dependencies: ["BooksDaemon", "BooksTestSupport"], swiftSettings: strict),
         .testTarget(

@@ -4,7 +4,8 @@
 #   Benchmarks/run-all.sh           core (parse/diff vs Python), edit-to-subscriber latency at 1k, 10k,
 #                                   100k and 1M rows vs inotifywait / watchdog / watchman, fan-out to
 #                                   1, 100 and 1,000 subscribers, durable writes (1 and 32 writers),
-#                                   start-up at 1M rows, targets; ~20-30 minutes on 2 shared cores
+#                                   start-up at 1M rows, subscriber and list cost (10k, 100k, 1M rows),
+#                                   targets; ~20-30 minutes on 2 shared cores
 #   Benchmarks/run-all.sh --quick   CI smoke run: 1k and 10k rows, 5 edits per cell, 1 and 10
 #                                   subscribers, 1 s write runs; about 2 minutes after the build.
 #                                   Leaves docs/BENCHMARKS.md alone unless --docs is given.
@@ -68,7 +69,7 @@ live_args="$docs_args --python $PY"
 
 rm -rf Benchmarks/work/results
 if [ "$quick" = yes ]; then "$bin" core --quick $docs_args; else "$bin" core $docs_args; fi
-for sub in latency fanout writes startup targets; do
+for sub in latency fanout writes startup stream targets; do
     "$bin" "$sub" $live_args --command "$command_text"
 done
 quick_flag=""; [ "$quick" = yes ] && quick_flag="--quick"

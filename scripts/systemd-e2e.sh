@@ -153,7 +153,9 @@ step "WATCHDOG=1 pings reach systemd (WatchdogSec=2s; last ping $w1 -> $w2 us), 
     sh -c "[ '${w2:-0}' -gt '${w1:-0}' ] && [ \"\$(ns systemctl show -p NRestarts --value booksd.service)\" = 0 ] && [ \"\$(ns systemctl is-active booksd.service)\" = active ]"
 
 # --- subscriber, hand edit -------------------------------------------------------------------
-ns /usr/local/bin/booksctl --socket "$sock" subscribe --json > "$work/sub.out" 2> "$work/sub.err" &
+# --mirror: the edit made while booksd is down reaches the subscriber as a change computed from the
+# new daemon's snapshot (a subscriber without mirror would print one "resync" line instead).
+ns /usr/local/bin/booksctl --socket "$sock" subscribe --json --mirror > "$work/sub.out" 2> "$work/sub.err" &
 subscriber_pid=$!
 wait_for 10 sh -c "ns systemctl show -p StatusText --value booksd.service | grep -q ' 1 subscribers'"
 edit "e2e-3|Hand Edit One|Tester"

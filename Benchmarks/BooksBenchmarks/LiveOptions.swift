@@ -4,7 +4,7 @@ import BooksTestSupport
 /// `targets`).
 struct LiveOptions: Sendable {
     static let usage = """
-        usage: BooksBenchmarks latency|fanout|writes|startup|targets [--quick] [--edits N]
+        usage: BooksBenchmarks latency|fanout|writes|startup|stream|targets [--quick] [--edits N]
                  [--work-dir DIR] [--docs FILE | --no-docs] [--python PATH] [--command TEXT]
           --quick      1k and 10k rows, 5 edits per cell, 1 and 10 subscribers, short write runs
           --edits N    edits per (peer, size, edit kind) cell (default 30; N/6, at least 3, at 1M rows)
@@ -12,7 +12,7 @@ struct LiveOptions: Sendable {
           --docs       Markdown file whose section is replaced (default docs/BENCHMARKS.md)
           --python     Python 3 with watchdog and pywatchman, for the peers (default /usr/bin/python3)
           --command    the command line to print in the docs (default: Benchmarks/run-all.sh)
-          --sizes LIST rows per file for latency and writes, comma-separated (e.g. 1000000)
+          --sizes LIST rows per file for latency, writes and stream, comma-separated (e.g. 1000000)
           --peers LIST latency peers to run, comma-separated (inotifywait,booksd,booksd-nats,watchdog,watchman)
         """
 

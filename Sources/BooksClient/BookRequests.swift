@@ -11,6 +11,12 @@ public protocol BookRequests: Sendable {
         _ op: Request.Operation, _ configure: (inout Request) -> Void
     ) async throws(BooksClientError)
         -> ReplyResult
+    /// The books matching `query`, handed to `onPage` a page at a time as they arrive, in order;
+    /// returns `total` and the position with no books (they all went to `onPage`). A transport
+    /// without paging (NATS: one reply message) hands over one page.
+    func list(
+        _ query: BookQuery, onPage: @escaping @Sendable ([Book]) -> Void
+    ) async throws(BooksClientError) -> BookPage
     /// Ends the connection; later calls throw.
     func close()
     /// The server's name and version, when it said.
@@ -42,6 +48,16 @@ extension BookRequests {
         }
         let books = result.books ?? []
         return BookPage(books: books, total: result.total ?? books.count, epoch: result.epoch, seq: result.seq ?? 0)
+    }
+
+    /// One page: the whole reply (see the requirement).
+    public func list(
+        _ query: BookQuery, onPage: @escaping @Sendable ([Book]) -> Void
+    ) async throws(BooksClientError) -> BookPage {
+        var page = try await list(query)
+        onPage(page.books)
+        page.books = []
+        return page
     }
 
     /// The books with the given ids, with their versions, in the order asked.

@@ -91,6 +91,30 @@ public final class BooksClient: BookRequests, Sendable {
     /// True once the connection has ended (closed by either side).
     public var isClosed: Bool { connection.isClosed }
 
+    // MARK: Paged requests
+
+    /// The books matching `query`, handed to `onPage` a page at a time as they arrive (on the
+    /// connection's reader thread, in order; it must not block for long), so that memory does not
+    /// grow with the result. Returns the last page's position and `total` with no books (they
+    /// all went to `onPage`). The daemon produces the pages from one state (`epoch`, `seq`).
+    public func list(
+        _ query: BookQuery, onPage: @escaping @Sendable ([Book]) -> Void
+    ) async throws(BooksClientError) -> BookPage {
+        var request = Request(id: makeID(), op: .list)
+        request.filter = query.filter.isEmpty ? nil : query.filter
+        request.sort = query.sort
+        request.limit = query.limit
+        request.offset = query.offset == 0 ? nil : query.offset
+        request.paged = true
+        switch await connection.send(request, pages: onPage) {
+        case .success(let reply):
+            let result = reply.result ?? ReplyResult()
+            return BookPage(books: [], total: result.total ?? 0, epoch: result.epoch, seq: result.seq ?? 0)
+        case .failure(let error):
+            throw error
+        }
+    }
+
     // MARK: Change feed
 
     /// Subscribes this connection to the change feed.
@@ -102,8 +126,12 @@ public final class BooksClient: BookRequests, Sendable {
     /// iteration (cancel, drop) unsubscribes. This stream does not reconnect. Keep the client alive
     /// while iterating: releasing it closes the connection (the stream then finishes). Items are
     /// buffered without bound; the daemon disconnects a subscriber that lags too far behind.
+    ///
+    /// With `snapshot: false` the feed carries no snapshot, ever: it starts with `.subscribed` (the
+    /// position it starts from) or the replayed changes, and after `resyncRequired` no snapshot
+    /// follows (a plain feed: constant memory, whatever the number of books).
     public func changes(
-        filter: BookFilter = .all, from resume: ResumePoint? = nil
+        filter: BookFilter = .all, from resume: ResumePoint? = nil, snapshot: Bool = true
     )
         -> AsyncThrowingStream<FeedItem, any Error>
     {
@@ -116,7 +144,7 @@ public final class BooksClient: BookRequests, Sendable {
                 connection.sendAndForget(Request(id: unsubscribeID, op: .unsubscribe))
             }
         }
-        subscribe(filter: filter, from: resume, sink: SocketConnection.EventSink(continuation))
+        subscribe(filter: filter, from: resume, snapshot: snapshot, sink: SocketConnection.EventSink(continuation))
         return stream
     }
 
@@ -125,13 +153,17 @@ public final class BooksClient: BookRequests, Sendable {
     /// ended normally: the connection was closed or the daemon shut down). Saves the hop to
     /// another thread per item that a stream costs; `ResilientSubscription` uses it.
     func subscribe(
-        filter: BookFilter, from resume: ResumePoint?,
+        filter: BookFilter, from resume: ResumePoint?, snapshot: Bool = true,
         deliver: @escaping @Sendable (FeedItem) -> Void, finish: @escaping @Sendable (BooksClientError?) -> Void
     ) {
-        subscribe(filter: filter, from: resume, sink: SocketConnection.EventSink(deliver: deliver, finish: finish))
+        subscribe(
+            filter: filter, from: resume, snapshot: snapshot,
+            sink: SocketConnection.EventSink(deliver: deliver, finish: finish))
     }
 
-    private func subscribe(filter: BookFilter, from resume: ResumePoint?, sink: SocketConnection.EventSink) {
+    private func subscribe(
+        filter: BookFilter, from resume: ResumePoint?, snapshot: Bool, sink: SocketConnection.EventSink
+    ) {
         do {
             try connection.installSink(sink)
         } catch {
@@ -139,9 +171,12 @@ public final class BooksClient: BookRequests, Sendable {
             return
         }
         let connection = self.connection
-        let request = Request(id: makeID(), op: .subscribe, filter: filter.isEmpty ? nil : filter, resume: resume)
+        // Snapshots come in pages (the reader gathers them), so no line is as large as the file.
+        let request = Request(
+            id: makeID(), op: .subscribe, filter: filter.isEmpty ? nil : filter, resume: resume, paged: true,
+            snapshot: snapshot ? nil : false)
         Task {
-            if case .failure(let error) = await connection.send(request) {
+            if case .failure(let error) = await connection.send(request, plainFeed: !snapshot) {
                 connection.removeSink(finishing: error)
             }
         }

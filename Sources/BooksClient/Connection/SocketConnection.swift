@@ -1,3 +1,4 @@
+import BooksCore
 import BooksPlatform
 import BooksProtocol
 import CLinux
@@ -49,6 +50,12 @@ final class SocketConnection: Sendable {
         var endError: BooksClientError?
         /// Set by `close()`: the end is deliberate.
         var closing = false
+        /// Receivers of paged replies by request id: each page's books, in order (see `send`).
+        var pageSinks: [String: @Sendable ([Book]) -> Void] = [:]
+        /// The subscribe request whose reply starts a feed without a snapshot (`.subscribed`).
+        var plainSubscribeID: String?
+        /// Books of a paged snapshot received so far (delivered as one `.snapshot` at its end).
+        var snapshotPages: [Book] = []
     }
 
     /// The name of the reader thread (as `top -H` shows it).
@@ -104,7 +111,14 @@ final class SocketConnection: Sendable {
     /// Sends `request` and waits for the reply with the same id.
     ///
     /// The line is written synchronously (small, bounded by the socket buffer); the wait is async.
-    func send(_ request: Request) async -> Result<Reply, BooksClientError> {
+    ///
+    /// With `pages`, a paged reply (`"more":true` lines, then the last one) is handed to `pages`
+    /// page by page on the reader thread, and the reply returned is the last line's (its books
+    /// were given to `pages` too). `plainFeed` marks a `subscribe` without snapshot: its reply's
+    /// position reaches the event sink as `.subscribed` before any event.
+    func send(
+        _ request: Request, pages: (@Sendable ([Book]) -> Void)? = nil, plainFeed: Bool = false
+    ) async -> Result<Reply, BooksClientError> {
         let line: [UInt8]
         do {
             line = try RequestEncoder.encode(request)
@@ -115,6 +129,8 @@ final class SocketConnection: Sendable {
             let early: BooksClientError? = state.withLock { state in
                 if let error = state.endError { return error }
                 state.pending[request.id] = continuation
+                if let pages { state.pageSinks[request.id] = pages }
+                if plainFeed { state.plainSubscribeID = request.id }
                 return nil
             }
             if let early {
@@ -250,14 +266,35 @@ final class SocketConnection: Sendable {
             guard let id = reply.id else {
                 throw .protocolError(reply.error ?? ProtocolError(.badRequest, "reply without id"))
             }
-            let waiting = state.withLock { $0.pending.removeValue(forKey: id) }
+            let (pageSink, plain) = state.withLock { ($0.pageSinks[id], $0.plainSubscribeID == id) }
+            if reply.ok, let pageSink {
+                pageSink(reply.result?.books ?? [])
+                if reply.result?.more == true { return }
+            }
+            if plain, reply.ok, let epoch = reply.result?.epoch, let seq = reply.result?.seq {
+                let sink = state.withLock { $0.sink }
+                sink?.deliver(.subscribed(ResumePoint(epoch: epoch, seq: seq)))
+            }
+            let waiting = state.withLock { state in
+                state.pageSinks[id] = nil
+                if state.plainSubscribeID == id { state.plainSubscribeID = nil }
+                return state.pending.removeValue(forKey: id)
+            }
             waiting?.resume(
                 returning: reply.ok
                     ? .success(reply)
                     : .failure(.daemon(reply.error ?? ProtocolError(.internalError, "failure without error"))))
-        case .event(let event):
+        case .event(var event):
             let sink = state.withLock { state -> EventSink? in
                 if event.event == .shutdown { state.sink?.sawShutdown = true }
+                if event.event == .snapshot, event.more == true || !state.snapshotPages.isEmpty {
+                    // A paged snapshot: gathered here, delivered whole after its last page.
+                    state.snapshotPages += event.books ?? []
+                    if event.more == true { return nil }
+                    event.books = state.snapshotPages
+                    event.more = nil
+                    state.snapshotPages = []
+                }
                 return state.sink
             }
             sink?.deliver(FeedItem(event))

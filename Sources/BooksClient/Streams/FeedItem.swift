@@ -16,6 +16,9 @@ public enum FeedItem: Sendable, Hashable {
     case heartbeat(ResumePoint)
     /// The daemon is stopping; the connection will close.
     case shutdown(reason: String?)
+    /// A feed started without a snapshot (`snapshot: false`) is subscribed at this position:
+    /// the changes after it follow. Always the first item of such a feed.
+    case subscribed(ResumePoint)
 
     /// Converts a wire event (missing arrays are treated as empty).
     public init(_ event: Event) {

@@ -59,13 +59,13 @@ public struct MirrorState: Sendable, Hashable {
                 resumePoint = point
             }
             return nil
-        case .shutdown:
+        case .shutdown, .subscribed:
             return nil
         }
     }
 
     private mutating func applySnapshot(_ snapshot: FeedSnapshot) -> MirrorUpdate? {
-        let fresh = OrderedBooks(snapshot.books.filter(filter.matches))
+        let fresh = OrderedBooks(filter.isEmpty ? snapshot.books : snapshot.books.filter(filter.matches))
         let wasSeeded = isSeeded
         let previous = mirror
         mirror = fresh

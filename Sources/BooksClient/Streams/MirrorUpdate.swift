@@ -2,7 +2,7 @@ import BooksCore
 
 /// What a `MirrorState` reports after applying a feed item: the books that changed in the mirror.
 ///
-/// Guarantees: `changes` is never empty; every insert is a book the mirror did not hold, every
+/// Guarantees: `changes` is never empty (except for `.resyncRequired`, which reports none); every insert is a book the mirror did not hold, every
 /// update has `old` equal to the mirror's previous value, every delete carries the last known values.
 public struct MirrorUpdate: Sendable, Hashable {
     /// Why the mirror changed.
@@ -14,6 +14,10 @@ public struct MirrorUpdate: Sendable, Hashable {
         /// The difference between the mirror and a snapshot sent after `resync-required`
         /// (changes missed while disconnected).
         case resync
+        /// A feed without a mirror (`PlainFeedState`) missed changes the daemon could not replay
+        /// (`reason`: `history-trimmed`, `different-epoch`, …); `changes` is empty, and the feed
+        /// goes on from `seq`.
+        case resyncRequired = "resync-required"
     }
 
     /// The lineage.
@@ -28,14 +32,20 @@ public struct MirrorUpdate: Sendable, Hashable {
     public var origin: Origin
     /// The books that changed in the mirror.
     public var changes: ChangeSet
+    /// `.resyncRequired`: why the daemon could not replay.
+    public var reason: String?
 
     /// Creates an update.
-    public init(epoch: String, seq: UInt64, source: ChangeSource?, time: String?, origin: Origin, changes: ChangeSet) {
+    public init(
+        epoch: String, seq: UInt64, source: ChangeSource?, time: String?, origin: Origin, changes: ChangeSet,
+        reason: String? = nil
+    ) {
         self.epoch = epoch
         self.seq = seq
         self.source = source
         self.time = time
         self.origin = origin
         self.changes = changes
+        self.reason = reason
     }
 }

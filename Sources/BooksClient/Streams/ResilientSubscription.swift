@@ -4,7 +4,10 @@ import Synchronization
 
 /// A change feed that survives daemon restarts, crashes and disconnects.
 ///
-/// It keeps a `MirrorState` (the matching books and the last epoch/seq). When the connection ends it
+/// Two kinds: with `mirror: false` (and `initial: false`) a plain feed (`PlainFeedState`: the
+/// position only, constant memory; a gap the daemon cannot replay is reported as one
+/// `.resyncRequired` update). Otherwise it keeps a `MirrorState` (the matching books and the last
+/// epoch/seq; memory grows with the books matching the filter). When the connection ends it
 /// reconnects with back-off (100 ms doubling to 2 s by default) and subscribes with
 /// `resume: {epoch, seq}`; replayed changes already seen are skipped, and after `resync-required`
 /// the new snapshot is diffed against the mirror so that exactly the missed changes are reported.
@@ -18,8 +21,11 @@ public struct ResilientSubscription: Sendable {
     public var socketPath: String
     /// Which books to follow (sent to the daemon and applied locally).
     public var filter: BookFilter
-    /// Report the first snapshot as inserts (otherwise it only seeds the mirror).
+    /// Report the first snapshot as inserts (otherwise it only seeds the mirror). Implies `mirror`.
     public var initial: Bool
+    /// Keep a mirror of the matching books, so that missed changes can be reported exactly after a
+    /// resync. Without it (and without `initial`) the feed holds no books at all.
+    public var mirror: Bool
     /// Delays between reconnection attempts.
     public var backoff: ReconnectBackoff
     /// Keep retrying when the daemon is not reachable at start.
@@ -35,7 +41,7 @@ public struct ResilientSubscription: Sendable {
 
     /// Creates a subscription description; nothing happens until `updates()` is iterated.
     public init(
-        socketPath: String, filter: BookFilter = .all, initial: Bool = false,
+        socketPath: String, filter: BookFilter = .all, initial: Bool = false, mirror: Bool = true,
         backoff: ReconnectBackoff = ReconnectBackoff(), waitForDaemon: Bool = false,
         clientName: String = "booksctl", maxLineLength: Int = BooksClient.defaultMaxLineLength,
         onStatus: (@Sendable (SubscriptionStatus) -> Void)? = nil
@@ -43,6 +49,7 @@ public struct ResilientSubscription: Sendable {
         self.socketPath = socketPath
         self.filter = filter
         self.initial = initial
+        self.mirror = mirror || initial
         self.backoff = backoff
         self.waitForDaemon = waitForDaemon
         self.clientName = clientName
@@ -52,7 +59,10 @@ public struct ResilientSubscription: Sendable {
 
     /// The mirror's changes, in order, across reconnections (see `MirrorState` for the guarantees).
     public func updates() -> AsyncThrowingStream<MirrorUpdate, any Error> {
-        run(
+        guard mirror else {
+            return run(initialState: PlainFeedState(), resumePoint: { $0.resumePoint }, step: { $0.apply($1) })
+        }
+        return run(
             initialState: MirrorState(filter: filter, emitInitialSnapshot: initial),
             resumePoint: { $0.resumePoint },
             step: { state, item in state.apply(item) })
@@ -65,14 +75,19 @@ public struct ResilientSubscription: Sendable {
     /// writes it to stdout). `body` must not block for long: it holds up the reading of the feed.
     public func forEachUpdate(_ body: @escaping @Sendable (MirrorUpdate) -> Void) async throws(BooksClientError) {
         let (ends, end) = AsyncStream<BooksClientError?>.makeStream()
-        let task = drive(
-            initialState: MirrorState(filter: filter, emitInitialSnapshot: initial),
-            resumePoint: { $0.resumePoint }, step: { state, item in state.apply(item) },
-            emit: body,
-            finish: { error in
-                end.yield(error)
-                end.finish()
-            })
+        let finish: @Sendable (BooksClientError?) -> Void = { error in
+            end.yield(error)
+            end.finish()
+        }
+        let task =
+            mirror
+            ? drive(
+                initialState: MirrorState(filter: filter, emitInitialSnapshot: initial),
+                resumePoint: { $0.resumePoint }, step: { state, item in state.apply(item) }, emit: body,
+                finish: finish)
+            : drive(
+                initialState: PlainFeedState(), resumePoint: { $0.resumePoint }, step: { $0.apply($1) }, emit: body,
+                finish: finish)
         let failure = await withTaskCancellationHandler {
             var failure: BooksClientError?
             for await error in ends { failure = error }
@@ -149,7 +164,7 @@ public struct ResilientSubscription: Sendable {
                     let resume = progress.withLock { $0.startConnection(resumePoint) }
                     let (ends, end) = AsyncStream<BooksClientError?>.makeStream()
                     client.subscribe(
-                        filter: config.filter, from: resume,
+                        filter: config.filter, from: resume, snapshot: config.mirror,
                         deliver: { item in
                             let (output, firstItem) = progress.withLock { $0.apply(item, step) }
                             if firstItem { config.onStatus?(.subscribed(resumed: resume != nil)) }

@@ -18,6 +18,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
     case maxClientsPerUID = "max_clients_per_uid"
     case maxRequestBytes = "max_request_bytes"
     case clientQueueBytes = "client_queue_bytes"
+    case pageBudgetBytes = "page_budget_bytes"
     case helloTimeoutSeconds = "hello_timeout_seconds"
     case idleTimeoutSeconds = "idle_timeout_seconds"
     case partialLineBudgetBytes = "partial_line_budget_bytes"
@@ -54,7 +55,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .heartbeatSeconds: "an integer number of seconds between 1 and 86400"
         case .maxClients: "an integer between 1 and 1000000"
         case .maxClientsPerUID: "an integer between 0 (no limit) and 1000000"
-        case .maxRequestBytes, .maxLineBytes, .clientQueueBytes, .partialLineBudgetBytes:
+        case .maxRequestBytes, .maxLineBytes, .clientQueueBytes, .partialLineBudgetBytes, .pageBudgetBytes:
             "a size between 1 KiB and 1 GiB: bytes, or a number with suffix K, M, G (KiB, MiB, GiB)"
         case .helloTimeoutSeconds: "an integer number of seconds between 1 and 3600"
         case .idleTimeoutSeconds: "an integer number of seconds between 0 (off) and 86400"
@@ -135,6 +136,8 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
             config.maxRequestBytes = try Self.size(value, or: bad)
         case .clientQueueBytes:
             config.clientQueueBytes = try Self.size(value, or: bad)
+        case .pageBudgetBytes:
+            config.pageBudgetBytes = try Self.size(value, or: bad)
         case .helloTimeoutSeconds:
             config.helloTimeoutSeconds = try Self.integer(value, 1...3_600, or: bad)
         case .idleTimeoutSeconds:
@@ -171,6 +174,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .maxClientsPerUID: String(config.maxClientsPerUID)
         case .maxRequestBytes: String(config.maxRequestBytes)
         case .clientQueueBytes: String(config.clientQueueBytes)
+        case .pageBudgetBytes: String(config.pageBudgetBytes)
         case .helloTimeoutSeconds: String(config.helloTimeoutSeconds)
         case .idleTimeoutSeconds: String(config.idleTimeoutSeconds)
         case .partialLineBudgetBytes: String(config.partialLineBudgetBytes)

@@ -48,6 +48,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Bound of each client's output queue; a slower client is disconnected (`client_queue_bytes`).
     /// Default 8 MiB.
     public var clientQueueBytes: Int = 8 << 20
+    /// How much of a streamed list or snapshot may wait in one client's output queue; the next
+    /// page is encoded only below it (`page_budget_bytes`). Default 256 KiB.
+    public var pageBudgetBytes: Int = 256 << 10
     /// Seconds a new client has to send its hello (`hello_timeout_seconds`). Default 10.
     public var helloTimeoutSeconds: Int = 10
     /// Seconds after which a client that said hello, is not subscribed and has nothing pending or

@@ -78,7 +78,8 @@ public final class Daemon: Sendable {
                 helloTimeout: .seconds(configuration.helloTimeoutSeconds), serverName: BooksdCommandLine.versionString,
                 maxClientsPerUID: configuration.maxClientsPerUID,
                 idleTimeout: configuration.idleTimeoutSeconds > 0 ? .seconds(configuration.idleTimeoutSeconds) : nil,
-                partialLineBudgetBytes: configuration.partialLineBudgetBytes),
+                partialLineBudgetBytes: configuration.partialLineBudgetBytes,
+                pageBudgetBytes: configuration.pageBudgetBytes),
             inheritedListeningFD: inherited)
         let nats = try attachChannel(engine, server: server)
 

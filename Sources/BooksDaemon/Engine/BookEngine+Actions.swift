@@ -60,6 +60,8 @@ extension BookEngine {
                 connection, reply: reply, filter: filter, initialEvents: initialEvents,
                 afterSeq: afterSeq)
             publishStatusAfterServerCounts()
+        case .stream(let books, let connection):
+            channel?.stream(books, to: connection)
         case .stopSubscription(let connection, let reply):
             channel?.stopSubscription(connection, reply: reply)
             publishStatusAfterServerCounts()

@@ -10,6 +10,9 @@ public protocol ClientChannel: AnyObject, Sendable {
     func startSubscription(
         _ connection: ConnectionID, reply: Reply, filter: BookFilter,
         initialEvents: [Event], afterSeq: UInt64)
+    /// Streams a list reply or snapshot to `connection` after what was sent to it before,
+    /// producing pages only as its output drains.
+    func stream(_ books: BookStreamEncoder, to connection: ConnectionID)
     func stopSubscription(_ connection: ConnectionID, reply: Reply)
     func broadcast(_ change: SequencedChangeSet)
     func broadcastHeartbeat(epoch: String, seq: UInt64)

@@ -40,6 +40,9 @@ public enum ReconcilerAction: Sendable {
     case reply(Reply, to: ConnectionID)
     /// Start a subscription: `reply`, then `initialEvents`, then every change after `afterSeq`.
     case startSubscription(ConnectionID, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64)
+    /// Stream a `list` reply or a subscriber's `snapshot` to `connection`, a page at a time as its
+    /// output drains (after everything sent to it before).
+    case stream(BookStreamEncoder, to: ConnectionID)
     /// End a subscription, then send `reply`.
     case stopSubscription(ConnectionID, reply: Reply)
     /// Log `message` at `level`, with the change set's seq when there is one.

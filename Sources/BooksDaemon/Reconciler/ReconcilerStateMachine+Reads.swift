@@ -34,8 +34,11 @@ extension ReconcilerStateMachine {
             let query = BookQuery(
                 filter: request.filter ?? .all, sort: request.sort, limit: request.limit,
                 offset: request.offset ?? 0)
-            let result = context.query(query)
-            return reply(ReplyResult(epoch: context.epoch, seq: context.seq, books: result.books, total: result.total))
+            let stream = BookStreamEncoder(
+                .listReply(id: request.id), epoch: context.epoch, seq: context.seq,
+                cursor: BookCursor(context: context, query: query),
+                framing: request.paged == true ? .pages : .singleLine)
+            return [.stream(stream, to: connection)]
         case .get:
             guard let asked = request.ids, !asked.isEmpty else {
                 return fail(ProtocolError(.invalidArgument, "get needs a non-empty \"ids\" array"))
@@ -60,23 +63,27 @@ extension ReconcilerStateMachine {
                     versions: ids.map(context.version(of:))))
         case .subscribe:
             let filter = request.filter ?? .all
+            let wantsSnapshot = request.snapshot ?? true
             var initial: [Event] = []
+            var sendSnapshot = wantsSnapshot
             if let resume = request.resume {
                 switch context.replay(fromEpoch: resume.epoch, seq: resume.seq) {
                 case .replay(let missed):
                     initial = missed.compactMap { MessageEncoder.changeEvent($0, filter: filter) }
+                    sendSnapshot = false
                 case .resyncRequired(let reason):
                     initial.append(
                         Event(event: .resyncRequired, epoch: context.epoch, seq: context.seq, reason: reason))
-                    initial.append(snapshot(filter))
                 }
-            } else {
-                initial.append(snapshot(filter))
             }
             let ok = Reply.success(request.id, ReplyResult(epoch: context.epoch, seq: context.seq))
-            return [
+            var actions: [ReconcilerAction] = [
                 .startSubscription(connection, reply: ok, filter: filter, initialEvents: initial, afterSeq: context.seq)
             ]
+            if sendSnapshot {
+                actions.append(.stream(snapshot(filter, paged: request.paged == true), to: connection))
+            }
+            return actions
         case .unsubscribe:
             let ok = Reply.success(request.id, ReplyResult(epoch: context.epoch, seq: context.seq))
             return [.stopSubscription(connection, reply: ok)]
@@ -85,10 +92,11 @@ extension ReconcilerStateMachine {
         }
     }
 
-    /// The `snapshot` event of the books `filter` matches.
-    func snapshot(_ filter: BookFilter) -> Event {
-        let books = filter.isEmpty ? context.books : context.books.filter(filter.matches)
-        return Event(event: .snapshot, epoch: context.epoch, seq: context.seq, books: books)
+    /// The `snapshot` event of the books `filter` matches, to be streamed.
+    func snapshot(_ filter: BookFilter, paged: Bool) -> BookStreamEncoder {
+        BookStreamEncoder(
+            .snapshot, epoch: context.epoch, seq: context.seq, cursor: BookCursor(context: context, filter: filter),
+            framing: paged ? .pages : .singleLine)
     }
 
     /// The `status` object.

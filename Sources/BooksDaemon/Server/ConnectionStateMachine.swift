@@ -66,13 +66,22 @@ public struct ConnectionStateMachine: Sendable {
     /// An exclusive request was delivered and is not answered yet: nothing else is delivered.
     var exclusiveInFlight = false
     let decoder = RequestDecoder()
+    /// The most bytes of a streamed reply or snapshot queued at once (see `startStream`).
+    public let pageBudget: Int
+    /// The streamed reply or snapshot being written, if any.
+    var stream: BookStreamEncoder?
+    /// Output that arrived during a stream, in order (see `holdBack`).
+    var heldOutput: [HeldOutput] = []
+    /// The broadcast-event bytes in `heldOutput`.
+    var heldEventBytes = 0
 
     /// Creates the machine of a freshly accepted connection.
     public init(
         maxRequestBytes: Int = LineFramer.defaultMaxLineLength, queueLimit: Int = 8 << 20,
-        maxPendingRequests: Int = 64
+        maxPendingRequests: Int = 64, pageBudget: Int = 256 << 10
     ) {
         framer = LineFramer(maxLineLength: maxRequestBytes)
+        self.pageBudget = max(1, pageBudget)
         self.queueLimit = queueLimit
         self.maxPendingRequests = max(1, maxPendingRequests)
     }
@@ -155,6 +164,7 @@ public struct ConnectionStateMachine: Sendable {
         lagNotice: () -> [UInt8] = { [] }
     ) -> [Action] {
         guard state.isLive else { return [] }
+        if stream != nil { return holdBack(bytes, kind: kind, lagNotice: lagNotice) }
         switch kind {
         case .reply, .unsolicited:
             if kind == .reply {
@@ -208,7 +218,9 @@ public struct ConnectionStateMachine: Sendable {
     /// `drained(_:)`. Otherwise changes nothing and returns false (use `enqueue`). Accepting
     /// this way asks for no other action: `enqueue` would return just `.send`.
     public mutating func admitEvent(_ count: Int) -> Bool {
-        guard isSubscribed, queuedBytes == 0, backlogCount == 0, count <= queueLimit else { return false }
+        guard isSubscribed, stream == nil, queuedBytes == 0, backlogCount == 0, count <= queueLimit else {
+            return false
+        }
         queuedBytes = count
         return true
     }
@@ -226,6 +238,8 @@ public struct ConnectionStateMachine: Sendable {
         case .awaitingHello, .active, .subscribed: break
         }
         var actions: [Action] = []
+        pump(into: &actions)
+        guard state.isLive else { return actions }
         processBacklog(into: &actions)
         if isInputClosed && isIdle { return actions + close(.peerClosed) }
         syncReading(into: &actions)
@@ -259,7 +273,12 @@ public struct ConnectionStateMachine: Sendable {
         var actions: [Action] = []
         if !isReadingPaused { actions.append(.pauseReading) }
         isReadingPaused = true
-        if isSubscribed {
+        // A stream cut short: the rest is not sent, nor the notice after an unfinished line.
+        let midLine = stream?.isMidLine == true
+        stream = nil
+        heldOutput = []
+        heldEventBytes = 0
+        if isSubscribed && !midLine {
             queuedBytes += subscriberNotice.count
             exemptBytes += subscriberNotice.count
             actions.append(.send(subscriberNotice))
@@ -274,10 +293,10 @@ public struct ConnectionStateMachine: Sendable {
     // MARK: Internals
 
     /// Nothing received is unanswered and nothing is left to write.
-    var isIdle: Bool { pendingReplies == 0 && queuedBytes == 0 && backlogCount == 0 }
+    var isIdle: Bool { pendingReplies == 0 && queuedBytes == 0 && backlogCount == 0 && stream == nil }
 
     private var wantsInput: Bool {
-        acceptsInput && !outputOverLimit && backlogCount == 0 && pendingReplies < maxPendingRequests
+        acceptsInput && !outputOverLimit && stream == nil && backlogCount == 0 && pendingReplies < maxPendingRequests
     }
 
     mutating func syncReading(into actions: inout [Action]) {
@@ -296,6 +315,9 @@ public struct ConnectionStateMachine: Sendable {
         if case .closing = state { return [] }
         state = .closing(reason, from: state.phase)
         isReadingPaused = true
+        stream = nil
+        heldOutput = []
+        heldEventBytes = 0
         backlog = []
         backlogHead = 0
         held = nil

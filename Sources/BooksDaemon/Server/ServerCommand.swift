@@ -1,9 +1,11 @@
 import BooksCore
+import BooksProtocol
 
 /// A request from another thread to the server thread.
 enum ServerCommand: Sendable {
     case send(ConnectionID, [UInt8])
     case startSubscription(ConnectionID, reply: [UInt8], filter: BookFilter, initialEvents: [[UInt8]], afterSeq: UInt64)
+    case stream(ConnectionID, BookStreamEncoder)
     case stopSubscription(ConnectionID, reply: [UInt8])
     case broadcast(SequencedChangeSet)
     case heartbeat(epoch: String, seq: UInt64)

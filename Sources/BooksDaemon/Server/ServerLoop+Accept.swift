@@ -48,7 +48,8 @@ extension ServerLoop {
             let machine = ConnectionStateMachine(
                 maxRequestBytes: configuration.maxRequestBytes,
                 queueLimit: configuration.clientQueueBytes,
-                maxPendingRequests: configuration.maxPendingRequests)
+                maxPendingRequests: configuration.maxPendingRequests,
+                pageBudget: configuration.pageBudgetBytes)
             guard register(fd, events: EPOLLIN.rawValue, tag: id) else {
                 Glibc.close(fd)
                 continue

@@ -28,6 +28,10 @@ extension ServerLoop {
                 guard perform(connection.machine.enqueue(bytes, kind: .unsolicited), on: connection) else { return }
             }
 
+        case .stream(let id, let books):
+            guard let connection = connections[id.raw] else { return }
+            perform(connection.machine.startStream(books), on: connection)
+
         case .stopSubscription(let id, let reply):
             guard let connection = connections[id.raw] else { return }
             if connection.machine.subscriptionStopped() {

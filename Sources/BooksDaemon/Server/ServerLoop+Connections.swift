@@ -48,13 +48,15 @@ extension ServerLoop {
     /// (the machine makes `.close` its last action; a write error closes through the machine too).
     @discardableResult
     func perform(_ actions: [ConnectionStateMachine.Action], on connection: Connection) -> Bool {
+        // Every `.send` is queued before writing starts: writing reports drained bytes to the
+        // machine, which may emit more output (the next page of a stream) that must come after.
+        var flushDue = false
         for action in actions {
             switch action {
             case .send(let bytes):
                 // With output already waiting, the socket was full: EPOLLOUT will resume writing.
-                let wasEmpty = connection.output.isEmpty
+                if connection.output.isEmpty { flushDue = true }
                 connection.output.append(bytes)
-                if wasEmpty, !flush(connection) { return false }
             case .deliver(let request):
                 delegate.server(server, didReceive: request, from: connection.id, peer: connection.peer)
             case .answerHello(let id):
@@ -80,7 +82,7 @@ extension ServerLoop {
                 return false
             }
         }
-        return true
+        return flushDue ? flush(connection) : true
     }
 
     /// Writes queued output until the socket would block; keeps EPOLLOUT registered while

@@ -120,6 +120,13 @@ public final class SocketServer: Sendable {
                 initialEvents: initialEvents.map(MessageEncoder.encode), afterSeq: afterSeq))
     }
 
+    /// Writes the list reply or snapshot `books` to `connection` after what was queued for it
+    /// before, encoding a page only while the connection's queued output is under the page
+    /// budget (`SocketServerConfiguration.pageBudgetBytes`). Ignored if the connection is gone.
+    public func stream(_ books: BookStreamEncoder, to connection: ConnectionID) {
+        channel.post(.stream(connection, books))
+    }
+
     /// Ends `connection`'s subscription (if any) and writes `reply`.
     public func stopSubscription(_ connection: ConnectionID, reply: Reply) {
         channel.post(.stopSubscription(connection, reply: MessageEncoder.encode(reply)))

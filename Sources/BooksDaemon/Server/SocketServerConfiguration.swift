@@ -35,6 +35,10 @@ public struct SocketServerConfiguration: Sendable {
     /// takes the total over it, the connection holding the largest unfinished line is answered
     /// `too-large` and closed (repeated until the total fits). Default 64 MiB.
     public var partialLineBudgetBytes: Int
+    /// The most bytes of a streamed list or snapshot queued for one connection: the next page
+    /// is encoded only while less is queued, so a client that does not read costs at most this
+    /// plus one page. Default 256 KiB.
+    public var pageBudgetBytes: Int
     /// Broadcasts to at least this many idle subscribers are sent from two threads
     /// (`ParallelSender`); default 128.
     public var parallelSendThreshold = 128
@@ -44,7 +48,8 @@ public struct SocketServerConfiguration: Sendable {
         path: String?, socketMode: mode_t = 0o660, maxClients: Int = 1024,
         maxRequestBytes: Int = 1 << 20, clientQueueBytes: Int = 8 << 20, maxPendingRequests: Int = 64,
         helloTimeout: Duration = .seconds(10), serverName: String = "booksd", maxClientsPerUID: Int = 64,
-        idleTimeout: Duration? = .seconds(300), partialLineBudgetBytes: Int = 64 << 20
+        idleTimeout: Duration? = .seconds(300), partialLineBudgetBytes: Int = 64 << 20,
+        pageBudgetBytes: Int = 256 << 10
     ) {
         self.path = path
         self.socketMode = socketMode
@@ -57,5 +62,6 @@ public struct SocketServerConfiguration: Sendable {
         self.maxClientsPerUID = maxClientsPerUID
         self.idleTimeout = idleTimeout
         self.partialLineBudgetBytes = partialLineBudgetBytes
+        self.pageBudgetBytes = pageBudgetBytes
     }
 }

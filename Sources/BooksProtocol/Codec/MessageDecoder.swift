@@ -17,8 +17,10 @@ public enum DaemonMessage: Sendable, Hashable {
 /// - Anything else (invalid UTF-8, not JSON, not an object, a missing or ill-typed field, an
 ///   unknown event kind or error code) throws `MessageDecodingError`, which names the field and
 ///   quotes the start of the line. Unknown extra keys are ignored (forward compatibility).
-/// - Decoding uses Foundation's `JSONDecoder`, created once per `MessageDecoder`: keep one per
-///   connection. `decode` does not mutate the decoder, so sharing one across threads is safe.
+/// - Lines are decoded by a hand-written fast path (`FastMessageDecoder`, no Foundation); a line
+///   it does not fully understand (including every invalid one) goes to Foundation's
+///   `JSONDecoder`, which gives the same values and explains failures. The `JSONDecoder` is
+///   created once per `MessageDecoder`; `decode` does not mutate it, so sharing is safe.
 public struct MessageDecoder: Sendable {
     /// How many bytes of an unreadable line `MessageDecodingError.excerpt` quotes.
     public static let excerptLength = 200
@@ -30,6 +32,12 @@ public struct MessageDecoder: Sendable {
 
     /// Decodes one line.
     public func decode(_ line: [UInt8]) throws(MessageDecodingError) -> DaemonMessage {
+        if let message = line.withUnsafeBufferPointer(FastMessageDecoder.decode) { return message }
+        return try decodeWithFoundation(line)
+    }
+
+    /// Decodes one line with `JSONDecoder` only (the reference the fast path is tested against).
+    public func decodeWithFoundation(_ line: [UInt8]) throws(MessageDecodingError) -> DaemonMessage {
         let data = Data(line)
         do {
             return try decoder.decode(Either.self, from: data).message

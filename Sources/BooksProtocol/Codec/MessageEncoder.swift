@@ -48,6 +48,10 @@ public enum MessageEncoder {
             w.key("reason", first: &first)
             w.string(reason)
         }
+        if let more = event.more {
+            w.key("more", first: &first)
+            w.bool(more)
+        }
         w.raw(UInt8(ascii: "}"))
         w.raw(UInt8(ascii: "\n"))
         return w.bytes
@@ -136,6 +140,10 @@ public enum MessageEncoder {
         if let v = result.total {
             w.key("total", first: &first)
             w.signed(v)
+        }
+        if let v = result.more {
+            w.key("more", first: &first)
+            w.bool(v)
         }
         if let v = result.status {
             let encoder = JSONEncoder()

@@ -24,11 +24,13 @@ public struct Event: Sendable, Hashable, Codable {
     public var books: [Book]?
     /// `resyncRequired`, `shutdown`: why.
     public var reason: String?
+    /// `snapshot` sent in pages (`"paged":true` on `subscribe`): `true` on every page but the last.
+    public var more: Bool?
 
     public init(
         event: Kind, epoch: String, seq: UInt64, source: ChangeSource? = nil, time: String? = nil,
         inserted: [Book]? = nil, updated: [BookUpdate]? = nil, deleted: [Book]? = nil,
-        books: [Book]? = nil, reason: String? = nil
+        books: [Book]? = nil, reason: String? = nil, more: Bool? = nil
     ) {
         self.event = event
         self.epoch = epoch
@@ -40,6 +42,7 @@ public struct Event: Sendable, Hashable, Codable {
         self.deleted = deleted
         self.books = books
         self.reason = reason
+        self.more = more
     }
 
     /// Event kinds.

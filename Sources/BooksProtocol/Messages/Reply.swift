@@ -51,11 +51,14 @@ public struct ReplyResult: Sendable, Hashable, Codable {
     public var total: Int?
     /// `status`: the daemon's state.
     public var status: DaemonStatus?
+    /// A paged `list` (`"paged":true`): `true` on every page but the last, which carries `total`.
+    public var more: Bool?
 
     /// Creates a result with only the given fields.
     public init(
         protocolVersion: Int? = nil, server: String? = nil, epoch: String? = nil, seq: UInt64? = nil,
-        books: [Book]? = nil, versions: [UInt64]? = nil, total: Int? = nil, status: DaemonStatus? = nil
+        books: [Book]? = nil, versions: [UInt64]? = nil, total: Int? = nil, status: DaemonStatus? = nil,
+        more: Bool? = nil
     ) {
         self.protocolVersion = protocolVersion
         self.server = server
@@ -65,6 +68,7 @@ public struct ReplyResult: Sendable, Hashable, Codable {
         self.versions = versions
         self.total = total
         self.status = status
+        self.more = more
     }
 }
 

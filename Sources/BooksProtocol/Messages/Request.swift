@@ -30,13 +30,20 @@ public struct Request: Sendable, Hashable, Codable {
     public var patches: [BookPatch]?
     /// `delete`: the expected versions, parallel to `ids` (optional).
     public var expectedVersions: [UInt64]?
+    /// `list`/`query`/`subscribe`: send the books (of the list, or of a snapshot) as a sequence of
+    /// lines marked `"more":true` but the last, instead of one line.
+    public var paged: Bool?
+    /// `subscribe`: `false` starts the feed without a snapshot (and sends none after
+    /// `resync-required`): a plain feed of changes. Default `true`.
+    public var snapshot: Bool?
 
     /// Creates a request.
     public init(
         id: String, op: Operation, version: Int? = nil, client: String? = nil,
         filter: BookFilter? = nil, sort: BookSort? = nil, limit: Int? = nil, offset: Int? = nil,
         resume: ResumePoint? = nil, ids: [String]? = nil, books: [BookDraft]? = nil,
-        patches: [BookPatch]? = nil, expectedVersions: [UInt64]? = nil
+        patches: [BookPatch]? = nil, expectedVersions: [UInt64]? = nil, paged: Bool? = nil,
+        snapshot: Bool? = nil
     ) {
         self.id = id
         self.op = op
@@ -51,11 +58,14 @@ public struct Request: Sendable, Hashable, Codable {
         self.books = books
         self.patches = patches
         self.expectedVersions = expectedVersions
+        self.paged = paged
+        self.snapshot = snapshot
     }
 
     /// The JSON keys of a request.
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, op, version, client, filter, sort, limit, offset, resume, ids, books, patches, expectedVersions
+        case id, op, version, client, filter, sort, limit, offset, resume, ids, books, patches, expectedVersions, paged
+        case snapshot
     }
 
     /// Decodes a request; `id` may be a JSON string or a JSON number (kept as its decimal text,
@@ -76,6 +86,8 @@ public struct Request: Sendable, Hashable, Codable {
         self.books = try c.decodeIfPresent([BookDraft].self, forKey: .books)
         self.patches = try c.decodeIfPresent([BookPatch].self, forKey: .patches)
         self.expectedVersions = try c.decodeIfPresent([UInt64].self, forKey: .expectedVersions)
+        self.paged = try c.decodeIfPresent(Bool.self, forKey: .paged)
+        self.snapshot = try c.decodeIfPresent(Bool.self, forKey: .snapshot)
     }
 
     /// Reads `id` as a string, or as a number converted to text.

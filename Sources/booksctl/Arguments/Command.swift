@@ -27,6 +27,8 @@ struct SubscribeOptions: Equatable {
     var name: String?
     var author: String?
     var initial = false
+    /// Keep a mirror of the matching books, to print missed changes exactly after a resync.
+    var mirror = false
     /// `--since SEQ|TIME` (with `--nats`): where in the stream to start.
     var since: String?
 
@@ -37,6 +39,8 @@ struct SubscribeOptions: Equatable {
 /// `list` options.
 struct ListOptions: Equatable {
     var json = false
+    /// One JSON array instead of JSON lines.
+    var jsonArray = false
     var name: String?
     var author: String?
     var sort: BookSort?

@@ -9,27 +9,33 @@ enum CommandCatalog {
         positionals: [],
         options: [
             json, name, author,
-            .flag("initial", "first print every matching book as an insert (seq of the snapshot)"),
+            .flag("initial", "first print every matching book as an insert (seq of the snapshot); implies --mirror"),
+            .flag("mirror", "keep a copy of the matching books, to print missed changes exactly after a resync"),
             .value("since", "SEQ|TIME", "with --nats: start at stream sequence SEQ or at an ISO 8601 TIME"),
         ],
         details: [
             """
             Follows the daemon's change feed until interrupted (Ctrl-C or SIGTERM: exit 0). If the daemon stops, \
             restarts or crashes, booksctl reconnects (100 ms back-off doubling to 2 s) and resumes where it left off: \
-            changes made meanwhile are printed once, none is printed twice. When the daemon cannot replay them, the \
-            missed changes are computed from a fresh snapshot and printed with the snapshot's seq.
+            changes made meanwhile are printed once, none is printed twice. booksctl holds no copy of the books: \
+            its memory does not grow with the file. When the daemon cannot replay the missed changes (its history \
+            was trimmed, or it lost it), one resync line marks the gap. With --mirror (or --initial) booksctl keeps \
+            a copy of the matching books instead, and prints the missed changes, computed from a fresh snapshot, \
+            with the snapshot's seq.
             """,
             """
             Text output: one line per changed book, coloured when stdout is a terminal and NO_COLOR is unset. \
             Connection notices go to stderr.
             """,
             """
-            --json output: exactly one JSON object per changed book per line, flushed per line:
+            --json output: exactly one JSON object per changed book per line, written as each change arrives:
               {"seq":N,"kind":"insert"|"update"|"delete",\
             "id":"…","name":"…","author":"…","source":"file"|"client"}
             A delete carries the last known name and author; an update the new values, followed by "oldName" and \
             "oldAuthor". "source" is "resync" for changes computed from a snapshot after a reconnect and "snapshot" \
-            for --initial lines.
+            for --initial lines. Without --mirror, a gap is one line
+              {"seq":N,"kind":"resync","epoch":"…","reason":"history-trimmed"|"different-epoch"|…,"source":"resync"}
+            after which changes continue from seq N.
             """,
         ],
         examples: [
@@ -46,6 +52,7 @@ enum CommandCatalog {
             .value("sort", "FIELD", "order by id, name or author; -FIELD for descending (default: file order)"),
             .value("limit", "N", "print at most N books"),
             .value("offset", "N", "skip the first N matching books"),
+            .flag("json-array", "print one JSON array instead of JSON lines"),
         ],
         details: [
             """
@@ -53,7 +60,10 @@ enum CommandCatalog {
             author separated by tabs, no header, no colour (tabs, newlines and backslashes in values are written as \
             \\t, \\n and \\\\).
             """,
-            "--json prints a JSON array of {\"id\",\"name\",\"author\"} objects.",
+            """
+            --json prints one {"id","name","author"} object per line; --json-array one JSON array of them. Books are \
+            printed as the daemon's pages arrive (a terminal table is aligned page by page).
+            """,
         ],
         examples: [
             ("booksctl list", "every book"),

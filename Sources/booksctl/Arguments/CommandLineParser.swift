@@ -62,9 +62,12 @@ enum CommandLineParser {
             return .subscribe(
                 SubscribeOptions(
                     json: json, name: args.values["name"], author: args.values["author"],
-                    initial: args.flags.contains("initial"), since: args.values["since"]))
+                    initial: args.flags.contains("initial"), mirror: args.flags.contains("mirror"),
+                    since: args.values["since"]))
         case "list":
-            var options = ListOptions(json: json, name: args.values["name"], author: args.values["author"])
+            let array = args.flags.contains("json-array")
+            var options = ListOptions(
+                json: json || array, jsonArray: array, name: args.values["name"], author: args.values["author"])
             if let text = args.values["sort"] {
                 guard let sort = BookSort(parsing: text) else {
                     throw fail("invalid --sort '\(text)' (expected id, name or author, optionally prefixed by -)")

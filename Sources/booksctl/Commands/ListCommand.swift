@@ -1,22 +1,31 @@
 import BooksClient
 import BooksCore
 import BooksProtocol
+import Synchronization
 
-/// `booksctl list`.
+/// `booksctl list`: prints the daemon's pages as they arrive (see `ListPrinter`).
 enum ListCommand {
     static func run(_ options: ListOptions, _ context: CommandContext) async throws(BooksClientError) -> ExitCode {
         let client = try await context.connect()
         defer { client.close() }
-        let page = try await client.list(options.query)
-        if options.json {
-            context.out.line(BookTable.json(page.books))
+        let format: ListPrinter.Format
+        if options.jsonArray {
+            format = .jsonArray
+        } else if options.json {
+            format = .jsonLines
         } else if context.out.isTerminal {
-            var lines = BookTable.aligned(page.books, style: context.style)
-            lines.append(context.style.dim("\(page.books.count) of \(page.total) book\(page.total == 1 ? "" : "s")"))
-            context.out.write(lines.joined(separator: "\n") + "\n")
-        } else if !page.books.isEmpty {
-            context.out.write(BookTable.tabSeparated(page.books).joined(separator: "\n") + "\n")
+            format = .table(context.style)
+        } else {
+            format = .tabSeparated
         }
+        let printer = Mutex(ListPrinter(format: format))
+        let out = context.out
+        // Written from the connection's reader thread, page by page (no thread hop, no gathering).
+        let page = try await client.list(options.query) { books in
+            let bytes = printer.withLock { $0.page(books) }
+            out.write(bytes: bytes)
+        }
+        out.write(bytes: printer.withLock { $0.finish(total: page.total) })
         return .success
     }
 }

@@ -16,19 +16,25 @@ struct ChangeLineFormatter: Sendable {
         case .live: return update.source?.rawValue ?? "file"
         case .resync: return "resync"
         case .snapshot: return "snapshot"
+        case .resyncRequired: return "resync"
         }
     }
 
     /// The lines (without newlines) for `update`.
     func lines(for update: MirrorUpdate) -> [String] {
-        let source = Self.source(of: update)
         var lines: [String] = []
-        for book in update.changes.inserted { lines.append(line(update.seq, "insert", book, nil, source)) }
-        for change in update.changes.updated {
-            lines.append(line(update.seq, "update", change.new, change.old, source))
-        }
-        for book in update.changes.deleted { lines.append(line(update.seq, "delete", book, nil, source)) }
+        forEachLine(for: update) { lines.append($0) }
         return lines
+    }
+
+    /// Calls `body` with each line (without newline) for `update`, in order, without building
+    /// them all first (an `--initial` snapshot of a million books is a million lines).
+    func forEachLine(for update: MirrorUpdate, _ body: (String) -> Void) {
+        if update.origin == .resyncRequired { return body(resyncLine(update)) }
+        let source = Self.source(of: update)
+        for book in update.changes.inserted { body(line(update.seq, "insert", book, nil, source)) }
+        for change in update.changes.updated { body(line(update.seq, "update", change.new, change.old, source)) }
+        for book in update.changes.deleted { body(line(update.seq, "delete", book, nil, source)) }
     }
 
     /// `{"seq":N,"kind":…,"id":…,"name":…,"author":…,"source":…[,"oldName":…,"oldAuthor":…]}`.
@@ -43,6 +49,20 @@ struct ChangeLineFormatter: Sendable {
             pairs.append(("oldAuthor", JSONLine.string(old.author)))
         }
         return JSONLine.object(pairs)
+    }
+
+    /// The one line that marks a gap in a feed without mirror.
+    private func resyncLine(_ update: MirrorUpdate) -> String {
+        let reason = update.reason ?? "unknown"
+        if json {
+            return JSONLine.object([
+                ("seq", String(update.seq)), ("kind", JSONLine.string("resync")),
+                ("epoch", JSONLine.string(update.epoch)),
+                ("reason", JSONLine.string(reason)), ("source", JSONLine.string("resync")),
+            ])
+        }
+        return "#\(update.seq) \(style.red("! resync")) \(style.dim("(\(TextCell.escape(reason)))")) "
+            + "changes before this point were not replayed; use --mirror to get them"
     }
 
     private func line(_ seq: UInt64, _ kind: String, _ book: Book, _ old: Book?, _ source: String) -> String {

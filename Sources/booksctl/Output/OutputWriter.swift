@@ -31,6 +31,22 @@ struct OutputWriter: Sendable {
         }
     }
 
+    /// Writes `bytes` completely (as `write(_:)` does for text).
+    func write(bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    if errno == EPIPE { exit(0) }
+                    return
+                }
+                offset += n
+            }
+        }
+    }
+
     /// Writes `text` and a newline in one `write(2)`.
     func line(_ text: String) { write(text + "\n") }
 }

@@ -69,6 +69,7 @@ private func error(_ text: String) -> ConfigurationError? {
             partial_line_budget_bytes = 16M
             max_request_bytes = 64K
             client_queue_bytes = 2MiB
+            page_budget_bytes = 128K
             hello_timeout_seconds = 3
             max_line_bytes = 4096
             log_level = DEBUG
@@ -108,6 +109,7 @@ private func error(_ text: String) -> ConfigurationError? {
         expected.partialLineBudgetBytes = 16 * 1_048_576
         expected.maxRequestBytes = 65_536
         expected.clientQueueBytes = 2 * 1_048_576
+        expected.pageBudgetBytes = 131_072
         expected.helloTimeoutSeconds = 3
         expected.maxLineBytes = 4096
         expected.logLevel = .debug

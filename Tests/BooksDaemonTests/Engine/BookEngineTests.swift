@@ -20,6 +20,17 @@ final class RecordingChannel: ClientChannel {
     ) {
         subscriptions.withLock { $0.append((connection, initialEvents, afterSeq)) }
     }
+    func stream(_ books: BookStreamEncoder, to connection: ConnectionID) {
+        var books = books
+        switch try? MessageDecoder().decode(books.encodeRest()) {
+        case .reply(let reply): replies.withLock { $0.append((connection, reply)) }
+        case .event(let snapshot):
+            subscriptions.withLock { all in
+                if let k = all.lastIndex(where: { $0.0 == connection }) { all[k].1.append(snapshot) }
+            }
+        case nil: Issue.record("a streamed message does not decode")
+        }
+    }
     func stopSubscription(_ connection: ConnectionID, reply: Reply) {}
     func broadcast(_ change: SequencedChangeSet) { changes.withLock { $0.append(change) } }
     func broadcastHeartbeat(epoch: String, seq: UInt64) {}

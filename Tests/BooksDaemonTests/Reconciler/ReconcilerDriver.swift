@@ -1,6 +1,7 @@
 import BooksCore
 import BooksProtocol
 import Glibc
+import Testing
 
 @testable import BooksDaemon
 @testable import BooksStore
@@ -150,6 +151,17 @@ struct ReconcilerDriver {
         case .startSubscription(let connection, let reply, _, let events, let afterSeq):
             replies.append((connection, reply))
             subscriptions.append((connection, events, afterSeq))
+        case .stream(var books, let connection):
+            switch try? MessageDecoder().decode(books.encodeRest()) {
+            case .reply(let reply):
+                replies.append((connection, reply))
+            case .event(let snapshot):
+                if let k = subscriptions.lastIndex(where: { $0.0 == connection }) {
+                    subscriptions[k].1.append(snapshot)
+                }
+            case nil:
+                Issue.record("a streamed message does not decode")
+            }
         case .stopSubscription(let connection, let reply):
             replies.append((connection, reply))
         case .log(let level, let message, _):

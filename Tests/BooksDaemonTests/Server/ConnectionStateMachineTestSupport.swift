@@ -11,8 +11,11 @@ extension ConnectionMachineSuite {
     func line(_ text: String) -> [UInt8] { Array((text + "\n").utf8) }
 
     /// A machine (with the given limits) that has received a hello.
-    func helloed(queueLimit: Int = 8 << 20, maxPendingRequests: Int = 64) -> ConnectionStateMachine {
-        var m = ConnectionStateMachine(queueLimit: queueLimit, maxPendingRequests: maxPendingRequests)
+    func helloed(
+        queueLimit: Int = 8 << 20, maxPendingRequests: Int = 64, pageBudget: Int = 256 << 10
+    ) -> ConnectionStateMachine {
+        var m = ConnectionStateMachine(
+            queueLimit: queueLimit, maxPendingRequests: maxPendingRequests, pageBudget: pageBudget)
         _ = m.bytesReceived(line(#"{"id":"h","op":"hello","version":1}"#))
         return m
     }

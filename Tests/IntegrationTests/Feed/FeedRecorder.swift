@@ -68,7 +68,7 @@ func feedSeq(_ item: FeedItem) -> UInt64? {
     case .change(let c): return c.seq
     case .snapshot(let s): return s.seq
     case .resyncRequired(_, let seq, _): return seq
-    case .heartbeat(let p): return p.seq
+    case .heartbeat(let p), .subscribed(let p): return p.seq
     case .shutdown: return nil
     }
 }

@@ -54,7 +54,10 @@ extension FeedTests {
     enum Stop: String, CaseIterable, Sendable { case sigterm, sigkill }
 
     @Test(
-        "resume across a daemon restart: resync-required then snapshot; booksctl prints the missed changes once",
+        """
+        resume across a daemon restart: resync-required then snapshot; booksctl --mirror prints the missed changes \
+        once, booksctl without it one resync line
+        """,
         arguments: Stop.allCases)
     func resumeAcrossRestart(_ how: Stop) async throws {
         let daemon = try await FeedDaemon(rows: [
@@ -63,23 +66,29 @@ extension FeedTests {
         let ctlOut = daemon.directory + "/ctl.out"
         let ctlErr = daemon.directory + "/ctl.err"
         let ctl = try ChildProcess.spawn(
-            [BuildProducts.booksctl, "--socket", daemon.socket, "subscribe", "--json"],
+            [BuildProducts.booksctl, "--socket", daemon.socket, "subscribe", "--json", "--mirror"],
             stdout: .appendFile(ctlOut), stderr: .appendFile(ctlErr), newProcessGroup: false)
         defer { ctl.terminate(grace: 60) }
-        func ctlLines() -> [[String: Any]] {
-            ((try? String(contentsOfFile: ctlOut, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
+        let plainOut = daemon.directory + "/plain.out"
+        let plain = try ChildProcess.spawn(
+            [BuildProducts.booksctl, "--socket", daemon.socket, "subscribe", "--json"],
+            stdout: .appendFile(plainOut), stderr: .appendFile(daemon.directory + "/plain.err"),
+            newProcessGroup: false)
+        defer { plain.terminate(grace: 60) }
+        func ctlLines(_ path: String = ctlOut) -> [[String: Any]] {
+            ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
                 (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
             }
         }
         let writer = try await daemon.connect("writer")
         let client = try await daemon.connect("sub")
         let recorder = FeedRecorder(client.changes())
-        // Wait until booksctl is subscribed (it counts among the subscribers).
-        let subscribed = await eventually(timeout: 5) { ((try? await writer.status().subscribers) ?? 0) >= 2 }
+        // Wait until both booksctl are subscribed (they count among the subscribers).
+        let subscribed = await eventually(timeout: 5) { ((try? await writer.status().subscribers) ?? 0) >= 3 }
         #expect(subscribed, "booksctl did not subscribe: \(daemon.log)")
         _ = try await writer.update([BookPatch(id: "b1", name: "Persuasion")])
         await recorder.waitForSeq(1)
-        #expect(await eventually(timeout: 5) { ctlLines().count == 1 })
+        #expect(await eventually(timeout: 5) { ctlLines().count == 1 && ctlLines(plainOut).count == 1 })
         guard case .snapshot(let snap)? = recorder.snapshot.first else {
             Issue.record("no snapshot")
             return
@@ -132,6 +141,14 @@ extension FeedTests {
         #expect(lines.last?["kind"] as? String == "update")
         #expect(lines.last?["author"] as? String == "T. Morrison")
         #expect(lines.last?["source"] as? String == "client")
+        // Without --mirror: the change before, one resync line at the new epoch's seq, the live change.
+        #expect(await eventually(timeout: 5) { ctlLines(plainOut).count >= 3 })
+        let plainLines = ctlLines(plainOut)
+        #expect(plainLines.map { $0["kind"] as? String ?? "?" } == ["update", "resync", "update"], "\(plainLines)")
+        #expect(plainLines[1]["reason"] as? String == "different-epoch")
+        #expect(plainLines[1]["epoch"] as? String == epoch)
+        #expect(plainLines[1]["source"] as? String == "resync")
+        #expect(plainLines.last?["author"] as? String == "T. Morrison")
         resumed.cancel()
         daemon.stop()
     }

@@ -134,10 +134,10 @@ final class DaemonHarness: @unchecked Sendable {
         return try JSONDecoder().decode(DaemonStatus.self, from: Data(result.output.utf8))
     }
 
-    /// `booksctl list --json`, decoded into books by id.
+    /// `booksctl list --json-array`, decoded into books by id.
     func listedBooks() async throws -> [String: TestBook] {
-        let result = try await ctl(["list", "--json"])
-        guard result.succeeded else { throw TestSupportError("booksctl list --json: \(result)") }
+        let result = try await ctl(["list", "--json-array"])
+        guard result.succeeded else { throw TestSupportError("booksctl list --json-array: \(result)") }
         let listed = try JSONDecoder().decode([ListedBook].self, from: Data(result.output.utf8))
         return Dictionary(
             listed.map { ($0.id, TestBook(id: $0.id, name: $0.name, author: $0.author)) },

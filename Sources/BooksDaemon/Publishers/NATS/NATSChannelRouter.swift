@@ -31,6 +31,14 @@ public final class NATSChannelRouter: ClientChannel {
             connection, reply: reply, filter: filter, initialEvents: initialEvents, afterSeq: afterSeq)
     }
 
+    public func stream(_ books: BookStreamEncoder, to connection: ConnectionID) {
+        if NATSRequestResponder.owns(connection) {
+            responder?.send(books, to: connection)
+        } else {
+            local.stream(books, to: connection)
+        }
+    }
+
     public func stopSubscription(_ connection: ConnectionID, reply: Reply) {
         local.stopSubscription(connection, reply: reply)
     }

@@ -76,6 +76,14 @@ public final class NATSRequestResponder: Sendable {
         respond(MessageEncoder.encode(reply), to: subject)
     }
 
+    /// Answers the request `connection` stands for with a streamed list reply, encoded whole:
+    /// a NATS reply is one message (requests over NATS are never paged).
+    public func send(_ stream: BookStreamEncoder, to connection: ConnectionID) {
+        guard let subject = pending.withLock({ $0.removeValue(forKey: connection.raw) }) else { return }
+        var stream = stream
+        respond(stream.encodeRest(), to: subject)
+    }
+
     private func receive(_ message: NATSMessage, engine: BookEngine) {
         guard let replySubject = message.reply else {
             complain("a message on \(naming.apiSubject) without a reply subject was ignored (use a NATS request)")
@@ -87,9 +95,10 @@ public final class NATSRequestResponder: Sendable {
             let error = ProtocolError(.tooLarge, "request larger than max_request_bytes (\(maxRequestBytes))")
             return respond(MessageEncoder.encode(.failure(nil, error)), to: replySubject)
         }
-        let request: Request
+        var request: Request
         do {
             request = try RequestDecoder().decode(line)
+            request.paged = nil  // one reply message: a list is answered whole (streamed into it)
         } catch {
             complain("refused a request on \(naming.apiSubject): \(error.error.message)")
             return respond(MessageEncoder.encode(.failure(error.id, error.error)), to: replySubject)
