@@ -17,6 +17,11 @@ public enum CRC32C {
     public static func checksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return crc }
         if hardware { return books_crc32c_hardware(crc, base, bytes.count) }
+        return tableChecksum(bytes, continuing: crc)
+    }
+
+    /// The table-driven checksum (the fallback; tested against the hardware one).
+    static func tableChecksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32) -> UInt32 {
         var c = ~crc
         table.withUnsafeBufferPointer { table in
             for byte in bytes { c = table[Int((c ^ UInt32(byte)) & 0xFF)] ^ (c >> 8) }
