@@ -88,6 +88,14 @@ struct HistoryRecoveryTests {
         check("does not replay", snapshot: state.snapshot, journal: swapped.journal)
     }
 
+    @Test("boot times from the clocks name the same boot within 30 s, a reboot otherwise")
+    func bootTimeIDs() {
+        let boot = HistoryRecovery.bootTimeID(seconds: 1_700_000_000)
+        #expect(HistoryRecovery.sameBoot(boot, HistoryRecovery.bootTimeID(seconds: 1_700_000_002)))
+        #expect(!HistoryRecovery.sameBoot(boot, HistoryRecovery.bootTimeID(seconds: 1_700_000_300)))
+        #expect(!HistoryRecovery.sameBoot(boot, Self.boot))
+    }
+
     @Test("a state closed cleanly is continued after a reboot")
     func cleanCloseSurvivesReboot() {
         var state = Self.saved(edits: 0)

@@ -47,6 +47,24 @@ public enum HistoryRecovery {
         case newEpoch(reason: String)
     }
 
+    /// A boot id made from the boot time (wall clock minus time since boot, in seconds), for
+    /// where the kernel's boot id cannot be read.
+    public static func bootTimeID(seconds: Int64) -> [UInt8] {
+        var id: [UInt8] = Array("BOOTTIME".utf8)
+        withUnsafeBytes(of: seconds.littleEndian) { id.append(contentsOf: $0) }
+        return id
+    }
+
+    /// Whether two boot ids name the same boot: equal, or boot times within 30 s of each other
+    /// (the wall clock may be adjusted; two boots are minutes apart).
+    static func sameBoot(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        if a == b { return true }
+        let prefix = Array("BOOTTIME".utf8)
+        guard a.count == 16, b.count == 16, Array(a[0..<8]) == prefix, Array(b[0..<8]) == prefix else { return false }
+        func seconds(_ id: [UInt8]) -> Int64 { id[8..<16].reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) } }
+        return abs(seconds(a) - seconds(b)) <= 30
+    }
+
     /// The reason given when there is no snapshot at all (a first start).
     public static let noSavedHistory = "no saved history yet"
 
@@ -75,7 +93,7 @@ public enum HistoryRecovery {
         guard header.snapshotID == saved.snapshotID, header.baseSeq == saved.context.seq else {
             return .newEpoch(reason: "the journal does not continue the snapshot (it belongs to another state)")
         }
-        if !header.closedCleanly, header.bootID != expectation.bootID {
+        if !header.closedCleanly, !sameBoot(header.bootID, expectation.bootID) {
             return .newEpoch(
                 reason: "the machine restarted while booksd was running: changes not yet on disk may be lost")
         }

@@ -212,21 +212,31 @@ public final class HistoryStore: @unchecked Sendable {
         for (k, byte) in Self.markerMagic.enumerated() { marker?.storeBytes(of: byte, toByteOffset: k, as: UInt8.self) }
     }
 
-    /// `/proc/sys/kernel/random/boot_id` as 16 bytes (zeros if unreadable).
+    /// `/proc/sys/kernel/random/boot_id` as 16 bytes; where it is hidden (systemd's
+    /// `ProcSubset=pid`), the boot time from the clocks (see `HistoryRecovery.bootTimeID`).
     static func currentBootID() -> [UInt8] {
-        guard let file = fopen("/proc/sys/kernel/random/boot_id", "r") else { return [UInt8](repeating: 0, count: 16) }
-        defer { fclose(file) }
-        var buffer = [CChar](repeating: 0, count: 64)
-        guard fgets(&buffer, 64, file) != nil else { return [UInt8](repeating: 0, count: 16) }
-        let hex = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }.filter { $0 != UInt8(ascii: "-") && $0 != 10 }
-        var result: [UInt8] = []
-        var k = 0
-        while k + 1 < hex.count, result.count < 16 {
-            guard let high = Self.hexValue(hex[k]), let low = Self.hexValue(hex[k + 1]) else { break }
-            result.append(high << 4 | low)
-            k += 2
+        if let file = fopen("/proc/sys/kernel/random/boot_id", "r") {
+            defer { fclose(file) }
+            var buffer = [CChar](repeating: 0, count: 64)
+            if fgets(&buffer, 64, file) != nil {
+                let hex = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }.filter {
+                    $0 != UInt8(ascii: "-") && $0 != 10
+                }
+                var result: [UInt8] = []
+                var k = 0
+                while k + 1 < hex.count, result.count < 16 {
+                    guard let high = Self.hexValue(hex[k]), let low = Self.hexValue(hex[k + 1]) else { break }
+                    result.append(high << 4 | low)
+                    k += 2
+                }
+                if result.count == 16 { return result }
+            }
         }
-        return result + [UInt8](repeating: 0, count: 16 - result.count)
+        var realtime = timespec()
+        var boottime = timespec()
+        clock_gettime(CLOCK_REALTIME, &realtime)
+        clock_gettime(CLOCK_BOOTTIME, &boottime)
+        return HistoryRecovery.bootTimeID(seconds: Int64(realtime.tv_sec) - Int64(boottime.tv_sec))
     }
 
     private static func hexValue(_ c: UInt8) -> UInt8? {
