@@ -85,10 +85,12 @@ struct RestartBenchmark {
             let client = LineClient.connectIfListening(socket), let start = client.helloPoint()
         else { return nil }
         client.close()
-        for _ in 0..<liveEdits { _ = file.perform(.append) }
-        guard waitForSeq(start.seq + UInt64(liveEdits), socket: socket) else {
-            Console.error("the live edits did not arrive; see \(log)")
-            return nil
+        for k in 1...liveEdits {  // one at a time: each is its own change set (journal record)
+            _ = file.perform(.append)
+            guard waitForSeq(start.seq + UInt64(k), socket: socket) else {
+                Console.error("the live edits did not arrive; see \(log)")
+                return nil
+            }
         }
         if stop == .sigterm { _ = cold.stop() } else { _ = cold.kill() }
         // 100 rows renamed while booksd is down: "X" put before each name (valid UTF-8 either way).
@@ -120,7 +122,7 @@ struct RestartBenchmark {
                 defer { client.close() }
                 if let point = client.helloPoint(), point.seq >= seq { return true }
             }
-            usleep(10_000)
+            usleep(2_000)
         }
         return false
     }

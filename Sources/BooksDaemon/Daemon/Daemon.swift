@@ -102,6 +102,7 @@ public final class Daemon: Sendable {
             ["BOOKS_FILE": path, "BOOKS_SEQ": "\(position.seq)", "BOOKS_EPOCH": position.epoch])
         _ = try? notifier.ready()
         engine.republishStatus()
+        engine.historyReady()
     }
 
     func installSignalHandlers() throws {

@@ -35,6 +35,11 @@ public struct StateDirectory: Sendable {
             throw .refused(
                 path: path, reason: "writable by group or others (mode \(String(s.st_mode & 0o777, radix: 8)))")
         }
+        // One daemon per state directory: a second one would interleave its journal writes.
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            close(fd)
+            throw .refused(path: path, reason: "in use by another booksd (locked)")
+        }
         return StateDirectory(path: path, fd: fd)
     }
 
