@@ -21,6 +21,7 @@ struct RestartBenchmark {
     struct Run {
         var coldMS: Double
         var restartMS: Double
+        var restartCPUMS: Double
         var resumed: Bool
     }
 
@@ -39,35 +40,41 @@ struct RestartBenchmark {
         var md = [Self.heading, ""]
         md.append(
             "Date: \(machine.date). Command: `\(options.commandLine)`. A \(CoreReport.rows(rows))-row file, no saved "
-                + "history: cold start (new epoch, first snapshot written; ready = `posix_spawn` → `hello` answered). "
+                + "history: cold start (new epoch; ready = `posix_spawn` → `hello` answered). "
                 + "Then \(liveEdits) appends while it runs (journal records), stop, \(downEdits) rows renamed while it "
                 + "is down (one atomic replace), start again: ready, and checked that the epoch is the same and the "
                 + "edits are exactly the next seq. 3 runs per stop (fresh file and state each run).")
         md.append("")
         md.append(
-            "| rows | stop | cold start ms (median) | restart to ready ms (median) | all restarts ms | resumed | target ≤ 1000 ms |"
+            "| rows | stop | cold start ms (median) | restart to ready ms (median) | all restarts ms | booksd CPU ms to ready (median) | resumed | target ≤ 1000 ms |"
         )
-        md.append("|---:|---|---:|---:|---|---|---|")
+        md.append("|---:|---|---:|---:|---|---:|---|---|")
         var tsv: [[String]] = []
         for stop in Stop.allCases {
             let runs = results[stop] ?? []
             let cold = Stopwatch.median(runs.map(\.coldMS))
             let restart = Stopwatch.median(runs.map(\.restartMS))
+            let cpu = Stopwatch.median(runs.map(\.restartCPUMS))
             let resumed = runs.allSatisfy(\.resumed)
             md.append(
                 """
                 | \(CoreReport.rows(rows)) | \(stop.rawValue) | \(CoreReport.ms(cold)) | \(CoreReport.ms(restart)) | \
-                \(runs.map { CoreReport.ms($0.restartMS) }.joined(separator: ", ")) | \(resumed ? "yes" : "**NO**") | \
+                \(runs.map { CoreReport.ms($0.restartMS) }.joined(separator: ", ")) | \(CoreReport.ms(cpu)) | \
+                \(resumed ? "yes" : "**NO**") | \
                 \(restart <= 1000 && resumed ? "met" : "**MISSED**") |
                 """)
             tsv.append([
                 String(rows), stop.rawValue, String(cold), String(restart),
-                runs.map { String($0.restartMS) }.joined(separator: ","), resumed ? "yes" : "no",
+                runs.map { String($0.restartMS) }.joined(separator: ","), String(cpu), resumed ? "yes" : "no",
             ])
         }
         md.append("")
         ResultsFile.write(
-            "restart", header: ["rows", "stop", "cold_ms_median", "restart_ms_median", "restart_ms_all", "resumed"],
+            "restart",
+            header: [
+                "rows", "stop", "cold_ms_median", "restart_ms_median", "restart_ms_all", "restart_cpu_ms_median",
+                "resumed",
+            ],
             rows: tsv, options: options)
         ResultsFile.publish(heading: Self.heading, markdown: md.joined(separator: "\n"), options: options)
     }
@@ -106,6 +113,7 @@ struct RestartBenchmark {
             let again = DaemonProcess.benchmark(
                 binDirectory: options.binDirectory, file: path, socket: socket, logPath: log)
         else { return nil }
+        let cpu = again.cpuMS
         defer { _ = again.stop() }
         let point = LineClient.connectIfListening(socket).flatMap { client in
             defer { client.close() }
@@ -113,7 +121,7 @@ struct RestartBenchmark {
         }
         let resumed = point?.epoch == start.epoch && point?.seq == start.seq + UInt64(liveEdits) + 1
         if !resumed { Console.error("  NOT resumed: \(String(describing: point)) vs \(start); see \(log)") }
-        return Run(coldMS: cold.readyMS, restartMS: again.readyMS, resumed: resumed)
+        return Run(coldMS: cold.readyMS, restartMS: again.readyMS, restartCPUMS: cpu, resumed: resumed)
     }
 
     func waitForSeq(_ seq: UInt64, socket: String) -> Bool {

@@ -12,21 +12,28 @@ extension ReconcilerStateMachine {
         resumingHistory = true
     }
 
-    /// The file at start, compared with the context restored from saved history.
+    /// The file at start, compared with the context restored from saved history: applied as a
+    /// file edit (one change set, or none), or held for confirmation when it looks destructive.
     mutating func resumed(_ snapshot: BookStoreSnapshot) -> [ReconcilerAction] {
         resumingHistory = false
-        let comparison: FileComparison
+        var actions: [ReconcilerAction] = [
+            .log(.info, "resuming saved history at seq \(context.seq) (\(context.bookCount) books): comparing the file")
+        ]
         switch snapshot {
-        case .unavailable(let error): comparison = .unavailable(error)
-        case .missing: comparison = .missing
+        case .unavailable(let error): actions += applyFileChanges(.unavailable(error))
+        case .missing: actions += applyFileChanges(.missing)
         case .present(let canonical, let identity):
-            comparison =
-                ByteComparison.equal(canonical, context.document.bytes)
-                ? .unchanged(identity: identity)
-                : .changed(ByteSplice(from: context.document.bytes, to: canonical), identity: identity)
+            // The whole new content, not a splice of it: no copy of the changed window is made.
+            if let reason = DestructiveChangeGuard().reason(
+                oldBytes: context.document.bytes.count, oldBookCount: context.bookCount, newCount: canonical.count,
+                containsPipe: { canonical.contains(0x7C) })
+            {
+                actions += scheduleConfirmation(observed: canonical, reason: reason)
+            } else {
+                lastLoggedProblem = nil
+                actions += applyFileEdit(identity: identity) { $0.apply(bytes: canonical, source: .file) }
+            }
         }
-        let log = ReconcilerAction.log(
-            .info, "resuming saved history at seq \(context.seq) (\(context.bookCount) books): comparing the file")
-        return [log] + applyFileChanges(comparison) + afterFileChange()
+        return actions + afterFileChange()
     }
 }

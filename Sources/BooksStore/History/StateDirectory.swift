@@ -57,16 +57,21 @@ public struct StateDirectory: Sendable {
         guard size <= sizeLimit else {
             throw .refused(path: path + "/" + name, reason: "larger than \(sizeLimit) bytes")
         }
-        var bytes = [UInt8](repeating: 0, count: size)
-        var done = 0
-        while done < size {
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, size - done, off_t(done)) }
-            if n < 0, errno == EINTR { continue }
-            guard n >= 0 else { throw .system(operation: "read", path: path + "/" + name, errno: errno) }
-            if n == 0 { break }
-            done += n
+        var failure: Int32 = 0
+        // Not zero-filled first: pread fills it (a file that shrank meanwhile gives a shorter array).
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            var done = 0
+            while done < size {
+                let n = pread(fd, buffer.baseAddress! + done, size - done, off_t(done))
+                if n < 0, errno == EINTR { continue }
+                if n < 0 { failure = errno }
+                if n <= 0 { break }
+                done += n
+            }
+            count = done
         }
-        return done == size ? bytes : Array(bytes[0..<done])
+        guard failure == 0 else { throw .system(operation: "read", path: path + "/" + name, errno: failure) }
+        return bytes
     }
 
     /// Checks that `fd` is a regular, single-link file of the daemon's user; returns its size.
