@@ -74,7 +74,7 @@ public enum HistoryRecovery {
         snapshot: [UInt8]?, journal: [UInt8]?, publishedSeq: UInt64?, expectation: Expectation
     ) -> Outcome {
         guard let snapshot else { return .newEpoch(reason: noSavedHistory) }
-        let saved: HistorySnapshotFormat.Contents
+        var saved: HistorySnapshotFormat.Contents
         let header: HistoryJournalFormat.Header
         let transitions: [ContextTransition]
         do throws(HistoryFormatError) {
@@ -102,6 +102,7 @@ public enum HistoryRecovery {
         }
         guard let publishedSeq else { return .newEpoch(reason: "the published-seq marker is missing") }
         var context = BookContext(restoring: saved.context, retention: expectation.retention)
+        saved.context.bytes = []  // the document now holds the only reference: replay edits it in place
         for (k, transition) in transitions.enumerated() where !context.replay(transition) {
             return .newEpoch(reason: "journal record \(k + 1) does not replay to the change set it recorded")
         }
