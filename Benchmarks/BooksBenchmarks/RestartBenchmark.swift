@@ -82,7 +82,7 @@ struct RestartBenchmark {
     /// One cold start, live edits, stop, down-time edits, timed restart.
     func once(directory: String, stop: Stop) -> Run? {
         let path = directory + "/books.txt"
-        TestFiles.removeTree(directory + "/.books.txt.booksd-history")
+        TestFiles.removeTree(directory + "/.books.txt.history")
         guard var file = try? LiveBookFile(path: path, rows: rows) else { return nil }
         let socket = directory + "/booksd.sock"
         let log = directory + "/booksd.log"

@@ -20,7 +20,7 @@ struct StartupBenchmark {
         var rss: [Double] = []
         for k in 0..<3 {
             Console.error("• startup: \(CoreReport.rows(rows)) rows, run \(k + 1)/3")
-            TestFiles.removeTree(directory + "/.books.txt.booksd-history")  // a cold start: no saved history
+            TestFiles.removeTree(directory + "/.books.txt.history")  // a cold start: no saved history
             guard
                 let daemon = DaemonProcess.benchmark(
                     binDirectory: options.binDirectory, file: directory + "/books.txt",

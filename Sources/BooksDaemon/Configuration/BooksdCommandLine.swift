@@ -57,7 +57,7 @@ public struct BooksdCommandLine: Sendable, Equatable {
                               Same as --set state_directory=PATH: where the epoch, book
                               versions and change log survive restarts ("none": nowhere).
                               Default: $STATE_DIRECTORY (systemd StateDirectory=), else
-                              <dir of file>/.<file name>.booksd-history.
+                              <dir of file>/.<file name>.history.
           --check-config      Validate the configuration file and flags, print the effective
                               settings (or the first error) and exit: 0 if valid, 2 if not.
           -h, --help          Print this help and exit.

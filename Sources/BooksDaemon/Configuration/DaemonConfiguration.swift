@@ -70,7 +70,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The state directory to use, nil for none: `stateDirectory` if set (nil when `none`); else
     /// `$STATE_DIRECTORY` (systemd's `StateDirectory=`, its first entry) if set; else the hidden
-    /// directory `.<file name>.booksd-history` beside the book file.
+    /// directory `.<file name>.history` beside the book file.
     public func effectiveStateDirectory(environment: [String: String] = ProcessEnvironment.current()) -> String? {
         if let stateDirectory { return stateDirectory == "none" ? nil : stateDirectory }
         if let systemd = environment["STATE_DIRECTORY"], !systemd.isEmpty {
@@ -79,7 +79,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         let slash = filePath.lastIndex(of: "/")
         let name = slash.map { String(filePath[filePath.index(after: $0)...]) } ?? filePath
         let directory = slash.map { String(filePath[..<$0]) } ?? "."
-        return (directory.isEmpty ? "" : directory) + "/." + name + ".booksd-history"
+        return (directory.isEmpty ? "" : directory) + "/." + name + ".history"
     }
 
     /// The socket path to bind: `socketPath` if set; else `$XDG_RUNTIME_DIR/booksd.sock` if

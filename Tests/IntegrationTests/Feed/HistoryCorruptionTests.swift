@@ -29,7 +29,7 @@ struct HistoryCorruptionTests {
         }
     }
 
-    static func stateDirectory(_ daemon: FeedDaemon) -> String { daemon.directory + "/.books.txt.booksd-history" }
+    static func stateDirectory(_ daemon: FeedDaemon) -> String { daemon.directory + "/.books.txt.history" }
 
     /// Another book file's saved history (a second daemon, one client write, stopped cleanly).
     static func foreignState() async throws -> (FeedDaemon, String) {
