@@ -106,7 +106,7 @@ struct HistoryCorruptionTests {
         let again = try await daemon.connect("resumer")
         #expect(again.helloPoint?.epoch != epoch)
         let resumed = FeedRecorder(again.changes(from: ResumePoint(epoch: epoch, seq: 3)))
-        await resumed.wait("resync then snapshot") { $0.count >= 2 }
+        await resumed.wait("resync then snapshot", timeout: .seconds(20)) { $0.count >= 2 }
         let items = resumed.snapshot
         guard case .resyncRequired(_, _, let reason) = items.first, case .snapshot(let fresh) = items.dropFirst().first
         else {

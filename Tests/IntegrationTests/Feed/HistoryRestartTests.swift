@@ -72,7 +72,7 @@ struct HistoryRestartTests {
         // A client resuming from seq 1 replays the down-time change set: no resync, no snapshot.
         let again = try await daemon.connect("resumer")
         let resumed = FeedRecorder(again.changes(from: ResumePoint(epoch: epoch, seq: 1)))
-        await resumed.waitForSeq(2)
+        await resumed.waitForSeq(2, timeout: .seconds(20))
         let items = resumed.snapshot
         #expect(!items.contains { if case .resyncRequired = $0 { true } else { false } }, "\(items)")
         #expect(!items.contains { if case .snapshot = $0 { true } else { false } }, "\(items)")
