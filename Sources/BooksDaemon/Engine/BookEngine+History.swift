@@ -6,9 +6,9 @@ import Dispatch
 /// the engine's queue, after the actions of an input were carried out — so the journal is written
 /// after the broadcast it records, never before (only the published seq is stored first, in memory).
 extension BookEngine {
-    /// Starts journaling: before the file is read when a restored context is continued (the
-    /// journal is marked as this run's, durably: `load()`), once the daemon is ready when the
-    /// history starts afresh (a snapshot of the context: `historyReady()`). Each acts once.
+    /// Starts journaling at load: before the file is read when a restored context is continued
+    /// (the journal is marked as this run's, durably), after it when the history starts afresh (a
+    /// snapshot of the loaded context, before any change can be published). Each acts once.
     func beginHistory(resuming: Bool) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let history, !history.isRunning else { return }
@@ -35,29 +35,31 @@ extension BookEngine {
         }
         guard history.isRunning else { return }
         // Content rewritten wholesale (a new file, or the edits of a long down time at start): a
-        // snapshot holds it in fewer bytes than its journal record would.
-        // Until the daemon is ready, a due snapshot is owed (written by `historyReady()`): a crash
-        // before it loses only the epoch (the published seq is then ahead of the journal).
-        let starting = historyStarting.load(ordering: .relaxed)
+        // snapshot holds it in fewer bytes than its journal record would, at once (else a change
+        // already published would be in neither).
         let spliced = transitions.reduce(0) { $0 + $1.splice.replacement.count }
         if spliced > HistoryStore.journalBudgetBytes, spliced > size / 2 {
-            if starting { snapshotOwed.store(true, ordering: .relaxed) } else { writeSnapshot(durably: false) }
+            writeSnapshot(durably: false)
             return
         }
-        if !snapshotOwed.load(ordering: .relaxed) {
-            do {
-                try history.append(transitions)
-            } catch {
-                historyFailed("cannot append to the journal", error)
-            }
+        do {
+            try history.append(transitions)
+        } catch {
+            historyFailed("cannot append to the journal", error)
         }
+        // A snapshot that falls due while the daemon starts is owed until it is ready (the journal
+        // holds everything meanwhile).
         if history.snapshotDue(contentBytes: size) {
-            if starting { snapshotOwed.store(true, ordering: .relaxed) } else { writeSnapshot(durably: false) }
+            if historyStarting.load(ordering: .relaxed) {
+                snapshotOwed.store(true, ordering: .relaxed)
+            } else {
+                writeSnapshot(durably: false)
+            }
         }
     }
 
-    /// The daemon is ready: writes the snapshot owed since the start, or the first snapshot of a
-    /// new epoch — after readiness, so a large file's snapshot does not delay it.
+    /// The daemon is ready: writes the snapshot owed since the start (after readiness, so it does
+    /// not delay it), or a first snapshot if the history could not be started at load.
     public func historyReady() {
         guard history != nil else { return }
         queue.async { [self] in

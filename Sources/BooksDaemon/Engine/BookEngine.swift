@@ -48,9 +48,9 @@ public final class BookEngine: Sendable {
     let history: HistoryStore?
     /// Whether the last history write failed (logged once per failure streak).
     let historyFailing = Atomic<Bool>(false)
-    /// True until `historyReady()`: snapshots are owed, not written, while the daemon starts.
+    /// True until `historyReady()`: due snapshots are owed, not written, while the daemon starts.
     let historyStarting = Atomic<Bool>(true)
-    /// A snapshot is owed (skipped journal records included): written by `historyReady()`.
+    /// A due snapshot is owed (the journal holds everything meanwhile): written by `historyReady()`.
     let snapshotOwed = Atomic<Bool>(false)
 
     /// The watcher and how it watches (for `status`).
@@ -129,6 +129,7 @@ public final class BookEngine: Sendable {
             }
             beginHistory(resuming: true)
             run(.loaded(store.fetch()))
+            beginHistory(resuming: false)
         }
     }
 
