@@ -37,6 +37,10 @@ public final class HistoryStore: @unchecked Sendable {
     public private(set) var isRunning = false
     /// Set when a write failed: nothing more is appended until a snapshot succeeds.
     private var broken = false
+    /// While broken, a snapshot is tried again only every `retryInterval` inputs (a full disk is
+    /// not hammered with whole-file writes).
+    private var retryCountdown = 0
+    static let retryInterval = 256
 
     static let markerSize = 4096
     static let markerMagic: [UInt8] = Array("BKPUBL".utf8) + [0, 1]
@@ -127,7 +131,13 @@ public final class HistoryStore: @unchecked Sendable {
 
     /// Whether a snapshot should be written now, for content of `contentBytes`.
     public func snapshotDue(contentBytes: Int) -> Bool {
-        guard isRunning, !broken else { return true }
+        if broken {
+            retryCountdown -= 1
+            guard retryCountdown <= 0 else { return false }
+            retryCountdown = Self.retryInterval
+            return true
+        }
+        guard isRunning else { return true }
         let replay = recordsSinceSnapshot.multipliedReportingOverflow(by: max(contentBytes, 4096))
         return replay.overflow || replay.partialValue >= Self.replayBudgetBytes
             || journalEnd >= max(Self.journalBudgetBytes, contentBytes)
@@ -167,7 +177,13 @@ public final class HistoryStore: @unchecked Sendable {
     )
         throws(HistoryStoreError) -> Int32?
     {
-        let file = try directory.create(name + ".new")
+        let file: Int32
+        do {
+            file = try directory.create(name + ".new")
+        } catch {
+            broken = true
+            throw error
+        }
         do throws(HistoryStoreError) {
             try StateDirectory.write(file, chunks, at: 0, path: directory.path + "/" + name + ".new")
             if durably, fdatasync(file) != 0 {
@@ -176,6 +192,7 @@ public final class HistoryStore: @unchecked Sendable {
             try directory.rename(name + ".new", over: name)
         } catch {
             Glibc.close(file)
+            broken = true
             throw error
         }
         if keepOpen { return file }
