@@ -189,6 +189,10 @@ for name in "Hand Edit One" "After Reload" "While Down" "After Restart"; do
 done
 step "no gap, no duplicate (each edit reported exactly once)${dups:+:$dups}" test -z "$dups"
 step "booksctl subscribe reported the reconnect" grep -q "reconnect" "$work/sub.err"
+step "the saved history is in /var/lib/booksd-history (StateDirectory=, 0700 books:books)" \
+    sh -c "[ \"\$(ns stat -c '%a %U:%G' /var/lib/booksd-history)\" = '700 books:books' ]"
+step "the restart continued the epoch (saved history restored; the edit made while down is no resync)" \
+    sh -c "ns grep -q 'saved history restored' /run/booksd-e2e/booksd.log && ! grep -q '\"source\":\"resync\"' '$work/sub.out'"
 
 # --- stop ------------------------------------------------------------------------------------
 t0=$(date +%s%N)

@@ -47,7 +47,9 @@ struct BenchmarkMain {
             case "writes":
                 var b = WriteBenchmark(options: options)
                 b.run()
-            case "startup": StartupBenchmark(options: options).run()
+            case "startup":
+                StartupBenchmark(options: options).run()
+                RestartBenchmark(options: options).run()
             default: TargetsReport(options: options).run()
             }
         default:

@@ -20,6 +20,7 @@ struct StartupBenchmark {
         var rss: [Double] = []
         for k in 0..<3 {
             Console.error("• startup: \(CoreReport.rows(rows)) rows, run \(k + 1)/3")
+            TestFiles.removeTree(directory + "/.books.txt.history")  // a cold start: no saved history
             guard
                 let daemon = DaemonProcess.benchmark(
                     binDirectory: options.binDirectory, file: directory + "/books.txt",
@@ -41,8 +42,10 @@ struct StartupBenchmark {
         var md = [Self.heading, ""]
         md.append(
             "Date: \(machine.date). Command: `\(options.commandLine)`. `booksd --file F --socket S` on a "
-                + "\(CoreReport.rows(rows))-row file (page cache warm); ready = from `posix_spawn` until a "
-                + "connection to the socket answers `hello` (polled every 1 ms), 3 starts.")
+                + "\(CoreReport.rows(rows))-row file (page cache warm), cold: its saved history is removed "
+                + "before each start (a new epoch: its first snapshot is written before the socket accepts); ready = from "
+                + "`posix_spawn` until a connection to the socket answers `hello` (polled every 1 ms), 3 starts. "
+                + "Restarts with saved history: next section.")
         md.append("")
         md.append("| rows | ready ms (median) | all runs ms | VmRSS when ready MB |")
         md.append("|---:|---:|---|---:|")

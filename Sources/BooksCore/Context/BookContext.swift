@@ -11,18 +11,23 @@ import FoundationEssentials
 /// - Every applied change set is in the change log until `retention` newer ones push it out.
 public struct BookContext: Sendable {
     /// The file as last applied.
-    public private(set) var document: BookDocument
+    public internal(set) var document: BookDocument
     /// The lineage of this context's states.
     public let epoch: String
     /// The number of change sets applied so far.
-    public private(set) var seq: UInt64 = 0
+    public internal(set) var seq: UInt64 = 0
     /// Books whose row is currently a bad line, at their last good values, by id.
-    public private(set) var held: [String: Book] = [:]
+    public internal(set) var held: [String: Book] = [:]
     /// The retained history.
-    public private(set) var log: ChangeLog
+    public internal(set) var log: ChangeLog
     /// When the last change set was applied.
-    public private(set) var lastChange: Date?
-    private var versions: [String: UInt64] = [:]
+    public internal(set) var lastChange: Date?
+    var versions: [String: UInt64] = [:]
+    /// Whether every move to new content is kept in `transitions` (for the history journal).
+    public var recordsTransitions = false
+    /// The moves to new content since the last `takeTransitions()`, oldest first (only while
+    /// `recordsTransitions`).
+    public internal(set) var transitions: [ContextTransition] = []
 
     /// Creates a context whose state at seq 0 is `document`.
     public init(document: BookDocument, epoch: String = UUID().uuidString, retention: Int = 10_000) {
@@ -77,7 +82,11 @@ public struct BookContext: Sendable {
         bytes: [UInt8], source: ChangeSource, time: Date = Date(),
         remapped: [IdentifierRemap] = []
     ) -> SequencedChangeSet? {
-        record(document.update(to: bytes).changes, source: source, time: time, remapped: remapped)
+        let update = document.update(to: bytes)
+        let splice =
+            recordsTransitions && update.path != .unchanged
+            ? ByteSplice(range: update.oldRange, replacement: Array(bytes[update.newRange])) : nil
+        return record(update.changes, splice: splice, source: source, time: time, remapped: remapped)
     }
 
     /// Moves the context to its file content changed by `splice` (in place: the same result as
@@ -87,7 +96,9 @@ public struct BookContext: Sendable {
         splice: ByteSplice, source: ChangeSource, time: Date = Date(),
         remapped: [IdentifierRemap] = []
     ) -> SequencedChangeSet? {
-        record(document.update(applying: splice).changes, source: source, time: time, remapped: remapped)
+        let update = document.update(applying: splice)
+        let kept = recordsTransitions && update.path != .unchanged ? splice : nil
+        return record(update.changes, splice: kept, source: source, time: time, remapped: remapped)
     }
 
     /// Reports the books `ids` as updated although their `id|name|author` did not change: a
@@ -100,17 +111,22 @@ public struct BookContext: Sendable {
             guard seen.insert(id).inserted, let book = document.book(id: id) else { return nil }
             return BookUpdate(old: book, new: book)
         }
-        return record(ChangeSet(updated: updated), source: source, time: time, remapped: [])
+        // For the journal: no content moved (an empty splice), see `replay(_:)`.
+        let splice = recordsTransitions ? ByteSplice(range: 0..<0, replacement: []) : nil
+        return record(ChangeSet(updated: updated), splice: splice, source: source, time: time, remapped: [])
     }
 
     /// Sequences and logs the change set of a document update.
     private mutating func record(
-        _ documentChanges: ChangeSet, source: ChangeSource, time: Date,
+        _ documentChanges: ChangeSet, splice: ByteSplice?, source: ChangeSource, time: Date,
         remapped: [IdentifierRemap]
     ) -> SequencedChangeSet? {
         var changes = documentChanges
         resolveHeldBooks(&changes)
-        guard !changes.isEmpty else { return nil }
+        guard !changes.isEmpty else {
+            if let splice { transitions.append(ContextTransition(splice: splice, applied: nil)) }
+            return nil
+        }
         seq += 1
         for book in changes.inserted { versions[book.id] = seq }
         for update in changes.updated { versions[update.new.id] = seq }
@@ -120,6 +136,7 @@ public struct BookContext: Sendable {
             changes: changes, remapped: remapped)
         log.append(applied)
         lastChange = time
+        if let splice { transitions.append(ContextTransition(splice: splice, applied: applied)) }
         return applied
     }
 

@@ -10,12 +10,15 @@ extension BookDocument {
     public mutating func update(to newBytes: [UInt8]) -> DocumentUpdate {
         if ByteComparison.equal(newBytes, bytes) { return DocumentUpdate(changes: ChangeSet(), path: .unchanged) }
         let (prefix, suffix) = ByteComparison.commonEnds(bytes, newBytes)
+        let oldRange = prefix..<(bytes.count - suffix)
+        let newRange = prefix..<(newBytes.count - suffix)
         if let changes = updateIncrementally(
             prefix: prefix, oldSuffixStart: bytes.count - suffix, content: .whole(newBytes))
         {
-            return DocumentUpdate(changes: changes, path: .incremental)
+            return DocumentUpdate(changes: changes, path: .incremental, oldRange: oldRange, newRange: newRange)
         }
-        return DocumentUpdate(changes: updateFully(to: newBytes), path: .full)
+        return DocumentUpdate(
+            changes: updateFully(to: newBytes), path: .full, oldRange: oldRange, newRange: newRange)
     }
 
     /// Moves the document to its bytes changed by `splice` and returns the record-level changes:

@@ -38,10 +38,11 @@ public struct BookDocument: Sendable {
     }
 
     /// Parses `bytes`. `previous`, when given, is the state before: a two-field row whose first
-    /// field is one of its ids is a bad line (a slip), not a new book.
+    /// field is one of its ids is a bad line (a slip), not a new book. So is one whose first field
+    /// is in `slipIDs` (the `slipIDList()` of a document restored from saved history).
     public init(
         parsing bytes: [UInt8], lineLimit: Int = BookDocument.defaultLineLimit,
-        previous: BookDocument? = nil
+        previous: BookDocument? = nil, slipIDs: [[UInt8]] = []
     ) {
         self.init(lineLimit: lineLimit)
         self.bytes = bytes
@@ -51,7 +52,8 @@ public struct BookDocument: Sendable {
         var counters = Counters()
         self.index = IDIndex(expectedCount: 0)  // released: the local index below is the only copy
         var index = IDIndex(expectedCount: estimate)
-        let slips = previous?.slipIDs() ?? []
+        var slips = previous?.slipIDs() ?? []
+        for id in slipIDs { slips.insert(IDKey(bytes: id)) }
         bytes.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
             lines.withUnsafeMutableBufferPointer { records in
@@ -171,6 +173,10 @@ public struct BookDocument: Sendable {
 }
 
 extension BookDocument {
+    /// The first fields of two-field rows judged slips (bad lines, not new books), for saving
+    /// with the document's bytes (see `init(parsing:lineLimit:previous:slipIDs:)`).
+    public func slipIDList() -> [[UInt8]] { slipIDs().map(\.bytes).sorted { $0.lexicographicallyPrecedes($1) } }
+
     /// The first fields of two-field rows already judged slips (`badMissingField`): they stay
     /// slips, not new books, for as long as the row stands.
     func slipIDs() -> Set<IDKey> {
@@ -190,4 +196,5 @@ extension BookDocument {
 struct IDKey: Hashable, Sendable {
     let bytes: [UInt8]
     init(_ buffer: UnsafeBufferPointer<UInt8>) { bytes = Array(buffer) }
+    init(bytes: [UInt8]) { self.bytes = bytes }
 }

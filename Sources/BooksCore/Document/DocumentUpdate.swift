@@ -14,4 +14,9 @@ public struct DocumentUpdate: Sendable, Hashable {
     public var changes: ChangeSet
     /// The path taken.
     public var path: Path
+    /// For `update(to:)`: the old bytes' range that the new bytes' range `newRange` replaced (the
+    /// part between the common prefix and suffix; both empty when unchanged).
+    public var oldRange: Range<Int> = 0..<0
+    /// See `oldRange`.
+    public var newRange: Range<Int> = 0..<0
 }

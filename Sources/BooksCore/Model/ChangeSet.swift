@@ -23,4 +23,10 @@ public struct ChangeSet: Sendable, Hashable, Codable {
 
     /// The number of books touched.
     public var count: Int { inserted.count + updated.count + deleted.count }
+
+    /// Whether this only reports books as updated with their values unchanged (a member outside
+    /// `id|name|author` was edited: ``BookContext/touch(ids:source:time:)``).
+    public var isTouch: Bool {
+        inserted.isEmpty && deleted.isEmpty && !updated.isEmpty && updated.allSatisfy { $0.old == $0.new }
+    }
 }

@@ -53,6 +53,11 @@ public struct BooksdCommandLine: Sendable, Equatable {
           --confirmation-ms N Same as --set confirmation_ms=N: how long an empty, missing or
                               drastically shrunk file must stand still before it is believed.
           --force-polling     Same as --set force_polling=yes: poll instead of inotify.
+          --state-directory PATH
+                              Same as --set state_directory=PATH: where the epoch, book
+                              versions and change log survive restarts ("none": nowhere).
+                              Default: $STATE_DIRECTORY (systemd StateDirectory=), else
+                              <dir of file>/.<file name>.history.
           --check-config      Validate the configuration file and flags, print the effective
                               settings (or the first error) and exit: 0 if valid, 2 if not.
           -h, --help          Print this help and exit.
@@ -136,6 +141,7 @@ public struct BooksdCommandLine: Sendable, Equatable {
                 }
                 result.settings.append(String(v[..<eq]) + " = " + String(v[v.index(after: eq)...]))
             case "--confirmation-ms": result.settings.append("confirmation_ms = " + (try value()))
+            case "--state-directory": result.settings.append("state_directory = " + (try value()))
             case "--force-polling":
                 _ = try flag()
                 result.settings.append("force_polling = yes")

@@ -13,6 +13,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
     case forcePolling = "force_polling"
     case allowSymlink = "allow_symlink"
     case changeLogRetention = "change_log_retention"
+    case stateDirectory = "state_directory"
     case heartbeatSeconds = "heartbeat_seconds"
     case maxClients = "max_clients"
     case maxClientsPerUID = "max_clients_per_uid"
@@ -52,6 +53,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .pollIntervalMilliseconds: "an integer number of milliseconds between 10 and 3600000"
         case .forcePolling, .allowSymlink: "a boolean: yes/no, true/false, on/off, 1/0"
         case .changeLogRetention: "an integer between 0 and 100000000"
+        case .stateDirectory: "a non-empty path, or none"
         case .heartbeatSeconds: "an integer number of seconds between 1 and 86400"
         case .maxClients: "an integer between 1 and 1000000"
         case .maxClientsPerUID: "an integer between 0 (no limit) and 1000000"
@@ -126,6 +128,9 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
             config.allowSymlink = try Self.boolean(value, or: bad)
         case .changeLogRetention:
             config.changeLogRetention = try Self.integer(value, 0...100_000_000, or: bad)
+        case .stateDirectory:
+            guard !value.isEmpty, !value.contains("\0") else { throw bad }
+            config.stateDirectory = value
         case .heartbeatSeconds:
             config.heartbeatSeconds = try Self.integer(value, 1...86_400, or: bad)
         case .maxClients:
@@ -169,6 +174,9 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .forcePolling: config.forcePolling ? "yes" : "no"
         case .allowSymlink: config.allowSymlink ? "yes" : "no"
         case .changeLogRetention: String(config.changeLogRetention)
+        case .stateDirectory:
+            config.stateDirectory
+                ?? "\(config.effectiveStateDirectory(environment: environment) ?? "none")  (default)"
         case .heartbeatSeconds: String(config.heartbeatSeconds)
         case .maxClients: String(config.maxClients)
         case .maxClientsPerUID: String(config.maxClientsPerUID)

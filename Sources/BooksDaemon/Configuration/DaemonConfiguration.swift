@@ -36,6 +36,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Number of change sets kept for clients resuming from a sequence number (`change_log_retention`).
     /// Default 10000.
     public var changeLogRetention: Int = 10_000
+    /// Where the epoch, book versions and change log are kept across restarts (`state_directory`);
+    /// `none` keeps no history (every start is a new epoch). Default nil: see
+    /// `effectiveStateDirectory(environment:)`.
+    public var stateDirectory: String? = nil
     /// Seconds between heartbeats to idle subscribers (`heartbeat_seconds`). Default 30.
     public var heartbeatSeconds: Int = 30
     /// Maximum simultaneous client connections (`max_clients`). Default 1024.
@@ -68,6 +72,20 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The all-defaults configuration.
     public init() {}
+
+    /// The state directory to use, nil for none: `stateDirectory` if set (nil when `none`); else
+    /// `$STATE_DIRECTORY` (systemd's `StateDirectory=`, its first entry) if set; else the hidden
+    /// directory `.<file name>.history` beside the book file.
+    public func effectiveStateDirectory(environment: [String: String] = ProcessEnvironment.current()) -> String? {
+        if let stateDirectory { return stateDirectory == "none" ? nil : stateDirectory }
+        if let systemd = environment["STATE_DIRECTORY"], !systemd.isEmpty {
+            return String(systemd.split(separator: ":").first ?? Substring(systemd))
+        }
+        let slash = filePath.lastIndex(of: "/")
+        let name = slash.map { String(filePath[filePath.index(after: $0)...]) } ?? filePath
+        let directory = slash.map { String(filePath[..<$0]) } ?? "."
+        return (directory.isEmpty ? "" : directory) + "/." + name + ".history"
+    }
 
     /// The socket path to bind: `socketPath` if set; else `$XDG_RUNTIME_DIR/booksd.sock` if
     /// `XDG_RUNTIME_DIR` is set and non-empty; else `.booksd.sock` in the book file's directory

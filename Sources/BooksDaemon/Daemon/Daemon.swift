@@ -65,7 +65,10 @@ public final class Daemon: Sendable {
             configuration: BookStoreConfiguration(
                 path: path, format: configuration.format, lineLimit: configuration.maxLineBytes,
                 allowSymlink: configuration.allowSymlink))
-        let engine = BookEngine(configuration: configuration, store: store, logger: logger, notifier: notifier)
+        let (history, restored) = openHistory()
+        let engine = BookEngine(
+            configuration: configuration, store: store, logger: logger, notifier: notifier, history: history,
+            restored: restored)
 
         // The socket: inherited from systemd, or bound here.
         let inherited = try SocketActivation.listeningSockets().first
@@ -101,6 +104,7 @@ public final class Daemon: Sendable {
             ["BOOKS_FILE": path, "BOOKS_SEQ": "\(position.seq)", "BOOKS_EPOCH": position.epoch])
         _ = try? notifier.ready()
         engine.republishStatus()
+        engine.historyReady()
     }
 
     func installSignalHandlers() throws {
@@ -188,6 +192,7 @@ public final class Daemon: Sendable {
             running.server.stopAccepting()
             running.server.deliverPendingInput(timeout: .seconds(1))
             running.engine.drain()
+            running.engine.closeHistory()
             running.server.shutdown(reason: "booksd is stopping", timeout: .seconds(2))
         }
         exit(0)

@@ -44,6 +44,14 @@ public final class BookEngine: Sendable {
     /// Refused writes are logged at most 5 times a minute per uid.
     let refusals = Mutex(LogRateLimiter())
     let settings: Mutex<DaemonConfiguration>
+    /// The saved history (nil: none kept); used only on the queue (see `BookEngine+History`).
+    let history: HistoryStore?
+    /// Whether the last history write failed (logged once per failure streak).
+    let historyFailing = Atomic<Bool>(false)
+    /// True until `historyReady()`: due snapshots are owed, not written, while the daemon starts.
+    let historyStarting = Atomic<Bool>(true)
+    /// A due snapshot is owed (the journal holds everything meanwhile): written by `historyReady()`.
+    let snapshotOwed = Atomic<Bool>(false)
 
     /// The watcher and how it watches (for `status`).
     struct WatchState: Sendable {
@@ -52,32 +60,38 @@ public final class BookEngine: Sendable {
     }
 
     /// Creates the engine of `configuration`'s book file, kept by `store`; no books until `load()`.
+    /// With `history`, change sets are journaled there; with `restored` (read from it), the engine
+    /// continues that context's epoch, seq, versions and change log, and `load()` reports what
+    /// changed in the file meanwhile as the next change set.
     public convenience init(
         configuration: DaemonConfiguration, store: any BookStore, logger: Logger,
-        notifier: SystemdNotifier = SystemdNotifier(), epoch: String = UUID().uuidString
+        notifier: SystemdNotifier = SystemdNotifier(), epoch: String = UUID().uuidString,
+        history: HistoryStore? = nil, restored: BookContext? = nil
     ) {
         self.init(
             configuration: configuration, store: store, logger: logger, notifier: notifier, epoch: epoch,
-            accounts: WriterAuthorization())
+            accounts: WriterAuthorization(), history: history, restored: restored)
     }
 
     init(
         configuration: DaemonConfiguration, store: any BookStore, logger: Logger, notifier: SystemdNotifier,
-        epoch: String, accounts: WriterAuthorization
+        epoch: String, accounts: WriterAuthorization, history: HistoryStore? = nil, restored: BookContext? = nil
     ) {
+        self.history = history
         self.accounts = accounts
         self.store = store
         self.logger = logger
         self.notifier = notifier
-        self.epoch = epoch
+        self.epoch = restored?.epoch ?? epoch
         fields = ["BOOKS_FILE": store.configuration.path]
         queue = DispatchQueue(label: "booksd.engine")
         settings = Mutex(configuration)
         writers = Mutex((configuration.writerUIDs, configuration.writerGroups))
+        let machineConfiguration = Self.machineConfiguration(configuration, store: store)
         machine = Mutex(
-            ReconcilerStateMachine(
-                configuration: Self.machineConfiguration(configuration, store: store),
-                epoch: epoch))
+            restored.map { ReconcilerStateMachine(configuration: machineConfiguration, restoring: $0) }
+                ?? ReconcilerStateMachine(configuration: machineConfiguration, epoch: epoch))
+        publishedSeq.store(restored?.seq ?? 0, ordering: .relaxed)
     }
 
     static func machineConfiguration(
@@ -113,7 +127,9 @@ public final class BookEngine: Sendable {
             if let message = leftovers.logMessage {
                 logger.log(leftovers.kept.isEmpty ? .notice : .warning, message, fields)
             }
+            beginHistory(resuming: true)
             run(.loaded(store.fetch()))
+            beginHistory(resuming: false)
         }
     }
 
@@ -177,5 +193,6 @@ public final class BookEngine: Sendable {
         // changes are applied, except for books those changes already reported.
         let edited = store.takeUnknownMemberEdits()
         if !edited.isEmpty { run(.unknownMembersEdited(edited, after: seqBefore)) }
+        persistHistory()
     }
 }

@@ -99,6 +99,9 @@ public struct ReconcilerStateMachine: Sendable {
     var rereadPending = false
     var rereadFailures = 0
     var revertDetector = RevertedWriteDetector()
+    /// Set while the context restored from saved history waits for the file's content at start:
+    /// the content is then compared with it (an ordinary change set) instead of replacing it.
+    var resumingHistory = false
 
     /// Creates the machine with no books, in a new epoch, until ``ReconcilerInput/loaded(_:)``.
     public init(configuration: Configuration, epoch: String? = nil) {
@@ -149,6 +152,7 @@ public struct ReconcilerStateMachine: Sendable {
     // MARK: Loading and file events
 
     private mutating func loaded(_ snapshot: BookStoreSnapshot) -> [ReconcilerAction] {
+        if resumingHistory { return resumed(snapshot) }
         var actions: [ReconcilerAction] = []
         switch snapshot {
         case .unavailable(let error):
@@ -217,7 +221,7 @@ public struct ReconcilerStateMachine: Sendable {
     }
 
     /// What follows a change from the file: ids for rows typed by hand, then the status line.
-    private mutating func afterFileChange() -> [ReconcilerAction] {
+    mutating func afterFileChange() -> [ReconcilerAction] {
         var actions: [ReconcilerAction] = []
         if context.document.newBookCount > 0, fileState == .present, commitPhase == nil {
             actions += startCommit([])

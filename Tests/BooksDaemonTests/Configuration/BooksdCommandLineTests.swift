@@ -73,7 +73,7 @@ private func files(_ table: [String: String]) -> (String) throws(ConfigurationEr
         }
         for flag in [
             "--config", "--file", "--socket", "--format", "--log-level", "--check-config", "--help", "--version",
-            "booksd.conf(5)",
+            "--state-directory", "booksd.conf(5)",
         ] {
             #expect(out.contains(flag), "help lacks \(flag)")
         }
@@ -81,6 +81,27 @@ private func files(_ table: [String: String]) -> (String) throws(ConfigurationEr
             BooksdCommandLine.evaluate(
                 arguments: ["--version"], environment: [:], resolver: accounts, readFile: files([:]))
                 == .exit(status: 0, standardOutput: BooksdCommandLine.versionString + "\n", standardError: ""))
+    }
+
+    @Test func stateDirectoryDefaultsAndOverrides() throws {
+        var config = DaemonConfiguration()
+        config.filePath = "/srv/books/books.txt"
+        #expect(config.effectiveStateDirectory(environment: [:]) == "/srv/books/.books.txt.history")
+        #expect(
+            config.effectiveStateDirectory(environment: ["STATE_DIRECTORY": "/var/lib/a:/var/lib/b"]) == "/var/lib/a")
+        config.filePath = "books.txt"
+        #expect(config.effectiveStateDirectory(environment: [:]) == "./.books.txt.history")
+        config.stateDirectory = "none"
+        #expect(config.effectiveStateDirectory(environment: ["STATE_DIRECTORY": "/x"]) == nil)
+        guard
+            case .run(let set) = BooksdCommandLine.evaluate(
+                arguments: ["--state-directory", "/tmp/h"], environment: [:], resolver: accounts,
+                readFile: files([:]))
+        else {
+            Issue.record("--state-directory refused")
+            return
+        }
+        #expect(set.stateDirectory == "/tmp/h")
     }
 
     @Test func checkConfigValid() {

@@ -62,6 +62,7 @@ private func error(_ text: String) -> ConfigurationError? {
             force_polling = yes
             allow_symlink = on
             change_log_retention = 42
+            state_directory = /var/lib/booksd-history
             heartbeat_seconds = 5
             max_clients = 16
             max_clients_per_uid = 0
@@ -102,6 +103,7 @@ private func error(_ text: String) -> ConfigurationError? {
         expected.forcePolling = true
         expected.allowSymlink = true
         expected.changeLogRetention = 42
+        expected.stateDirectory = "/var/lib/booksd-history"
         expected.heartbeatSeconds = 5
         expected.maxClients = 16
         expected.maxClientsPerUID = 0

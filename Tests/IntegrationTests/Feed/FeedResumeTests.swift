@@ -54,10 +54,7 @@ extension FeedTests {
     enum Stop: String, CaseIterable, Sendable { case sigterm, sigkill }
 
     @Test(
-        """
-        resume across a daemon restart: resync-required then snapshot; booksctl --mirror prints the missed changes \
-        once, booksctl without it one resync line
-        """,
+        "resume across a daemon restart: no resync, the edits made while it was down come as the next seq, once",
         arguments: Stop.allCases)
     func resumeAcrossRestart(_ how: Stop) async throws {
         let daemon = try await FeedDaemon(rows: [
@@ -110,18 +107,19 @@ extension FeedTests {
 
         let again = try await daemon.connect("sub-again")
         let resumed = FeedRecorder(again.changes(from: resume))
-        await resumed.wait("resync then snapshot") { $0.count >= 2 }
+        await resumed.waitForSeq(2)
         let items = resumed.snapshot
-        guard items.count >= 2, case .resyncRequired(let epoch, _, let reason) = items[0],
-            case .snapshot(let fresh) = items[1]
-        else {
-            Issue.record("expected resync-required then snapshot, got \(items)")
-            return
-        }
-        #expect(epoch != resume.epoch)
-        #expect(fresh.epoch == epoch)
-        #expect(reason == "different-epoch")
-        #expect(Set(fresh.books.map(\.id)) == ["b1", "b2", "h1"])
+        // The saved history continues the epoch: the down-time edits are change set 2 (source
+        // file), replayed from the restored change log — no resync, no snapshot.
+        #expect(!items.contains { if case .resyncRequired = $0 { true } else { false } }, "\(items)")
+        #expect(!items.contains { if case .snapshot = $0 { true } else { false } }, "\(items)")
+        let changes = resumed.changes
+        #expect(changes.map(\.seq) == [2], "\(items)")
+        #expect(changes.first?.epoch == resume.epoch)
+        #expect(changes.first?.source == .file)
+        #expect(changes.first?.changes.updated.map(\.new.id) == ["b2"])
+        #expect(changes.first?.changes.deleted.map(\.id) == ["b3"])
+        #expect(changes.first?.changes.inserted.map(\.id) == ["h1"])
 
         // booksctl reconnected on its own and printed exactly the missed changes, once.
         let missedOK = await eventually(timeout: 8) { ctlLines().count >= 4 }
@@ -137,17 +135,16 @@ extension FeedTests {
         #expect(lines.count == 5, "\(lines)")
         let missed = lines.dropFirst().prefix(3).map { "\($0["kind"] as? String ?? "?") \($0["id"] as? String ?? "?")" }
         #expect(Set(missed) == ["update b2", "delete b3", "insert h1"], "\(lines)")
-        #expect(lines.dropFirst().prefix(3).allSatisfy { $0["source"] as? String == "resync" })
+        #expect(lines.dropFirst().prefix(3).allSatisfy { $0["source"] as? String == "file" && $0["seq"] as? Int == 2 })
         #expect(lines.last?["kind"] as? String == "update")
         #expect(lines.last?["author"] as? String == "T. Morrison")
         #expect(lines.last?["source"] as? String == "client")
-        // Without --mirror: the change before, one resync line at the new epoch's seq, the live change.
-        #expect(await eventually(timeout: 5) { ctlLines(plainOut).count >= 3 })
+        #expect(lines.last?["seq"] as? Int == 3)
+        // Without --mirror the same: the history continues the epoch, so there is no resync line.
+        #expect(await eventually(timeout: 5) { ctlLines(plainOut).count >= 5 })
         let plainLines = ctlLines(plainOut)
-        #expect(plainLines.map { $0["kind"] as? String ?? "?" } == ["update", "resync", "update"], "\(plainLines)")
-        #expect(plainLines[1]["reason"] as? String == "different-epoch")
-        #expect(plainLines[1]["epoch"] as? String == epoch)
-        #expect(plainLines[1]["source"] as? String == "resync")
+        #expect(!plainLines.contains { $0["kind"] as? String == "resync" }, "\(plainLines)")
+        #expect(plainLines.map { $0["seq"] as? Int ?? -1 } == [1, 2, 2, 2, 3], "\(plainLines)")
         #expect(plainLines.last?["author"] as? String == "T. Morrison")
         resumed.cancel()
         daemon.stop()

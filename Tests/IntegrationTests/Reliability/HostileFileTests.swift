@@ -279,9 +279,12 @@ extension ReliabilitySuite {
             return stat(path, &s) == 0 ? s.st_size : 0
         }
 
-        /// Dot files (temporary files, intent records) left beside the book file.
+        /// Dot files (temporary files, intent records) left beside the book file; the saved-history
+        /// directory (`.books.txt.history`, docs/OPERATIONS.md) is the daemon's own and stays.
         static func dotFiles(_ directory: String) throws -> [String] {
-            try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(".") }
+            try FileManager.default.contentsOfDirectory(atPath: directory).filter {
+                $0.hasPrefix(".") && $0 != ".books.txt.history"
+            }
         }
 
         /// Disk full on each of the three write paths (docs/RELIABILITY.md 3g): the append fast path

@@ -1,0 +1,48 @@
+import FoundationEssentials
+
+/// Saving a context and rebuilding it after a restart (the daemon's durable history).
+extension BookContext {
+    /// The whole context as a value to save (the document's bytes are shared, not copied).
+    public var saved: SavedContext {
+        SavedContext(
+            epoch: epoch, seq: seq, lastChange: lastChange, bytes: document.bytes, lineLimit: document.lineLimit,
+            slipIDs: document.slipIDList(), held: held.values.sorted { $0.id < $1.id }, versions: versions,
+            log: log.changes(after: seq - UInt64(min(UInt64(log.count), seq)), currentSeq: seq) ?? [])
+    }
+
+    /// Rebuilds a saved context: the same books, held books, versions, seq, epoch and (up to
+    /// `retention`) change log; nothing is recorded as a transition.
+    public init(restoring saved: SavedContext, retention: Int) {
+        let document = BookDocument(parsing: saved.bytes, lineLimit: saved.lineLimit, slipIDs: saved.slipIDs)
+        self.init(document: document, epoch: saved.epoch, retention: retention)
+        seq = saved.seq
+        lastChange = saved.lastChange
+        versions = saved.versions
+        for book in saved.held { held[book.id] = book }
+        for change in saved.log.suffix(max(0, retention)) { log.append(change) }
+    }
+
+    /// Applies a saved transition again and checks that it yields the change set it yielded when
+    /// it was recorded. Returns false (the context is then unusable) when it does not.
+    public mutating func replay(_ transition: ContextTransition) -> Bool {
+        let splice = transition.splice
+        guard splice.range.lowerBound >= 0, splice.range.upperBound <= document.bytes.count else { return false }
+        let recorded = transition.applied
+        if splice.range.isEmpty, splice.replacement.isEmpty, let recorded, recorded.changes.isTouch {
+            // A `touch`: books reported as updated with their row unchanged.
+            let ids = recorded.changes.updated.map(\.new.id)
+            return touch(ids: ids, source: recorded.source, time: recorded.time) == recorded
+        }
+        let applied = apply(
+            splice: splice, source: recorded?.source ?? .file,
+            time: recorded?.time ?? lastChange ?? Date(timeIntervalSinceReferenceDate: 0),
+            remapped: recorded?.remapped ?? [])
+        return applied == recorded
+    }
+
+    /// The transitions recorded since the last call, oldest first; the list is emptied.
+    public mutating func takeTransitions() -> [ContextTransition] {
+        defer { transitions.removeAll() }
+        return transitions
+    }
+}

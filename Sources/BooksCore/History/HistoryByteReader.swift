@@ -1,0 +1,111 @@
+import FoundationEssentials
+
+/// Reads what `HistoryByteWriter` wrote, checking every length against the data left: corrupt
+/// input ends in a `HistoryFormatError`, never in a crash or an oversized allocation.
+public struct HistoryByteReader: Sendable {
+    private let bytes: [UInt8]
+    /// The offset of the next unread byte.
+    public private(set) var offset: Int
+    private let end: Int
+    private let what: String
+
+    /// Reads `bytes[range]`; errors name `what` ("snapshot", "journal").
+    public init(_ bytes: [UInt8], range: Range<Int>? = nil, what: String) {
+        self.bytes = bytes
+        let range = range ?? 0..<bytes.count
+        offset = range.lowerBound
+        end = range.upperBound
+        self.what = what
+    }
+
+    /// Whether every byte was read.
+    public var isAtEnd: Bool { offset == end }
+
+    private mutating func take(_ count: Int) throws(HistoryFormatError) -> Range<Int> {
+        guard count >= 0, count <= end - offset else { throw .truncated(what: what, at: offset) }
+        defer { offset += count }
+        return offset..<(offset + count)
+    }
+
+    /// An error for an impossible value just read.
+    public func invalid() -> HistoryFormatError { .invalid(what: what, at: offset) }
+
+    /// Reads one byte.
+    public mutating func u8() throws(HistoryFormatError) -> UInt8 { bytes[try take(1).lowerBound] }
+
+    /// Reads a 32-bit unsigned integer.
+    public mutating func u32() throws(HistoryFormatError) -> UInt32 {
+        let r = try take(4)
+        var value: UInt32 = 0
+        for k in r.reversed() { value = value << 8 | UInt32(bytes[k]) }
+        return value
+    }
+
+    /// Reads a 64-bit unsigned integer.
+    public mutating func u64() throws(HistoryFormatError) -> UInt64 {
+        let r = try take(8)
+        var value: UInt64 = 0
+        for k in r.reversed() { value = value << 8 | UInt64(bytes[k]) }
+        return value
+    }
+
+    /// Reads a count or length, which must fit in what is left (at `minimumSize` bytes each).
+    public mutating func count(minimumSize: Int = 1) throws(HistoryFormatError) -> Int {
+        let value = try u64()
+        guard value <= UInt64(end - offset) / UInt64(max(1, minimumSize)) else { throw invalid() }
+        return Int(value)
+    }
+
+    /// Reads a length-prefixed byte string.
+    public mutating func data() throws(HistoryFormatError) -> [UInt8] {
+        let n = try count()
+        return Array(bytes[try take(n)])
+    }
+
+    /// Reads a length-prefixed UTF-8 string (invalid UTF-8 is an error).
+    public mutating func string() throws(HistoryFormatError) -> String {
+        let n = try count()
+        let r = try take(n)
+        guard let value = String(validating: bytes[r], as: UTF8.self) else { throw invalid() }
+        return value
+    }
+
+    /// Reads a time.
+    public mutating func time() throws(HistoryFormatError) -> Date {
+        Date(timeIntervalSinceReferenceDate: Double(bitPattern: try u64()))
+    }
+
+    /// Reads a book.
+    public mutating func book() throws(HistoryFormatError) -> Book {
+        Book(id: try string(), name: try string(), author: try string())
+    }
+
+    /// Reads a list of books.
+    public mutating func books() throws(HistoryFormatError) -> [Book] {
+        let n = try count(minimumSize: 24)
+        var list: [Book] = []
+        list.reserveCapacity(n)
+        for _ in 0..<n { list.append(try book()) }
+        return list
+    }
+
+    /// Reads a change set.
+    public mutating func changeSet() throws(HistoryFormatError) -> SequencedChangeSet {
+        let epoch = try string()
+        let seq = try u64()
+        let sourceByte = try u8()
+        guard sourceByte <= 1 else { throw invalid() }
+        let time = try time()
+        var changes = ChangeSet(inserted: try books())
+        let updates = try count(minimumSize: 48)
+        for _ in 0..<updates { changes.updated.append(BookUpdate(old: try book(), new: try book())) }
+        changes.deleted = try books()
+        var remapped: [IdentifierRemap] = []
+        for _ in 0..<(try count(minimumSize: 16)) {
+            remapped.append(IdentifierRemap(temporaryID: try string(), permanentID: try string()))
+        }
+        return SequencedChangeSet(
+            epoch: epoch, seq: seq, source: sourceByte == 0 ? .file : .client, time: time, changes: changes,
+            remapped: remapped)
+    }
+}

@@ -1,0 +1,69 @@
+import FoundationEssentials
+
+/// Appends the fields of saved history in a fixed little-endian layout (the reader is
+/// `HistoryByteReader`; the two are kept side by side).
+public struct HistoryByteWriter: Sendable {
+    /// The bytes written so far.
+    public private(set) var bytes: [UInt8] = []
+
+    /// An empty writer.
+    public init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+
+    /// Appends one byte.
+    public mutating func u8(_ value: UInt8) { bytes.append(value) }
+
+    /// Appends a 32-bit unsigned integer.
+    public mutating func u32(_ value: UInt32) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends a 64-bit unsigned integer.
+    public mutating func u64(_ value: UInt64) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends a length-prefixed byte string.
+    public mutating func data(_ value: some Collection<UInt8>) {
+        u64(UInt64(value.count))
+        bytes.append(contentsOf: value)
+    }
+
+    /// Appends a length-prefixed UTF-8 string.
+    public mutating func string(_ value: String) { data(value.utf8) }
+
+    /// Appends a time exactly (its bit pattern).
+    public mutating func time(_ value: Date) { u64(value.timeIntervalSinceReferenceDate.bitPattern) }
+
+    /// Appends a book.
+    public mutating func book(_ book: Book) {
+        string(book.id)
+        string(book.name)
+        string(book.author)
+    }
+
+    /// Appends a list of books.
+    public mutating func books(_ list: [Book]) {
+        u64(UInt64(list.count))
+        for item in list { book(item) }
+    }
+
+    /// Appends a change set with its seq, source, time and id remaps.
+    public mutating func changeSet(_ change: SequencedChangeSet) {
+        string(change.epoch)
+        u64(change.seq)
+        u8(change.source == .file ? 0 : 1)
+        time(change.time)
+        books(change.changes.inserted)
+        u64(UInt64(change.changes.updated.count))
+        for update in change.changes.updated {
+            book(update.old)
+            book(update.new)
+        }
+        books(change.changes.deleted)
+        u64(UInt64(change.remapped.count))
+        for remap in change.remapped {
+            string(remap.temporaryID)
+            string(remap.permanentID)
+        }
+    }
+}

@@ -1,0 +1,283 @@
+import BooksCore
+import Glibc
+
+/// The daemon's saved history in its state directory — the one place that writes it.
+///
+/// Files: `snapshot` (a whole context, `HistorySnapshotFormat`), `journal` (the transitions since
+/// that snapshot, `HistoryJournalFormat`) and `published` (a memory-mapped page holding the last
+/// seq handed to subscribers). Write path, in order:
+/// 1. `publish(_:)` before a change set is broadcast: one store into the mapped page (no system
+///    call), so a record missing after a crash is detected instead of reissued with another content.
+/// 2. `append(_:)` after the broadcast: one `pwrite` per transition, no `fsync`.
+/// 3. `writeSnapshot(_:)` when `snapshotDue` (the replay it saves outweighs the write): the
+///    snapshot and a fresh journal, each written to a new file and renamed into place.
+/// 4. `close(_:)` at a clean stop: a final snapshot and a journal marked closed cleanly, with
+///    `fdatasync`s — the only state that survives a machine restart.
+///
+/// A process crash loses nothing the kernel accepted (page cache); a power cut while running
+/// costs the epoch (the journal's boot id tells), never a wrong event.
+///
+/// `@unchecked Sendable` is safe: `restore` runs before the engine exists; after it, every method is called only from the engine's
+/// serial queue (`BookEngine+History` asserts it with `dispatchPrecondition`), so its mutable
+/// state is never touched by two threads; the mapped page is private to this object.
+public final class HistoryStore: @unchecked Sendable {
+    /// The state directory.
+    public let directory: StateDirectory
+    /// Identifies the book file (see `HistoryRecovery.Expectation.fileKey`).
+    public let fileKey: String
+    /// The current boot id.
+    public let bootID: [UInt8]
+    private var journal: Int32 = -1
+    private var journalEnd = 0
+    private var marker: UnsafeMutableRawPointer?
+    private var snapshotID: UInt64 = 0
+    private var baseSeq: UInt64 = 0
+    private var recordsSinceSnapshot = 0
+    /// Whether the journal is open and continuing a snapshot (false until a run began).
+    public private(set) var isRunning = false
+    /// Set when a write failed: nothing more is appended until a snapshot succeeds.
+    private var broken = false
+    /// While broken, a snapshot is tried again only every `retryInterval` inputs (a full disk is
+    /// not hammered with whole-file writes).
+    private var retryCountdown = 0
+    static let retryInterval = 256
+
+    static let markerSize = 4096
+    static let markerMagic: [UInt8] = Array("BKPUBL".utf8) + [0, 1]
+    /// Replay cost allowed before a snapshot: transitions since it × content bytes.
+    public static let replayBudgetBytes = 2 << 30
+    /// The journal is compacted when it holds more bytes than this or the content, whichever is more.
+    public static let journalBudgetBytes = 8 << 20
+
+    /// Opens the state directory at `path` for the book file `fileKey`.
+    public init(directory path: String, fileKey: String) throws(HistoryStoreError) {
+        directory = try StateDirectory.open(path)
+        self.fileKey = fileKey
+        bootID = Self.currentBootID()
+        marker = try openMarker()
+    }
+
+    deinit {
+        if let marker { munmap(marker, Self.markerSize) }
+        if journal >= 0 { Glibc.close(journal) }
+        Glibc.close(directory.fd)
+    }
+
+    /// Reads the saved history and decides whether it can be continued (see `HistoryRecovery`).
+    public func restore(lineLimit: Int, retention: Int) -> HistoryRecovery.Outcome {
+        let expectation = HistoryRecovery.Expectation(
+            fileKey: fileKey, bootID: bootID, lineLimit: lineLimit, retention: retention)
+        do throws(HistoryStoreError) {
+            let snapshot = try directory.read("snapshot")
+            let journal = snapshot == nil ? nil : try directory.read("journal")
+            let outcome = HistoryRecovery.restore(
+                snapshot: snapshot, journal: journal, publishedSeq: publishedSeq, expectation: expectation)
+            if case .restored(let restored) = outcome {
+                snapshotID = restored.snapshotID
+                baseSeq = restored.snapshotSeq
+                recordsSinceSnapshot = restored.replayed
+                journalEnd = journal?.count ?? 0
+            }
+            return outcome
+        } catch {
+            return .newEpoch(reason: error.description)
+        }
+    }
+
+    /// The last seq recorded by `publish`, if the marker page is valid.
+    var publishedSeq: UInt64? {
+        guard let marker else { return nil }
+        for (k, byte) in Self.markerMagic.enumerated() where marker.load(fromByteOffset: k, as: UInt8.self) != byte {
+            return nil
+        }
+        return UInt64(littleEndian: marker.load(fromByteOffset: 8, as: UInt64.self))
+    }
+
+    /// Continues the restored history: marks the journal as written by this run (durably, before
+    /// anything is published).
+    public func resume() throws(HistoryStoreError) {
+        let file = try directory.openForWriting("journal")
+        let header = HistoryJournalFormat.encode(
+            .init(closedCleanly: false, snapshotID: snapshotID, baseSeq: baseSeq, bootID: bootID))
+        do {
+            try StateDirectory.write(file, [header], at: 0, path: directory.path + "/journal")
+        } catch {
+            Glibc.close(file)
+            throw error
+        }
+        fdatasync(file)
+        journal = file
+        isRunning = true
+    }
+
+    /// Records that change set `seq` is about to be handed to subscribers.
+    public func publish(_ seq: UInt64) {
+        marker?.storeBytes(of: seq.littleEndian, toByteOffset: 8, as: UInt64.self)
+    }
+
+    /// Appends transitions to the journal (no `fsync`).
+    public func append(_ transitions: [ContextTransition]) throws(HistoryStoreError) {
+        guard isRunning, !broken, !transitions.isEmpty else { return }
+        let records = transitions.map { HistoryJournalFormat.encode($0) }
+        do {
+            try StateDirectory.write(journal, records, at: journalEnd, path: directory.path + "/journal")
+        } catch {
+            broken = true
+            throw error
+        }
+        journalEnd += records.reduce(0) { $0 + $1.count }
+        recordsSinceSnapshot += transitions.count
+    }
+
+    /// Whether a snapshot should be written now, for content of `contentBytes`.
+    public func snapshotDue(contentBytes: Int) -> Bool {
+        if broken {
+            retryCountdown -= 1
+            guard retryCountdown <= 0 else { return false }
+            retryCountdown = Self.retryInterval
+            return true
+        }
+        guard isRunning else { return true }
+        let replay = recordsSinceSnapshot.multipliedReportingOverflow(by: max(contentBytes, 4096))
+        return replay.overflow || replay.partialValue >= Self.replayBudgetBytes
+            || journalEnd >= max(Self.journalBudgetBytes, contentBytes)
+    }
+
+    /// Writes `saved` as the new snapshot and starts an empty journal after it; with `durably`,
+    /// both are synced to disk first. `closing` marks the journal closed cleanly (no more writes).
+    public func writeSnapshot(
+        _ saved: SavedContext, durably: Bool = false, closing: Bool = false
+    )
+        throws(HistoryStoreError)
+    {
+        var id: UInt64 = 0
+        while id == 0 { id = UInt64.random(in: 1...UInt64.max) }
+        let chunks = HistorySnapshotFormat.encode(saved, fileKey: fileKey, snapshotID: id)
+        try writeFile("snapshot", chunks, durably: durably)
+        let header = HistoryJournalFormat.encode(
+            .init(closedCleanly: closing, snapshotID: id, baseSeq: saved.seq, bootID: bootID))
+        let file = try writeFile("journal", [header], durably: durably, keepOpen: !closing)
+        if durably { directory.sync() }
+        if journal >= 0 { Glibc.close(journal) }
+        journal = file ?? -1
+        journalEnd = header.count
+        snapshotID = id
+        baseSeq = saved.seq
+        recordsSinceSnapshot = 0
+        broken = false
+        isRunning = !closing
+        publish(saved.seq)
+        stampMarker()
+    }
+
+    /// Writes `chunks` to `name.new`, then renames it over `name`; returns the open file if asked.
+    @discardableResult
+    private func writeFile(
+        _ name: String, _ chunks: [[UInt8]], durably: Bool, keepOpen: Bool = false
+    )
+        throws(HistoryStoreError) -> Int32?
+    {
+        let file: Int32
+        do {
+            file = try directory.create(name + ".new")
+        } catch {
+            broken = true
+            throw error
+        }
+        do throws(HistoryStoreError) {
+            try StateDirectory.write(file, chunks, at: 0, path: directory.path + "/" + name + ".new")
+            if durably, fdatasync(file) != 0 {
+                throw HistoryStoreError.system(operation: "fdatasync", path: directory.path + "/" + name, errno: errno)
+            }
+            try directory.rename(name + ".new", over: name)
+        } catch {
+            Glibc.close(file)
+            broken = true
+            throw error
+        }
+        if keepOpen { return file }
+        Glibc.close(file)
+        return nil
+    }
+
+    /// Opens (creating if needed) and maps the published-seq page.
+    private func openMarker() throws(HistoryStoreError) -> UnsafeMutableRawPointer {
+        var file = openat(directory.fd, "published", O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        if file < 0, errno == ENOENT {
+            file = try directory.create("published")
+            Glibc.close(file)
+            file = try directory.openForWriting("published")
+            let page = [UInt8](repeating: 0, count: Self.markerSize)
+            try StateDirectory.write(file, [page], at: 0, path: directory.path + "/published")
+        } else if file < 0 {
+            throw .system(operation: "open", path: directory.path + "/published", errno: errno)
+        }
+        defer { Glibc.close(file) }
+        let size = try directory.checkOwnFile(file, name: "published")
+        if size != Self.markerSize, ftruncate(file, off_t(Self.markerSize)) != 0 {
+            throw .system(operation: "ftruncate", path: directory.path + "/published", errno: errno)
+        }
+        let mapped = mmap(nil, Self.markerSize, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0)
+        guard let mapped, mapped != MAP_FAILED else {
+            throw .system(operation: "mmap", path: directory.path + "/published", errno: errno)
+        }
+        return mapped
+    }
+
+    /// Writes the marker's magic bytes (once a fresh snapshot exists, the marker is valid).
+    private func stampMarker() {
+        for (k, byte) in Self.markerMagic.enumerated() { marker?.storeBytes(of: byte, toByteOffset: k, as: UInt8.self) }
+    }
+
+    /// `/proc/sys/kernel/random/boot_id` as 16 bytes; where it is hidden (systemd's
+    /// `ProcSubset=pid`), the boot time from the clocks (see `HistoryRecovery.bootTimeID`).
+    static func currentBootID() -> [UInt8] {
+        if let file = fopen("/proc/sys/kernel/random/boot_id", "r") {
+            defer { fclose(file) }
+            var buffer = [CChar](repeating: 0, count: 64)
+            if fgets(&buffer, 64, file) != nil {
+                let hex = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }.filter {
+                    $0 != UInt8(ascii: "-") && $0 != 10
+                }
+                var result: [UInt8] = []
+                var k = 0
+                while k + 1 < hex.count, result.count < 16 {
+                    guard let high = Self.hexValue(hex[k]), let low = Self.hexValue(hex[k + 1]) else { break }
+                    result.append(high << 4 | low)
+                    k += 2
+                }
+                if result.count == 16 { return result }
+            }
+        }
+        var realtime = timespec()
+        var boottime = timespec()
+        clock_gettime(CLOCK_REALTIME, &realtime)
+        clock_gettime(CLOCK_BOOTTIME, &boottime)
+        return HistoryRecovery.bootTimeID(seconds: Int64(realtime.tv_sec) - Int64(boottime.tv_sec))
+    }
+
+    private static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
+extension HistoryStore {
+    /// Identifies a book file for its saved history: the format and the absolute path, with the
+    /// directory's symlinks resolved (the file itself may be replaced by editors; its name stays).
+    public static func fileKey(bookPath: String, format: BookFileFormat) -> String {
+        let slash = bookPath.lastIndex(of: "/")
+        let name = slash.map { String(bookPath[bookPath.index(after: $0)...]) } ?? bookPath
+        let directory = slash.map { String(bookPath[..<$0]) } ?? "."
+        var resolved = directory.isEmpty ? "/" : directory
+        if let real = realpath(resolved, nil) {
+            resolved = String(cString: real)
+            free(real)
+        }
+        return format.rawValue + ":" + (resolved.hasSuffix("/") ? resolved : resolved + "/") + name
+    }
+}
