@@ -80,6 +80,31 @@ struct HistoryFormatTests {
         }
     }
 
+    @Test("a touch (a JSON book's unknown members edited) is journaled and replays to the same change set")
+    func touchReplay() throws {
+        let (start, _) = Self.editedContext(seed: 11, edits: 5)
+        var live = start
+        live.recordsTransitions = true
+        _ = live.takeTransitions()
+        let ids = Array(live.books.prefix(2).map(\.id))
+        let touch = live.touch(ids: ids + ["no-such-book"], source: .file)
+        let touched = try #require(touch)
+        #expect(touched.changes.isTouch && touched.changes.updated.map(\.new.id) == ids)
+        live.apply(bytes: live.document.bytes + Array("t1|After|A\n".utf8), source: .client)
+        let transitions = live.takeTransitions()
+        #expect(transitions.count == 2)
+        let header = HistoryJournalFormat.Header(
+            closedCleanly: false, snapshotID: 1, baseSeq: start.seq, bootID: Array(repeating: 2, count: 16))
+        let journal = HistoryJournalFormat.encode(header) + transitions.flatMap { HistoryJournalFormat.encode($0) }
+        var restored = BookContext(restoring: start.saved, retention: 10_000)
+        for transition in try HistoryJournalFormat.decode(journal).1 {
+            let replayed = restored.replay(transition)
+            #expect(replayed)
+        }
+        Self.expectSame(restored, live)
+        #expect(restored.version(of: ids[0]) == touched.seq)
+    }
+
     static func sampleJournal() -> [UInt8] {
         let (_, transitions) = editedContext(seed: 5, edits: 8)
         let header = HistoryJournalFormat.Header(
