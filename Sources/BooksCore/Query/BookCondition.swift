@@ -82,6 +82,18 @@ public struct BookCondition: Sendable, Hashable, Codable {
         case .prefix: return field.value(of: book).hasPrefix(value)
         }
     }
+    /// An upper estimate of the work (bytes compared) of testing `book`, for ``QueryMeter``: the
+    /// naive search bound (field × value) for `contains` and `containsIgnoringCase` (plus folding
+    /// the field), the shorter length for `equals` and `prefix`.
+    func worstCaseWork(on book: Book) -> Int {
+        let fieldBytes = field.value(of: book).utf8.count
+        let valueBytes = value.utf8.count
+        switch op {
+        case .equals, .prefix: return min(fieldBytes, valueBytes) + 1
+        case .contains: return (fieldBytes + 1) * (valueBytes + 1)
+        case .containsIgnoringCase: return (fieldBytes + 1) * (valueBytes + 1) + fieldBytes
+        }
+    }
 }
 
 /// A book's fields lowercased on first use, for the conditions of one filter on one book.

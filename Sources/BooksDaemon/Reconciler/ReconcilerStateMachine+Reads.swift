@@ -34,8 +34,13 @@ extension ReconcilerStateMachine {
             let query = BookQuery(
                 filter: request.filter ?? .all, sort: request.sort, limit: request.limit,
                 offset: request.offset ?? 0)
-            let result = context.query(query)
-            return reply(ReplyResult(epoch: context.epoch, seq: context.seq, books: result.books, total: result.total))
+            do throws(QueryBudgetExceeded) {
+                let result = try context.query(query, budget: environment.queryBudget)
+                return reply(
+                    ReplyResult(epoch: context.epoch, seq: context.seq, books: result.books, total: result.total))
+            } catch {
+                return fail(ProtocolError(.queryTooExpensive, error.description))
+            }
         case .get:
             guard let asked = request.ids, !asked.isEmpty else {
                 return fail(ProtocolError(.invalidArgument, "get needs a non-empty \"ids\" array"))
@@ -61,17 +66,23 @@ extension ReconcilerStateMachine {
         case .subscribe:
             let filter = request.filter ?? .all
             var initial: [Event] = []
+            var needsSnapshot = true
             if let resume = request.resume {
                 switch context.replay(fromEpoch: resume.epoch, seq: resume.seq) {
                 case .replay(let missed):
                     initial = missed.compactMap { MessageEncoder.changeEvent($0, filter: filter) }
+                    needsSnapshot = false
                 case .resyncRequired(let reason):
                     initial.append(
                         Event(event: .resyncRequired, epoch: context.epoch, seq: context.seq, reason: reason))
-                    initial.append(snapshot(filter))
                 }
-            } else {
-                initial.append(snapshot(filter))
+            }
+            if needsSnapshot {
+                do throws(QueryBudgetExceeded) {
+                    initial.append(try snapshot(filter, budget: environment.queryBudget))
+                } catch {
+                    return fail(ProtocolError(.queryTooExpensive, error.description))
+                }
             }
             let ok = Reply.success(request.id, ReplyResult(epoch: context.epoch, seq: context.seq))
             return [
@@ -86,8 +97,9 @@ extension ReconcilerStateMachine {
     }
 
     /// The `snapshot` event of the books `filter` matches.
-    func snapshot(_ filter: BookFilter) -> Event {
-        let books = filter.isEmpty ? context.books : context.books.filter(filter.matches)
+    /// - Throws: ``QueryBudgetExceeded`` when filtering takes longer than `budget`.
+    func snapshot(_ filter: BookFilter, budget: QueryBudget) throws(QueryBudgetExceeded) -> Event {
+        let books = try context.books(matching: filter, budget: budget)
         return Event(event: .snapshot, epoch: context.epoch, seq: context.seq, books: books)
     }
 
