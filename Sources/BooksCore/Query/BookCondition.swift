@@ -77,8 +77,9 @@ public struct BookCondition: Sendable, Hashable, Codable {
     func matches(_ book: Book, folded: inout FoldedFields) -> Bool {
         switch op {
         case .equals: return field.value(of: book) == value
-        case .contains: return value.isEmpty || field.value(of: book).contains(value)
-        case .containsIgnoringCase: return value.isEmpty || folded.value(of: field, in: book).contains(foldedValue)
+        case .contains: return TextSearch.contains(field.value(of: book), value)
+        case .containsIgnoringCase:
+            return value.isEmpty || TextSearch.contains(folded.value(of: field, in: book), foldedValue)
         case .prefix: return field.value(of: book).hasPrefix(value)
         }
     }
