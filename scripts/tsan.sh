@@ -28,9 +28,13 @@ if [ "$#" -gt 0 ]; then
 else
     echo "-- unit tests"
     swift test --skip-build "${flags[@]}" --skip IntegrationTests || status=$?
-    echo "-- integration suites: feed, daemon behaviour, signals, the fault suite without its soak and hostile files"
-    swift test --skip-build "${flags[@]}" --filter 'IntegrationTests\.(FeedTests|ReliabilitySuite|DaemonBehaviourTests|SignalTests)' \
-        --skip 'SoakTests|HostileFileTests' || status=$?
+    # Named one by one (not the whole fault suite), so that a suite added later runs here only
+    # once it is known to work under the sanitizer (LD_PRELOAD fault injection, for one, cannot
+    # reach a sanitized binary's intercepted libc calls).
+    echo "-- integration suites: feed, daemon behaviour, signals, crash safety, lost update, hostile clients, query budget"
+    swift test --skip-build "${flags[@]}" --filter \
+        'IntegrationTests\.(FeedTests|DaemonBehaviourTests|SignalTests|ReliabilitySuite/(CrashSafetyTests|LostUpdateTests|HostileClientTests|QueryBudgetTests))' \
+        || status=$?
 fi
 shopt -s nullglob
 found=("$reports"/report.*)
