@@ -32,7 +32,7 @@ let package = Package(
 
         .target(name: "BooksCore", dependencies: ["CBooksSupport"], swiftSettings: strict),
         .target(name: "BooksPlatform", dependencies: ["CLinux"], swiftSettings: strict),
-        .target(name: "BooksStore", dependencies: ["BooksCore", "CLinux"], swiftSettings: strict),
+        .target(name: "BooksStore", dependencies: ["BooksCore", "BooksPlatform", "CLinux"], swiftSettings: strict),
         .target(name: "BooksProtocol", dependencies: ["BooksCore"], swiftSettings: strict),
         .target(name: "BooksNATS", dependencies: ["CNats"], swiftSettings: strict),
         .target(

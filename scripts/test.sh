@@ -56,6 +56,8 @@ phase integration "integration tests (real booksd, booksctl, editors)" \
     swift test --filter IntegrationTests
 phase asan "unit tests under AddressSanitizer (separate build directory)" \
     env ASAN_OPTIONS=detect_leaks=0 swift test --build-path .build-asan -Xswiftc -sanitize=address --skip IntegrationTests
+phase tsan "unit tests and the concurrency integration suites under ThreadSanitizer (separate build directory)" \
+    scripts/tsan.sh
 phase units "systemd units (systemd-analyze verify; security score at most 1.5)" \
     scripts/check-units.sh
 phase fuzz "fuzzing smoke run (libFuzzer, 20 s per target; long runs: see docs/RELIABILITY.md)" \
@@ -63,7 +65,7 @@ phase fuzz "fuzzing smoke run (libFuzzer, 20 s per target; long runs: see docs/R
 phase benchmarks "benchmark smoke run (release build, small sizes, peers included; no times are asserted)" \
     Benchmarks/run-all.sh --quick
 echo "== summary"
-for name in format unit integration asan units fuzz benchmarks; do
+for name in format unit integration asan tsan units fuzz benchmarks; do
     case " $failed " in
         *" $name "*) echo "FAILED: $name (log: $logs/$name.log)" ;;
         *) echo "passed: $name" ;;
@@ -71,7 +73,7 @@ for name in format unit integration asan units fuzz benchmarks; do
 done
 for name in $failed; do
     echo "-- failure lines from $name:"
-    grep -a -E '✘|error:|Fatal error|FAIL|[Cc]rash|Assertion|ERROR: |SUMMARY: |exited with|signal [0-9]' \
+    grep -a -E '✘|error:|Fatal error|FAIL|[Cc]rash|Assertion|ERROR: |SUMMARY: |WARNING: ThreadSanitizer|exited with|signal [0-9]' \
         "$logs/$name.log" | grep -a -v -E '^\s*$' | head -n 60 || true
 done
 if [ "$status" -ne 0 ]; then echo "test.sh: FAILED (status $status; phases:$failed)" >&2; fi

@@ -73,23 +73,23 @@ import Testing
         #expect(c.replay(fromEpoch: "E", seq: 9) == .resyncRequired(reason: "future-seq"))
     }
 
-    @Test func queriesFilterSortAndPage() {
+    @Test func queriesFilterSortAndPage() throws {
         let c = context([
             "1|Dune|Frank Herbert", "2|Emma|Jane Austen", "3|Persuasion|Jane Austen", "4|dune messiah|Frank Herbert",
         ])
-        let austen = c.query(
+        let austen = try c.query(
             BookQuery(
                 filter: BookFilter([BookCondition(.author, .equals, "Jane Austen")]),
                 sort: BookSort(.name, ascending: false)))
         #expect(austen.books.map(\.id) == ["3", "2"])
         #expect(austen.total == 2)
-        let dune = c.query(BookQuery(filter: BookFilter([BookCondition(.name, .containsIgnoringCase, "DUNE")])))
+        let dune = try c.query(BookQuery(filter: BookFilter([BookCondition(.name, .containsIgnoringCase, "DUNE")])))
         #expect(dune.books.map(\.id) == ["1", "4"])
-        let exact = c.query(BookQuery(filter: BookFilter([BookCondition(.name, .contains, "Dune")])))
+        let exact = try c.query(BookQuery(filter: BookFilter([BookCondition(.name, .contains, "Dune")])))
         #expect(exact.books.map(\.id) == ["1"])
-        let prefix = c.query(BookQuery(filter: BookFilter([BookCondition(.id, .prefix, "3")])))
+        let prefix = try c.query(BookQuery(filter: BookFilter([BookCondition(.id, .prefix, "3")])))
         #expect(prefix.books.map(\.id) == ["3"])
-        let page = c.query(BookQuery(sort: BookSort(.id), limit: 2, offset: 1))
+        let page = try c.query(BookQuery(sort: BookSort(.id), limit: 2, offset: 1))
         #expect(page.books.map(\.id) == ["2", "3"])
         #expect(page.total == 4)
         #expect(BookSort(parsing: "-author") == BookSort(.author, ascending: false))

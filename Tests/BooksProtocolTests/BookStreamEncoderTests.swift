@@ -27,14 +27,14 @@ import Testing
 
     private func encoder(_ query: BookQuery, _ framing: BookStreamEncoder.Framing) -> BookStreamEncoder {
         BookStreamEncoder(
-            .listReply(id: "r\"1"), epoch: "E", seq: 4, cursor: BookCursor(context: Self.context, query: query),
+            .listReply(id: "r\"1"), epoch: "E", seq: 4, cursor: try! BookCursor(context: Self.context, query: query),
             framing: framing)
     }
 
     @Test(arguments: [1, 300, 5000, 1 << 20])
     func singleLineIsExactlyTheWholeReply(targetBytes: Int) {
         for query in Self.queries {
-            let expected = Self.context.query(query)
+            let expected = try! Self.context.query(query)
             var stream = encoder(query, .singleLine)
             var chunks: [[UInt8]] = []
             while !stream.isFinished {
@@ -52,7 +52,7 @@ import Testing
     @Test func snapshotSingleLineMatchesTheEncoder() {
         let filter = BookFilter([BookCondition(.author, .equals, "Author 2")])
         var stream = BookStreamEncoder(
-            .snapshot, epoch: "E", seq: 9, cursor: BookCursor(context: Self.context, filter: filter),
+            .snapshot, epoch: "E", seq: 9, cursor: try! BookCursor(context: Self.context, filter: filter),
             framing: .singleLine)
         let books = Self.context.books.filter(filter.matches)
         #expect(
@@ -64,7 +64,7 @@ import Testing
     func pagesAreLinesThatAddUp(targetBytes: Int) throws {
         let decoder = MessageDecoder()
         for query in Self.queries {
-            let expected = Self.context.query(query)
+            let expected = try! Self.context.query(query)
             var stream = encoder(query, .pages)
             var books: [Book] = []
             var results: [ReplyResult] = []
@@ -90,7 +90,7 @@ import Testing
     @Test func cursorKeepsItsStateWhenTheContextChanges() {
         var context = Self.context
         var stream = BookStreamEncoder(
-            .snapshot, epoch: "E", seq: 0, cursor: BookCursor(context: context, filter: .all), framing: .pages)
+            .snapshot, epoch: "E", seq: 0, cursor: try! BookCursor(context: context, filter: .all), framing: .pages)
         let first = stream.nextChunk(targetBytes: 1)
         context.apply(bytes: Array("only|one|book\n".utf8), source: .file)
         var all = first

@@ -36,6 +36,20 @@ public enum ChildEnvironment {
         for key in removing { env[key] = nil }
         return env
     }
+
+    /// Sanitizer settings a child keeps even when a test gives it a complete environment, so a
+    /// sanitized booksd or booksctl writes its reports where the test run collects them
+    /// (scripts/test.sh's `tsan` phase sets `TSAN_OPTIONS=log_path=…`).
+    public static let sanitizerVariables = ["TSAN_OPTIONS", "ASAN_OPTIONS", "UBSAN_OPTIONS"]
+
+    /// `environment` plus this process's sanitizer settings that it does not set itself.
+    public static func withSanitizerSettings(_ environment: [String: String]) -> [String: String] {
+        var env = environment
+        for key in sanitizerVariables where env[key] == nil {
+            if let value = getenv(key) { env[key] = String(cString: value) }
+        }
+        return env
+    }
 }
 
 /// A child process started with `posix_spawnp`, with its signal mask cleared and the usual signals
@@ -91,7 +105,8 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Starts `argv` (`argv[0]` looked up in `PATH`).
     /// - Parameters:
-    ///   - environment: the complete environment; nil inherits this process's.
+    ///   - environment: the complete environment (plus this process's sanitizer settings, see
+    ///     `ChildEnvironment.sanitizerVariables`); nil inherits this process's.
     ///   - newProcessGroup: start it as the leader of a new process group (default true).
     public static func spawn(
         _ argv: [String], environment: [String: String]? = nil, stdin: ChildIO = .devNull,
@@ -151,7 +166,7 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawnattr_setflags(&attributes, Int16(flags))
 
         let cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        let env = environment ?? ChildEnvironment.current()
+        let env = environment.map(ChildEnvironment.withSanitizerSettings) ?? ChildEnvironment.current()
         let cEnv: [UnsafeMutablePointer<CChar>?] = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             for arg in cArgs { free(arg) }

@@ -20,13 +20,22 @@ import Testing
         return (dir, try DaemonProcess(options, waitReady: false))
     }
 
+    /// Bytes `pid` has read with read(2) so far (`rchar` in /proc), 0 when unknown.
+    static func bytesRead(_ pid: pid_t) -> Int {
+        let io = TestFiles.readText("/proc/\(pid)/io") ?? ""
+        let line = io.split(separator: "\n").first { $0.hasPrefix("rchar:") }
+        return line.flatMap { Int(String($0.dropFirst("rchar:".count).filter { $0 != " " && $0 != "\t" })) } ?? 0
+    }
+
     @Test("a SIGHUP sent while booksd starts is handled once it is up, and does not kill it")
     func hangUpDuringStartUp() throws {
-        // A million rows take well over a second to load in a debug build: 300 ms after the spawn,
-        // booksd is running its own code and still loading.
+        // A million rows take well over a second to load in a debug build: once booksd has read
+        // the file (36 MB in one read), it is running its own code and still loading. (A fixed
+        // 300 ms after the spawn was too early for a ThreadSanitizer build on a loaded machine:
+        // it had not reached main yet, where any process dies of SIGHUP.)
         let (dir, daemon) = try startWithBigFile("hup", rows: 1_000_000)
         defer { dir.remove() }
-        usleep(300_000)
+        #expect(eventuallyBlocking(timeout: 20, interval: 0.002) { Self.bytesRead(daemon.pid) > 1 << 20 })
         daemon.signal(SIGHUP)
         try daemon.waitUntilReady(timeout: 30)
         #expect(daemon.isRunning, "booksd died of the SIGHUP; log:\n\(daemon.logText)")

@@ -55,16 +55,6 @@ public struct BookContext: Sendable {
         return all
     }
 
-    /// Runs a query over all books; also returns how many matched before limit and offset.
-    public func query(_ query: BookQuery) -> (books: [Book], total: Int) {
-        var matching: [Book] = []
-        document.forEachBook { if query.filter.matches($0) { matching.append($0) } }
-        for book in held.values.sorted(by: { $0.id < $1.id }) where query.filter.matches(book) { matching.append(book) }
-        let total = matching.count
-        let all = BookQuery(filter: .all, sort: query.sort, limit: query.limit, offset: query.offset)
-        return (all.apply(to: matching), total)
-    }
-
     /// The change sets a subscriber at `(epoch, seq)` missed, or why it must resync.
     public func replay(fromEpoch epoch: String, seq: UInt64) -> ReplayDecision {
         guard epoch == self.epoch else { return .resyncRequired(reason: "different-epoch") }

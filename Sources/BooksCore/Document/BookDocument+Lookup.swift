@@ -54,9 +54,9 @@ extension BookDocument {
     }
 
     /// Calls `body` with every book in file order.
-    public func forEachBook(_ body: (Book) throws -> Void) rethrows {
+    public func forEachBook<E: Error>(_ body: (Book) throws(E) -> Void) throws(E) {
         guard !bytes.isEmpty else { return }
-        try bytes.withUnsafeBufferPointer { buffer in
+        try bytes.withUnsafeBufferPointer { buffer throws(E) in
             let base = buffer.baseAddress!
             for record in lines where record.kind == .book {
                 try body(Self.decodeBook(record, base))

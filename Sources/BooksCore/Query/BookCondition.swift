@@ -77,9 +77,22 @@ public struct BookCondition: Sendable, Hashable, Codable {
     func matches(_ book: Book, folded: inout FoldedFields) -> Bool {
         switch op {
         case .equals: return field.value(of: book) == value
-        case .contains: return value.isEmpty || field.value(of: book).contains(value)
-        case .containsIgnoringCase: return value.isEmpty || folded.value(of: field, in: book).contains(foldedValue)
+        case .contains: return TextSearch.contains(field.value(of: book), value)
+        case .containsIgnoringCase:
+            return value.isEmpty || TextSearch.contains(folded.value(of: field, in: book), foldedValue)
         case .prefix: return field.value(of: book).hasPrefix(value)
+        }
+    }
+    /// An upper estimate of the work (bytes compared) of testing `book`, for ``QueryMeter``: the
+    /// naive search bound (field × value) for `contains` and `containsIgnoringCase` (plus folding
+    /// the field), the shorter length for `equals` and `prefix`.
+    func worstCaseWork(on book: Book) -> Int {
+        let fieldBytes = field.value(of: book).utf8.count
+        let valueBytes = value.utf8.count
+        switch op {
+        case .equals, .prefix: return min(fieldBytes, valueBytes) + 1
+        case .contains: return (fieldBytes + 1) * (valueBytes + 1)
+        case .containsIgnoringCase: return (fieldBytes + 1) * (valueBytes + 1) + fieldBytes
         }
     }
 }

@@ -5,19 +5,24 @@
 /// - It reads an immutable copy of the state it was made from: later changes to the context do
 ///   not show (the file's bytes and line table are shared copy-on-write; a change to the context
 ///   while a cursor is alive copies what it changes once).
-/// - Unsorted queries are not materialised: books are decoded from the file's bytes as they are
-///   read, so a cursor over all books costs a few machine words beyond the shared buffers.
-///   A sorted query materialises its matching books once (sorting needs them all).
+/// - Every filter and sort is evaluated when the cursor is made (on the engine, within a
+///   ``QueryBudget``); reading it (`next`, on the server thread) only decodes the books already
+///   chosen, so reading a page costs the same whatever the filter.
+/// - Unsorted queries are not materialised: a filtered one keeps the matching lines' indices (4
+///   bytes a match), and books are decoded from the file's bytes as they are read. A sorted query
+///   materialises its matching books once (sorting needs them all).
 /// - `next` yields books in the query's order (file order, then held books by id, without a
 ///   sort), skipping `offset` matches and stopping after `limit`; `total` counts every match.
 public struct BookCursor: Sendable {
     private enum Source: Sendable {
-        case file(bytes: [UInt8], lines: [LineRecord], held: [Book], filter: BookFilter)
+        /// Book lines of `bytes`: those `matches` names (every book line when nil), then `held`
+        /// (already filtered).
+        case file(bytes: [UInt8], lines: [LineRecord], matches: [Int32]?, held: [Book])
         case sorted([Book])
     }
 
     private let source: Source
-    private var line = 0
+    private var position = 0
     private var heldIndex = 0
     private var toSkip: Int
     private var remaining: Int?
@@ -26,38 +31,72 @@ public struct BookCursor: Sendable {
     /// True once every book was read (`next` then yields nothing).
     public private(set) var isExhausted = false
 
-    /// A cursor over the books of `context` that match `query`. Counts the matches now (one pass
-    /// over the file without decoding a book when the filter is empty).
-    public init(context: BookContext, query: BookQuery) {
+    /// A cursor over the books of `context` that match `query`; filters (and sorts) now.
+    /// - Throws: ``QueryBudgetExceeded`` when that takes longer than `budget`.
+    public init(context: BookContext, query: BookQuery, budget: QueryBudget = .unlimited) throws(QueryBudgetExceeded) {
         toSkip = max(query.offset, 0)
         remaining = query.limit.map { max($0, 0) }
-        let held = context.held.values.sorted { $0.id < $1.id }
         if query.sort != nil {
-            let sorted = context.query(BookQuery(filter: query.filter, sort: query.sort)).books
+            let sorted = try context.query(BookQuery(filter: query.filter, sort: query.sort), budget: budget).books
             source = .sorted(sorted)
             total = sorted.count
         } else {
-            source = .file(
-                bytes: context.document.bytes, lines: context.document.lines, held: held, filter: query.filter)
-            if query.filter.isEmpty {
-                total = context.bookCount
+            let source = try Self.matching(context, query.filter, budget: budget)
+            self.source = source
+            if case .file(_, _, let matches, let held) = source {
+                total = (matches?.count ?? context.document.bookCount) + held.count
             } else {
-                var count = 0
-                context.document.forEachBook { if query.filter.matches($0) { count += 1 } }
-                total = count + held.count(where: query.filter.matches)
+                total = 0
             }
         }
     }
 
-    /// A cursor over every book of `context` that `filter` matches, in file order (a snapshot).
-    /// `total` is not counted (0).
-    public init(context: BookContext, filter: BookFilter) {
-        toSkip = 0
-        remaining = nil
-        total = 0
-        source = .file(
-            bytes: context.document.bytes, lines: context.document.lines,
-            held: context.held.values.sorted { $0.id < $1.id }, filter: filter)
+    /// A cursor over every book of `context` that `filter` matches, in file order (a snapshot);
+    /// filters now. `total` is counted too.
+    /// - Throws: ``QueryBudgetExceeded`` when filtering takes longer than `budget`.
+    public init(context: BookContext, filter: BookFilter, budget: QueryBudget = .unlimited) throws(QueryBudgetExceeded)
+    {
+        try self.init(context: context, query: BookQuery(filter: filter), budget: budget)
+    }
+
+    /// The file's book lines that `filter` matches (all, without evaluating anything, for an empty
+    /// filter) and the matching held books by id.
+    private static func matching(
+        _ context: BookContext, _ filter: BookFilter, budget: QueryBudget
+    ) throws(QueryBudgetExceeded) -> Source {
+        let document = context.document
+        var held = context.held.values.sorted { $0.id < $1.id }
+        guard !filter.isEmpty else {
+            return .file(bytes: document.bytes, lines: document.lines, matches: nil, held: held)
+        }
+        var meter = budget.meter(totalBooks: context.bookCount)
+        var matches: [Int32] = []
+        let lines = document.lines
+        var exceeded: QueryBudgetExceeded?
+        document.bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            for index in lines.indices where lines[index].kind == .book {
+                var work = 0
+                if filter.matches(BookDocument.decodeBook(lines[index], base), work: &work) {
+                    matches.append(Int32(truncatingIfNeeded: index))
+                }
+                do throws(QueryBudgetExceeded) {
+                    try meter.charge(work: work)
+                } catch {
+                    exceeded = error
+                    return
+                }
+            }
+        }
+        if let exceeded { throw exceeded }
+        var kept: [Book] = []
+        for book in held {
+            var work = 0
+            if filter.matches(book, work: &work) { kept.append(book) }
+            try meter.charge(work: work)
+        }
+        held = kept
+        return .file(bytes: document.bytes, lines: lines, matches: matches, held: held)
     }
 
     /// Calls `body` with the next books in order until it returns false or the books run out
@@ -70,21 +109,27 @@ public struct BookCursor: Sendable {
         }
         switch source {
         case .sorted(let books):
-            while line < books.count {
-                let book = books[line]
-                line += 1
+            while position < books.count {
+                let book = books[position]
+                position += 1
                 if !offer(book, body) { return }
             }
-        case .file(let bytes, let lines, let held, let filter):
+        case .file(let bytes, let lines, let matches, let held):
             let stopped: Bool = bytes.withUnsafeBufferPointer { buffer in
                 guard let base = buffer.baseAddress else { return false }
-                while line < lines.count {
-                    let record = lines[line]
-                    line += 1
-                    guard record.kind == .book else { continue }
-                    let book = BookDocument.decodeBook(record, base)
-                    guard filter.isEmpty || filter.matches(book) else { continue }
-                    if !offer(book, body) { return true }
+                if let matches {
+                    while position < matches.count {
+                        let book = BookDocument.decodeBook(lines[Int(matches[position])], base)
+                        position += 1
+                        if !offer(book, body) { return true }
+                    }
+                } else {
+                    while position < lines.count {
+                        let record = lines[position]
+                        position += 1
+                        guard record.kind == .book else { continue }
+                        if !offer(BookDocument.decodeBook(record, base), body) { return true }
+                    }
                 }
                 return false
             }
@@ -92,7 +137,6 @@ public struct BookCursor: Sendable {
             while heldIndex < held.count {
                 let book = held[heldIndex]
                 heldIndex += 1
-                guard filter.matches(book) else { continue }
                 if !offer(book, body) { return }
             }
         }

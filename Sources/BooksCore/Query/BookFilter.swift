@@ -18,6 +18,17 @@ public struct BookFilter: Sendable, Hashable, Codable {
         return true
     }
 
+    /// `matches(book)`, adding the conditions' estimated work (`BookCondition.worstCaseWork`) to
+    /// `work`: a condition after the first that fails is neither evaluated nor counted.
+    func matches(_ book: Book, work: inout Int) -> Bool {
+        var folded = FoldedFields()
+        for condition in conditions {
+            work &+= condition.worstCaseWork(on: book)
+            if !condition.matches(book, folded: &folded) { return false }
+        }
+        return true
+    }
+
     /// What one filter may ask, so that no request can keep the daemon busy for long: at most
     /// `maxConditions` conditions, each value at most `maxValueBytes` UTF-8 bytes.
     public struct Limits: Sendable, Hashable {

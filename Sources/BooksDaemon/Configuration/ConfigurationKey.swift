@@ -23,6 +23,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
     case helloTimeoutSeconds = "hello_timeout_seconds"
     case idleTimeoutSeconds = "idle_timeout_seconds"
     case partialLineBudgetBytes = "partial_line_budget_bytes"
+    case queryBudgetMilliseconds = "query_budget_ms"
     case maxLineBytes = "max_line_bytes"
     case logLevel = "log_level"
     case natsURL = "nats_url"
@@ -61,6 +62,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
             "a size between 1 KiB and 1 GiB: bytes, or a number with suffix K, M, G (KiB, MiB, GiB)"
         case .helloTimeoutSeconds: "an integer number of seconds between 1 and 3600"
         case .idleTimeoutSeconds: "an integer number of seconds between 0 (off) and 86400"
+        case .queryBudgetMilliseconds: "an integer number of milliseconds between 0 (no budget) and 3600000"
         case .logLevel: "one of: " + LogLevel.allCases.map(\.rawValue).joined(separator: ", ")
         default: natsExpected
         }
@@ -149,6 +151,8 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
             config.idleTimeoutSeconds = try Self.integer(value, 0...86_400, or: bad)
         case .partialLineBudgetBytes:
             config.partialLineBudgetBytes = try Self.size(value, or: bad)
+        case .queryBudgetMilliseconds:
+            config.queryBudgetMilliseconds = try Self.integer(value, 0...3_600_000, or: bad)
         case .maxLineBytes:
             config.maxLineBytes = try Self.size(value, or: bad)
         case .logLevel:
@@ -186,6 +190,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .helloTimeoutSeconds: String(config.helloTimeoutSeconds)
         case .idleTimeoutSeconds: String(config.idleTimeoutSeconds)
         case .partialLineBudgetBytes: String(config.partialLineBudgetBytes)
+        case .queryBudgetMilliseconds: String(config.queryBudgetMilliseconds)
         case .maxLineBytes: String(config.maxLineBytes)
         case .logLevel: config.logLevel.rawValue
         default: natsFormattedValue(in: config.nats)

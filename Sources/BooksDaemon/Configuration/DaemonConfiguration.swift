@@ -63,6 +63,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Bytes of unfinished request lines held for all clients together (`partial_line_budget_bytes`);
     /// past it, the client holding the largest one is disconnected with `too-large`. Default 64 MiB.
     public var partialLineBudgetBytes: Int = 64 << 20
+    /// Milliseconds one `list`, `query` or `subscribe` may spend filtering and sorting on the
+    /// engine's queue before it fails with `query-too-expensive` (`query_budget_ms`); 0 turns the
+    /// budget off. Default 500.
+    public var queryBudgetMilliseconds: Int = 500
     /// Maximum length of one line of the book file (`max_line_bytes`). Default 1 MiB.
     public var maxLineBytes: Int = 1 << 20
     /// Minimum level logged (`log_level`). Default `.info`.

@@ -85,9 +85,11 @@ extension BookEngine: SocketServerDelegate {
     /// What a `status` needs besides the books; read on the calling thread.
     func readEnvironment() -> ReadEnvironment {
         let watchState = watch.withLock { $0 }
+        let budget = settings.withLock { $0.queryBudgetMilliseconds }
         return ReadEnvironment(
             statistics: channel?.statistics ?? ServerStatistics(), watcher: watchState.watcher?.mode,
             watcherWarning: watchState.warning,
-            uptimeSeconds: Double((ContinuousClock.now - startTime).components.seconds))
+            uptimeSeconds: Double((ContinuousClock.now - startTime).components.seconds),
+            queryBudget: QueryBudget(limit: budget > 0 ? .milliseconds(budget) : nil))
     }
 }

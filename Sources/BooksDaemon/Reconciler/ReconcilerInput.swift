@@ -90,15 +90,18 @@ public struct ReadEnvironment: Sendable {
     public var watcherWarning: String?
     /// Seconds since the engine started.
     public var uptimeSeconds: Double
+    /// How long filtering and sorting may take (`list`, `query`, a `subscribe` snapshot).
+    public var queryBudget: QueryBudget
 
     /// Creates the environment of one read.
     public init(
         statistics: ServerStatistics = ServerStatistics(), watcher: WatchMode? = nil,
-        watcherWarning: String? = nil, uptimeSeconds: Double = 0
+        watcherWarning: String? = nil, uptimeSeconds: Double = 0, queryBudget: QueryBudget = .unlimited
     ) {
         self.statistics = statistics
         self.watcher = watcher
         self.watcherWarning = watcherWarning
         self.uptimeSeconds = uptimeSeconds
+        self.queryBudget = queryBudget
     }
 }

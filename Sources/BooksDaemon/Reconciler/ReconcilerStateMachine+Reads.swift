@@ -34,11 +34,15 @@ extension ReconcilerStateMachine {
             let query = BookQuery(
                 filter: request.filter ?? .all, sort: request.sort, limit: request.limit,
                 offset: request.offset ?? 0)
-            let stream = BookStreamEncoder(
-                .listReply(id: request.id), epoch: context.epoch, seq: context.seq,
-                cursor: BookCursor(context: context, query: query),
-                framing: request.paged == true ? .pages : .singleLine)
-            return [.stream(stream, to: connection)]
+            do throws(QueryBudgetExceeded) {
+                let stream = BookStreamEncoder(
+                    .listReply(id: request.id), epoch: context.epoch, seq: context.seq,
+                    cursor: try BookCursor(context: context, query: query, budget: environment.queryBudget),
+                    framing: request.paged == true ? .pages : .singleLine)
+                return [.stream(stream, to: connection)]
+            } catch {
+                return fail(ProtocolError(.queryTooExpensive, error.description))
+            }
         case .get:
             guard let asked = request.ids, !asked.isEmpty else {
                 return fail(ProtocolError(.invalidArgument, "get needs a non-empty \"ids\" array"))
@@ -76,13 +80,19 @@ extension ReconcilerStateMachine {
                         Event(event: .resyncRequired, epoch: context.epoch, seq: context.seq, reason: reason))
                 }
             }
+            var snapshot: BookStreamEncoder?
+            if sendSnapshot {
+                do throws(QueryBudgetExceeded) {
+                    snapshot = try self.snapshot(filter, paged: request.paged == true, budget: environment.queryBudget)
+                } catch {
+                    return fail(ProtocolError(.queryTooExpensive, error.description))
+                }
+            }
             let ok = Reply.success(request.id, ReplyResult(epoch: context.epoch, seq: context.seq))
             var actions: [ReconcilerAction] = [
                 .startSubscription(connection, reply: ok, filter: filter, initialEvents: initial, afterSeq: context.seq)
             ]
-            if sendSnapshot {
-                actions.append(.stream(snapshot(filter, paged: request.paged == true), to: connection))
-            }
+            if let snapshot { actions.append(.stream(snapshot, to: connection)) }
             return actions
         case .unsubscribe:
             let ok = Reply.success(request.id, ReplyResult(epoch: context.epoch, seq: context.seq))
@@ -92,10 +102,16 @@ extension ReconcilerStateMachine {
         }
     }
 
-    /// The `snapshot` event of the books `filter` matches, to be streamed.
-    func snapshot(_ filter: BookFilter, paged: Bool) -> BookStreamEncoder {
+    /// The `snapshot` event of the books `filter` matches, to be streamed (filtered now).
+    /// - Throws: ``QueryBudgetExceeded`` when filtering takes longer than `budget`.
+    func snapshot(
+        _ filter: BookFilter, paged: Bool, budget: QueryBudget
+    ) throws(QueryBudgetExceeded)
+        -> BookStreamEncoder
+    {
         BookStreamEncoder(
-            .snapshot, epoch: context.epoch, seq: context.seq, cursor: BookCursor(context: context, filter: filter),
+            .snapshot, epoch: context.epoch, seq: context.seq,
+            cursor: try BookCursor(context: context, filter: filter, budget: budget),
             framing: paged ? .pages : .singleLine)
     }
 

@@ -118,6 +118,10 @@ public struct ProtocolError: Error, Sendable, Hashable, Codable, CustomStringCon
         case permissionDenied = "permission-denied"
         /// Too many clients, or another limit (disconnects when at accept).
         case limitExceeded = "limit-exceeded"
+        /// A `list`, `query` or `subscribe` filter (or sort) ran past the daemon's time budget
+        /// (`query_budget_ms`) and was stopped; the connection stays open. Retrying the same
+        /// request will fail the same way.
+        case queryTooExpensive = "query-too-expensive"
         /// The book file cannot be written now (missing, unreadable, invalid JSON, disk full …).
         case storeUnavailable = "store-unavailable"
         /// The daemon is shutting down.

@@ -68,6 +68,7 @@ private func error(_ text: String) -> ConfigurationError? {
             max_clients_per_uid = 0
             idle_timeout_seconds = 0
             partial_line_budget_bytes = 16M
+            query_budget_ms = 0
             max_request_bytes = 64K
             client_queue_bytes = 2MiB
             page_budget_bytes = 128K
@@ -109,6 +110,7 @@ private func error(_ text: String) -> ConfigurationError? {
         expected.maxClientsPerUID = 0
         expected.idleTimeoutSeconds = 0
         expected.partialLineBudgetBytes = 16 * 1_048_576
+        expected.queryBudgetMilliseconds = 0
         expected.maxRequestBytes = 65_536
         expected.clientQueueBytes = 2 * 1_048_576
         expected.pageBudgetBytes = 131_072

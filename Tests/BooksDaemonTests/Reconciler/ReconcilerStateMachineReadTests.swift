@@ -1,5 +1,6 @@
 import BooksCore
 import BooksProtocol
+import BooksTestSupport
 import Testing
 
 @testable import BooksDaemon
@@ -32,5 +33,27 @@ import Testing
         #expect(read(request)?.error?.message == "a filter value may have at most 1024 bytes, not 1025")
         request.filter = BookFilter(Array(repeating: BookCondition(.name, .containsIgnoringCase, "DUNE"), count: 64))
         #expect(read(request)?.ok == true)
+    }
+}
+
+/// A read whose filter or sort runs past the budget fails with `query-too-expensive`.
+@Suite struct ReconcilerStateMachineBudgetTests {
+    @Test(arguments: [Request.Operation.list, .query, .subscribe])
+    func aReadPastItsBudgetFailsWithATypedError(op: Request.Operation) {
+        var driver = ReconcilerDriver(ReconcilerStateMachineTests.five)
+        var request = Request(id: "q", op: op)
+        request.filter = BookFilter([BookCondition(.name, .containsIgnoringCase, "e")])
+        let clock = SteppingClock()
+        driver.run(
+            .read(request, from: ConnectionID(raw: 1), ReadEnvironment(queryBudget: clock.budget(milliseconds: 2))))
+        let error = driver.replies.last?.1.error
+        #expect(error?.code == .queryTooExpensive)
+        #expect(error?.message.contains("having filtered 3 of 5 books") == true)
+        #expect(driver.subscriptions.isEmpty)
+        driver.run(
+            .read(request, from: ConnectionID(raw: 1), ReadEnvironment(queryBudget: clock.budget(milliseconds: 60_000)))
+        )
+        #expect(driver.replies.last?.1.ok == true)
+        #expect(driver.subscriptions.count == (op == .subscribe ? 1 : 0))
     }
 }

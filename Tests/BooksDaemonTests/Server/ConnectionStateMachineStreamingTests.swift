@@ -15,7 +15,7 @@ import Testing
 
     func list(_ id: String) -> BookStreamEncoder {
         BookStreamEncoder(
-            .listReply(id: id), epoch: "E", seq: 0, cursor: BookCursor(context: Self.context, query: BookQuery()),
+            .listReply(id: id), epoch: "E", seq: 0, cursor: try! BookCursor(context: Self.context, query: BookQuery()),
             framing: .singleLine)
     }
 
