@@ -54,6 +54,12 @@ struct FanOutBenchmark {
         FileBytes.makeDirectory(directory)
         guard (try? LiveBookFile(path: directory + "/books.txt", rows: fileRows)) != nil else { exit(1) }
         for count in options.subscriberCounts {
+            // This process holds `count` descriptors, booksd `count` + its own.
+            guard UInt64(count) + 200 <= limit else {
+                Console.error(
+                    "  skipped \(count) subscribers: RLIMIT_NOFILE \(limit) < \(count + 200) (raise the hard limit)")
+                continue
+            }
             guard let row = measure(subscribers: count) else { exit(1) }
             rows.append(row)
         }
@@ -89,6 +95,11 @@ struct FanOutBenchmark {
                     options: options, directory: directory, subscribers: count, log: "booksd.log")
             else { return nil }
             defer { _ = daemon.stop() }
+            // One change before the subscribers join: the first change measured below is the
+            // subscribers' first, not the daemon's first since it started (its own cold start,
+            // e.g. first-use buffers, does not grow with N and is not what is measured here).
+            _ = FanOutAppend.row(path: directory + "/books.txt", name: "Warm-up \(count)-\(round)", author: "Bench")
+            usleep(100_000)
             let rssBefore = daemon.rssKB
             let joinStart = Stopwatch.now()
             guard let pool = SubscriberPool(socketPath: daemon.socketPath, count: count) else { return nil }
