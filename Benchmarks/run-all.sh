@@ -3,11 +3,15 @@
 #
 #   Benchmarks/run-all.sh           core (parse/diff vs Python), edit-to-subscriber latency at 1k, 10k,
 #                                   100k and 1M rows vs inotifywait / watchdog / watchman, fan-out to
-#                                   1, 100 and 1,000 subscribers, durable writes (1 and 32 writers),
+#                                   1, 100, 1,000 and 10,000 subscribers (first change after joining
+#                                   and later ones; churn; 50 filters; the benchmark raises its
+#                                   RLIMIT_NOFILE to the hard limit, which must be >= 10,100),
+#                                   durable writes (1 and 32 writers),
 #                                   start-up at 1M rows, subscriber and list cost (10k, 100k, 1M rows),
 #                                   targets; ~20-30 minutes on 2 shared cores
 #   Benchmarks/run-all.sh --quick   CI smoke run: 1k and 10k rows, 5 edits per cell, 1 and 10
-#                                   subscribers, 1 s write runs; about 2 minutes after the build.
+#                                   subscribers (churn and filters: 20), 1 s write runs; about 2
+#                                   minutes after the build.
 #                                   Leaves docs/BENCHMARKS.md alone unless --docs is given.
 #   --edits N                       edits per latency cell (default 30; e.g. 200 for a long run)
 #

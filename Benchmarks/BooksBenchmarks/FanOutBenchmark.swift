@@ -1,174 +1,165 @@
 import BooksTestSupport
 import Glibc
 
-/// `BooksBenchmarks fanout`: 1, 100 and 1,000 subscribers held by this one process (raw
-/// sockets, one event loop): time until the first and the last subscriber have a file change,
-/// booksd CPU per change (/proc/PID/stat utime+stime), a burst of client inserts (deliveries per
-/// second), and VmRSS per idle subscriber.
+/// `BooksBenchmarks fanout`: 1, 100, 1,000 and 10,000 subscribers held by this one process (raw
+/// sockets, one epoll loop). Per count and round, a fresh booksd: the subscribers join together,
+/// stay idle for a second, then the FIRST change after they joined and later ones are timed until
+/// the last subscriber has them; booksd CPU per change, VmRSS per idle subscriber, and a burst of
+/// client inserts. Then subscribers joining and leaving while changes flow (`FanOutChurn`), and
+/// 1,000 subscribers on 50 filters (`FanOutFilters`).
 struct FanOutBenchmark {
     static let heading = "## Live: fan-out to subscribers"
 
     struct Row: Sendable {
         var subscribers: Int
+        /// Per round: ms until the last subscriber had the first change after joining.
+        var firstChange: [Double]
+        /// Later changes: first and last subscriber.
         var first: Distribution
         var last: Distribution
         var missed: Int
+        var joinMS: Double
         var cpuPerChangeMS: Double
-        var schedPerChangeMS: Double
+        var rssPerSubscriberKB: Double
         var burst: Int
         var burstMS: Double
-        var rssBeforeKB: Int
-        var rssAfterKB: Int
+        var firstChangeMedian: Double { Distribution(firstChange).p50 }
         var deliveriesPerSecond: Double { Double(subscribers * burst) / (burstMS / 1000) }
         var changesPerSecond: Double { Double(burst) / (burstMS / 1000) }
     }
 
     let options: LiveOptions
     var rows: [Row] = []
+    var churn: FanOutChurn.Result?
+    var filters: FanOutFilters.Result?
     var fileRows: Int { options.quick ? 1_000 : 10_000 }
-    var changes: Int { options.quick ? 5 : 20 }
+    var rounds: Int { options.quick ? 1 : 3 }
+    /// Later changes per round (≥ 30 in all for a full run).
+    var laterChanges: Int { options.quick ? 4 : 10 }
+    var idleMicroseconds: UInt32 { options.quick ? 200_000 : 1_000_000 }
     var burst: Int { options.quick ? 10 : 50 }
+    var directory: String { "\(options.workDirectory)/live/fanout" }
 
     init(options: LiveOptions) { self.options = options }
 
+    /// The daemon settings for `subscribers` connections from this process's uid.
+    static func settings(subscribers: Int) -> [String] {
+        ["max_clients=\(subscribers + 64)", "max_clients_per_uid=0"]
+    }
+
     mutating func run() {
         let machine = MachineInfo.current()
-        let directory = "\(options.workDirectory)/live/fanout"
+        let limit = DescriptorLimit.raise()
+        Console.error("• fan-out: RLIMIT_NOFILE \(limit) (booksd inherits it)")
         FileBytes.makeDirectory(directory)
-        guard var file = try? LiveBookFile(path: directory + "/books.txt", rows: fileRows) else { exit(1) }
-        guard
-            let daemon = DaemonProcess.benchmark(
-                binDirectory: options.binDirectory, file: file.path, socket: directory + "/booksd.sock",
-                settings: ["max_clients=4000"], logPath: directory + "/booksd.log")
-        else { exit(1) }
-        defer { daemon.stop() }
+        guard (try? LiveBookFile(path: directory + "/books.txt", rows: fileRows)) != nil else { exit(1) }
         for count in options.subscriberCounts {
-            Console.error("• fan-out: \(count) subscribers, \(changes) file appends, burst of \(burst) inserts")
+            // This process holds `count` descriptors, booksd `count` + its own.
+            guard UInt64(count) + 200 <= limit else {
+                Console.error(
+                    "  skipped \(count) subscribers: RLIMIT_NOFILE \(limit) < \(count + 200) (raise the hard limit)")
+                continue
+            }
+            guard let row = measure(subscribers: count) else { exit(1) }
+            rows.append(row)
+        }
+        let quiet = rows.first { $0.subscribers == (options.quick ? 10 : 1_000) }?.last.p50 ?? .nan
+        churn = FanOutChurn(options: options, file: directory + "/books.txt", directory: directory).run(quietP50: quiet)
+        filters = FanOutFilters(options: options, file: directory + "/books.txt", directory: directory).run()
+        let report = FanOutReport(benchmark: self)
+        report.writeResults()
+        ResultsFile.publish(heading: Self.heading, markdown: report.markdown(machine: machine), options: options)
+    }
+
+    /// Starts a private booksd for `subscribers` on `directory`/books.txt, logging to `log` there;
+    /// nil (reported) on failure.
+    static func startDaemon(options: LiveOptions, directory: String, subscribers: Int, log: String) -> DaemonProcess? {
+        DaemonProcess.benchmark(
+            binDirectory: options.binDirectory, file: directory + "/books.txt", socket: directory + "/booksd.sock",
+            settings: settings(subscribers: subscribers), logPath: directory + "/" + log)
+    }
+
+    private func measure(subscribers count: Int) -> Row? {
+        var row = Row(
+            subscribers: count, firstChange: [], first: Distribution([]), last: Distribution([]), missed: 0,
+            joinMS: 0, cpuPerChangeMS: 0, rssPerSubscriberKB: 0, burst: burst, burstMS: .nan)
+        var first: [Double] = []
+        var last: [Double] = []
+        var cpu: [Double] = []
+        var rss: [Double] = []
+        var joins: [Double] = []
+        for round in 0..<rounds {
+            Console.error("• fan-out: \(count) subscribers, round \(round + 1)/\(rounds)")
+            guard
+                let daemon = Self.startDaemon(
+                    options: options, directory: directory, subscribers: count, log: "booksd.log")
+            else { return nil }
+            defer { _ = daemon.stop() }
+            // One change before the subscribers join: the first change measured below is the
+            // subscribers' first, not the daemon's first since it started (its own cold start,
+            // e.g. first-use buffers, does not grow with N and is not what is measured here).
+            _ = FanOutAppend.row(path: directory + "/books.txt", name: "Warm-up \(count)-\(round)", author: "Bench")
+            usleep(100_000)
             let rssBefore = daemon.rssKB
-            guard let pool = SubscriberPool(socketPath: daemon.socketPath, count: count) else { exit(1) }
-            usleep(200_000)
-            let rssAfter = daemon.rssKB
-            var first: [Double] = []
-            var last: [Double] = []
-            var missed = 0
-            let cpuStart = daemon.cpuMS
-            let schedStart = daemon.schedMS
-            for _ in 0..<changes {
-                let (expected, at) = file.perform(.append)
-                let arrivals = pool.arrival(of: expected.id, since: at, timeoutNS: 30_000_000_000)
+            let joinStart = Stopwatch.now()
+            guard let pool = SubscriberPool(socketPath: daemon.socketPath, count: count) else { return nil }
+            joins.append(Double(Stopwatch.now() - joinStart) / 1e6)
+            usleep(idleMicroseconds)
+            rss.append(Double(daemon.rssKB - rssBefore) / Double(count))
+            let cpuStart = daemon.schedMS
+            for k in 0...laterChanges {
+                let marker = "Fan \(count)-\(round)-\(k)"
+                let at = FanOutAppend.row(path: directory + "/books.txt", name: marker, author: "Bench")
+                let arrivals = pool.arrival(of: "\"" + marker + "\"", since: at, timeoutNS: 60_000_000_000)
                 let got = arrivals.compactMap { $0 }
-                missed += arrivals.count - got.count
+                row.missed += arrivals.count - got.count
                 if let lo = got.min(), let hi = got.max(), got.count == arrivals.count {
-                    first.append(Double(lo) / 1e6)
-                    last.append(Double(hi) / 1e6)
+                    if k == 0 {
+                        row.firstChange.append(Double(hi) / 1e6)
+                    } else {
+                        first.append(Double(lo) / 1e6)
+                        last.append(Double(hi) / 1e6)
+                    }
                 }
                 usleep(20_000)
             }
-            let cpuPerChange = (daemon.cpuMS - cpuStart) / Double(changes)
-            let schedPerChange = (daemon.schedMS - schedStart) / Double(changes)
-            // Burst: `burst` inserts pipelined on one writer connection; done when every subscriber
-            // has the last one (changes are delivered in seq order).
-            var burstMS = Double.nan
-            if let writer = LineClient.connectIfListening(daemon.socketPath),
-                writer.helloPoint(client: "bench-burst") != nil
-            {
-                let marker = "Burst \(count)-\(burst)"
-                let start = Stopwatch.now()
-                for k in 1...burst {
-                    writer.enqueue(
-                        """
-                        {\"id\":\"b\(k)\",\"op\":\"insert\",\"books\":[{\"name\":\"Burst \
-                        \(count)-\(k)\",\"author\":\"Bench\"}]}
-                        """
-                    )
-                }
-                while writer.wantsWrite {
-                    usleep(100)
-                    writer.flush()
-                }
-                let arrivals = pool.arrival(of: "\"" + marker + "\"", since: start, timeoutNS: 120_000_000_000)
-                if arrivals.allSatisfy({ $0 != nil }) {
-                    burstMS = Double(arrivals.compactMap { $0 }.max()!) / 1e6
-                } else {
-                    Console.error("  burst: \(arrivals.filter { $0 == nil }.count) subscribers missed it")
-                }
-                writer.close()
-            }
+            cpu.append((daemon.schedMS - cpuStart) / Double(laterChanges + 1))
+            if round == rounds - 1 { row.burstMS = Self.burst(burst, subscribers: count, pool: pool, daemon: daemon) }
             pool.close()
-            usleep(200_000)
-            let row = Row(
-                subscribers: count, first: Distribution(first), last: Distribution(last), missed: missed,
-                cpuPerChangeMS: cpuPerChange, schedPerChangeMS: schedPerChange, burst: burst, burstMS: burstMS,
-                rssBeforeKB: rssBefore, rssAfterKB: rssAfter)
             Console.error(
-                "  last p50 \(CoreReport.ms(row.last.p50)) ms, cpu/change \(CoreReport.ms(schedPerChange)) ms "
-                    + "(stat \(CoreReport.ms(cpuPerChange))), "
-                    + "burst \(CoreReport.ms(burstMS)) ms, RSS +\(rssAfter - rssBefore) KiB")
-            rows.append(row)
+                "  first change \(CoreReport.ms(row.firstChange.last ?? .nan)) ms; later (last) p50 "
+                    + "\(CoreReport.ms(Distribution(last).p50)) ms")
         }
-        ResultsFile.write(
-            "fanout",
-            header: [
-                "subscribers", "first_p50", "last_p50", "last_p99", "last_max", "missed",
-                "cpu_per_change_ms", "sched_per_change_ms", "burst", "burst_ms", "changes_per_s", "deliveries_per_s",
-                "rss_before_kb", "rss_after_kb",
-            ],
-            rows: rows.map { r in
-                [
-                    String(r.subscribers), String(r.first.p50), String(r.last.p50), String(r.last.p99),
-                    String(r.last.max),
-                    String(r.missed), String(r.cpuPerChangeMS), String(r.schedPerChangeMS), String(r.burst),
-                    String(r.burstMS),
-                    String(r.changesPerSecond), String(r.deliveriesPerSecond), String(r.rssBeforeKB),
-                    String(r.rssAfterKB),
-                ]
-            }, options: options)
-        ResultsFile.publish(heading: Self.heading, markdown: markdown(machine: machine), options: options)
+        row.first = Distribution(first)
+        row.last = Distribution(last)
+        row.cpuPerChangeMS = Distribution(cpu).p50
+        row.rssPerSubscriberKB = Distribution(rss).p50
+        row.joinMS = Distribution(joins).p50
+        return row
     }
 
-    func markdown(machine: MachineInfo) -> String {
-        var md = [Self.heading, ""]
-        md.append(
-            "Date: \(machine.date). Command: `\(options.commandLine)`. One booksd on a "
-                + "\(CoreReport.rows(fileRows))-row file (`--set max_clients=4000`); all subscribers are raw "
-                + "Unix-socket connections held by the one benchmark process and read by one epoll loop in one "
-                + "thread (hello, then `subscribe` resuming at the hello point: no snapshot; the epoll set is "
-                + "built before the first edit, lines are searched as bytes). Per subscriber count: \(changes) "
-                + "file appends (latency from `close()` to the `read()` of the change on the first and on the last "
-                + "subscriber), booksd CPU per change over those appends, from /proc/PID/task/*/schedstat (ns "
-                + "resolution) and from /proc/PID/stat utime+stime (10 ms ticks: coarse for small N), then a burst "
-                + "of \(burst) client inserts pipelined on one extra connection (time until every subscriber has "
-                + "the last one)."
-        )
-        md.append("")
-        md.append(
-            """
-            | subscribers | first p50 ms | last p50 ms | last p99 ms | last max ms | missed | booksd CPU \
-            ms/change (schedstat / stat) | burst ms | changes/s | deliveries/s | VmRSS before → after \
-            subscribing MB |
-            """
-        )
-        md.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for r in rows {
-            md.append(
-                "| \(r.subscribers) | \(CoreReport.ms(r.first.p50)) | \(CoreReport.ms(r.last.p50)) | "
-                    + "\(CoreReport.ms(r.last.p99)) | "
-                    + "\(CoreReport.ms(r.last.max)) | \(r.missed) | \(CoreReport.ms(r.schedPerChangeMS)) / "
-                    + "\(CoreReport.ms(r.cpuPerChangeMS)) | \(CoreReport.ms(r.burstMS)) | "
-                    + "\(CoreReport.f(r.changesPerSecond, 0)) | \(CoreReport.f(r.deliveriesPerSecond, 0)) | "
-                    + "\(CoreReport.f(Double(r.rssBeforeKB) / 1024, 1)) → "
-                    + "\(CoreReport.f(Double(r.rssAfterKB) / 1024, 1)) |"
-            )
+    /// `count` inserts pipelined on one writer connection; ms until every subscriber has the last
+    /// one (changes are delivered in seq order), NaN if some did not.
+    private static func burst(_ count: Int, subscribers: Int, pool: SubscriberPool, daemon: DaemonProcess) -> Double {
+        guard let writer = LineClient.connectIfListening(daemon.socketPath),
+            writer.helloPoint(client: "bench-burst") != nil
+        else { return .nan }
+        defer { writer.close() }
+        let marker = "Burst \(subscribers)-\(count)"
+        let start = Stopwatch.now()
+        for k in 1...count {
+            writer.enqueue(
+                #"{"id":"b\#(k)","op":"insert","books":[{"name":"Burst \#(subscribers)-\#(k)","author":"Bench"}]}"#)
         }
-        if let big = rows.last, big.subscribers > 1 {
-            let perSubscriber = Double(big.rssAfterKB - big.rssBeforeKB) / Double(big.subscribers)
-            md.append("")
-            md.append(
-                "Per idle subscriber: (VmRSS with \(big.subscribers) idle subscribers − before) / "
-                    + "\(big.subscribers) = \(CoreReport.f(perSubscriber, 1)) KiB. Plot: "
-                    + "`docs/benchmarks/fanout.png`.")
+        while writer.wantsWrite {
+            usleep(100)
+            writer.flush()
         }
-        md.append("")
-        return md.joined(separator: "\n")
+        let arrivals = pool.arrival(of: "\"" + marker + "\"", since: start, timeoutNS: 120_000_000_000)
+        guard arrivals.allSatisfy({ $0 != nil }) else {
+            Console.error("  burst: \(arrivals.filter { $0 == nil }.count) subscribers missed it")
+            return .nan
+        }
+        return Double(arrivals.compactMap { $0 }.max()!) / 1e6
     }
 }

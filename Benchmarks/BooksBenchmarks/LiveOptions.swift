@@ -14,6 +14,7 @@ struct LiveOptions: Sendable {
           --command    the command line to print in the docs (default: Benchmarks/run-all.sh)
           --sizes LIST rows per file for latency, writes and stream, comma-separated (e.g. 1000000)
           --peers LIST latency peers to run, comma-separated (inotifywait,booksd,booksd-nats,watchdog,watchman)
+          --subscribers LIST  fan-out subscriber counts (default 1,100,1000,10000; --quick: 1,10)
         """
 
     var quick = false
@@ -24,6 +25,7 @@ struct LiveOptions: Sendable {
     var command: String?
     var onlySizes: [Int]?
     var onlyPeers: [String]?
+    var onlySubscribers: [Int]?
 
     init?(arguments: [String]) {
         var rest = arguments[...]
@@ -51,6 +53,11 @@ struct LiveOptions: Sendable {
                 let sizes = v.split(separator: ",").compactMap { Int($0) }
                 guard !sizes.isEmpty, sizes.allSatisfy({ $0 > 0 }) else { return nil }
                 onlySizes = sizes
+            case "--subscribers":
+                guard let v = rest.popFirst() else { return nil }
+                let counts = v.split(separator: ",").compactMap { Int($0) }
+                guard !counts.isEmpty, counts.allSatisfy({ $0 > 0 }) else { return nil }
+                onlySubscribers = counts
             case "--peers":
                 guard let v = rest.popFirst() else { return nil }
                 onlyPeers = v.split(separator: ",").map(String.init)
@@ -70,7 +77,7 @@ struct LiveOptions: Sendable {
 
     func edits(forRows rows: Int) -> Int { rows >= 1_000_000 ? max(3, edits / 6) : edits }
 
-    var subscriberCounts: [Int] { quick ? [1, 10] : [1, 100, 1_000] }
+    var subscriberCounts: [Int] { onlySubscribers ?? (quick ? [1, 10] : [1, 100, 1_000, 10_000]) }
 
     var commandLine: String { command ?? (quick ? "Benchmarks/run-all.sh --quick" : "Benchmarks/run-all.sh") }
 

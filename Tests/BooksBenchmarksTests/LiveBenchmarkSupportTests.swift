@@ -19,6 +19,29 @@ struct LiveBenchmarkSupportTests {
         #expect(LiveOptions(arguments: ["--sizes", "0"]) == nil)
         #expect(LiveOptions(arguments: ["--sizes", "many"]) == nil)
         #expect(LiveOptions(arguments: ["--peers"]) == nil)
+        #expect(all.subscriberCounts == [1, 100, 1_000, 10_000])
+        #expect(try #require(LiveOptions(arguments: ["--quick"])).subscriberCounts == [1, 10])
+        #expect(try #require(LiveOptions(arguments: ["--subscribers", "10000,1"])).subscriberCounts == [10_000, 1])
+        #expect(LiveOptions(arguments: ["--subscribers", "0"]) == nil)
+    }
+
+    /// The fan-out pool's line helpers: the subscribe line (resume point, optional filter) and the
+    /// seq of a change event read from raw bytes.
+    @Test func subscriberPoolLines() {
+        let point = (epoch: "E1", seq: UInt64(41))
+        #expect(
+            SubscriberPool.subscribeLine(point: point, authorContains: nil)
+                == #"{"id":"s","op":"subscribe","resume":{"epoch":"E1","seq":41}}"#)
+        #expect(
+            SubscriberPool.subscribeLine(point: point, authorContains: "Filter-07")
+                == #"{"id":"s","op":"subscribe","resume":{"epoch":"E1","seq":41},"#
+                + #""filter":{"conditions":[{"field":"author","op":"contains","value":"Filter-07"}]}}"#)
+        func seq(_ line: String) -> UInt64? {
+            Array(line.utf8).withUnsafeBufferPointer { SubscriberPool.changeSeq($0) }
+        }
+        #expect(seq(#"{"event":"change","epoch":"E1","seq":1234,"inserted":[]}"#) == 1234)
+        #expect(seq(#"{"event":"heartbeat","epoch":"E1","seq":7}"#) == nil)
+        #expect(FanOutFilters.author(7) == "Filter-007")
     }
 
     @Test func nearestRankPercentiles() {
@@ -113,7 +136,11 @@ struct LiveBenchmarkSupportTests {
         }
         let verdicts = TargetsReport.judge(
             latency: latency, rss: [["rows": "1000000", "booksd_kb": "100", "watchdog_kb": "600"]],
-            fanout: [["subscribers": "1", "last_p50": "1"], ["subscribers": "1000", "last_p50": "12"]],
+            fanout: [
+                ["subscribers": "1", "last_p50": "1", "first_change_ms": "1.5"],
+                ["subscribers": "1000", "last_p50": "12", "first_change_ms": "30"],
+                ["subscribers": "10000", "last_p50": "50", "first_change_ms": "60"],
+            ],
             writes: [
                 ["rows": "1000000", "writers": "1", "per_second": "10", "p50": "5", "rewrite_ms": "100"],
                 ["rows": "1000000", "writers": "32", "per_second": "40", "p50": "9", "rewrite_ms": "100"],
@@ -126,7 +153,11 @@ struct LiveBenchmarkSupportTests {
         #expect(verdict("100k append p99") == .some(false))  // best peer p99 50 ms / 2 ms = 25×
         #expect(verdicts.first { $0.target.hasPrefix("100k append p99") }?.measured.hasSuffix("25.0×") == true)
         #expect(verdict("1M VmRSS") == .some(true))
-        #expect(verdict("1000 subscribers") == .some(false))
+        #expect(verdict("1000 subscribers: last") == .some(false))  // 12×
+        #expect(verdict("10000 subscribers: last") == .some(true))  // 50× ≤ 60×
+        #expect(verdict("1 subscribers: first change") == .some(true))  // 1.5×
+        #expect(verdict("1000 subscribers: first change") == .some(false))  // 2.5×
+        #expect(verdict("10000 subscribers: first change") == .some(true))  // 1.2×
         #expect(verdict("1M rows: 32 writers") == .some(false))
         #expect(verdict("1M rows: one durable insert") == .some(true))
         #expect(verdict("1M rows: exec") == .some(nil))

@@ -22,6 +22,9 @@ extension ServerLoop {
             if !wasSubscribed {
                 subscriberCount += 1
                 server.updateStatistics { $0.subscribers = subscriberCount }
+                // The fan-out helper starts as soon as a broadcast could use it, not inside the
+                // first large broadcast (whose subscribers would wait for the thread's start).
+                if subscriberCount >= configuration.parallelSendThreshold { _ = parallelSender() }
             }
             guard perform(connection.machine.enqueue(reply, kind: .reply), on: connection) else { return }
             for bytes in initialEvents {
@@ -66,13 +69,16 @@ extension ServerLoop {
     }
 
     /// Offers `change` to every connection's machine (which filters by subscription and seq),
-    /// encoding it once per distinct filter; idle subscribers get it by direct `send`.
+    /// encoding it once per distinct filter; idle subscribers get it by direct `send` — at once,
+    /// in this one pass, unless the `ParallelSender` shares the sends (then after the pass).
     private func broadcast(_ change: SequencedChangeSet) {
+        let parallel = subscriberCount >= configuration.parallelSendThreshold && parallelSender() != nil
         // Subscribers mostly share one filter, so the last one is checked before the dictionary
         // (no hashing per subscriber).
         var encoded: [BookFilter: [UInt8]?] = [:]
         var last: (filter: BookFilter, bytes: [UInt8]?)?
         var admitted: [(connection: Connection, bytes: [UInt8])] = []
+        var evaluations = 0
         for connection in Array(connections.values) {
             guard let filter = connection.machine.acceptBroadcast(seq: change.seq) else { continue }
             let bytes: [UInt8]?
@@ -83,16 +89,22 @@ extension ServerLoop {
                 last = (filter, cached)
             } else {
                 bytes = MessageEncoder.changeEvent(change, filter: filter).map(MessageEncoder.encode)
+                evaluations += 1
                 encoded[filter] = .some(bytes)
                 last = (filter, bytes)
             }
             guard let bytes else { continue }  // nothing of this change passes the filter
             if connection.output.isEmpty, connection.machine.admitEvent(bytes.count) {
-                admitted.append((connection, bytes))
+                if parallel {
+                    admitted.append((connection, bytes))
+                } else {
+                    finishDirectSend(ParallelSender.sendOnce(connection.fd, bytes), of: bytes, on: connection)
+                }
             } else {
                 enqueueEvent(bytes, on: connection, epoch: change.epoch, seq: change.seq)
             }
         }
+        if evaluations > 0 { server.updateStatistics { $0.filterEvaluations += evaluations } }
         sendDirectly(admitted)
     }
 
@@ -101,30 +113,34 @@ extension ServerLoop {
     /// connection's bookkeeping: what a socket did not take is queued for EPOLLOUT. The common
     /// case of a broadcast to idle subscribers: one `send` each, no queue round trip.
     private func sendDirectly(_ admitted: [(connection: Connection, bytes: [UInt8])]) {
-        guard !admitted.isEmpty else { return }
-        let results: [Int]
-        if admitted.count >= configuration.parallelSendThreshold, let helper = parallelSender() {
-            results = helper.send(admitted.map { ($0.connection.fd, $0.bytes) })
-        } else {
-            results = admitted.map { ParallelSender.sendOnce($0.connection.fd, $0.bytes) }
-        }
-        for (k, item) in admitted.enumerated() {
-            let n = results[k]
-            if n < 0 && -n != Int(EAGAIN) && -n != Int(EINTR) {
-                perform(item.connection.machine.socketFailed(errno: Int32(-n)), on: item.connection)
-                continue
+        guard !admitted.isEmpty, let helper = parallelSender() else {
+            for item in admitted {
+                finishDirectSend(
+                    ParallelSender.sendOnce(item.connection.fd, item.bytes), of: item.bytes, on: item.connection)
             }
-            let sent = max(n, 0)
-            if sent < item.bytes.count {
-                item.connection.output.append(item.bytes)
-                if sent > 0 { item.connection.output.consume(sent) }
-            }
-            afterWriting(sent, on: item.connection)
+            return
         }
+        let results = helper.send(admitted.map { ($0.connection.fd, $0.bytes) })
+        for (k, item) in admitted.enumerated() { finishDirectSend(results[k], of: item.bytes, on: item.connection) }
     }
 
-    /// The fan-out helper, started at the first large broadcast (nil if it cannot start: this
-    /// thread then sends alone, and does not try again).
+    /// The bookkeeping after a direct `send` of `bytes` that returned `n` (bytes sent, or
+    /// `-errno`): what the socket did not take is queued for EPOLLOUT.
+    private func finishDirectSend(_ n: Int, of bytes: [UInt8], on connection: Connection) {
+        if n < 0 && -n != Int(EAGAIN) && -n != Int(EINTR) {
+            perform(connection.machine.socketFailed(errno: Int32(-n)), on: connection)
+            return
+        }
+        let sent = max(n, 0)
+        if sent < bytes.count {
+            connection.output.append(bytes)
+            if sent > 0 { connection.output.consume(sent) }
+        }
+        afterWriting(sent, on: connection)
+    }
+
+    /// The fan-out helper, started when the subscribers reach `parallelSendThreshold` (nil if it
+    /// cannot start: this thread then sends alone, and does not try again).
     private func parallelSender() -> ParallelSender? {
         if sender == nil, !senderFailed {
             sender = try? ParallelSender()

@@ -21,6 +21,9 @@ public struct ServerStatistics: Sendable, Hashable {
     /// Connections closed because the budget for unfinished request lines was exhausted and they
     /// held the largest one (also counted in `violations`).
     public var lineBudgetClosed: Int = 0
+    /// Times a broadcast change set was filtered and encoded for a subscription filter: once per
+    /// distinct filter among the subscribers it was offered to, not once per subscriber.
+    public var filterEvaluations: Int = 0
 
     /// Creates zeroed statistics.
     public init() {}

@@ -39,9 +39,14 @@ public struct SocketServerConfiguration: Sendable {
     /// is encoded only while less is queued, so a client that does not read costs at most this
     /// plus one page. Default 256 KiB.
     public var pageBudgetBytes: Int
-    /// Broadcasts to at least this many idle subscribers are sent from two threads
-    /// (`ParallelSender`); default 128.
-    public var parallelSendThreshold = 128
+    /// Broadcasts to at least this many subscribers are sent from two threads (`ParallelSender`).
+    /// Default: 128 with 4 or more CPUs online; with fewer, never (`Int.max`): local subscribers
+    /// read on the other core, and a second sending thread would take it from them (measured in
+    /// docs/BENCHMARKS.md, fan-out).
+    public var parallelSendThreshold = SocketServerConfiguration.defaultParallelSendThreshold
+
+    /// The default `parallelSendThreshold` for this machine.
+    public static var defaultParallelSendThreshold: Int { sysconf(Int32(_SC_NPROCESSORS_ONLN)) >= 4 ? 128 : Int.max }
 
     /// Creates a configuration; every limit has the documented default.
     public init(
