@@ -50,7 +50,7 @@ public final class NATSServerProcess: @unchecked Sendable {
     deinit { _ = process?.kill() }
 
     /// Starts (again) and waits until the port accepts connections.
-    public func start(timeout: Double = 10) throws {
+    public func start(timeout: Double = 30) throws {
         var argv = ["nats-server", "-a", "127.0.0.1", "-p", "\(port)"]
         if let configFile { argv += ["-c", configFile] }
         if jetStream { argv += ["-js", "-sd", storeDirectory] }

@@ -94,10 +94,16 @@ struct NATSFeedTests {
         #expect(try await NATSStreamView.bucketBooks(url: server.url) == expected)
     }
 
-    @Test func aKilledAndRestartedBooksdPublishesASnapshotAndReconcilesTheBucket() async throws {
+    /// With its durable history, a booksd killed with -9 continues its epoch: the stream goes on
+    /// with the down-time edits as the next change set (no second snapshot marker); without a
+    /// history (`state_directory=none`) a new epoch starts with a snapshot marker and the bucket is
+    /// reconciled.
+    @Test(arguments: [true, false])
+    func aKilledAndRestartedBooksdContinuesTheStreamOrReconcilesTheBucket(history: Bool) async throws {
         let server = try NATSServerProcess()
         let daemon = try await FeedDaemon(
-            rows: ["# books", "1|Dune|Herbert", "2|Emma|Austen"], settings: ["nats_url=\(server.url)"])
+            rows: ["# books", "1|Dune|Herbert", "2|Emma|Austen"],
+            settings: ["nats_url=\(server.url)"] + (history ? [] : ["state_directory=none"]))
         try daemon.handAppend("3|Ulysses|Joyce")
         #expect(await eventually(timeout: 10) { (try? await NATSStreamView.bucketBooks(url: server.url).count) == 3 })
         daemon.crash()
@@ -119,9 +125,15 @@ struct NATSFeedTests {
         let view = try await NATSStreamView.read(url: server.url)
         #expect(view.continuityProblems.isEmpty, "\(view.continuityProblems)")
         let kinds = view.messages.map(\.event.event)
-        #expect(kinds.filter { $0 == .snapshot }.count == 2 && kinds.last == .change, "\(kinds)")
+        #expect(kinds.filter { $0 == .snapshot }.count == (history ? 1 : 2) && kinds.last == .change, "\(kinds)")
         #expect(view.messages.last?.event.inserted?.map(\.id) == ["5"])
-        #expect(Set(view.messages.map(\.event.epoch)).count == 2, "one lineage per booksd run")
+        #expect(Set(view.messages.map(\.event.epoch)).count == (history ? 1 : 2), "one lineage per epoch")
+        if history {
+            // The down-time edit (1 deleted, 2 updated, 4 inserted) is one change set, published once.
+            let downTime = view.messages.filter { $0.event.deleted?.map(\.id) == ["1"] }
+            #expect(downTime.count == 1, "\(kinds)")
+            #expect(downTime.first?.event.inserted?.map(\.id) == ["4"])
+        }
     }
 
     /// A nats-server and a booksd publishing to it, once its first snapshot marker is in the stream.
