@@ -38,6 +38,9 @@ final class FaultBench {
         }
         var options = DaemonOptions(file: bookFile, socket: directory.file("s.sock"), logPath: directory.file("d.log"))
         options.logLevel = "debug"
+        // The saved history lives outside the book directory: the sweep counts and fails the
+        // calls on the book file's directory only (the history's own I/O is not swept here).
+        options.settings = ["state_directory=\(directory.makeDirectory("history"))"]
         options.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"].merging(shim.environment) { $1 }
         daemon = try DaemonProcess(options, readyTimeout: 20)
         client = try RequestClient(socket: directory.file("s.sock"))

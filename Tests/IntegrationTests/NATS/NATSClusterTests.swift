@@ -44,6 +44,12 @@ struct NATSClusterTests {
         #expect(caughtUp, "not caught up: \(view.changePositions.suffix(3))\n\(daemon.log.suffix(2000))")
         #expect(view.continuityProblems.isEmpty, "\(view.continuityProblems)")
         #expect(view.messages.filter { $0.event.event == .snapshot }.count == 1)
-        #expect(try await NATSStreamView.bucketBooks(url: survivors) == expected)
+        // The bucket's own stream may still be electing a leader after the kill: retry the listing.
+        var bucket: [Book] = []
+        let bucketCaughtUp = await eventually(timeout: 60, interval: 0.5) {
+            bucket = (try? await NATSStreamView.bucketBooks(url: survivors)) ?? []
+            return bucket == expected
+        }
+        #expect(bucketCaughtUp, "bucket \(bucket.count) books, file \(expected.count)")
     }
 }
