@@ -98,6 +98,8 @@ import Testing
             // Duplicate keys (JSONDecoder keeps the first): left to it.
             #"{"event":"heartbeat","epoch":"a","seq":1,"epoch":"b"}"#,
             #"{"ok":true,"result":{"seq":1,"seq":2}}"#,
+            // Whitespace between a minus sign and its digits (found by the decoder fuzzer).
+            "{\"id\":\"1\",\"ok\":true,\"result\":{\"total\":-\n\n8453849}}",
             #"{"event":"snapshot","epoch":"e","seq":1,"books":[{"id":"a","name":"n","author":"x","id":"b"}]}"#,
         ]
         for line in lines {

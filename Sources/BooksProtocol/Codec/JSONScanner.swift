@@ -159,6 +159,11 @@ struct JSONScanner {
     /// A non-negative integer without fraction or exponent that fits `UInt64`.
     mutating func unsigned() -> UInt64? {
         skipWhitespace()
+        return magnitude()
+    }
+
+    /// The digits of an integer starting right here (no whitespace: JSON allows none after a `-`).
+    private mutating func magnitude() -> UInt64? {
         let start = index
         var value: UInt64 = 0
         while index < end, base[index] >= UInt8(ascii: "0"), base[index] <= UInt8(ascii: "9") {
@@ -179,7 +184,7 @@ struct JSONScanner {
         skipWhitespace()
         let negative = index < end && base[index] == UInt8(ascii: "-")
         if negative { index += 1 }
-        guard let magnitude = unsigned() else { return nil }
+        guard let magnitude = magnitude() else { return nil }
         if negative { return magnitude <= UInt64(Int.max) + 1 ? Int(truncatingIfNeeded: 0 &- magnitude) : nil }
         return magnitude <= UInt64(Int.max) ? Int(magnitude) : nil
     }
