@@ -46,13 +46,19 @@ public final class HistoryStore: @unchecked Sendable {
     static let markerMagic: [UInt8] = Array("BKPUBL".utf8) + [0, 1]
     /// Replay cost allowed before a snapshot: transitions since it × content bytes.
     public static let replayBudgetBytes = 2 << 30
+    /// This store's replay budget (`replayBudgetBytes` unless a test asked for less).
+    public let replayBudget: Int
     /// The journal is compacted when it holds more bytes than this or the content, whichever is more.
     public static let journalBudgetBytes = 8 << 20
 
-    /// Opens the state directory at `path` for the book file `fileKey`.
-    public init(directory path: String, fileKey: String) throws(HistoryStoreError) {
+    /// Opens the state directory at `path` for the book file `fileKey`; a snapshot is due when
+    /// replaying the journal would move `replayBudget` bytes.
+    public init(
+        directory path: String, fileKey: String, replayBudget: Int = HistoryStore.replayBudgetBytes
+    ) throws(HistoryStoreError) {
         directory = try StateDirectory.open(path)
         self.fileKey = fileKey
+        self.replayBudget = replayBudget
         bootID = Self.currentBootID()
         marker = try openMarker()
     }
@@ -139,7 +145,7 @@ public final class HistoryStore: @unchecked Sendable {
         }
         guard isRunning else { return true }
         let replay = recordsSinceSnapshot.multipliedReportingOverflow(by: max(contentBytes, 4096))
-        return replay.overflow || replay.partialValue >= Self.replayBudgetBytes
+        return replay.overflow || replay.partialValue >= replayBudget
             || journalEnd >= max(Self.journalBudgetBytes, contentBytes)
     }
 
