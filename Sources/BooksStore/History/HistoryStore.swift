@@ -11,8 +11,9 @@ import Glibc
 /// 2. `append(_:)` after the broadcast: one `pwrite` per transition, no `fsync`.
 /// 3. `writeSnapshot(_:)` when `snapshotDue` (the replay it saves outweighs the write): the
 ///    snapshot and a fresh journal, each written to a new file and renamed into place.
-/// 4. `close(_:)` at a clean stop: a final snapshot and a journal marked closed cleanly, with
-///    `fdatasync`s — the only state that survives a machine restart.
+/// 4. `writeSnapshot(_:durably:closing:)` at a clean stop: a final snapshot and a journal marked
+///    closed cleanly, with `fdatasync`s, then the published page with `msync` — the only state that
+///    survives a machine restart.
 ///
 /// A process crash loses nothing the kernel accepted (page cache); a power cut while running
 /// costs the epoch (the journal's boot id tells), never a wrong event.
@@ -174,6 +175,11 @@ public final class HistoryStore: @unchecked Sendable {
         isRunning = !closing
         publish(saved.seq)
         stampMarker()
+        // The page is stored through a mapping, which no fsync above covers: without this, a power
+        // cut after a clean stop could find it as first created (zeros) and end the epoch.
+        if durably, let marker, msync(marker, Self.markerSize, MS_SYNC) != 0 {
+            throw .system(operation: "msync", path: directory.path + "/published", errno: errno)
+        }
     }
 
     /// Writes `chunks` to `name.new`, then renames it over `name`; returns the open file if asked.
