@@ -30,13 +30,27 @@ public struct CrashStateRecorder {
 
     /// Starts `booksd` under strace on `options` (its `file` in `directory`, socket and log
     /// outside it), runs `scenario` with the running daemon, kills the daemon and interprets the
-    /// trace. `marker` labels socket sends (the acknowledgements the checks rely on); edits the
-    /// scenario makes itself are placed after the send `injected` names them under. With
+    /// trace. `marker` labels socket sends (the acknowledgements the checks rely on). With
     /// `terminate`, the daemon is stopped with SIGTERM instead (its clean stop is recorded).
     public static func record(
         directory: String, options: DaemonOptions, tracePath: String,
-        marker: @escaping ([UInt8]) -> String?, injected: [String: [InjectedEdit]] = [:], terminate: Bool = false,
+        marker: @escaping ([UInt8]) -> String?, terminate: Bool = false,
         scenario: (DaemonProcess) throws -> Void
+    ) throws -> Recording {
+        try recordWithEdits(
+            directory: directory, options: options, tracePath: tracePath, marker: marker, terminate: terminate
+        ) { daemon -> [String: [InjectedEdit]] in
+            try scenario(daemon)
+            return [:]
+        }
+    }
+
+    /// `record` of a scenario that also edits the directory itself: it returns its edits, each
+    /// under the label of the output marker just before it.
+    public static func recordWithEdits(
+        directory: String, options: DaemonOptions, tracePath: String,
+        marker: @escaping ([UInt8]) -> String?, terminate: Bool = false,
+        scenario: (DaemonProcess) throws -> [String: [InjectedEdit]]
     ) throws -> Recording {
         let (initial, identities) = try DirectoryImage.read(directory)
         var options = options
@@ -47,7 +61,7 @@ public struct CrashStateRecorder {
             ] + options.wrapper
         let daemon = try DaemonProcess(options, waitReady: true, readyTimeout: 30)
         defer { daemon.kill() }
-        try scenario(daemon)
+        let injected = try scenario(daemon)
         // A last round trip: the server thread has returned from every earlier send, so strace
         // has their results (a call cut by the kill is printed without one and dropped).
         guard daemon.answersHello() else { throw TestSupportError("booksd stopped answering after the scenario") }

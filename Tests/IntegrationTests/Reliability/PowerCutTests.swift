@@ -113,14 +113,15 @@ extension ReliabilitySuite {
         /// Materialises `state` (`rewrite` may change a file's bytes further: see
         /// `DirectoryImage.materialize`), plants a decoy temporary file, starts booksd and checks it:
         /// the books served are `expected[j]` for some `j ≥ minimumStep`; then `inspect` checks more
-        /// with the running daemon.
+        /// with the running daemon. `path` (default: a new directory per state) is where.
         static func checkState(
             _ state: CrashState, number: Int, name: String, recording: CrashStateRecorder.Recording,
-            expected: [[String: Book]], minimumStep: Int, dir: TemporaryDirectory,
+            expected: [[String: Book]], minimumStep: Int, dir: TemporaryDirectory, at path: String? = nil,
             rewrite: (String, [UInt8]) -> [UInt8]? = { _, _ in nil },
             inspect: (RequestClient, DaemonProcess, String) throws -> Void = { _, _, _ in }
         ) throws -> Outcome {
-            let root = dir.path + "/state-\(number)"
+            let root = path ?? dir.path + "/state-\(number)"
+            TestFiles.removeTree(root)
             mkdir(root, 0o755)
             defer { if !TemporaryDirectory.keepRequested { TestFiles.removeTree(root) } }
             let traced = recording.recorded.realIdentities

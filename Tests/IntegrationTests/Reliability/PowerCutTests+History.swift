@@ -1,0 +1,159 @@
+// Issue 16 × issue 12: every crash state of the durable history's write paths, each started
+// twice: as after a process crash (same boot: the page cache, the newest `published` page) and as
+// after a power cut (another boot id in the journal header; the `published` page old or new).
+import BooksCore
+import BooksProtocol
+import BooksTestSupport
+import Foundation
+import Glibc
+import Testing
+
+extension ReliabilitySuite.PowerCutTests {
+    @Test(.enabled(if: CrashStateRecorder.isAvailable, "strace is not installed"))
+    func everyCrashStateOfTheSavedHistoryServesTheFileAndKeepsOrEndsItsEpoch() throws {
+        var report: [String] = []
+        for scenario in HistoryPowerCutScenario.all {
+            report.append(try Self.check(scenario))
+        }
+        print("[reliability] power cut states per history path:\n" + report.joined(separator: "\n"))
+    }
+
+    /// Whether a state is read as after a process crash or after a power cut (a reboot).
+    enum Interpretation: String {
+        case processCrash = "process crash"
+        case powerCut = "power cut"
+    }
+
+    /// Records a history scenario, enumerates its states and checks booksd on each (both
+    /// interpretations, every `published` page candidate); one line for the report.
+    static func check(_ scenario: HistoryPowerCutScenario) throws -> String {
+        let dir = TemporaryDirectory.scratch("power-history")
+        let book = dir.path + "/book"
+        mkdir(book, 0o755)
+        try TestFiles.write(BookFile.render(scenario.seed), to: book + "/books.txt")
+        if scenario.seeded { try seedHistory(book: book, dir: dir) }
+        let history = try scenario.record(book: book, dir: dir)
+        let recording = history.recording
+        let operations = recording.recorded.operations
+        let states = CrashStateEnumerator(initial: recording.initial, operations: operations).states()
+        var starts = 0
+        var continued: [Interpretation: Int] = [:]
+        var number = 0
+        // The state's saved history names the book file's path: states are built where it was.
+        TestFiles.removeTree(book)
+        // A clean stop is checked from the moment it began (after the recorder's last `hello`).
+        let stopBegan = operations.lastIndex { if case .output = $0 { true } else { false } } ?? 0
+        let checked = states.states.filter { !scenario.cleanStop || $0.crashPoint > stopBegan }
+        #expect(!scenario.cleanStop || stopBegan > 0, "\(scenario.name): the clean stop was not recorded")
+        for state in checked {
+            for interpretation in [Interpretation.processCrash, .powerCut] {
+                let pages = PublishedPage.candidates(
+                    at: state.crashPoint, operations: operations, initial: recording.initial,
+                    reboot: interpretation == .powerCut)
+                for page in pages {
+                    number += 1
+                    starts += 1
+                    let complete = scenario.cleanStop && state.crashPoint == operations.count
+                    let pageText = page.map { "seq \(PublishedPage.seq(of: $0).map(String.init) ?? "none")" }
+                    _ = try checkState(
+                        state, number: number, name: "\(scenario.name) [\(interpretation.rawValue)]",
+                        recording: recording, expected: history.expected, minimumStep: history.minimumStep(state),
+                        dir: dir, at: book,
+                        rewrite: { name, bytes in
+                            if name == PublishedPage.name { return page }
+                            if name == PublishedPage.directory + "/journal", interpretation == .powerCut {
+                                return JournalBootRewriter.rewrite(bytes)
+                            }
+                            return nil
+                        },
+                        inspect: { client, daemon, context in
+                            let kept = try checkHistory(
+                                client: client, daemon: daemon, history: history, state: state,
+                                interpretation: interpretation, stopCompleted: complete,
+                                context: context + " [published page: \(pageText ?? "as traced")]")
+                            if kept { continued[interpretation, default: 0] += 1 }
+                        })
+                }
+            }
+        }
+        #expect(states.states.count >= 3, "\(scenario.name): only \(states.states.count) states")
+        return """
+              \(scenario.name): \(operations.filter { $0.isMetadata }.count) metadata + \
+            \(operations.filter { if case .write = $0 { return true } else { return false } }.count) write \
+            operations, \(states.crashPoints) crash points, \(states.generated) states generated, \
+            \(states.states.count) distinct\(states.bounded ? " (bounded)" : ""), \(checked.count) checked \
+            (\(starts) starts); epoch continued \
+            after a process crash in \(continued[.processCrash, default: 0]), after a power cut in \
+            \(continued[.powerCut, default: 0])
+            """
+    }
+
+    /// The history checks on a started daemon; returns whether it continued the recorded epoch.
+    /// Continued: the change log from seq 0 holds every change set the recording's subscriber got,
+    /// identical, and then at most the start-up's own change set; replayed on the seed it gives
+    /// exactly the books served, with their versions. A new epoch: its reason is logged. After a
+    /// power cut, the epoch is continued only from a journal closed cleanly; a clean stop that
+    /// completed is continued exactly (same seq and versions).
+    static func checkHistory(
+        client: RequestClient, daemon: DaemonProcess, history: HistoryRecording, state: CrashState,
+        interpretation: Interpretation, stopCompleted: Bool, context: String
+    ) throws -> Bool {
+        let status = try client.status()
+        let journal = state.image[PublishedPage.directory + "/journal"].flatMap {
+            JournalBootRewriter.header($0.bytes)
+        }
+        if stopCompleted {
+            #expect(status.epoch == history.epoch, "\(context): the epoch was not kept after a completed clean stop")
+        }
+        guard status.epoch == history.epoch else {
+            #expect(daemon.logText.contains("new epoch: "), "\(context): a new epoch without a logged reason")
+            return false
+        }
+        if interpretation == .powerCut {
+            #expect(journal?.closedCleanly == true, "\(context): epoch continued after a reboot without a clean stop")
+        }
+        let served = try client.list()
+        let versions = try HistoryPowerCutScenario.versions(client, ids: served.map(\.id))
+        if stopCompleted {
+            #expect(status.seq == history.finalSeq, "\(context): seq \(status.seq), stopped at \(history.finalSeq)")
+            #expect(versions == history.finalVersions, "\(context): versions differ from those at the stop")
+        }
+        let resumer = try RequestClient(socket: daemon.options.socket ?? "")
+        defer { resumer.close() }
+        let reply = try resumer.request(
+            Request(id: "resume", op: .subscribe, resume: ResumePoint(epoch: history.epoch, seq: 0), snapshot: false))
+        #expect(reply.ok, "\(context): resume refused: \(reply)")
+        var log: [UInt64: Event] = [:]
+        if status.seq > 0 { try HistoryPowerCutScenario.collect(resumer, into: &log, through: status.seq) }
+        var books = history.expected[0]
+        var replayedVersions: [String: UInt64] = [:]
+        for seq in log.keys.sorted() {
+            let change = log[seq]!
+            if let original = history.changes[seq] {
+                #expect(
+                    change.inserted == original.inserted && change.updated == original.updated
+                        && change.deleted == original.deleted && change.source == original.source,
+                    "\(context): change set \(seq) differs from the one subscribers got: \(change) vs \(original)")
+            } else {
+                #expect(seq == status.seq && seq > history.finalSeq, "\(context): unexpected change set \(seq)")
+            }
+            for book in change.inserted ?? [] {
+                books[book.id] = book
+                replayedVersions[book.id] = seq
+            }
+            for update in change.updated ?? [] {
+                books[update.new.id] = update.new
+                replayedVersions[update.new.id] = seq
+            }
+            for book in change.deleted ?? [] {
+                books[book.id] = nil
+                replayedVersions[book.id] = nil
+            }
+        }
+        #expect(books == served.byID, "\(context): the change log does not replay to the books served")
+        for (id, version) in versions where version != replayedVersions[id, default: 0] {
+            Issue.record("\(context): \(id) has version \(version), the change log says \(replayedVersions[id] ?? 0)")
+        }
+        return true
+    }
+}
