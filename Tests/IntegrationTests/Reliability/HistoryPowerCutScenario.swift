@@ -42,7 +42,7 @@ struct HistoryPowerCutScenario {
                 .handEdit(old: "Seed book number 3 ", new: "Hand edit 3 "),
             ]),
         HistoryPowerCutScenario(
-            name: "history: first start, edits, clean stop (SIGTERM)", seed: PowerCutScenario.seed(bytes: 600),
+            name: "history: first start, one update, clean stop (SIGTERM)", seed: PowerCutScenario.seed(bytes: 600),
             steps: [.write(.update([BookPatch(id: "s1", name: "Renamed")]))], seeded: false, cleanStop: true),
         HistoryPowerCutScenario(
             name: "history: snapshots written during edits (replay budget 2 records)",

@@ -41,12 +41,16 @@ extension ReliabilitySuite.PowerCutTests {
         var number = 0
         // The state's saved history names the book file's path: states are built where it was.
         TestFiles.removeTree(book)
-        // A clean stop is checked from the moment it began (after the recorder's last `hello`).
+        // Before a clean stop began (the recorder's last `hello`), a power cut can only end the
+        // epoch (the journal is not closed cleanly): those states are started as after a process
+        // crash only; from the stop on, both ways.
         let stopBegan = operations.lastIndex { if case .output = $0 { true } else { false } } ?? 0
-        let checked = states.states.filter { !scenario.cleanStop || $0.crashPoint > stopBegan }
         #expect(!scenario.cleanStop || stopBegan > 0, "\(scenario.name): the clean stop was not recorded")
-        for state in checked {
-            for interpretation in [Interpretation.processCrash, .powerCut] {
+        var duringStop = 0
+        for state in states.states {
+            let running = scenario.cleanStop && state.crashPoint <= stopBegan
+            duringStop += scenario.cleanStop && !running ? 1 : 0
+            for interpretation in running ? [Interpretation.processCrash] : [.processCrash, .powerCut] {
                 let pages = PublishedPage.candidates(
                     at: state.crashPoint, operations: operations, initial: recording.initial,
                     reboot: interpretation == .powerCut)
@@ -77,11 +81,12 @@ extension ReliabilitySuite.PowerCutTests {
             }
         }
         #expect(states.states.count >= 3, "\(scenario.name): only \(states.states.count) states")
+        let both = scenario.cleanStop ? "\(duringStop) (during the stop)" : "all"
         return """
               \(scenario.name): \(operations.filter { $0.isMetadata }.count) metadata + \
             \(operations.filter { if case .write = $0 { return true } else { return false } }.count) write \
             operations, \(states.crashPoints) crash points, \(states.generated) states generated, \
-            \(states.states.count) distinct\(states.bounded ? " (bounded)" : ""), \(checked.count) checked \
+            \(states.states.count) distinct\(states.bounded ? " (bounded)" : ""), \(both) started both ways \
             (\(starts) starts); epoch continued \
             after a process crash in \(continued[.processCrash, default: 0]), after a power cut in \
             \(continued[.powerCut, default: 0])
