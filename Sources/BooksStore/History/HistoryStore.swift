@@ -36,6 +36,8 @@ public final class HistoryStore: @unchecked Sendable {
     private var recordsSinceSnapshot = 0
     /// Whether the journal is open and continuing a snapshot (false until a run began).
     public private(set) var isRunning = false
+    /// Set by `restore` when the journal found belongs to an earlier snapshot: `resume` replaces it.
+    private var journalStale = false
     /// Set when a write failed: nothing more is appended until a snapshot succeeds.
     private var broken = false
     /// While broken, a snapshot is tried again only every `retryInterval` inputs (a full disk is
@@ -84,6 +86,7 @@ public final class HistoryStore: @unchecked Sendable {
                 baseSeq = restored.snapshotSeq
                 recordsSinceSnapshot = restored.replayed
                 journalEnd = journal?.count ?? 0
+                journalStale = restored.freshJournal
             }
             return outcome
         } catch {
@@ -103,9 +106,19 @@ public final class HistoryStore: @unchecked Sendable {
     /// Continues the restored history: marks the journal as written by this run (durably, before
     /// anything is published).
     public func resume() throws(HistoryStoreError) {
-        let file = try directory.openForWriting("journal")
         let header = HistoryJournalFormat.encode(
             .init(closedCleanly: false, snapshotID: snapshotID, baseSeq: baseSeq, bootID: bootID))
+        if journalStale {
+            // The journal of an earlier snapshot: a fresh one takes its place, synced.
+            journal = try writeFile("journal", [header], durably: true, keepOpen: true) ?? -1
+            directory.sync()
+            journalEnd = header.count
+            journalStale = false
+            broken = false
+            isRunning = true
+            return
+        }
+        let file = try directory.openForWriting("journal")
         do {
             try StateDirectory.write(file, [header], at: 0, path: directory.path + "/journal")
         } catch {
