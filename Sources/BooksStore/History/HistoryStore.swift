@@ -104,7 +104,7 @@ public final class HistoryStore: @unchecked Sendable {
     }
 
     /// Continues the restored history: marks the journal as written by this run (durably, before
-    /// anything is published).
+    /// anything is published), or replaces a journal of an earlier snapshot with a fresh one.
     public func resume() throws(HistoryStoreError) {
         let header = HistoryJournalFormat.encode(
             .init(closedCleanly: false, snapshotID: snapshotID, baseSeq: baseSeq, bootID: bootID))
