@@ -110,4 +110,39 @@ struct HistoryRecoveryTests {
         }
         #expect(restored.context.seq == 1 && restored.context.epoch == "E1")
     }
+
+    @Test(
+        "a journal of an earlier snapshot (a crash between the renames) leaves the snapshot alone, if nothing later was published"
+    )
+    func journalOfAnEarlierSnapshot() {
+        let state = Self.saved(edits: 0)
+        var earlier = state
+        earlier.header.snapshotID = 10
+        earlier.header.baseSeq = 0
+        let outcome = HistoryRecovery.restore(
+            snapshot: state.snapshot, journal: earlier.journal, publishedSeq: 1, expectation: Self.expectation)
+        guard case .restored(let restored) = outcome else {
+            Issue.record("not restored: \(outcome)")
+            return
+        }
+        #expect(restored.freshJournal && restored.replayed == 0 && restored.context.seq == 1)
+        #expect(restored.context.books == state.live.books)
+        // Something after the snapshot was published, the journal is of a later one, or of an
+        // earlier boot: a new epoch.
+        for (published, baseSeq, boot) in [
+            (UInt64(2), UInt64(0), Self.boot), (1, 2, Self.boot), (1, 0, [UInt8](repeating: 8, count: 16)),
+        ] {
+            var other = earlier
+            other.header.baseSeq = baseSeq
+            other.header.bootID = boot
+            other.header.closedCleanly = boot != Self.boot  // closed cleanly, but in another boot
+            let reason = Self.reason(
+                HistoryRecovery.restore(
+                    snapshot: state.snapshot, journal: other.journal, publishedSeq: published,
+                    expectation: Self.expectation))
+            #expect(
+                reason?.contains("does not continue the snapshot") == true,
+                "\(published), \(baseSeq): \(String(describing: reason))")
+        }
+    }
 }

@@ -67,4 +67,37 @@ import Testing
         #expect(recorded.operations == expected)
         #expect(recorded.realIdentities[2] == RealFileIdentity(device: 0xfe01, inode: 777))
     }
+
+    /// A shared writable mapping's `msync` is a sync of its file; an edit injected after a labelled
+    /// send comes right after it, on a new inode, and later calls on the name resolve to that inode.
+    @Test func mappingsAreSyncedAndInjectedEditsArePlaced() throws {
+        let page = hex("/d/published")
+        let book = hex("/d/books.txt")
+        let socket = hex("socket:[1]")
+        let trace = """
+            100 openat(AT_FDCWD<\(hex("/"))>, "\(page)", O_RDWR|O_NOFOLLOW) = 5<\(page)>
+            100 mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_SHARED, 5<\(page)>, 0) = 0x7f0000001000
+            100 mmap(NULL, 8192, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7f0000003000
+            100 close(5<\(page)>) = 0
+            100 msync(0x7f0000003000, 8192, MS_SYNC) = 0
+            100 msync(0x7f0000001000, 4096, MS_SYNC) = 0
+            101 sendto(9<\(socket)>, "\(hex("{\"id\":\"e1\",\"ok\":true}\n"))", 22, MSG_NOSIGNAL, NULL, 0) = 22
+            100 openat(AT_FDCWD<\(hex("/"))>, "\(book)", O_WRONLY|O_APPEND) = 6<\(book)>
+            100 write(6<\(book)>, "\(hex("c|C|D\n"))", 6) = 6
+            """
+        let initial = DirectoryImage(files: [
+            "books.txt": FileImage(bytes: Array("x|X|Y\n".utf8)), "published": FileImage(bytes: [0, 0]),
+        ])
+        let edited = Array("e|E|F\n".utf8)
+        let recorded = try TraceInterpreter.operations(
+            of: StraceParser.calls(in: trace), root: "/d", initial: initial,
+            injected: ["e1": [.replace(name: "books.txt", bytes: edited, temporary: ".edit")]]
+        ) { bytes in String(decoding: bytes, as: UTF8.self).hasPrefix("{\"id\":\"e1") ? "e1" : nil }
+        #expect(
+            recorded.operations == [
+                .sync(inode: 2, dataOnly: true), .output(label: "e1"), .create(name: ".edit", inode: 3, mode: 0o644),
+                .write(inode: 3, offset: 0, bytes: edited), .rename(from: ".edit", to: "books.txt"),
+                .write(inode: 3, offset: 6, bytes: Array("c|C|D\n".utf8)),
+            ])
+    }
 }

@@ -5,7 +5,9 @@
 /// both checksummed and complete, written for this book file, the journal continuing this very
 /// snapshot, no record after the last one ever published, no machine restart while the daemon was
 /// running (records not yet on disk could be lost), and every journal record yielding again the
-/// change set it recorded. Anything else is a new epoch with the reason; it never crashes.
+/// change set it recorded — or, when the journal belongs to an earlier snapshot (a crash between
+/// the renames of a snapshot write), the snapshot alone with nothing after it published. Anything
+/// else is a new epoch with the reason; it never crashes.
 public enum HistoryRecovery {
     /// What the caller knows about this run.
     public struct Expectation: Sendable {
@@ -37,6 +39,9 @@ public enum HistoryRecovery {
         public var snapshotSeq: UInt64
         /// How many journal records were replayed on top of it.
         public var replayed: Int
+        /// Whether the journal found belongs to an earlier snapshot (a crash between the two
+        /// renames of a snapshot write): it must be replaced by a fresh one, not continued.
+        public var freshJournal = false
     }
 
     /// The outcome.
@@ -91,6 +96,20 @@ public enum HistoryRecovery {
             return .newEpoch(reason: "max_line_bytes changed since the state was saved")
         }
         guard header.snapshotID == saved.snapshotID, header.baseSeq == saved.context.seq else {
+            // A crash between a snapshot's rename and its journal's leaves the journal of an
+            // earlier snapshot: the snapshot alone is then the whole state, provided nothing after
+            // it was published and that journal's header was written in this boot — so was the
+            // newer snapshot, with no reboot since, and the published page is the latest (a
+            // header of another boot, even closed cleanly, cannot tell what a later run lost).
+            if header.baseSeq <= saved.context.seq, sameBoot(header.bootID, expectation.bootID),
+                let publishedSeq, publishedSeq <= saved.context.seq
+            {
+                let context = BookContext(restoring: saved.context, retention: expectation.retention)
+                return .restored(
+                    Restored(
+                        context: context, snapshotID: saved.snapshotID, snapshotSeq: saved.context.seq, replayed: 0,
+                        freshJournal: true))
+            }
             return .newEpoch(reason: "the journal does not continue the snapshot (it belongs to another state)")
         }
         if !header.closedCleanly, !sameBoot(header.bootID, expectation.bootID) {

@@ -1,5 +1,6 @@
 import BooksCore
 import BooksStore
+import Glibc
 
 extension Daemon {
     /// Opens the state directory and restores the saved history; logs which epoch the daemon
@@ -14,7 +15,8 @@ extension Daemon {
         let history: HistoryStore
         do {
             history = try HistoryStore(
-                directory: directory, fileKey: HistoryStore.fileKey(bookPath: path, format: configuration.format))
+                directory: directory, fileKey: HistoryStore.fileKey(bookPath: path, format: configuration.format),
+                replayBudget: Self.testReplayBudget ?? HistoryStore.replayBudgetBytes)
         } catch {
             logger.warning(
                 "the state directory cannot be used: \(error); history is not kept (a new epoch at every start)",
@@ -37,5 +39,15 @@ extension Daemon {
                 first ? .info : .warning, "new epoch: \(reason) (state directory \(directory))", ["BOOKS_FILE": path])
             return (history, nil)
         }
+    }
+
+    /// For tests only (docs/RELIABILITY.md, "Power cuts"): `BOOKSD_TEST_REPLAY_BUDGET_BYTES` lowers
+    /// the replay budget that makes a snapshot due, so that a small file gets snapshots between
+    /// edits. Not a setting: nothing else reads it, and it is ignored unless a positive integer.
+    static var testReplayBudget: Int? {
+        guard let value = getenv("BOOKSD_TEST_REPLAY_BUDGET_BYTES"), let bytes = Int(String(cString: value)),
+            bytes > 0
+        else { return nil }
+        return bytes
     }
 }

@@ -11,8 +11,9 @@ import Glibc
 /// 2. `append(_:)` after the broadcast: one `pwrite` per transition, no `fsync`.
 /// 3. `writeSnapshot(_:)` when `snapshotDue` (the replay it saves outweighs the write): the
 ///    snapshot and a fresh journal, each written to a new file and renamed into place.
-/// 4. `close(_:)` at a clean stop: a final snapshot and a journal marked closed cleanly, with
-///    `fdatasync`s — the only state that survives a machine restart.
+/// 4. `writeSnapshot(_:durably:closing:)` at a clean stop: a final snapshot and a journal marked
+///    closed cleanly, with `fdatasync`s, then the published page with `msync` — the only state that
+///    survives a machine restart.
 ///
 /// A process crash loses nothing the kernel accepted (page cache); a power cut while running
 /// costs the epoch (the journal's boot id tells), never a wrong event.
@@ -35,6 +36,8 @@ public final class HistoryStore: @unchecked Sendable {
     private var recordsSinceSnapshot = 0
     /// Whether the journal is open and continuing a snapshot (false until a run began).
     public private(set) var isRunning = false
+    /// Set by `restore` when the journal found belongs to an earlier snapshot: `resume` replaces it.
+    private var journalStale = false
     /// Set when a write failed: nothing more is appended until a snapshot succeeds.
     private var broken = false
     /// While broken, a snapshot is tried again only every `retryInterval` inputs (a full disk is
@@ -46,13 +49,19 @@ public final class HistoryStore: @unchecked Sendable {
     static let markerMagic: [UInt8] = Array("BKPUBL".utf8) + [0, 1]
     /// Replay cost allowed before a snapshot: transitions since it × content bytes.
     public static let replayBudgetBytes = 2 << 30
+    /// This store's replay budget (`replayBudgetBytes` unless a test asked for less).
+    public let replayBudget: Int
     /// The journal is compacted when it holds more bytes than this or the content, whichever is more.
     public static let journalBudgetBytes = 8 << 20
 
-    /// Opens the state directory at `path` for the book file `fileKey`.
-    public init(directory path: String, fileKey: String) throws(HistoryStoreError) {
+    /// Opens the state directory at `path` for the book file `fileKey`; a snapshot is due when
+    /// replaying the journal would move `replayBudget` bytes.
+    public init(
+        directory path: String, fileKey: String, replayBudget: Int = HistoryStore.replayBudgetBytes
+    ) throws(HistoryStoreError) {
         directory = try StateDirectory.open(path)
         self.fileKey = fileKey
+        self.replayBudget = replayBudget
         bootID = Self.currentBootID()
         marker = try openMarker()
     }
@@ -77,6 +86,7 @@ public final class HistoryStore: @unchecked Sendable {
                 baseSeq = restored.snapshotSeq
                 recordsSinceSnapshot = restored.replayed
                 journalEnd = journal?.count ?? 0
+                journalStale = restored.freshJournal
             }
             return outcome
         } catch {
@@ -94,11 +104,21 @@ public final class HistoryStore: @unchecked Sendable {
     }
 
     /// Continues the restored history: marks the journal as written by this run (durably, before
-    /// anything is published).
+    /// anything is published), or replaces a journal of an earlier snapshot with a fresh one.
     public func resume() throws(HistoryStoreError) {
-        let file = try directory.openForWriting("journal")
         let header = HistoryJournalFormat.encode(
             .init(closedCleanly: false, snapshotID: snapshotID, baseSeq: baseSeq, bootID: bootID))
+        if journalStale {
+            // The journal of an earlier snapshot: a fresh one takes its place, synced.
+            journal = try writeFile("journal", [header], durably: true, keepOpen: true) ?? -1
+            directory.sync()
+            journalEnd = header.count
+            journalStale = false
+            broken = false
+            isRunning = true
+            return
+        }
+        let file = try directory.openForWriting("journal")
         do {
             try StateDirectory.write(file, [header], at: 0, path: directory.path + "/journal")
         } catch {
@@ -139,7 +159,7 @@ public final class HistoryStore: @unchecked Sendable {
         }
         guard isRunning else { return true }
         let replay = recordsSinceSnapshot.multipliedReportingOverflow(by: max(contentBytes, 4096))
-        return replay.overflow || replay.partialValue >= Self.replayBudgetBytes
+        return replay.overflow || replay.partialValue >= replayBudget
             || journalEnd >= max(Self.journalBudgetBytes, contentBytes)
     }
 
@@ -168,6 +188,11 @@ public final class HistoryStore: @unchecked Sendable {
         isRunning = !closing
         publish(saved.seq)
         stampMarker()
+        // The page is stored through a mapping, which no fsync above covers: without this, a power
+        // cut after a clean stop could find it as first created (zeros) and end the epoch.
+        if durably, let marker, msync(marker, Self.markerSize, MS_SYNC) != 0 {
+            throw .system(operation: "msync", path: directory.path + "/published", errno: errno)
+        }
     }
 
     /// Writes `chunks` to `name.new`, then renames it over `name`; returns the open file if asked.

@@ -9,4 +9,12 @@ public struct CrashState: Sendable {
     public var crashPoint: Int
     /// How many metadata operations (journal prefix) were persisted in that case.
     public var journalPrefix: Int
+
+    /// A state built by hand (e.g. the complete prefix a process crash leaves).
+    public init(image: DirectoryImage, acknowledged: [String], crashPoint: Int, journalPrefix: Int) {
+        self.image = image
+        self.acknowledged = acknowledged
+        self.crashPoint = crashPoint
+        self.journalPrefix = journalPrefix
+    }
 }

@@ -7,12 +7,14 @@ public struct CrashStateRecorder {
     /// The system calls traced: every call that changes a file or directory, syncs, descriptor
     /// bookkeeping, `stat`s (for real inode numbers) and socket sends (acknowledgements); the
     /// interpreter refuses a recording where a call it does not model (`writev`, `fallocate`, …)
-    /// changed a recorded file. Writes through `mmap` cannot be seen (booksd makes none).
+    /// changed a recorded file. Stores into a shared mapping cannot be seen: `mmap` and `msync`
+    /// are traced so that an `msync` is a sync of the mapped file (booksd maps the history's
+    /// `published` page; `PowerCutTests` models its content).
     public static let tracedCalls = [
         "openat", "open", "creat", "write", "pwrite64", "writev", "ftruncate", "fsync", "fdatasync", "rename",
         "renameat", "renameat2", "unlink", "unlinkat", "link", "linkat", "mkdir", "mkdirat", "fchmod", "fchown",
         "fsetxattr", "fremovexattr", "close", "dup", "dup2", "dup3", "sendto", "sendmsg", "newfstatat", "fstat",
-        "statx", "pwritev", "pwritev2", "fallocate", "copy_file_range", "sendfile", "truncate",
+        "statx", "pwritev", "pwritev2", "fallocate", "copy_file_range", "sendfile", "truncate", "mmap", "msync",
     ]
 
     /// What a recording produced.
@@ -28,11 +30,27 @@ public struct CrashStateRecorder {
 
     /// Starts `booksd` under strace on `options` (its `file` in `directory`, socket and log
     /// outside it), runs `scenario` with the running daemon, kills the daemon and interprets the
-    /// trace. `marker` labels socket sends (the acknowledgements the checks rely on).
+    /// trace. `marker` labels socket sends (the acknowledgements the checks rely on). With
+    /// `terminate`, the daemon is stopped with SIGTERM instead (its clean stop is recorded).
     public static func record(
         directory: String, options: DaemonOptions, tracePath: String,
-        marker: @escaping ([UInt8]) -> String?,
+        marker: @escaping ([UInt8]) -> String?, terminate: Bool = false,
         scenario: (DaemonProcess) throws -> Void
+    ) throws -> Recording {
+        try recordWithEdits(
+            directory: directory, options: options, tracePath: tracePath, marker: marker, terminate: terminate
+        ) { daemon -> [String: [InjectedEdit]] in
+            try scenario(daemon)
+            return [:]
+        }
+    }
+
+    /// `record` of a scenario that also edits the directory itself: it returns its edits, each
+    /// under the label of the output marker just before it.
+    public static func recordWithEdits(
+        directory: String, options: DaemonOptions, tracePath: String,
+        marker: @escaping ([UInt8]) -> String?, terminate: Bool = false,
+        scenario: (DaemonProcess) throws -> [String: [InjectedEdit]]
     ) throws -> Recording {
         let (initial, identities) = try DirectoryImage.read(directory)
         var options = options
@@ -43,17 +61,19 @@ public struct CrashStateRecorder {
             ] + options.wrapper
         let daemon = try DaemonProcess(options, waitReady: true, readyTimeout: 30)
         defer { daemon.kill() }
-        try scenario(daemon)
+        let injected = try scenario(daemon)
         // A last round trip: the server thread has returned from every earlier send, so strace
         // has their results (a call cut by the kill is printed without one and dropped).
         guard daemon.answersHello() else { throw TestSupportError("booksd stopped answering after the scenario") }
-        // Kill the daemon (not strace, which then writes out its trace and exits).
-        for child in children(of: daemon.pid) { kill(child, SIGKILL) }
-        _ = daemon.process.waitBlocking(timeout: 20)
+        // Kill (or stop) the daemon (not strace, which then writes out its trace and exits).
+        for child in children(of: daemon.pid) { kill(child, terminate ? SIGTERM : SIGKILL) }
+        guard daemon.process.waitBlocking(timeout: 20) != nil else {
+            throw TestSupportError("booksd under strace did not exit")
+        }
         guard let text = TestFiles.readText(tracePath) else { throw TestSupportError("no trace at \(tracePath)") }
         let calls = try StraceParser.calls(in: text)
         var recorded = try TraceInterpreter.operations(
-            of: calls, root: directory, initial: initial, umask: 0o022, marker: marker)
+            of: calls, root: directory, initial: initial, umask: 0o022, injected: injected, marker: marker)
         for (inode, identity) in identities where recorded.realIdentities[inode] == nil {
             recorded.realIdentities[inode] = identity
         }

@@ -1,7 +1,10 @@
 /// Turns traced calls into `FileOperation`s on one directory (`root`), resolving descriptors
 /// and names to the model's inodes, starting from `initial` (whose inodes the recording's
 /// first `stat`s identify). Calls outside `root` are dropped, except socket sends, which become
-/// `output` markers labelled by `marker`. Pure: no I/O.
+/// `output` markers labelled by `marker`; an `output` whose label `injected` names is followed by
+/// those edits (changes another process made, see `InjectedEdit`). A shared writable `mmap` of a
+/// recorded file is remembered so that its `msync` is a `sync` of the file (the stores into the
+/// mapping themselves cannot be seen). Pure: no I/O.
 public struct TraceInterpreter {
     /// The recorded directory (absolute, no trailing slash).
     public var root: String
@@ -9,6 +12,8 @@ public struct TraceInterpreter {
     public var marker: ([UInt8]) -> String?
     /// The traced process's umask (applied to `O_CREAT` modes).
     public var umask: UInt32
+    /// Edits made by another process right after the output marker with that label.
+    public var injected: [String: [InjectedEdit]]
 
     struct Descriptor {
         var inode: Int?
@@ -17,20 +22,23 @@ public struct TraceInterpreter {
         var offset: Int
     }
 
-    private var live: DirectoryImage
+    var live: DirectoryImage
     private var descriptors: [Int: Descriptor] = [:]
-    private var nextInode: Int
+    var nextInode: Int
+    /// Shared writable mappings of recorded files: start address → inode.
+    var mappings: [UInt64: Int] = [:]
     private var operations: [FileOperation] = []
     private var identities: [Int: RealFileIdentity] = [:]
 
     /// An interpreter for `root`, whose content before the first call is `initial`.
     public init(
         root: String, initial: DirectoryImage, umask: UInt32 = 0o022,
-        marker: @escaping ([UInt8]) -> String?
+        injected: [String: [InjectedEdit]] = [:], marker: @escaping ([UInt8]) -> String?
     ) {
         self.root = root
         self.marker = marker
         self.umask = umask
+        self.injected = injected
         live = initial
         nextInode = (initial.files.keys.max() ?? 0) + 1
     }
@@ -38,9 +46,10 @@ public struct TraceInterpreter {
     /// The operations of `calls` (in completion order).
     public static func operations(
         of calls: [StraceCall], root: String, initial: DirectoryImage, umask: UInt32 = 0o022,
-        marker: @escaping ([UInt8]) -> String?
+        injected: [String: [InjectedEdit]] = [:], marker: @escaping ([UInt8]) -> String?
     ) throws(StraceError) -> RecordedOperations {
-        var interpreter = TraceInterpreter(root: root, initial: initial, umask: umask, marker: marker)
+        var interpreter = TraceInterpreter(
+            root: root, initial: initial, umask: umask, injected: injected, marker: marker)
         for call in calls { try interpreter.apply(call) }
         return RecordedOperations(operations: interpreter.operations, realIdentities: interpreter.identities)
     }
@@ -129,6 +138,10 @@ public struct TraceInterpreter {
             }
         case "newfstatat", "fstat", "statx":
             try stated(call)
+        case "mmap" where a.count >= 5:
+            try mapped(call)
+        case "msync" where a.count >= 1:
+            msynced(call)
         case "truncate" where a.count >= 2:
             if let name = name(try path(directory: "AT_FDCWD", a[0])), let inode = live.names[name],
                 let size = Int(a[1])
@@ -196,7 +209,11 @@ public struct TraceInterpreter {
 
     mutating func sent(_ fdArgument: String, _ parts: [ArraySlice<UInt8>]) throws(StraceError) {
         guard try StraceParser.descriptor(fdArgument).path?.hasPrefix("socket:") == true else { return }
-        emit(.output(label: marker(Array(parts.joined()))))
+        let label = marker(Array(parts.joined()))
+        emit(.output(label: label))
+        if let label, let edits = injected[label] {
+            for edit in edits { inject(edit) }
+        }
     }
 
     mutating func renamed(_ from: String, _ to: String, flags: String) throws(StraceError) {
