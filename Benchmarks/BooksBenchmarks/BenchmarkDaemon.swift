@@ -5,11 +5,20 @@ import Glibc
 /// timed to readiness, measured, stopped.
 extension DaemonProcess {
     /// Starts `booksd --file FILE --socket SOCK --set …` from `binDirectory` and waits (up to
-    /// 120 s) until it answers `hello`; nil, reported on stderr, when it does not.
+    /// 120 s) until it answers `hello`; nil, reported on stderr, when it does not. Unless
+    /// `keepHistory`, the saved history beside FILE (`.NAME.history`, from an earlier run on an
+    /// earlier file) is removed first: a benchmark measures a daemon on the file it generated, not
+    /// one resuming a history and diffing a regenerated file against it.
     static func benchmark(
         binDirectory: String, file: String, socket: String, settings: [String] = [],
-        logPath: String
+        logPath: String, keepHistory: Bool = false
     ) -> DaemonProcess? {
+        if !keepHistory {
+            let slash = file.lastIndex(of: "/")
+            let directory = slash.map { String(file[..<$0]) } ?? "."
+            let name = slash.map { String(file[file.index(after: $0)...]) } ?? file
+            TestFiles.removeTree(directory + "/." + name + ".history")
+        }
         var options = DaemonOptions(file: file, socket: socket, logPath: logPath)
         options.executable = "\(binDirectory)/booksd"
         options.settings = settings

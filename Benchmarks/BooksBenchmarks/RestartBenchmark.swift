@@ -111,7 +111,7 @@ struct RestartBenchmark {
         }
         guard (try? FileBytes.write(edited, to: path)) != nil,
             let again = DaemonProcess.benchmark(
-                binDirectory: options.binDirectory, file: path, socket: socket, logPath: log)
+                binDirectory: options.binDirectory, file: path, socket: socket, logPath: log, keepHistory: true)
         else { return nil }
         let cpu = again.cpuMS
         defer { _ = again.stop() }

@@ -43,7 +43,7 @@ extension BookEngine {
             return
         }
         do {
-            try history.append(transitions)
+            try history.append(transitions, contentBytes: size)
         } catch {
             historyFailed("cannot append to the journal", error)
         }

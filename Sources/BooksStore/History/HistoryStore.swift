@@ -33,7 +33,10 @@ public final class HistoryStore: @unchecked Sendable {
     private var marker: UnsafeMutableRawPointer?
     private var snapshotID: UInt64 = 0
     private var baseSeq: UInt64 = 0
-    private var recordsSinceSnapshot = 0
+    /// Records replayed at start on top of the snapshot (each charged the whole content).
+    private var restoredRecords = 0
+    /// The replay cost of the records appended since the snapshot (see `append`).
+    private var replayCost = 0
     /// Whether the journal is open and continuing a snapshot (false until a run began).
     public private(set) var isRunning = false
     /// Set by `restore` when the journal found belongs to an earlier snapshot: `resume` replaces it.
@@ -47,7 +50,11 @@ public final class HistoryStore: @unchecked Sendable {
 
     static let markerSize = 4096
     static let markerMagic: [UInt8] = Array("BKPUBL".utf8) + [0, 1]
-    /// Replay cost allowed before a snapshot: transitions since it × content bytes.
+    /// Replay cost allowed before a snapshot, in bytes moved: a record costs the content after
+    /// its splice (replaying moves that tail) plus its replacement, and at least
+    /// `replayBudget / 8192` (so at most 8,192 records are replayed: each also costs a diff and a
+    /// comparison) and 4 KiB. An append at the end of a 1M-row file thus costs 256 KiB, an edit at
+    /// its start the whole file.
     public static let replayBudgetBytes = 2 << 30
     /// This store's replay budget (`replayBudgetBytes` unless a test asked for less).
     public let replayBudget: Int
@@ -84,7 +91,8 @@ public final class HistoryStore: @unchecked Sendable {
             if case .restored(let restored) = outcome {
                 snapshotID = restored.snapshotID
                 baseSeq = restored.snapshotSeq
-                recordsSinceSnapshot = restored.replayed
+                restoredRecords = restored.replayed
+                replayCost = 0
                 journalEnd = journal?.count ?? 0
                 journalStale = restored.freshJournal
             }
@@ -135,8 +143,9 @@ public final class HistoryStore: @unchecked Sendable {
         marker?.storeBytes(of: seq.littleEndian, toByteOffset: 8, as: UInt64.self)
     }
 
-    /// Appends transitions to the journal (no `fsync`).
-    public func append(_ transitions: [ContextTransition]) throws(HistoryStoreError) {
+    /// Appends transitions to the journal (no `fsync`); `contentBytes` is the content's size after
+    /// them (for their replay cost).
+    public func append(_ transitions: [ContextTransition], contentBytes: Int) throws(HistoryStoreError) {
         guard isRunning, !broken, !transitions.isEmpty else { return }
         let records = transitions.map { HistoryJournalFormat.encode($0) }
         do {
@@ -146,7 +155,11 @@ public final class HistoryStore: @unchecked Sendable {
             throw error
         }
         journalEnd += records.reduce(0) { $0 + $1.count }
-        recordsSinceSnapshot += transitions.count
+        let minimum = max(4096, replayBudget / 8192)
+        for transition in transitions {
+            let tail = max(0, contentBytes - transition.splice.range.lowerBound)
+            replayCost &+= max(minimum, tail + transition.splice.replacement.count)
+        }
     }
 
     /// Whether a snapshot should be written now, for content of `contentBytes`.
@@ -158,8 +171,9 @@ public final class HistoryStore: @unchecked Sendable {
             return true
         }
         guard isRunning else { return true }
-        let replay = recordsSinceSnapshot.multipliedReportingOverflow(by: max(contentBytes, 4096))
-        return replay.overflow || replay.partialValue >= replayBudget
+        let restored = restoredRecords.multipliedReportingOverflow(by: max(contentBytes, 4096))
+        let replay = restored.partialValue.addingReportingOverflow(replayCost)
+        return restored.overflow || replay.overflow || replay.partialValue >= replayBudget
             || journalEnd >= max(Self.journalBudgetBytes, contentBytes)
     }
 
@@ -183,7 +197,8 @@ public final class HistoryStore: @unchecked Sendable {
         journalEnd = header.count
         snapshotID = id
         baseSeq = saved.seq
-        recordsSinceSnapshot = 0
+        restoredRecords = 0
+        replayCost = 0
         broken = false
         isRunning = !closing
         publish(saved.seq)
