@@ -15,10 +15,10 @@ if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
     export PATH="/opt/swift/usr/bin:$PATH"
 fi
 missing=""
-for tool in inotifywait vim nano emacs ed sed perl python3 rsync git tmux truncate systemd-analyze; do
+for tool in inotifywait vim nano emacs ed sed perl python3 rsync git tmux truncate systemd-analyze strace; do
     command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
 done
-for header in /usr/include/inotifytools/inotifytools.h /usr/include/systemd/sd-daemon.h; do
+for header in /usr/include/inotifytools/inotifytools.h /usr/include/systemd/sd-daemon.h /usr/include/nats/nats.h /usr/sbin/nats-server; do
     [ -f "$header" ] || missing="$missing $header"
 done
 if [ -n "$missing" ]; then
