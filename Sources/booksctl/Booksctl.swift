@@ -31,9 +31,20 @@ enum Booksctl {
         if let warning = resolved.warning { OutputWriter.standardError.line("booksctl: \(TextCell.escape(warning))") }
         let socketPath = resolved.path
         let context = CommandContext(socketPath: socketPath)
+        return await dispatch(invocation.command, context) { options throws(BooksClientError) in
+            try await SubscribeCommand.run(options, context)
+        }
+    }
+
+    /// Runs `command` with `context` (the socket's or NATS's requester); `subscribe` runs a
+    /// `subscribe`, which differs by transport. Errors become exit codes.
+    static func dispatch(
+        _ command: Command, _ context: CommandContext,
+        subscribe: (SubscribeOptions) async throws(BooksClientError) -> ExitCode
+    ) async -> ExitCode {
         do throws(BooksClientError) {
-            switch invocation.command {
-            case .subscribe(let options): return try await SubscribeCommand.run(options, context)
+            switch command {
+            case .subscribe(let options): return try await subscribe(options)
             case .list(let options): return try await ListCommand.run(options, context)
             case .get(let id, let json): return try await GetCommand.run(id: id, json: json, context)
             case .add(let name, let author): return try await AddCommand.run(name: name, author: author, context)

@@ -13,21 +13,9 @@ enum NATSCommands {
             try NATSBooksClient(options: target.options, prefix: target.prefix, store: target.store)
         }
         context.requester = connect
-        do throws(BooksClientError) {
-            switch command {
-            case .subscribe(let options): return try await subscribe(options, target, context)
-            case .list(let options): return try await ListCommand.run(options, context)
-            case .get(let id, let json): return try await GetCommand.run(id: id, json: json, context)
-            case .add(let name, let author): return try await AddCommand.run(name: name, author: author, context)
-            case .update(let options): return try await UpdateCommand.run(options, context)
-            case .delete(let id, let version):
-                return try await DeleteCommand.run(id: id, expectVersion: version, context)
-            case .status(let json): return try await StatusCommand.run(json: json, context)
-            case .ping: return try await PingCommand.run(context)
-            case .help: return .success
-            }
-        } catch {
-            return ErrorReporter.report(error, to: context.err)
+        let prepared = context
+        return await Booksctl.dispatch(command, prepared) { options throws(BooksClientError) in
+            try await subscribe(options, target, prepared)
         }
     }
 
