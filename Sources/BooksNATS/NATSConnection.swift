@@ -107,6 +107,9 @@ public final class NATSConnection: @unchecked Sendable {
     /// True while connected (not while reconnecting or closed).
     public var isConnected: Bool { natsConnection_Status(pointer) == NATS_CONN_STATUS_CONNECTED }
 
+    /// The largest message the server accepts (its `max_payload`), in bytes; 0 when not connected.
+    public var maxPayload: Int { Int(natsConnection_GetMaxPayload(pointer)) }
+
     /// The URL of the server currently connected to, or nil.
     public var connectedURL: String? {
         var buffer = [CChar](repeating: 0, count: 512)

@@ -107,6 +107,26 @@ struct NATSBadInputTests {
         #expect(try daemon.fileBooks().count == 1)
     }
 
+    /// A list over NATS is one reply message: one larger than the server's `max_payload` (1 MiB)
+    /// is refused with `too-large` before it is built whole, and a window of it still works.
+    @Test func aListLargerThanTheMaxPayloadIsTooLargeAndAWindowWorks() async throws {
+        let server = try NATSServerProcess()
+        let rows = (0..<20_000).map { "b\($0)|A book with a long enough name \($0)|Some Author \($0)" }
+        let daemon = try await FeedDaemon(rows: rows, settings: ["nats_url=\(server.url)"])
+        try await NATSFeedTests.waitForInitialSnapshot(server)
+        let remote = try NATSBooksClient(options: NATSConnectOptions(urls: [server.url]))
+        do {
+            _ = try await remote.list()
+            Issue.record("a 1.5 MB list was answered in one NATS message")
+        } catch {
+            #expect(error.daemonCode == .tooLarge, "\(error)")
+        }
+        let window = try await remote.list(BookQuery(limit: 100, offset: 19_950))
+        #expect(window.books.map(\.id) == (19_950..<20_000).map { "b\($0)" } && window.total == 20_000)
+        let local = try await daemon.connect()
+        #expect(try await local.list().books.count == 20_000, "the local daemon keeps serving")
+    }
+
     @Test func booksctlWithAWrongNATSURLSaysSo() async throws {
         let port = NATSServerProcess.freePort()
         let result = try await ChildProcess.run(

@@ -77,11 +77,26 @@ public final class NATSRequestResponder: Sendable {
     }
 
     /// Answers the request `connection` stands for with a streamed list reply, encoded whole:
-    /// a NATS reply is one message (requests over NATS are never paged).
+    /// a NATS reply is one message (requests over NATS are never paged). A reply larger than the
+    /// server's `max_payload` is not built past it (memory stays bounded whatever the list): the
+    /// request gets `too-large`, to be asked again with `limit`/`offset`.
     public func send(_ stream: BookStreamEncoder, to connection: ConnectionID) {
         guard let subject = pending.withLock({ $0.removeValue(forKey: connection.raw) }) else { return }
+        let limit = self.connection.maxPayload > 0 ? self.connection.maxPayload : 1 << 20
         var stream = stream
-        respond(stream.encodeRest(), to: subject)
+        var bytes: [UInt8] = []
+        while !stream.isFinished {
+            bytes.append(contentsOf: stream.nextChunk(targetBytes: 1 << 16))
+            guard bytes.count <= limit else {
+                let id: String? = if case .listReply(let id) = stream.message { id } else { nil }
+                let error = ProtocolError(
+                    .tooLarge,
+                    "the reply is larger than the NATS server's max_payload (\(limit) bytes); "
+                        + "ask for fewer books with limit and offset")
+                return respond(MessageEncoder.encode(.failure(id, error)), to: subject)
+            }
+        }
+        respond(bytes, to: subject)
     }
 
     private func receive(_ message: NATSMessage, engine: BookEngine) {
