@@ -46,7 +46,8 @@ let package = Package(
             name: "BooksClient", dependencies: ["BooksCore", "BooksProtocol", "BooksPlatform", "BooksNATS", "CLinux"],
             swiftSettings: strict),
         .executableTarget(name: "booksd", dependencies: ["BooksDaemon"], swiftSettings: strict),
-        .executableTarget(name: "booksctl", dependencies: ["BooksClient", "BooksNATS"], swiftSettings: strict),
+        .executableTarget(
+            name: "booksctl", dependencies: ["BooksClient", "BooksNATS", "BooksPlatform"], swiftSettings: strict),
         .executableTarget(
             name: "BooksBenchmarks",
             dependencies: ["BooksCore", "BooksStore", "BooksClient", "BooksTestSupport", "CLinux"],
@@ -72,7 +73,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "BooksctlTests",
-            dependencies: ["booksctl", "BooksClient", "BooksCore", "BooksNATS", "BooksProtocol"],
+            dependencies: ["booksctl", "BooksClient", "BooksCore", "BooksNATS", "BooksProtocol", "BooksTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "BooksBenchmarksTests", dependencies: ["BooksBenchmarks", "BooksCore", "BooksTestSupport"],

@@ -46,12 +46,15 @@ enum Booksctl {
             switch command {
             case .subscribe(let options): return try await subscribe(options)
             case .list(let options): return try await ListCommand.run(options, context)
-            case .get(let id, let json): return try await GetCommand.run(id: id, json: json, context)
-            case .add(let name, let author): return try await AddCommand.run(name: name, author: author, context)
+            case .get(let ids, let json): return try await GetCommand.run(ids: ids, json: json, context)
+            case .add(let name, let author, let json):
+                return try await AddCommand.run(name: name, author: author, json: json, context)
+            case .addFromInput(let json): return try await AddCommand.runFromInput(json: json, context)
             case .update(let options): return try await UpdateCommand.run(options, context)
-            case .delete(let id, let version):
-                return try await DeleteCommand.run(id: id, expectVersion: version, context)
+            case .delete(let ids, let version, let json):
+                return try await DeleteCommand.run(ids: ids, expectVersion: version, json: json, context)
             case .status(let json): return try await StatusCommand.run(json: json, context)
+            case .check(let path, let json): return CheckCommand.run(path: path, json: json, context)
             case .ping: return try await PingCommand.run(context)
             case .help: return .success
             }

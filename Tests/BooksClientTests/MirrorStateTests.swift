@@ -33,6 +33,11 @@ import Testing
         #expect(update?.origin == .snapshot)
         #expect(update?.seq == 3)
         #expect(update?.changes == ChangeSet(inserted: [a, b]))
+        var empty = MirrorState(emitInitialSnapshot: true)
+        let none = empty.apply(snapshot(5, []))
+        #expect(none?.origin == .snapshot, "an empty initial snapshot is still reported")
+        #expect(none?.changes.isEmpty == true)
+        #expect(quiet.apply(snapshot(4, [a, b])) == nil, "a later identical snapshot reports nothing")
     }
 
     @Test func liveChangesAndDuplicateReplaysAreSkipped() {

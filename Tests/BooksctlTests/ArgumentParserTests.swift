@@ -52,8 +52,9 @@ import Testing
     }
 
     @Test func singleBookCommands() throws {
-        #expect(try parse("get abc").command == .get(id: "abc", json: false))
-        #expect(try parse("get abc --json").command == .get(id: "abc", json: true))
+        #expect(try parse("get abc").command == .get(ids: ["abc"], json: false))
+        #expect(try parse("get abc --json").command == .get(ids: ["abc"], json: true))
+        #expect(try parse("get abc de f").command == .get(ids: ["abc", "de", "f"], json: false))
         #expect(
             try CommandLineParser.parse(["add", "Dune", "Frank Herbert"]).command
                 == .add(name: "Dune", author: "Frank Herbert"))
@@ -63,8 +64,10 @@ import Testing
             try parse("update abc --name N --expect-version 7").command
                 == .update(UpdateOptions(id: "abc", name: "N", author: nil, expectVersion: 7)))
         #expect(try parse("update abc --author A").command == .update(UpdateOptions(id: "abc", author: "A")))
-        #expect(try parse("delete abc").command == .delete(id: "abc", expectVersion: nil))
-        #expect(try parse("delete abc --expect-version 3").command == .delete(id: "abc", expectVersion: 3))
+        #expect(try parse("delete abc").command == .delete(ids: ["abc"], expectVersion: nil))
+        #expect(try parse("delete abc --expect-version 3").command == .delete(ids: ["abc"], expectVersion: 3))
+        #expect(try parse("delete a b -j").command == .delete(ids: ["a", "b"], expectVersion: nil, json: true))
+        #expect(usageError("delete a b --expect-version 3")?.message == "--expect-version needs exactly one ID")
         #expect(try parse("status").command == .status(json: false))
         #expect(try parse("status --json").command == .status(json: true))
         #expect(try parse("ping").command == .ping)
@@ -72,7 +75,7 @@ import Testing
 
     @Test func usageErrorsNameTheCommand() {
         let cases: [(String, String?)] = [
-            ("get", "get"), ("get a b", "get"), ("add onlyname", "add"), ("update abc", "update"),
+            ("get", "get"), ("get --json", "get"), ("add onlyname", "add"), ("update abc", "update"),
             ("update abc --expect-version x --name n", "update"), ("delete", "delete"),
             ("delete a --expect-version -3", "delete"), ("status --bogus", "status"), ("ping now", "ping"),
             ("list --name", "list"), ("subscribe --json --json", "subscribe"), ("subscribe --json=yes", "subscribe"),

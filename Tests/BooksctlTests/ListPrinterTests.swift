@@ -47,7 +47,10 @@ import Testing
             epoch: "E2", seq: 4, source: nil, time: nil, origin: .resyncRequired, changes: ChangeSet(),
             reason: "history-trimmed")
         let json = ChangeLineFormatter(json: true, style: Style(enabled: false)).lines(for: update)
-        #expect(json == [#"{"seq":4,"kind":"resync","epoch":"E2","reason":"history-trimmed","source":"resync"}"#])
+        #expect(
+            json == [
+                #"{"seq":4,"kind":"resync","epoch":"E2","reason":"history-trimmed","source":"resync","time":null}"#
+            ])
         let text = ChangeLineFormatter(json: false, style: Style(enabled: false)).lines(for: update)
         #expect(text.count == 1 && text[0].hasPrefix("#4 ! resync (history-trimmed)"))
     }

@@ -17,10 +17,12 @@ import Testing
             changes: ChangeSet(inserted: [b], updated: [BookUpdate(old: a, new: a2)], deleted: [c]))
         #expect(
             plain.lines(for: update) == [
-                #"{"seq":7,"kind":"insert","id":"b","name":"Emma","author":"Austen","source":"client"}"#,
+                #"{"seq":7,"kind":"insert","id":"b","name":"Emma","author":"Austen","source":"client","#
+                    + #""epoch":"E","time":null}"#,
                 #"{"seq":7,"kind":"update","id":"a","name":"Dune Messiah","author":"Herbert","source":"client","#
-                    + #""oldName":"Dune","oldAuthor":"Herbert"}"#,
-                #"{"seq":7,"kind":"delete","id":"c","name":"Ulysses","author":"Joyce","source":"client"}"#,
+                    + #""oldName":"Dune","oldAuthor":"Herbert","epoch":"E","time":null}"#,
+                #"{"seq":7,"kind":"delete","id":"c","name":"Ulysses","author":"Joyce","source":"client","#
+                    + #""epoch":"E","time":null}"#,
             ])
     }
 
@@ -41,11 +43,11 @@ import Testing
             epoch: "E", seq: 9, source: nil, time: nil, origin: .resync, changes: ChangeSet(inserted: [b]))
         #expect(
             plain.lines(for: resync) == [
-                #"{"seq":9,"kind":"insert","id":"b","name":"n","author":"a","source":"resync"}"#
+                #"{"seq":9,"kind":"insert","id":"b","name":"n","author":"a","source":"resync","epoch":"E","time":null}"#
             ])
         let initial = MirrorUpdate(
             epoch: "E", seq: 3, source: nil, time: nil, origin: .snapshot, changes: ChangeSet(inserted: [b]))
-        #expect(plain.lines(for: initial).first?.hasSuffix(#""source":"snapshot"}"#) == true)
+        #expect(plain.lines(for: initial).first?.hasSuffix(#""source":"snapshot","epoch":"E","time":null}"#) == true)
     }
 
     @Test func humanLinesWithoutColourHaveNoEscapes() {

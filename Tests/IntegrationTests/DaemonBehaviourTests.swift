@@ -37,7 +37,8 @@ import Testing
             #expect(h.fileText.contains("\n\(fixtureID(4))|Book 4\n"))
             await sub.expectNoMoreEvents(within: 1.5, "slip")
             let status = try await h.status()
-            #expect(status.badLines.map(\.lineNumber) == [4], "status --json badLines: \(status.badLines)")
+            #expect(status.badLines.map(\.line) == [4], "status --json badLines: \(status.badLines)")
+            #expect(status.badLines.first?.code == "missing-field")
             #expect(status.badLines.first?.text == "\(fixtureID(4))|Book 4")
             // The book is held, not deleted.
             #expect(try await h.listedBooks()[fixtureID(4)] == Books.n(4))

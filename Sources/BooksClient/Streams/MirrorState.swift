@@ -4,7 +4,8 @@ import BooksProtocol
 /// A local copy of the books matching a filter, kept current by feeding it `FeedItem`s.
 ///
 /// A pure value-type state machine (no I/O), the heart of `ResilientSubscription`:
-/// - the first snapshot seeds the mirror (reported as inserts only when `emitInitialSnapshot`);
+/// - the first snapshot seeds the mirror (reported as inserts only when `emitInitialSnapshot`, and
+///   then even when it is empty);
 /// - a `change` is applied and reported as it altered the mirror; a change whose seq is ≤ the last
 ///   seen seq of the same epoch is a replay and ignored (no duplicates);
 /// - any later snapshot (after `resync-required`, or a new epoch) is diffed against the mirror and
@@ -79,8 +80,10 @@ public struct MirrorState: Sendable, Hashable {
             origin = .resync
         } else {
             guard emitInitialSnapshot else { return nil }
-            changes = ChangeSet(inserted: fresh.books)
-            origin = .snapshot
+            // Reported even when empty: the consumer learns that the initial state is known.
+            return MirrorUpdate(
+                epoch: snapshot.epoch, seq: snapshot.seq, source: nil, time: nil, origin: .snapshot,
+                changes: ChangeSet(inserted: fresh.books))
         }
         guard !changes.isEmpty else { return nil }
         return MirrorUpdate(

@@ -17,6 +17,10 @@ public struct PlainFeedState: Sendable, Hashable {
     /// Creates a state with no position.
     public init() {}
 
+    /// Creates a state that resumes after `point` (a saved cursor): the first subscription asks the
+    /// daemon to replay from there, and a stale point yields one `.resyncRequired` update.
+    public init(resumingAt point: ResumePoint?) { resumePoint = point }
+
     /// Applies one feed item; returns what to report, or nil.
     public mutating func apply(_ item: FeedItem) -> MirrorUpdate? {
         switch item {

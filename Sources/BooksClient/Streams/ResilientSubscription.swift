@@ -36,6 +36,9 @@ public struct ResilientSubscription: Sendable {
     /// line ends the subscription with `.protocolError` code `too-large` (not retried: the next
     /// snapshot would be as long).
     public var maxLineLength: Int
+    /// Where a plain feed starts (a saved cursor: the last epoch/seq seen); nil: the daemon's current
+    /// position. Ignored with `mirror` (a mirror needs a snapshot first).
+    public var resumeFrom: ResumePoint?
     /// Called on connection events (from the subscription's task, or its connection's reader thread).
     public var onStatus: (@Sendable (SubscriptionStatus) -> Void)?
 
@@ -60,7 +63,9 @@ public struct ResilientSubscription: Sendable {
     /// The mirror's changes, in order, across reconnections (see `MirrorState` for the guarantees).
     public func updates() -> AsyncThrowingStream<MirrorUpdate, any Error> {
         guard mirror else {
-            return run(initialState: PlainFeedState(), resumePoint: { $0.resumePoint }, step: { $0.apply($1) })
+            return run(
+                initialState: PlainFeedState(resumingAt: resumeFrom), resumePoint: { $0.resumePoint },
+                step: { $0.apply($1) })
         }
         return run(
             initialState: MirrorState(filter: filter, emitInitialSnapshot: initial),
@@ -86,8 +91,8 @@ public struct ResilientSubscription: Sendable {
                 resumePoint: { $0.resumePoint }, step: { state, item in state.apply(item) }, emit: body,
                 finish: finish)
             : drive(
-                initialState: PlainFeedState(), resumePoint: { $0.resumePoint }, step: { $0.apply($1) }, emit: body,
-                finish: finish)
+                initialState: PlainFeedState(resumingAt: resumeFrom), resumePoint: { $0.resumePoint },
+                step: { $0.apply($1) }, emit: body, finish: finish)
         let failure = await withTaskCancellationHandler {
             var failure: BooksClientError?
             for await error in ends { failure = error }

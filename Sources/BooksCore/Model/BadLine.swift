@@ -1,7 +1,9 @@
 /// A line of the book file that is not a book, a comment or a blank line.
 ///
 /// Bad lines are reported, never dropped: every rewrite keeps them byte-for-byte at their place.
-public struct BadLine: Sendable, Hashable, Codable {
+/// Encoded as `{"line","code","message","text"}` plus the reason's details (`fields`; `id`,
+/// `firstLine`; `limit`), the shape docs/PROTOCOL.md documents (see `BadLine+Codable.swift`).
+public struct BadLine: Sendable, Hashable {
     /// The 1-based line number in the file as last read.
     public var lineNumber: Int
     /// Why the line is not a book.
@@ -18,7 +20,7 @@ public struct BadLine: Sendable, Hashable, Codable {
 }
 
 /// Why a line is not a book.
-public enum BadLineReason: Sendable, Hashable, Codable, CustomStringConvertible {
+public enum BadLineReason: Sendable, Hashable, CustomStringConvertible {
     /// The row does not have three `|`-separated fields (or two, for a new book without id).
     case wrongFieldCount(Int)
     /// The id field is empty.
@@ -35,12 +37,12 @@ public enum BadLineReason: Sendable, Hashable, Codable, CustomStringConvertible 
     /// A human-readable reason.
     public var description: String {
         switch self {
-        case .wrongFieldCount(let n): return "expected 3 fields (id|name|author), found \(n)"
-        case .emptyID: return "empty book id"
+        case .wrongFieldCount(let n): return "wrong number of fields: expected 3 (id|name|author), found \(n)"
+        case .emptyID: return "empty id"
         case .invalidUTF8: return "not valid UTF-8"
         case .duplicateID(let id, let first): return "duplicate id \(id) (first used on line \(first))"
-        case .tooLong(let limit): return "line longer than \(limit) bytes"
-        case .missingField(let id): return "row for id \(id) lacks a field (expected id|name|author)"
+        case .tooLong(let limit): return "line too long (over \(limit) bytes)"
+        case .missingField(let id): return "row of known id \(id) lacks a field (expected id|name|author)"
         }
     }
 

@@ -11,11 +11,17 @@ struct Invocation: Equatable {
 enum Command: Equatable {
     case subscribe(SubscribeOptions)
     case list(ListOptions)
-    case get(id: String, json: Bool)
-    case add(name: String, author: String)
+    /// `get ID…` (each a full id or a unique prefix).
+    case get(ids: [String], json: Bool)
+    case add(name: String, author: String, json: Bool = false)
+    /// `add -`: books from stdin, one atomic insert.
+    case addFromInput(json: Bool)
     case update(UpdateOptions)
-    case delete(id: String, expectVersion: UInt64?)
+    /// `delete ID…` (each a full id or a unique prefix).
+    case delete(ids: [String], expectVersion: UInt64?, json: Bool = false)
     case status(json: Bool)
+    /// `check FILE`: validate a book file offline.
+    case check(path: String, json: Bool)
     case ping
     /// Print help: for the tool (nil) or a subcommand.
     case help(String?)
@@ -29,8 +35,16 @@ struct SubscribeOptions: Equatable {
     var initial = false
     /// Keep a mirror of the matching books, to print missed changes exactly after a resync.
     var mirror = false
-    /// `--since SEQ|TIME` (with `--nats`): where in the stream to start.
+    /// `--since EPOCH:SEQ` (a cursor), or `SEQ|TIME` with `--nats`: where in the stream to start.
     var since: String?
+    /// `--cursor-file PATH`: resume from the cursor saved there and save each one printed.
+    var cursorFile: String?
+    /// `--exec CMD [ARGS…]`: run per change set instead of printing.
+    var exec: [String]?
+    /// `--coalesce MS`: merge the change sets of a burst into one `--exec` run (0: never).
+    var coalesce = 0
+    /// `--count N` / `--once`: exit after N change sets.
+    var count: Int?
 
     /// The daemon-side filter: case-insensitive "contains" on each given field.
     var filter: BookFilter { Filters.contains(name: name, author: author) }
@@ -46,6 +60,8 @@ struct ListOptions: Equatable {
     var sort: BookSort?
     var limit: Int?
     var offset = 0
+    /// `-l/--full`: never cut the table to the terminal's width.
+    var full = false
 
     /// The query sent to the daemon.
     var query: BookQuery {
@@ -59,6 +75,7 @@ struct UpdateOptions: Equatable {
     var name: String?
     var author: String?
     var expectVersion: UInt64?
+    var json = false
 }
 
 /// Builds the `--name`/`--author` filters.

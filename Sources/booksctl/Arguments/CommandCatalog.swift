@@ -12,6 +12,11 @@ enum CommandCatalog {
             .flag("initial", "first print every matching book as an insert (seq of the snapshot); implies --mirror"),
             .flag("mirror", "keep a copy of the matching books, to print missed changes exactly after a resync"),
             .value("since", "SEQ|TIME", "with --nats: start at stream sequence SEQ or at an ISO 8601 TIME"),
+            .value("cursor-file", "PATH", "resume after the cursor saved in PATH; save each printed change's cursor"),
+            .value("count", "N", "exit after N change sets"),
+            .flag("once", "exit after one change set (--count 1)"),
+            .value("coalesce", "MS", "with --exec: merge the change sets arriving within MS ms into one run"),
+            .rest("exec", "CMD [ARGS…]", "run CMD per change set instead of printing (must come last)"),
         ],
         details: [
             """
@@ -37,11 +42,35 @@ enum CommandCatalog {
               {"seq":N,"kind":"resync","epoch":"…","reason":"history-trimmed"|"different-epoch"|…,"source":"resync"}
             after which changes continue from seq N.
             """,
+            """
+            Cursors: every --json line also carries "epoch" and "time" (ISO 8601, when the daemon applied the \
+            change; booksctl's clock for resync and snapshot lines). --since EPOCH:SEQ (socket) resumes after that \
+            change: the daemon replays what came later. --cursor-file PATH does the same with the cursor saved in \
+            PATH (none yet: start now) and rewrites PATH atomically (temporary file + rename) after each printed \
+            change set, or after each --exec run, so a restarted booksctl goes on where it stopped. A stale \
+            cursor (a new epoch, or history trimmed) resyncs: one "kind":"resync" line, then the changes from the \
+            daemon's position. Neither works with --mirror or --initial.
+            """,
+            """
+            --exec CMD [ARGS…] runs CMD once per change set, one run at a time, in order, instead of printing. \
+            Its stdin is one JSON object {"epoch","time","seq","firstSeq","sets","changes":[--json lines]}; its \
+            environment has BOOKS_EPOCH, BOOKS_SEQ, BOOKS_FIRST_SEQ, BOOKS_CURSOR, BOOKS_TIME, BOOKS_SETS, \
+            BOOKS_CHANGES, BOOKS_INSERTED, BOOKS_UPDATED, BOOKS_DELETED, BOOKS_RESYNC, BOOKS_INITIAL, BOOKS_IDS \
+            (newline-separated, first 1000) and, when one book changed, BOOKS_KIND, BOOKS_ID, BOOKS_NAME, \
+            BOOKS_AUTHOR. A failing CMD is logged on stderr and never stops the feed. --coalesce MS waits MS ms \
+            after a change set and merges everything that arrived meanwhile (or while CMD ran) into one run. \
+            --initial runs CMD once at start with every matching book as an insert (BOOKS_INITIAL=1, also when \
+            none matches). \
+            --count N / --once exit 0 after N change sets (after their runs, with --exec).
+            """,
         ],
         examples: [
             ("booksctl subscribe", "follow every change"),
             ("booksctl subscribe --json --author tolkien", "JSON lines for books by authors matching 'tolkien'"),
             ("booksctl subscribe --initial --json | jq .id", "all current books, then changes"),
+            ("booksctl subscribe --json --cursor-file ~/.cache/books.cursor", "resume where the last run stopped"),
+            ("booksctl subscribe --coalesce 500 --exec make site", "rebuild on change, bursts merged"),
+            ("booksctl subscribe --once --json", "wait for the next change set, print it, exit"),
         ])
 
     static let list = CommandSpec(
@@ -53,6 +82,7 @@ enum CommandCatalog {
             .value("limit", "N", "print at most N books"),
             .value("offset", "N", "skip the first N matching books"),
             .flag("json-array", "print one JSON array instead of JSON lines"),
+            .flag("full", short: "l", "on a terminal, show whole values instead of fitting the table to its width"),
         ],
         details: [
             """
@@ -64,6 +94,11 @@ enum CommandCatalog {
             --json prints one {"id","name","author"} object per line; --json-array one JSON array of them. Books are \
             printed as the daemon's pages arrive (a terminal table is aligned page by page).
             """,
+            """
+            The table's columns are padded by display width (wide East Asian characters and emoji count two \
+            columns, combining marks none) and cut to the terminal's width with "…" (COLUMNS, else the terminal's \
+            size); -l/--full shows everything.
+            """,
         ],
         examples: [
             ("booksctl list", "every book"),
@@ -72,14 +107,18 @@ enum CommandCatalog {
         ])
 
     static let get = CommandSpec(
-        name: "get", summary: "print one book and its version",
-        positionals: [("ID", "the book's id")],
+        name: "get", summary: "print books and their versions",
+        positionals: [("ID…", "one or more ids, each in full or a unique prefix")],
         options: [json],
         details: [
             """
             Prints the book's id, name, author and version (the seq of the change that last touched it; use it with \
             --expect-version). --json prints {"id","name","author","version"}.
+            """,
             """
+            Every ID may be a unique prefix of an id (like git's short hashes); an ambiguous prefix lists the \
+            candidates and exits 2. Several ids print one block (or JSON line) per book, in the order given.
+            """,
         ],
         examples: [("booksctl get 3F2504E0-4F89-11D3-9A0C-0305E82C3301", "show a book")],
         exitNotes: ["5  no book has this id"])
@@ -87,16 +126,24 @@ enum CommandCatalog {
     static let add = CommandSpec(
         name: "add", summary: "add a book; prints its new id",
         positionals: [("NAME", "the title"), ("AUTHOR", "the author")],
-        options: [],
+        options: [.flag("json", short: "j", "print the new book as JSON (with its id and version)")],
         details: [
             """
             Asks the daemon to append the book to the file; prints the id it assigned, nothing else. Use -- before a \
             NAME that starts with '-'.
+            """,
             """
+            `add -` reads books from stdin, one per line: NAME<TAB>AUTHOR, or a JSON object {"name","author"} \
+            (optionally "id"); blank lines are skipped. All of them are added in one atomic write (the protocol's \
+            insert of many books): all or none. A malformed line is a usage error naming its line number (exit 2), \
+            nothing is written. Empty names and authors are allowed (docs/FORMAT.md). --json prints \
+            {"id","name","author","version"} per book.
+            """,
         ],
         examples: [
             ("booksctl add 'Dune' 'Frank Herbert'", "prints the new id"),
             ("id=$(booksctl add -- '-1 Below' 'Someone')", "a title starting with '-'"),
+            ("printf 'Dune\\tFrank Herbert\\n' | booksctl add -", "bulk import from tab-separated lines"),
         ],
         exitNotes: ["4  the daemon does not let you write"])
 
@@ -107,6 +154,7 @@ enum CommandCatalog {
             .value("name", "NAME", "the new title"),
             .value("author", "AUTHOR", "the new author"),
             .value("expect-version", "V", "only if the book's version is still V (see `get`)"),
+            .flag("json", short: "j", "print the updated book as JSON (with its version)"),
         ],
         details: [
             """
@@ -121,10 +169,15 @@ enum CommandCatalog {
         exitNotes: ["5  no book has this id", "6  conflict: the book changed (current values printed)"])
 
     static let delete = CommandSpec(
-        name: "delete", summary: "delete a book",
-        positionals: [("ID", "the book's id")],
-        options: [.value("expect-version", "V", "only if the book's version is still V (see `get`)")],
-        details: ["Removes the book's row from the file."],
+        name: "delete", summary: "delete books",
+        positionals: [("ID…", "one or more ids, each in full or a unique prefix")],
+        options: [
+            .value("expect-version", "V", "only if the book's version is still V (see `get`)"),
+            .flag("json", short: "j", "print each deleted book as JSON"),
+        ],
+        details: [
+            "Removes the books' rows from the file, all in one atomic write. --expect-version takes one ID only."
+        ],
         examples: [
             ("booksctl delete $id", "delete a book"),
             ("booksctl delete $id --expect-version 42", "only if unchanged since version 42"),
@@ -140,11 +193,29 @@ enum CommandCatalog {
             Prints the book file and its state, the number of books, bad lines (with line numbers and reasons), \
             books held at their last good values, the watcher mode, epoch and seq, subscribers, clients and uptime. \
             --json prints the daemon's status object.
+            """,
             """
+            Bad lines are also printed as FILE:LINE: MESSAGE, the form editors jump to. In --json each bad line is \
+            {"line","code","message","text"} (docs/PROTOCOL.md), and "/" is not escaped.
+            """,
         ],
         examples: [
             ("booksctl status", "human summary"), ("booksctl status --json | jq .badLines", "bad lines as JSON"),
         ])
+
+    static let check = CommandSpec(
+        name: "check", summary: "validate a book file offline",
+        positionals: [("FILE", "the book file (rows id|name|author)")],
+        options: [json],
+        details: [
+            """
+            Reads FILE as booksd would, without a daemon, and prints each bad line as FILE:LINE: MESSAGE (--json: \
+            one {"line","code","message","text"} object per line). Exit 0 when every line is a book, a new book, \
+            a comment or blank; 1 when there are bad lines; 2 when FILE cannot be read. For pre-commit hooks.
+            """
+        ],
+        examples: [("booksctl check books.txt", "exit 1 and list the bad lines if any")],
+        exitNotes: ["1  the file has bad lines", "2  the file cannot be read"])
 
     static let ping = CommandSpec(
         name: "ping", summary: "check that the daemon answers",
@@ -159,7 +230,7 @@ enum CommandCatalog {
         examples: [("booksctl help subscribe", "help for subscribe")])
 
     /// Every subcommand, in help order.
-    static let all: [CommandSpec] = [subscribe, list, get, add, update, delete, status, ping, help]
+    static let all: [CommandSpec] = [subscribe, list, get, add, update, delete, status, ping, help, check]
 
     /// The subcommand named `name`.
     static func spec(named name: String) -> CommandSpec? { all.first { $0.name == name } }

@@ -23,13 +23,16 @@ enum CommandLineParser {
             case _ where token.hasPrefix("--socket="):
                 socket = String(token.dropFirst("--socket=".count))
             default:
-                throw UsageError(message: "unknown option \(token) (options of a command go after its name)")
+                let bare = String(token.drop { $0 == "-" }.prefix { $0 != "=" })
+                let hint = Suggestion.hint(
+                    Suggestion.closest(to: bare, among: ["socket", "help"]).map { "--" + $0 })
+                throw UsageError(message: "unknown option \(token)\(hint) (options of a command go after its name)")
             }
         }
         guard index < arguments.count else { throw UsageError(message: "missing command") }
         let name = arguments[index]
         guard let spec = CommandCatalog.spec(named: name) else {
-            throw UsageError(message: "unknown command '\(name)'")
+            throw UsageError(message: Suggestion.unknownCommand(name))
         }
         let scanned = try ScannedArguments.scan(Array(arguments[(index + 1)...]), spec: spec, socket: &socket)
         if scanned.help { return Invocation(socket: socket, command: .help(name)) }
@@ -41,10 +44,12 @@ enum CommandLineParser {
         if spec.name == "help" {
             guard args.positionals.count <= 1 else { throw fail("help takes at most one command name") }
             if let topic = args.positionals.first, CommandCatalog.spec(named: topic) == nil {
-                throw UsageError(message: "unknown command '\(topic)'")
+                throw UsageError(message: Suggestion.unknownCommand(topic))
             }
             return .help(args.positionals.first)
         }
+        let json = args.flags.contains("json")
+        if let special = try variadic(spec, args, json: json) { return special }
         let wanted = spec.positionals.count
         if args.positionals.count < wanted {
             throw fail("missing argument \(spec.positionals[args.positionals.count].name)")
@@ -53,21 +58,25 @@ enum CommandLineParser {
             throw fail("unexpected argument '\(args.positionals[wanted])'")
         }
         let p = args.positionals
-        for (value, positional) in zip(p, spec.positionals) where value.isEmpty {
+        for (value, positional) in zip(p, spec.positionals) where value.isEmpty && positional.name.hasSuffix("ID") {
             throw fail("\(positional.name) must not be empty")
         }
-        let json = args.flags.contains("json")
         switch spec.name {
         case "subscribe":
             return .subscribe(
                 SubscribeOptions(
                     json: json, name: args.values["name"], author: args.values["author"],
                     initial: args.flags.contains("initial"), mirror: args.flags.contains("mirror"),
-                    since: args.values["since"]))
+                    since: args.values["since"], cursorFile: args.values["cursor-file"], exec: args.rest["exec"],
+                    coalesce: try args.values["coalesce"].map { text throws(UsageError) in
+                        try count(text, "--coalesce", spec)
+                    } ?? 0,
+                    count: try subscribeCount(args, spec)))
         case "list":
             let array = args.flags.contains("json-array")
             var options = ListOptions(
                 json: json || array, jsonArray: array, name: args.values["name"], author: args.values["author"])
+            options.full = args.flags.contains("full")
             if let text = args.values["sort"] {
                 guard let sort = BookSort(parsing: text) else {
                     throw fail("invalid --sort '\(text)' (expected id, name or author, optionally prefixed by -)")
@@ -77,21 +86,18 @@ enum CommandLineParser {
             if let text = args.values["limit"] { options.limit = try count(text, "--limit", spec) }
             if let text = args.values["offset"] { options.offset = try count(text, "--offset", spec) }
             return .list(options)
-        case "get":
-            return .get(id: p[0], json: json)
         case "add":
-            return .add(name: p[0], author: p[1])
+            return .add(name: p[0], author: p[1], json: json)
         case "update":
             let options = UpdateOptions(
                 id: p[0], name: args.values["name"], author: args.values["author"],
-                expectVersion: try version(args.values["expect-version"], spec))
+                expectVersion: try version(args.values["expect-version"], spec), json: json)
             guard options.name != nil || options.author != nil else {
                 throw fail("nothing to change: give --name and/or --author")
             }
-            if options.name == "" { throw fail("--name must not be empty") }
             return .update(options)
-        case "delete":
-            return .delete(id: p[0], expectVersion: try version(args.values["expect-version"], spec))
+        case "check":
+            return .check(path: p[0], json: json)
         case "status":
             return .status(json: json)
         case "ping":
@@ -99,6 +105,36 @@ enum CommandLineParser {
         default:
             throw UsageError(message: "unknown command '\(spec.name)'")
         }
+    }
+
+    /// `get ID…`, `delete ID…` and `add -`; nil for the other commands.
+    private static func variadic(
+        _ spec: CommandSpec, _ args: ScannedArguments, json: Bool
+    ) throws(UsageError) -> Command? {
+        func fail(_ message: String) -> UsageError { UsageError(message: message, command: spec.name) }
+        switch spec.name {
+        case "get", "delete":
+            guard !args.positionals.isEmpty else { throw fail("missing argument ID") }
+            if let empty = args.positionals.firstIndex(of: "") { throw fail("ID \(empty + 1) must not be empty") }
+            if spec.name == "get" { return .get(ids: args.positionals, json: json) }
+            let expected = try version(args.values["expect-version"], spec)
+            if expected != nil, args.positionals.count > 1 { throw fail("--expect-version needs exactly one ID") }
+            return .delete(ids: args.positionals, expectVersion: expected, json: json)
+        case "add" where args.positionals == ["-"]:
+            return .addFromInput(json: json)
+        default:
+            return nil
+        }
+    }
+
+    /// `--count N` or `--once` (not both).
+    private static func subscribeCount(_ args: ScannedArguments, _ spec: CommandSpec) throws(UsageError) -> Int? {
+        let once = args.flags.contains("once")
+        guard let text = args.values["count"] else { return once ? 1 : nil }
+        guard !once else { throw UsageError(message: "give --count or --once, not both", command: spec.name) }
+        let value = try count(text, "--count", spec)
+        guard value > 0 else { throw UsageError(message: "--count needs a positive number", command: spec.name) }
+        return value
     }
 
     private static func count(_ text: String, _ option: String, _ spec: CommandSpec) throws(UsageError) -> Int {

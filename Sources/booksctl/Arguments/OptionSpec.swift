@@ -8,6 +8,8 @@ struct OptionSpec: Sendable, Equatable {
     var valueName: String?
     /// The help text.
     var help: String
+    /// Whether the option takes every remaining argument as its value (`--exec CMD [ARGS…]`).
+    var takesRest = false
 
     /// A boolean flag.
     static func flag(_ long: String, short: Character? = nil, _ help: String) -> OptionSpec {
@@ -17,5 +19,10 @@ struct OptionSpec: Sendable, Equatable {
     /// An option taking one value.
     static func value(_ long: String, _ valueName: String, short: Character? = nil, _ help: String) -> OptionSpec {
         OptionSpec(long: long, short: short, valueName: valueName, help: help)
+    }
+
+    /// An option taking every remaining argument (at least one), e.g. `--exec CMD [ARGS…]`.
+    static func rest(_ long: String, _ valueName: String, _ help: String) -> OptionSpec {
+        OptionSpec(long: long, short: nil, valueName: valueName, help: help, takesRest: true)
     }
 }

@@ -4,6 +4,8 @@ struct ScannedArguments: Equatable {
     var values: [String: String] = [:]
     var flags: Set<String> = []
     var help = false
+    /// The arguments of a `takesRest` option (`--exec CMD [ARGS…]`), by its long name.
+    var rest: [String: [String]] = [:]
 
     /// Splits `tokens` according to `spec`.
     ///
@@ -52,11 +54,19 @@ struct ScannedArguments: Equatable {
                 option = spec.option(long: name)
             } else {
                 let letters = token.dropFirst()
-                guard letters.count == 1, let letter = letters.first else { throw fail("unknown option \(token)") }
+                guard letters.count == 1, let letter = letters.first else {
+                    throw fail(Suggestion.unknownOption(token, spec: spec))
+                }
                 option = spec.option(short: letter)
                 name = option?.long ?? String(letter)
             }
-            guard let option else { throw fail("unknown option \(token)") }
+            guard let option else { throw fail(Suggestion.unknownOption(token, spec: spec)) }
+            if option.takesRest {
+                let tail = (inlineValue.map { [$0] } ?? []) + tokens[index...]
+                guard !tail.isEmpty else { throw fail("option --\(option.long) needs \(option.valueName!)") }
+                result.rest[option.long] = tail
+                return result
+            }
             if option.valueName != nil {
                 guard let value = inlineValue ?? (index < tokens.count ? tokens[index] : nil) else {
                     throw fail("option --\(option.long) needs a value \(option.valueName!)")

@@ -2,17 +2,62 @@ import BooksClient
 import BooksCore
 import BooksProtocol
 
-/// `booksctl add NAME AUTHOR`: prints the new id only.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `booksctl add NAME AUTHOR` (prints the new id only) and `booksctl add -` (books from stdin,
+/// one atomic insert).
 enum AddCommand {
-    static func run(name: String, author: String, _ context: CommandContext) async throws(BooksClientError) -> ExitCode
-    {
+    static func run(
+        name: String, author: String, json: Bool, _ context: CommandContext
+    ) async throws(BooksClientError) -> ExitCode {
+        try await insert([BookDraft(name: name, author: author)], json: json, context)
+    }
+
+    /// `add -`: parses every line of stdin first; a bad line writes nothing (exit 2).
+    static func runFromInput(json: Bool, _ context: CommandContext) async throws(BooksClientError) -> ExitCode {
+        let drafts: [BookDraft]
+        switch BookInputParser.parse(readStandardInput()) {
+        case .success(let parsed): drafts = parsed
+        case .failure(let error):
+            context.err.line("booksctl: stdin: \(TextCell.escape(error.description))")
+            return .usage
+        }
+        guard !drafts.isEmpty else {
+            context.err.line("booksctl: stdin: no books to add")
+            return .usage
+        }
+        return try await insert(drafts, json: json, context)
+    }
+
+    private static func insert(
+        _ drafts: [BookDraft], json: Bool, _ context: CommandContext
+    ) async throws(BooksClientError) -> ExitCode {
         let client = try await context.connect()
         defer { client.close() }
-        let written = try await client.insert([BookDraft(name: name, author: author)])
-        guard let book = written.first else {
-            throw .protocolError(ProtocolError(.internalError, "insert reply lacks the new book"))
+        let (books, versions) = WrittenBooks.of(try await client.call(.insert) { $0.books = drafts })
+        guard books.count == drafts.count else {
+            throw .protocolError(ProtocolError(.internalError, "insert reply lacks the new books"))
         }
-        context.out.line(TextCell.escape(book.id))
+        if json {
+            for line in WrittenBooks.jsonLines(books, versions: versions) { context.out.line(line) }
+        } else {
+            context.out.write(books.map { TextCell.escape($0.id) + "\n" }.joined())
+        }
         return .success
+    }
+
+    /// All of stdin (bytes as UTF-8, invalid sequences replaced).
+    static func readStandardInput() -> String {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = read(0, &buffer, buffer.count)
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { break }
+            bytes += buffer[0..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

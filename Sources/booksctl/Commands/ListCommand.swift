@@ -14,7 +14,7 @@ enum ListCommand {
         } else if options.json {
             format = .jsonLines
         } else if context.out.isTerminal {
-            format = .table(context.style)
+            format = .table(context.style, width: options.full ? nil : TableLayout.terminalWidth())
         } else {
             format = .tabSeparated
         }

@@ -24,6 +24,11 @@ enum NATSCommands {
     static func subscribe(
         _ options: SubscribeOptions, _ target: NATSTarget, _ context: CommandContext
     ) async throws(BooksClientError) -> ExitCode {
+        guard options.exec == nil, options.count == nil, options.cursorFile == nil else {
+            throw .protocolError(
+                ProtocolError(.invalidArgument, "--exec, --count, --once and --cursor-file need the socket, not --nats")
+            )
+        }
         let start = try startPoint(options.since)
         let feed = try NATSFeed(options: target.options, prefix: target.prefix, store: target.store)
         let formatter = ChangeLineFormatter(json: options.json, style: context.style)

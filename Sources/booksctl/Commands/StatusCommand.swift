@@ -11,7 +11,7 @@ enum StatusCommand {
         let status = try await client.status()
         if json {
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             guard let data = try? encoder.encode(status) else {
                 throw .protocolError(ProtocolError(.internalError, "cannot encode status"))
             }
@@ -38,9 +38,7 @@ enum StatusCommand {
             row("bad lines", "none")
         } else {
             row("bad lines", style.yellow(String(s.badLines.count)))
-            for bad in s.badLines {
-                lines.append("  line \(bad.lineNumber): \(e("\(bad.reason)")): \(e(bad.text))")
-            }
+            for bad in s.badLines { lines.append(BadLineFormat.text(bad, file: s.file)) }
         }
         if !s.heldBooks.isEmpty {
             row(

@@ -1,50 +1,158 @@
 import BooksClient
 import BooksCore
 import BooksProtocol
+import FoundationEssentials
+import Synchronization
 
-/// `booksctl subscribe`: prints changes until interrupted; reconnects and resumes on its own.
+/// `booksctl subscribe`: prints changes (or runs `--exec`) until interrupted or `--count` change
+/// sets; reconnects and resumes on its own, from `--since` or `--cursor-file` when given.
 enum SubscribeCommand {
     static func run(_ options: SubscribeOptions, _ context: CommandContext) async throws(BooksClientError) -> ExitCode {
         let err = context.err
-        let subscription = ResilientSubscription(
+        let start: Cursor?
+        do throws(CursorFile.Failure) {
+            start = try startCursor(options)
+        } catch {
+            err.line("booksctl: \(TextCell.escape(error.description))")
+            return .usage
+        }
+        let notices = Mutex(ReconnectNotices(mirror: options.mirror || options.initial))
+        var subscription = ResilientSubscription(
             socketPath: context.socketPath, filter: options.filter, initial: options.initial,
             mirror: options.mirror,
             onStatus: { status in
-                switch status {
-                case .disconnected(let reason, let delay):
-                    err.line(
-                        "booksctl: \(TextCell.escape("\(reason)")); reconnecting in \(delay.formattedMilliseconds)")
-                case .resyncRequired(let reason) where options.mirror || options.initial:
-                    err.line(
-                        """
-                        booksctl: resync required (\(TextCell.escape(reason))); reporting missed changes from a \
-                        snapshot
-                        """
-                    )
-                case .resyncRequired(let reason):
-                    err.line(
-                        "booksctl: resync required (\(TextCell.escape(reason))); missed changes cannot be reported")
-                case .subscribed(let resumed):
-                    if resumed { err.line("booksctl: reconnected, resuming") }
-                }
+                if let line = notices.withLock({ $0.notice(for: status) }) { err.line("booksctl: \(line)") }
             })
-        let formatter = ChangeLineFormatter(json: options.json, style: context.style)
-        let out = context.out
-        // Written from the connection's reader thread as each update arrives (no thread hop):
-        // each update's lines in writes of up to 64 KiB, the last one as soon as they are formatted.
-        try await subscription.forEachUpdate { update in
-            var buffer = ""
-            formatter.forEachLine(for: update) { line in
-                buffer += line
-                buffer += "\n"
-                if buffer.utf8.count >= 1 << 16 {
-                    out.write(buffer)
-                    buffer = ""
+        subscription.resumeFrom = start?.resumePoint
+        let (done, finish) = AsyncStream<Void>.makeStream()
+        let sink: SubscribeSink
+        do throws(CursorFile.Failure) {
+            sink = try SubscribeSink(options, context, onDone: { finish.finish() })
+        } catch {
+            err.line("booksctl: \(TextCell.escape(error.description))")
+            return .daemonError
+        }
+        let task = Task { () -> BooksClientError? in
+            defer { finish.finish() }
+            do throws(BooksClientError) {
+                try await subscription.forEachUpdate { sink.handle($0) }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        for await _ in done {}
+        task.cancel()
+        if let error = await task.value { throw error }
+        return .success
+    }
+
+    /// Where to start: `--since EPOCH:SEQ`, else the cursor file's cursor, else nil (now).
+    static func startCursor(_ options: SubscribeOptions) throws(CursorFile.Failure) -> Cursor? {
+        if (options.since != nil || options.cursorFile != nil) && (options.mirror || options.initial) {
+            throw CursorFile.Failure(
+                description: "--since and --cursor-file cannot be combined with --mirror or --initial")
+        }
+        if let since = options.since {
+            guard let cursor = Cursor(parsing: since) else {
+                throw CursorFile.Failure(
+                    description: "--since needs a cursor EPOCH:SEQ (as printed by subscribe --json), not '\(since)'")
+            }
+            return cursor
+        }
+        return try options.cursorFile.map { path throws(CursorFile.Failure) in try CursorFile(path: path).load() }
+            ?? nil
+    }
+}
+
+/// What `subscribe` does with each update, on the connection's reader thread: prints it (or
+/// queues it for `--exec`), saves the cursor, counts change sets for `--count`.
+final class SubscribeSink: Sendable {
+    private let formatter: ChangeLineFormatter
+    private let json: ChangeLineFormatter
+    private let out: OutputWriter
+    private let err: OutputWriter
+    private let cursorFile: CursorFile?
+    private let limit: Int?
+    private let runner: ExecRunner?
+    /// Change sets handled (printed or queued), and change sets whose command finished.
+    private let counts: SubscribeCounts
+    private let onDone: @Sendable () -> Void
+
+    init(
+        _ options: SubscribeOptions, _ context: CommandContext, onDone: @escaping @Sendable () -> Void
+    ) throws(CursorFile.Failure) {
+        formatter = ChangeLineFormatter(json: options.json, style: context.style)
+        json = ChangeLineFormatter(json: true, style: Style(enabled: false))
+        out = context.out
+        err = context.err
+        let cursorFile = options.cursorFile.map(CursorFile.init)
+        self.cursorFile = cursorFile
+        limit = options.count
+        self.onDone = onDone
+        guard let argv = options.exec else {
+            counts = SubscribeCounts()
+            runner = nil
+            return
+        }
+        let counts = SubscribeCounts()
+        self.counts = counts
+        let limit = options.count
+        let err = context.err
+        runner = try ExecRunner(argv: argv, coalesceMilliseconds: options.coalesce, err: context.err) { sets, cursor in
+            if let cursorFile {
+                do throws(CursorFile.Failure) { try cursorFile.save(cursor) } catch {
+                    err.line("booksctl: \(TextCell.escape(error.description))")
                 }
             }
-            if !buffer.isEmpty { out.write(buffer) }
+            let ran = counts.value.withLock {
+                $0.ran += sets
+                return $0.ran
+            }
+            if let limit, ran >= limit { onDone() }
         }
-        return .success
+    }
+
+    /// Handles one update (ignored once `--count` change sets were handled; a gap marker is
+    /// printed but not counted).
+    func handle(_ received: MirrorUpdate) {
+        var update = received
+        if update.time == nil { update.time = ISO8601.format(Date()) }
+        // A gap marker, and an empty --initial snapshot without --exec (it prints nothing), do not count.
+        let counted = update.origin != .resyncRequired && (runner != nil || !update.changes.isEmpty)
+        let number = counts.value.withLock { counts -> Int? in
+            if let limit, counts.handled >= limit { return nil }
+            if counted { counts.handled += 1 }
+            return counts.handled
+        }
+        guard let number else { return }
+        if let runner {
+            runner.enqueue(ChangeSetPayload(update, formatter: json))
+            return
+        }
+        print(update)
+        if let cursorFile {
+            do throws(CursorFile.Failure) {
+                try cursorFile.save(Cursor(epoch: update.epoch, seq: update.seq, time: update.time))
+            } catch {
+                err.line("booksctl: \(TextCell.escape(error.description))")
+            }
+        }
+        if counted, let limit, number >= limit { onDone() }
+    }
+
+    /// Writes the update's lines in writes of up to 64 KiB, the last as soon as they are formatted.
+    private func print(_ update: MirrorUpdate) {
+        var buffer = ""
+        formatter.forEachLine(for: update) { line in
+            buffer += line
+            buffer += "\n"
+            if buffer.utf8.count >= 1 << 16 {
+                out.write(buffer)
+                buffer = ""
+            }
+        }
+        if !buffer.isEmpty { out.write(buffer) }
     }
 }
 
@@ -53,4 +161,9 @@ extension Duration {
     var formattedMilliseconds: String {
         "\(components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000) ms"
     }
+}
+
+/// How many change sets `subscribe` handled (printed or queued) and how many `--exec` runs covered.
+final class SubscribeCounts: Sendable {
+    let value = Mutex((handled: 0, ran: 0))
 }

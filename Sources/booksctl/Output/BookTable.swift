@@ -2,14 +2,18 @@ import BooksCore
 
 /// Formats a list of books for `list` and `get`.
 enum BookTable {
-    /// An aligned table with a header (for terminals).
-    static func aligned(_ books: [Book], style: Style) -> [String] {
+    /// An aligned table with a header (for terminals): columns padded by display width and, when
+    /// `width` is given, cut with `…` to fit it (see `TableLayout`).
+    static func aligned(_ books: [Book], style: Style, width: Int? = nil) -> [String] {
         let rows = books.map { [TextCell.escape($0.id), TextCell.escape($0.name), TextCell.escape($0.author)] }
         let header = ["ID", "NAME", "AUTHOR"]
-        var widths = header.map(\.count)
-        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        var natural = header.map(DisplayWidth.of)
+        for row in rows { for (i, cell) in row.enumerated() { natural[i] = max(natural[i], DisplayWidth.of(cell)) } }
+        let widths = TableLayout.fit(natural, available: width)
         func render(_ row: [String]) -> String {
-            (row[0].padding(widths[0]) + "  " + row[1].padding(widths[1]) + "  " + row[2])
+            let cells = row.enumerated().map { DisplayWidth.truncate($1, to: widths[$0]) }
+            return DisplayWidth.pad(cells[0], to: widths[0]) + "  " + DisplayWidth.pad(cells[1], to: widths[1])
+                + "  " + cells[2]
         }
         return [style.bold(render(header))] + rows.map(render)
     }

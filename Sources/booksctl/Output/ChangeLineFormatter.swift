@@ -32,13 +32,17 @@ struct ChangeLineFormatter: Sendable {
     func forEachLine(for update: MirrorUpdate, _ body: (String) -> Void) {
         if update.origin == .resyncRequired { return body(resyncLine(update)) }
         let source = Self.source(of: update)
-        for book in update.changes.inserted { body(line(update.seq, "insert", book, nil, source)) }
-        for change in update.changes.updated { body(line(update.seq, "update", change.new, change.old, source)) }
-        for book in update.changes.deleted { body(line(update.seq, "delete", book, nil, source)) }
+        let cursor = Cursor(epoch: update.epoch, seq: update.seq, time: update.time)
+        for book in update.changes.inserted { body(line(cursor, "insert", book, nil, source)) }
+        for change in update.changes.updated { body(line(cursor, "update", change.new, change.old, source)) }
+        for book in update.changes.deleted { body(line(cursor, "delete", book, nil, source)) }
     }
 
-    /// `{"seq":N,"kind":…,"id":…,"name":…,"author":…,"source":…[,"oldName":…,"oldAuthor":…]}`.
-    static func jsonLine(seq: UInt64, kind: String, book: Book, old: Book?, source: String) -> String {
+    /// `{"seq":N,"kind":…,"id":…,"name":…,"author":…,"source":…[,"oldName":…,"oldAuthor":…],
+    /// "epoch":…,"time":…}` (`epoch` and `time` only when `cursor` is given).
+    static func jsonLine(
+        seq: UInt64, kind: String, book: Book, old: Book?, source: String, cursor: Cursor? = nil
+    ) -> String {
         var pairs: [(String, String)] = [
             ("seq", String(seq)), ("kind", JSONLine.string(kind)), ("id", JSONLine.string(book.id)),
             ("name", JSONLine.string(book.name)), ("author", JSONLine.string(book.author)),
@@ -48,6 +52,7 @@ struct ChangeLineFormatter: Sendable {
             pairs.append(("oldName", JSONLine.string(old.name)))
             pairs.append(("oldAuthor", JSONLine.string(old.author)))
         }
+        if let cursor { pairs += cursor.jsonPairs }
         return JSONLine.object(pairs)
     }
 
@@ -59,14 +64,16 @@ struct ChangeLineFormatter: Sendable {
                 ("seq", String(update.seq)), ("kind", JSONLine.string("resync")),
                 ("epoch", JSONLine.string(update.epoch)),
                 ("reason", JSONLine.string(reason)), ("source", JSONLine.string("resync")),
+                ("time", update.time.map(JSONLine.string) ?? "null"),
             ])
         }
         return "#\(update.seq) \(style.red("! resync")) \(style.dim("(\(TextCell.escape(reason)))")) "
             + "changes before this point were not replayed; use --mirror to get them"
     }
 
-    private func line(_ seq: UInt64, _ kind: String, _ book: Book, _ old: Book?, _ source: String) -> String {
-        if json { return Self.jsonLine(seq: seq, kind: kind, book: book, old: old, source: source) }
+    private func line(_ cursor: Cursor, _ kind: String, _ book: Book, _ old: Book?, _ source: String) -> String {
+        let seq = cursor.seq
+        if json { return Self.jsonLine(seq: seq, kind: kind, book: book, old: old, source: source, cursor: cursor) }
         let text = { (b: Book) in "\(TextCell.escape(b.name)) — \(TextCell.escape(b.author))" }
         let label: String
         switch kind {

@@ -7,7 +7,8 @@ import BooksCore
 struct ListPrinter: Sendable {
     enum Format: Sendable {
         case jsonLines, jsonArray, tabSeparated
-        case table(Style)
+        /// A terminal table; `width`: the terminal's columns to fit (nil: `--full`).
+        case table(Style, width: Int? = nil)
     }
 
     let format: Format
@@ -34,9 +35,9 @@ struct ListPrinter: Sendable {
             }
         case .tabSeparated:
             for line in BookTable.tabSeparated(books) { out.append(contentsOf: Array((line + "\n").utf8)) }
-        case .table(let style):
+        case .table(let style, let width):
             guard !books.isEmpty else { return [] }
-            var lines = BookTable.aligned(books, style: style)
+            var lines = BookTable.aligned(books, style: style, width: width)
             if printed > 0 { lines.removeFirst() }  // the header, printed with the first page
             out.append(contentsOf: Array((lines.joined(separator: "\n") + "\n").utf8))
         }
@@ -48,7 +49,7 @@ struct ListPrinter: Sendable {
         switch format {
         case .jsonLines, .tabSeparated: return []
         case .jsonArray: return Array((printed == 0 ? "[]\n" : "\n]\n").utf8)
-        case .table(let style):
+        case .table(let style, _):
             return Array((style.dim("\(printed) of \(total) book\(total == 1 ? "" : "s")") + "\n").utf8)
         }
     }

@@ -17,34 +17,34 @@ struct OutputWriter: Sendable {
     /// (EPIPE, e.g. `| head`), the process exits with 0: nobody is listening any more.
     func write(_ text: String) {
         var text = text
-        text.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    if errno == EPIPE { exit(0) }
-                    return
-                }
-                offset += n
-            }
-        }
+        text.withUTF8 { if !writeAll($0) { exit(0) } }
     }
 
     /// Writes `bytes` completely (as `write(_:)` does for text).
     func write(bytes: [UInt8]) {
-        bytes.withUnsafeBufferPointer { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    if errno == EPIPE { exit(0) }
-                    return
-                }
-                offset += n
+        bytes.withUnsafeBufferPointer { if !writeAll($0) { exit(0) } }
+    }
+
+    /// Writes `text` completely, stopping quietly when the reader went away (EPIPE): for a child's
+    /// stdin, which it need not read.
+    func writeIgnoringClosedPipe(_ text: String) {
+        var text = text
+        text.withUTF8 { _ = writeAll($0) }
+    }
+
+    /// Writes `buffer` completely, retrying on EINTR and short writes; false when the reader went
+    /// away (EPIPE). Other errors end the write silently (true: there is nobody to tell).
+    private func writeAll(_ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        var offset = 0
+        while offset < buffer.count {
+            let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno != EPIPE
             }
+            offset += n
         }
+        return true
     }
 
     /// Writes `text` and a newline in one `write(2)`.

@@ -38,12 +38,16 @@ struct BookEvent: Decodable, Equatable, CustomStringConvertible {
 
 /// `booksctl status --json` (the parts the tests look at).
 struct DaemonStatus: Decodable {
+    /// `{"line","code","message","text"}` (docs/PROTOCOL.md).
     struct BadLine: Decodable {
-        let lineNumber: Int
+        let line: Int
+        let code: String
+        let message: String
         let text: String
     }
     let badLines: [BadLine]
     let bookCount: Int
+    let subscribers: Int
 }
 
 /// One element of `booksctl list --json`.

@@ -1,0 +1,116 @@
+import BooksClient
+import BooksCore
+import BooksTestSupport
+import Testing
+
+@testable import booksctl
+
+@Suite struct CursorAndExecTests {
+    @Test func cursorText() {
+        #expect(Cursor(parsing: "5A09FBA9-438A:17") == Cursor(epoch: "5A09FBA9-438A", seq: 17))
+        #expect(Cursor(parsing: "E:0\n") == Cursor(epoch: "E", seq: 0))
+        for bad in ["", "E", ":3", "E:", "E:x", "E:-1", "a b:3", "E:3:4"] {
+            #expect(Cursor(parsing: bad) == nil, "\(bad)")
+        }
+        #expect(Cursor(epoch: "E", seq: 9).text == "E:9")
+    }
+
+    @Test func cursorFileRoundTripAndRefusesGarbage() throws {
+        let dir = try TemporaryDirectory(prefix: "cursor")
+        defer { dir.remove() }
+        let file = CursorFile(path: dir.file("c"))
+        #expect(try file.load() == nil)
+        try file.save(Cursor(epoch: "E", seq: 3))
+        try file.save(Cursor(epoch: "E", seq: 4))
+        #expect(try file.load() == Cursor(epoch: "E", seq: 4))
+        #expect(dir.readText("c") == "E:4\n")
+        #expect(dir.names() == ["c"], "no temporary file is left behind")
+        _ = try dir.write("c", "not a cursor\n")
+        #expect(throws: CursorFile.Failure.self) { try file.load() }
+        #expect(throws: CursorFile.Failure.self) {
+            try CursorFile(path: dir.file("missing/c")).save(Cursor(epoch: "E", seq: 1))
+        }
+    }
+
+    static let formatter = ChangeLineFormatter(json: true, style: Style(enabled: false))
+
+    static func update(_ seq: UInt64, inserted: [Book] = [], deleted: [Book] = []) -> MirrorUpdate {
+        MirrorUpdate(
+            epoch: "E", seq: seq, source: .client, time: "2026-12-01T10:00:0\(seq).000Z", origin: .live,
+            changes: ChangeSet(inserted: inserted, deleted: deleted))
+    }
+
+    @Test func jsonLinesCarryTheCursor() {
+        let line = Self.formatter.lines(for: Self.update(3, inserted: [Book(id: "a", name: "n", author: "x")]))
+        #expect(
+            line == [
+                #"{"seq":3,"kind":"insert","id":"a","name":"n","author":"x","source":"client","epoch":"E","#
+                    + #""time":"2026-12-01T10:00:03.000Z"}"#
+            ])
+    }
+
+    @Test func payloadOfOneChange() {
+        let book = Book(id: "a", name: "Dune", author: "Herbert")
+        let payload = ChangeSetPayload(Self.update(2, inserted: [book]), formatter: Self.formatter)
+        let env = Dictionary(uniqueKeysWithValues: payload.environment)
+        #expect(env["BOOKS_SEQ"] == "2")
+        #expect(env["BOOKS_CURSOR"] == "E:2")
+        #expect(env["BOOKS_KIND"] == "insert")
+        #expect(env["BOOKS_NAME"] == "Dune")
+        #expect(env["BOOKS_INSERTED"] == "1")
+        #expect(env["BOOKS_IDS"] == "a")
+        #expect(payload.json.hasPrefix(#"{"epoch":"E","time":"2026-12-01T10:00:02.000Z","seq":2,"firstSeq":2,"#))
+        #expect(payload.json.hasSuffix("]}\n"))
+        #expect(payload.json.contains(Self.formatter.lines(for: Self.update(2, inserted: [book]))[0]))
+    }
+
+    @Test func queueRunsInOrderOrMergesABurst() {
+        let a = Book(id: "a", name: "A", author: "x")
+        let b = Book(id: "b", name: "B", author: "x")
+        let first = ChangeSetPayload(Self.update(1, inserted: [a]), formatter: Self.formatter)
+        let second = ChangeSetPayload(Self.update(2, inserted: [b], deleted: [a]), formatter: Self.formatter)
+        var plain = ExecQueue(coalesce: false)
+        plain.enqueue(first)
+        plain.enqueue(second)
+        #expect(plain.next() == first)
+        #expect(plain.next() == second)
+        #expect(plain.next() == nil)
+        var merging = ExecQueue(coalesce: true)
+        merging.enqueue(first)
+        merging.enqueue(second)
+        let merged = merging.next()
+        #expect(merging.next() == nil)
+        #expect(merged?.sets == 2)
+        #expect(merged?.firstSeq == 1)
+        #expect(merged?.cursor.seq == 2)
+        #expect(merged?.lines == first.lines + second.lines)
+        #expect(merged?.ids == ["a", "b"])
+        let env = Dictionary(uniqueKeysWithValues: merged?.environment ?? [])
+        #expect(env["BOOKS_KIND"] == nil, "several books: no single-book variables")
+        #expect(env["BOOKS_CHANGES"] == "3")
+        #expect(env["BOOKS_FIRST_SEQ"] == "1")
+    }
+
+    @Test func gapMarkerIsAChangeSetOfZero() {
+        let gap = MirrorUpdate(
+            epoch: "F", seq: 9, source: nil, time: "t", origin: .resyncRequired, changes: ChangeSet(),
+            reason: "different-epoch")
+        let payload = ChangeSetPayload(gap, formatter: Self.formatter)
+        #expect(payload.sets == 0)
+        #expect(payload.resync)
+        #expect(payload.lines.count == 1)
+    }
+
+    @Test func reconnectHintOncePerOutage() {
+        var notices = ReconnectNotices(mirror: false)
+        #expect(notices.notice(for: .subscribed(resumed: true)) == nil, "a resumed first connection is quiet")
+        let first = notices.notice(for: .disconnected(reason: "connection refused", retryIn: .milliseconds(100)))
+        #expect(first?.contains("reconnecting") == true)
+        for delay in [200, 400, 800, 1600, 2000] {
+            #expect(
+                notices.notice(for: .disconnected(reason: "connection refused", retryIn: .milliseconds(delay))) == nil)
+        }
+        #expect(notices.notice(for: .subscribed(resumed: true)) == "reconnected, resuming")
+        #expect(notices.notice(for: .disconnected(reason: "daemon shut down", retryIn: .milliseconds(100))) != nil)
+    }
+}
