@@ -87,6 +87,19 @@ import Testing
         #expect(errors.ranges(of: "exited with status 7").count == 3, "\(errors)")
     }
 
+    @Test("--initial --exec runs once at start, also when no book matches")
+    func initialRun() async throws {
+        let h = try await DaemonHarness("initial", books: Fixture.books(count: 3))
+        defer { h.shutdown() }
+        let c = Self.ctl
+        let script = #"echo "$BOOKS_INITIAL $BOOKS_INSERTED $(cat | head -c 60)""#
+        let some = try await h.tools.must("\(c) subscribe --initial --once --exec sh -c \(shellQuote(script))")
+        #expect(some.output.hasPrefix(#"1 3 {"epoch":""#), "\(some)")
+        let none = try await h.tools.must(
+            "\(c) subscribe --name no-such-book --initial --once --exec sh -c \(shellQuote(script))")
+        #expect(none.output.hasPrefix(#"1 0 {"epoch":""#), "\(none)")
+    }
+
     @Test("--coalesce merges a burst into one run")
     func coalesceMergesBursts() async throws {
         let h = try await DaemonHarness("coalesce", books: Fixture.books(count: 3))
