@@ -26,8 +26,8 @@ import Testing
         #expect(dir.readText("c") == "E:4\n")
         #expect(dir.names() == ["c"], "no temporary file is left behind")
         _ = try dir.write("c", "not a cursor\n")
-        #expect(throws: CursorFile.Failure.self) { try file.load() }
-        #expect(throws: CursorFile.Failure.self) {
+        #expect(throws: SubscribeFailure.self) { try file.load() }
+        #expect(throws: SubscribeFailure.self) {
             try CursorFile(path: dir.file("missing/c")).save(Cursor(epoch: "E", seq: 1))
         }
     }

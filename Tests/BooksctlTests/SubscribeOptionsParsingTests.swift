@@ -37,8 +37,8 @@ import Testing
 
     @Test func startCursorComesFromSinceAndRejectsMirror() throws {
         #expect(try SubscribeCommand.startCursor(SubscribeOptions(since: "E-1:42")) == Cursor(epoch: "E-1", seq: 42))
-        #expect(throws: CursorFile.Failure.self) { try SubscribeCommand.startCursor(SubscribeOptions(since: "42")) }
-        #expect(throws: CursorFile.Failure.self) {
+        #expect(throws: SubscribeFailure.self) { try SubscribeCommand.startCursor(SubscribeOptions(since: "42")) }
+        #expect(throws: SubscribeFailure.self) {
             try SubscribeCommand.startCursor(SubscribeOptions(mirror: true, since: "E:1"))
         }
         #expect(try SubscribeCommand.startCursor(SubscribeOptions()) == nil)

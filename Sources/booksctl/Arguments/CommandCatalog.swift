@@ -11,7 +11,9 @@ enum CommandCatalog {
             json, name, author,
             .flag("initial", "first print every matching book as an insert (seq of the snapshot); implies --mirror"),
             .flag("mirror", "keep a copy of the matching books, to print missed changes exactly after a resync"),
-            .value("since", "SEQ|TIME", "with --nats: start at stream sequence SEQ or at an ISO 8601 TIME"),
+            .value(
+                "since", "EPOCH:SEQ",
+                "resume after this cursor (of a --json line); with --nats: a stream SEQ or an ISO 8601 TIME"),
             .value("cursor-file", "PATH", "resume after the cursor saved in PATH; save each printed change's cursor"),
             .value("count", "N", "exit after N change sets"),
             .flag("once", "exit after one change set (--count 1)"),

@@ -10,7 +10,7 @@ enum SubscribeCommand {
     static func run(_ options: SubscribeOptions, _ context: CommandContext) async throws(BooksClientError) -> ExitCode {
         let err = context.err
         let start: Cursor?
-        do throws(CursorFile.Failure) {
+        do throws(SubscribeFailure) {
             start = try startCursor(options)
         } catch {
             err.line("booksctl: \(TextCell.escape(error.description))")
@@ -26,7 +26,7 @@ enum SubscribeCommand {
         subscription.resumeFrom = start?.resumePoint
         let (done, finish) = AsyncStream<Void>.makeStream()
         let sink: SubscribeSink
-        do throws(CursorFile.Failure) {
+        do throws(SubscribeFailure) {
             sink = try SubscribeSink(options, context, onDone: { finish.finish() })
         } catch {
             err.line("booksctl: \(TextCell.escape(error.description))")
@@ -48,19 +48,19 @@ enum SubscribeCommand {
     }
 
     /// Where to start: `--since EPOCH:SEQ`, else the cursor file's cursor, else nil (now).
-    static func startCursor(_ options: SubscribeOptions) throws(CursorFile.Failure) -> Cursor? {
+    static func startCursor(_ options: SubscribeOptions) throws(SubscribeFailure) -> Cursor? {
         if (options.since != nil || options.cursorFile != nil) && (options.mirror || options.initial) {
-            throw CursorFile.Failure(
+            throw SubscribeFailure(
                 description: "--since and --cursor-file cannot be combined with --mirror or --initial")
         }
         if let since = options.since {
             guard let cursor = Cursor(parsing: since) else {
-                throw CursorFile.Failure(
+                throw SubscribeFailure(
                     description: "--since needs a cursor EPOCH:SEQ (as printed by subscribe --json), not '\(since)'")
             }
             return cursor
         }
-        return try options.cursorFile.map { path throws(CursorFile.Failure) in try CursorFile(path: path).load() }
+        return try options.cursorFile.map { path throws(SubscribeFailure) in try CursorFile(path: path).load() }
             ?? nil
     }
 }
@@ -81,7 +81,7 @@ final class SubscribeSink: Sendable {
 
     init(
         _ options: SubscribeOptions, _ context: CommandContext, onDone: @escaping @Sendable () -> Void
-    ) throws(CursorFile.Failure) {
+    ) throws(SubscribeFailure) {
         formatter = ChangeLineFormatter(json: options.json, style: context.style)
         json = ChangeLineFormatter(json: true, style: Style(enabled: false))
         out = context.out
@@ -101,7 +101,7 @@ final class SubscribeSink: Sendable {
         let err = context.err
         runner = try ExecRunner(argv: argv, coalesceMilliseconds: options.coalesce, err: context.err) { sets, cursor in
             if let cursorFile {
-                do throws(CursorFile.Failure) { try cursorFile.save(cursor) } catch {
+                do throws(SubscribeFailure) { try cursorFile.save(cursor) } catch {
                     err.line("booksctl: \(TextCell.escape(error.description))")
                 }
             }
@@ -132,7 +132,7 @@ final class SubscribeSink: Sendable {
         }
         print(update)
         if let cursorFile {
-            do throws(CursorFile.Failure) {
+            do throws(SubscribeFailure) {
                 try cursorFile.save(Cursor(epoch: update.epoch, seq: update.seq, time: update.time))
             } catch {
                 err.line("booksctl: \(TextCell.escape(error.description))")

@@ -8,18 +8,13 @@ struct CursorFile: Sendable {
     /// The file's path.
     let path: String
 
-    /// Why a cursor file cannot be used.
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
     /// The saved cursor; nil when the file does not exist (the first run). A file that exists but
     /// does not hold a cursor is an error: it is not silently overwritten.
-    func load() throws(Failure) -> Cursor? {
+    func load() throws(SubscribeFailure) -> Cursor? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
-            throw Failure(description: "cannot read cursor file \(path): \(String(cString: strerror(errno)))")
+            throw SubscribeFailure(description: "cannot read cursor file \(path): \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
         var bytes: [UInt8] = []
@@ -33,17 +28,18 @@ struct CursorFile: Sendable {
         let text = String(decoding: bytes, as: UTF8.self)
         if text.allSatisfy(\.isWhitespace) { return nil }
         guard let cursor = Cursor(parsing: text) else {
-            throw Failure(description: "cursor file \(path) does not hold EPOCH:SEQ (remove it to start afresh)")
+            throw SubscribeFailure(
+                description: "cursor file \(path) does not hold EPOCH:SEQ (remove it to start afresh)")
         }
         return cursor
     }
 
     /// Replaces the file's content with `cursor` atomically (temporary file, then `rename`).
-    func save(_ cursor: Cursor) throws(Failure) {
+    func save(_ cursor: Cursor) throws(SubscribeFailure) {
         let temporary = path + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw Failure(description: "cannot write \(temporary): \(String(cString: strerror(errno)))")
+            throw SubscribeFailure(description: "cannot write \(temporary): \(String(cString: strerror(errno)))")
         }
         var text = cursor.text + "\n"
         let written = text.withUTF8 { write(fd, $0.baseAddress, $0.count) }
@@ -52,7 +48,7 @@ struct CursorFile: Sendable {
         guard ok, rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
-            throw Failure(description: "cannot save cursor to \(path): \(reason)")
+            throw SubscribeFailure(description: "cannot save cursor to \(path): \(reason)")
         }
     }
 }

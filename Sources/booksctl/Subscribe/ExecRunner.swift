@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// Each run gets the change set as JSON on stdin and as `BOOKS_*` variables (`ChangeSetPayload`).
 /// A non-zero exit, a signal or a command that cannot be started is logged on stderr and the feed
-/// goes on. `onRun` is called after each run with the number of change sets it covered and the
+/// goes on. It lives as long as the process (its thread and wake-up pipe are never released).
+/// `onRun` is called after each run with the number of change sets it covered and the
 /// last one's cursor.
 final class ExecRunner: Sendable {
     private let argv: [String]
@@ -20,20 +21,20 @@ final class ExecRunner: Sendable {
     init(
         argv: [String], coalesceMilliseconds: Int, err: OutputWriter,
         onRun: @escaping @Sendable (Int, Cursor) -> Void
-    ) throws(CursorFile.Failure) {
+    ) throws(SubscribeFailure) {
         self.argv = argv
         self.coalesceMilliseconds = coalesceMilliseconds
         self.queue = Mutex(ExecQueue(coalesce: coalesceMilliseconds > 0))
         self.err = err
         self.onRun = onRun
         var fds: [Int32] = [0, 0]
-        guard Self.makePipe(&fds) else { throw CursorFile.Failure(description: "cannot create a pipe") }
+        guard Self.makePipe(&fds) else { throw SubscribeFailure(description: "cannot create a pipe for --exec") }
         wake = (fds[0], fds[1])
         let runner = self
         do {
             _ = try DedicatedThread.start(name: "booksctl-exec") { runner.loop() }
         } catch {
-            throw CursorFile.Failure(description: "cannot start the --exec thread: \(error)")
+            throw SubscribeFailure(description: "cannot start the --exec thread: \(error)")
         }
     }
 
