@@ -30,7 +30,8 @@ enum IDResolution: Equatable {
     }
 }
 
-/// Resolves id arguments against the daemon (one `list` with an id-prefix filter per argument).
+/// Resolves id arguments against the daemon: one `get` when every argument is a whole id (the
+/// usual case, an index lookup), else one `list` with an id-prefix filter per argument.
 enum IDResolver {
     /// How many candidates an ambiguous prefix lists.
     static let shown = 10
@@ -40,6 +41,12 @@ enum IDResolver {
     static func resolve(
         _ arguments: [String], _ client: any BookRequests, err: OutputWriter
     ) async throws(BooksClientError) -> [String]? {
+        do throws(BooksClientError) {
+            _ = try await client.get(arguments)
+            return arguments
+        } catch {
+            guard case .daemon(let e) = error, e.code == .notFound else { throw error }
+        }
         var ids: [String] = []
         for argument in arguments {
             let filter = BookFilter([BookCondition(.id, .prefix, argument)])
