@@ -33,9 +33,58 @@ struct ChangeLineFormatter: Sendable {
         if update.origin == .resyncRequired { return body(resyncLine(update)) }
         let source = Self.source(of: update)
         let cursor = Cursor(epoch: update.epoch, seq: update.seq, time: update.time)
+        if json {
+            // The parts shared by every line of the update are encoded once.
+            let parts = JSONParts(cursor: cursor, source: source)
+            for book in update.changes.inserted { body(parts.line(parts.insert, book, nil)) }
+            for change in update.changes.updated { body(parts.line(parts.update, change.new, change.old)) }
+            for book in update.changes.deleted { body(parts.line(parts.delete, book, nil)) }
+            return
+        }
         for book in update.changes.inserted { body(line(cursor, "insert", book, nil, source)) }
         for change in update.changes.updated { body(line(cursor, "update", change.new, change.old, source)) }
         for book in update.changes.deleted { body(line(cursor, "delete", book, nil, source)) }
+    }
+
+    /// The bytes of a `--json` line that are the same for every book of one update: exactly what
+    /// `jsonLine(…, cursor:)` writes, built once per update instead of once per book.
+    struct JSONParts {
+        let insert: [UInt8]
+        let update: [UInt8]
+        let delete: [UInt8]
+        let source: [UInt8]
+        let tail: [UInt8]
+
+        init(cursor: Cursor, source: String) {
+            func head(_ kind: String) -> [UInt8] { Array(#"{"seq":\#(cursor.seq),"kind":"\#(kind)","id":"#.utf8) }
+            insert = head("insert")
+            update = head("update")
+            delete = head("delete")
+            self.source = Array((#","source":"# + JSONLine.string(source)).utf8)
+            tail = Array(
+                ("," + cursor.jsonPairs.map { JSONLine.string($0.0) + ":" + $0.1 }.joined(separator: ",") + "}").utf8)
+        }
+
+        /// One line: `head` (seq and kind), the book, the source, the old values, the cursor.
+        func line(_ head: [UInt8], _ book: Book, _ old: Book?) -> String {
+            var out = head
+            out.reserveCapacity(
+                head.count + tail.count + book.id.utf8.count + book.name.utf8.count + book.author.utf8.count + 48)
+            JSONText.appendString(book.id, to: &out)
+            out.append(contentsOf: #","name":"#.utf8)
+            JSONText.appendString(book.name, to: &out)
+            out.append(contentsOf: #","author":"#.utf8)
+            JSONText.appendString(book.author, to: &out)
+            out.append(contentsOf: source)
+            if let old {
+                out.append(contentsOf: #","oldName":"#.utf8)
+                JSONText.appendString(old.name, to: &out)
+                out.append(contentsOf: #","oldAuthor":"#.utf8)
+                JSONText.appendString(old.author, to: &out)
+            }
+            out.append(contentsOf: tail)
+            return String(decoding: out, as: UTF8.self)
+        }
     }
 
     /// `{"seq":N,"kind":…,"id":…,"name":…,"author":…,"source":…[,"oldName":…,"oldAuthor":…],
