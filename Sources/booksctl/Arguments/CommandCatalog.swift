@@ -139,7 +139,8 @@ enum CommandCatalog {
             (optionally "id"); blank lines are skipped. All of them are added in one atomic write (the protocol's \
             insert of many books): all or none. A malformed line is a usage error naming its line number (exit 2), \
             nothing is written. Empty names and authors are allowed (docs/FORMAT.md). --json prints \
-            {"id","name","author","version"} per book.
+            {"id","name","author","version"} per book. One request holds at most the daemon's max_request_bytes \
+            (default 1 MiB, roughly 10,000 books): split larger imports.
             """,
         ],
         examples: [

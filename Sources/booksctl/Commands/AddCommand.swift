@@ -28,7 +28,21 @@ enum AddCommand {
             context.err.line("booksctl: stdin: no books to add")
             return .usage
         }
-        return try await insert(drafts, json: json, context)
+        do throws(BooksClientError) {
+            return try await insert(drafts, json: json, context)
+        } catch {
+            // booksd hangs up on a request line longer than max_request_bytes: say what probably happened.
+            let bytes = drafts.reduce(0) {
+                $0 + $1.name.utf8.count + $1.author.utf8.count + ($1.id?.utf8.count ?? 0) + 40
+            }
+            let code = ErrorReporter.report(error, to: context.err)
+            if bytes > 1 << 19, code == .daemonError {
+                context.err.line(
+                    "booksctl: the request was about \(bytes >> 10) KiB: more than the daemon's max_request_bytes "
+                        + "(default 1 MiB) is refused, and then nothing was added: split the input")
+            }
+            return code
+        }
     }
 
     private static func insert(

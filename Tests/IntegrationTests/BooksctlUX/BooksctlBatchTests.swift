@@ -27,6 +27,11 @@ import Testing
         #expect(bad.status == 2)
         #expect(bad.output.contains("line 2: expected NAME<TAB>AUTHOR"), "\(bad)")
         #expect(try await h.status().bookCount == 6)
+        // More than max_request_bytes (1 MiB) in one insert: refused whole, with a hint.
+        let huge = try await h.tools.shell("seq 1 40000 | sed 's/.*/Title &\\tAuthor &/' | \(c) add -")
+        #expect(huge.status == 1, "\(huge)")
+        #expect(huge.output.contains("max_request_bytes"), "\(huge)")
+        #expect(try await h.status().bookCount == 6)
         // Prefixes: unique → the book; ambiguous → candidates, exit 2; unknown → exit 5.
         let messiah = try #require(jsonField(lines[0], "id"))
         let got = try await h.tools.must("\(c) get ab1 \(messiah.prefix(8)) \(fixtureID(2)) --json")
