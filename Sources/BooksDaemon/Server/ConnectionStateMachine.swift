@@ -237,6 +237,14 @@ public struct ConnectionStateMachine: Sendable {
         case .draining: return queuedBytes == 0 ? close(.shutdown) : []
         case .awaitingHello, .active, .subscribed: break
         }
+        // The common case after a broadcast event was written: nothing streamed, held or
+        // backlogged, input open and reading as it should be. The general path below would
+        // return no action either; this skips its work (once per subscriber per change).
+        if stream == nil, held == nil, backlog.isEmpty, !isInputClosed,
+            isReadingPaused == !wantsInput
+        {
+            return []
+        }
         var actions: [Action] = []
         pump(into: &actions)
         guard state.isLive else { return actions }
