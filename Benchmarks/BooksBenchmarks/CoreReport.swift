@@ -123,6 +123,7 @@ struct CoreReport: Sendable {
 
     /// `value` with `digits` decimals (no Foundation formatting).
     static func f(_ value: Double, _ digits: Int) -> String {
+        guard value.isFinite else { return "–" }  // e.g. a ratio to a count that was not run
         var scale = 1.0
         for _ in 0..<digits { scale *= 10 }
         let scaled = Int((value * scale).rounded())

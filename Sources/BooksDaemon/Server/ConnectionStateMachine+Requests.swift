@@ -18,7 +18,7 @@ extension ConnectionStateMachine {
     var mayDeliverExclusive: Bool { pendingReplies == 0 && queuedBytes <= queueLimit / 2 }
 
     mutating func processBacklog(into actions: inout [Action]) {
-        while state.isLive, !outputOverLimit, !exclusiveInFlight, stream == nil {
+        while state.isLive, !outputOverLimit, !exclusiveInFlight, stream.isNone {
             if let request = held {
                 guard mayDeliverExclusive else { break }
                 held = nil

@@ -14,13 +14,13 @@ extension ConnectionStateMachine {
     public var pageChunkBytes: Int { max(1024, pageBudget / 4) }
 
     /// True while a streamed reply or snapshot is being written.
-    public var isStreaming: Bool { stream != nil }
+    public var isStreaming: Bool { !stream.isNone }
 
     /// Starts streaming `books` after the output queued so far (after the running stream and
     /// what is held back behind it, if one runs). No action unless live.
     public mutating func startStream(_ books: BookStreamEncoder) -> [Action] {
         guard state.isLive else { return [] }
-        if stream != nil {
+        if !stream.isNone {
             heldOutput.append(.stream(books))
             return []
         }
@@ -49,7 +49,7 @@ extension ConnectionStateMachine {
                 if pendingReplies == 0 { exclusiveInFlight = false }
             }
             releaseHeldOutput(into: &actions)
-            if stream == nil { processBacklog(into: &actions) }
+            if stream.isNone { processBacklog(into: &actions) }
         }
     }
 
@@ -67,7 +67,7 @@ extension ConnectionStateMachine {
             case .stream(let next):
                 stream = next
             }
-            if stream != nil { break }
+            if !stream.isNone { break }
         }
         heldOutput.removeFirst(released)
         if heldOutput.isEmpty { heldEventBytes = 0 }

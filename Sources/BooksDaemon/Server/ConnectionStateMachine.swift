@@ -87,7 +87,7 @@ public struct ConnectionStateMachine: Sendable {
     }
 
     /// Complete lines received but not yet processed (waiting for answers or output drain).
-    public var backlogCount: Int { backlog.count - backlogHead + (held == nil ? 0 : 1) }
+    public var backlogCount: Int { backlog.count - backlogHead + (held.isNone ? 0 : 1) }
 
     /// True once `hello` was answered: the delegate knows the connection and must hear that it
     /// closed. Stays true while draining and closing.
@@ -164,7 +164,7 @@ public struct ConnectionStateMachine: Sendable {
         lagNotice: () -> [UInt8] = { [] }
     ) -> [Action] {
         guard state.isLive else { return [] }
-        if stream != nil { return holdBack(bytes, kind: kind, lagNotice: lagNotice) }
+        if !stream.isNone { return holdBack(bytes, kind: kind, lagNotice: lagNotice) }
         switch kind {
         case .reply, .unsolicited:
             if kind == .reply {
@@ -218,7 +218,7 @@ public struct ConnectionStateMachine: Sendable {
     /// `drained(_:)`. Otherwise changes nothing and returns false (use `enqueue`). Accepting
     /// this way asks for no other action: `enqueue` would return just `.send`.
     public mutating func admitEvent(_ count: Int) -> Bool {
-        guard isSubscribed, stream == nil, queuedBytes == 0, backlogCount == 0, count <= queueLimit else {
+        guard isSubscribed, stream.isNone, queuedBytes == 0, backlogCount == 0, count <= queueLimit else {
             return false
         }
         queuedBytes = count
@@ -236,6 +236,14 @@ public struct ConnectionStateMachine: Sendable {
         case .closing: return []
         case .draining: return queuedBytes == 0 ? close(.shutdown) : []
         case .awaitingHello, .active, .subscribed: break
+        }
+        // The common case after a broadcast event was written: nothing streamed, held or
+        // backlogged, input open and reading as it should be. The general path below would
+        // return no action either; this skips its work (once per subscriber per change).
+        if stream.isNone, held.isNone, backlog.isEmpty, !isInputClosed,
+            isReadingPaused == !wantsInput
+        {
+            return []
         }
         var actions: [Action] = []
         pump(into: &actions)
@@ -293,10 +301,10 @@ public struct ConnectionStateMachine: Sendable {
     // MARK: Internals
 
     /// Nothing received is unanswered and nothing is left to write.
-    var isIdle: Bool { pendingReplies == 0 && queuedBytes == 0 && backlogCount == 0 && stream == nil }
+    var isIdle: Bool { pendingReplies == 0 && queuedBytes == 0 && backlogCount == 0 && stream.isNone }
 
     private var wantsInput: Bool {
-        acceptsInput && !outputOverLimit && stream == nil && backlogCount == 0 && pendingReplies < maxPendingRequests
+        acceptsInput && !outputOverLimit && stream.isNone && backlogCount == 0 && pendingReplies < maxPendingRequests
     }
 
     mutating func syncReading(into actions: inout [Action]) {

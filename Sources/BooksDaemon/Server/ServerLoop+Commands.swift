@@ -69,8 +69,9 @@ extension ServerLoop {
     }
 
     /// Offers `change` to every connection's machine (which filters by subscription and seq),
-    /// encoding it once per distinct filter; idle subscribers get it by direct `send` — at once,
-    /// in this one pass, unless the `ParallelSender` shares the sends (then after the pass).
+    /// encoding it once per distinct filter; idle subscribers get it by direct `send`, in bursts
+    /// of `DirectSendBatch.burst` during this pass, unless the `ParallelSender` shares the sends
+    /// (then all after the pass).
     private func broadcast(_ change: SequencedChangeSet) {
         let parallel = subscriberCount >= configuration.parallelSendThreshold && parallelSender() != nil
         // Subscribers mostly share one filter, so the last one is checked before the dictionary
@@ -79,7 +80,9 @@ extension ServerLoop {
         var last: (filter: BookFilter, bytes: [UInt8]?)?
         var admitted: [(connection: Connection, bytes: [UInt8])] = []
         var evaluations = 0
-        for connection in Array(connections.values) {
+        // A connection closed meanwhile stays in this (copy-on-write) view; its machine accepts
+        // nothing more.
+        for connection in connections.values {
             guard let filter = connection.machine.acceptBroadcast(seq: change.seq) else { continue }
             let bytes: [UInt8]?
             if let last, last.filter == filter {
@@ -98,20 +101,31 @@ extension ServerLoop {
                 if parallel {
                     admitted.append((connection, bytes))
                 } else {
-                    finishDirectSend(ParallelSender.sendOnce(connection.fd, bytes), of: bytes, on: connection)
+                    directSends.append(connection, bytes)
+                    if directSends.isFull { flushDirectSends() }
                 }
             } else {
                 enqueueEvent(bytes, on: connection, epoch: change.epoch, seq: change.seq)
             }
         }
+        flushDirectSends()
         if evaluations > 0 { server.updateStatistics { $0.filterEvaluations += evaluations } }
         sendDirectly(admitted)
     }
 
-    /// Writes events the machines admitted (`admitEvent`) straight to the sockets — for many
-    /// subscribers, from this thread and the `ParallelSender` thread together — then does each
-    /// connection's bookkeeping: what a socket did not take is queued for EPOLLOUT. The common
-    /// case of a broadcast to idle subscribers: one `send` each, no queue round trip.
+    /// Sends the collected burst back to back, then does each connection's bookkeeping.
+    private func flushDirectSends() {
+        guard directSends.count > 0 else { return }
+        directSends.sendAll()
+        for k in 0..<directSends.count {
+            finishDirectSend(directSends.results[k], of: directSends.payloads[k], on: directSends.connections[k])
+        }
+        directSends.removeAll()
+    }
+
+    /// Writes events the machines admitted (`admitEvent`) straight to the sockets from this
+    /// thread and the `ParallelSender` thread together, then does each connection's bookkeeping:
+    /// what a socket did not take is queued for EPOLLOUT.
     private func sendDirectly(_ admitted: [(connection: Connection, bytes: [UInt8])]) {
         guard !admitted.isEmpty, let helper = parallelSender() else {
             for item in admitted {

@@ -51,6 +51,8 @@ final class ServerLoop: @unchecked Sendable {
     /// The fan-out helper thread (see `sendDirectly`), once a broadcast was large enough.
     var sender: ParallelSender?
     var senderFailed = false
+    /// Direct sends of the broadcast in progress (empty between broadcasts; storage reused).
+    var directSends = DirectSendBatch()
 
     init(
         server: SocketServer, delegate: any SocketServerDelegate, configuration: SocketServerConfiguration,
