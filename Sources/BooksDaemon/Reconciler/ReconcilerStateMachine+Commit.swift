@@ -254,6 +254,7 @@ extension ReconcilerStateMachine {
             switch outcome {
             case .inserted(let books), .updated(let books): books.allSatisfy { context.book(id: $0.id) == $0 }
             case .deleted(let books): books.allSatisfy { context.book(id: $0.id) == nil }
+            case .saved(let saved): saved.landed(in: context)
             }
         }
         if !landed, writeRetries < Self.writeRetryLimit {
@@ -264,14 +265,18 @@ extension ReconcilerStateMachine {
         commitPhase = nil
         var actions: [ReconcilerAction] = commit.accepted.map { write, outcome in
             let books: [Book]
+            var remap: [String: String]?
             switch outcome {
             case .inserted(let inserted): books = inserted
             case .updated(let updated): books = updated
             case .deleted(let deleted): books = deleted
+            case .saved(let saved):
+                books = saved.inserted + saved.updated
+                remap = saved.remap
             }
             let result = ReplyResult(
                 epoch: context.epoch, seq: context.seq, books: books,
-                versions: books.map { context.version(of: $0.id) })
+                versions: books.map { context.version(of: $0.id) }, remap: remap)
             return .reply(.success(write.requestID, result), to: write.connection)
         }
         actions += continueWith(commit.deferred)
