@@ -112,7 +112,8 @@ public struct SaveChanges: Sendable, Hashable {
     /// Nil when `id` is a readable book in the file at version `expected` (if given); else why not.
     private static func conflict(_ id: String, expected: UInt64?, context: BookContext) -> BookConflict? {
         guard let error = WritePlan<Never>.existing(id, expected: expected, context: context) else { return nil }
-        return BookConflict(id: id, current: error.current, currentVersion: error.currentVersion, message: error.message)
+        return BookConflict(
+            id: id, current: error.current, currentVersion: error.currentVersion, message: error.message)
     }
 }
 
