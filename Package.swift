@@ -48,6 +48,9 @@ let package = Package(
         .executableTarget(name: "booksd", dependencies: ["BooksDaemon"], swiftSettings: strict),
         .executableTarget(name: "booksctl", dependencies: ["BooksClient", "BooksNATS"], swiftSettings: strict),
         .executableTarget(
+            name: "BooksImporterExample", dependencies: ["BooksClient", "BooksCore", "BooksProtocol"],
+            path: "Examples/Importer", swiftSettings: strict),
+        .executableTarget(
             name: "BooksBenchmarks",
             dependencies: ["BooksCore", "BooksStore", "BooksClient", "BooksTestSupport", "CLinux"],
             path: "Benchmarks/BooksBenchmarks", swiftSettings: strict),
@@ -81,7 +84,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "BooksClient", "BooksCore", "BooksNATS", "BooksProtocol", "BooksStore", "BooksTestSupport", "booksd",
-                "booksctl",
+                "booksctl", "BooksImporterExample",
             ],
             swiftSettings: strict),
     ]
