@@ -26,6 +26,8 @@ public final class BooksContext: Sendable {
     /// The connection requests go through (a `BooksClient` or a `NATSBooksClient`).
     public let requests: any BookRequests
     private let state = Mutex(BooksContextState())
+    /// The daemon answers a `get` of at most 10,000 ids.
+    static let idsPerGet = 10_000
 
     /// Creates a context over `requests`. It holds no books until it fetches.
     public init(_ requests: any BookRequests) {
@@ -91,6 +93,9 @@ public final class BooksContext: Sendable {
     /// sees them: the file's books with the unsaved changes applied. The books returned become
     /// known to the context, with their versions, so they may be changed and deleted.
     ///
+    /// The versions come from `get` requests after the `list` (10,000 ids each), whose values are
+    /// the ones returned, so values and versions always belong together.
+    ///
     /// - Throws: `.client` when a request fails (a book deleted while the fetch runs is retried
     ///   a few times first).
     public func fetch(_ query: BookQuery = BookQuery()) async throws(BooksContextError) -> [Book] {
@@ -101,7 +106,11 @@ public final class BooksContext: Sendable {
             do {
                 let page = try await requests.list(asked)
                 let fresh = page.books.filter { book in !state.withLock { $0.isPending(book.id) } }
-                let versioned = fresh.isEmpty ? [] : try await requests.get(fresh.map(\.id))
+                var versioned: [VersionedBook] = []
+                for start in stride(from: 0, to: fresh.count, by: Self.idsPerGet) {
+                    let ids = fresh[start..<min(start + Self.idsPerGet, fresh.count)].map(\.id)
+                    versioned += try await requests.get(ids)
+                }
                 let server = Self.withFetchedValues(page.books, versioned)
                 return state.withLock { s in
                     s.absorb(versioned)

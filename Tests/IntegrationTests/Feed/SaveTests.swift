@@ -106,6 +106,17 @@ extension FeedTests {
         #expect(try daemon.fileBooks().first { $0.id == "b1" }?.author == "F. Herbert")
     }
 
+    @Test("a context fetches more books than one get may ask for, and saves a change to the last")
+    func largeFetch() async throws {
+        let daemon = try await FeedDaemon(rows: (0..<10_050).map { "b\($0)|Book \($0)|Author" })
+        let context = BooksContext(try await daemon.connect())
+        let books = try await context.fetch()
+        #expect(books.count == 10_050)
+        try context.update("b10049", name: "Last")
+        try await context.save()
+        #expect(try daemon.fileBooks().last == Book(id: "b10049", name: "Last", author: "Author"))
+    }
+
     @Test("hand edits made while saves run are never lost")
     func handEditsDuringSavesAreKept() async throws {
         let daemon = try await FeedDaemon(rows: Self.saveRows)
