@@ -24,7 +24,7 @@ import Testing
         #expect(state.hasChanges)
         let request = state.request
         #expect(request.inserted == [BookInsertion(tempId: temp, name: "Walden", author: "Thoreau")])
-        #expect(request.updated == [BookPatch(id: "1", name: "Dune Messiah", author: "Herbert", expectedVersion: 4)])
+        #expect(request.updated == [BookPatch(id: "1", name: "Dune Messiah", expectedVersion: 4)])
         #expect(request.deleted == [BookDeletion(id: "2", expectedVersion: 7)])
     }
 
@@ -87,7 +87,7 @@ import Testing
         #expect(state.request.inserted.isEmpty && state.request.deleted.isEmpty)
         #expect(
             state.request.updated == [
-                BookPatch(id: "1", name: "Dune Messiah", author: "Frank Herbert", expectedVersion: 10)
+                BookPatch(id: "1", author: "Frank Herbert", expectedVersion: 10)
             ])
         #expect(throws: BooksContextError.unknownBook("2")) { try state.delete("2") }
         try state.update("P1", name: "Walden Pond")  // the permanent id is now known
@@ -125,5 +125,23 @@ import Testing
         #expect(error == .conflict(conflicts))
         #expect(error.description.contains("1 (no longer in the file)"))
         #expect(BooksContextError.from(.connectionClosed) == .client(.connectionClosed))
+    }
+}
+
+/// Resolving a conflict in favour of the context.
+@Suite struct BooksContextRebaseTests {
+    @Test func aRebasedChangeIsSavedOverTheCurrentVersionAndAGoneBookIsDropped() throws {
+        var state = BooksContextState()
+        state.absorb([BooksContextStateTests.dune, BooksContextStateTests.emma])
+        try state.update("1", name: "Mine")
+        try state.delete("2")
+        state.rebase(on: [
+            BookConflict(
+                id: "1", current: Book(id: "1", name: "Theirs", author: "Herbert"), currentVersion: 11, message: ""),
+            BookConflict(id: "2", current: nil, currentVersion: nil, message: ""),
+        ])
+        #expect(state.request.updated == [BookPatch(id: "1", name: "Mine", expectedVersion: 11)])
+        #expect(state.request.deleted.isEmpty)
+        #expect(throws: BooksContextError.unknownBook("2")) { try state.update("2", name: "x") }
     }
 }

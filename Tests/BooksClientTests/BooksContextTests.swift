@@ -55,7 +55,7 @@ import Testing
         #expect(!context.hasChanges)
         let save = try #require(server.requests.first { $0.request.op == .save }?.request)
         #expect(save.inserted == [BookInsertion(tempId: temp, name: "Walden", author: "Thoreau")])
-        #expect(save.updated == [BookPatch(id: "a", name: "Dune", author: "Frank Herbert", expectedVersion: 3)])
+        #expect(save.updated == [BookPatch(id: "a", author: "Frank Herbert", expectedVersion: 3)])
         #expect(save.deleted == nil)
         #expect(try await context.save() == [:], "nothing left to save: no request")
         #expect(server.requests.filter { $0.request.op == .save }.count == 1)

@@ -18,6 +18,9 @@ import Synchronization
 ///   nothing, in one durable write and one change set. Changes and deletions are conditional on
 ///   the version each book had when this context fetched it; if any of them changed in the file
 ///   since, nothing is written and `.conflict` lists every such book with its current values.
+/// - A change carries only the fields that were set (and differ from the fetched values), so a
+///   save writes only those fields; `keepMyChanges(over:)` resolves a conflict in favour of this
+///   context without undoing another program's change to the other field.
 /// - A failed save keeps the unsaved changes; `rollback()` drops them.
 /// - Fetches see the unsaved changes (inserted books carry their temporary ids).
 /// - Thread-safe: methods may be called from any task; each takes the context's state under a
@@ -66,6 +69,15 @@ public final class BooksContext: Sendable {
     /// Drops every unsaved change; fetched books keep their fetched values.
     public func rollback() {
         state.withLock { $0.rollback() }
+    }
+
+    /// Resolves a `.conflict` in favour of this context: the unsaved changes of the conflicting
+    /// books are based on the current versions the error carries, so the next `save()` writes
+    /// them over what the file holds now. A book deleted in the file meanwhile loses its unsaved
+    /// change (it cannot be changed or deleted any more). Other unsaved changes are untouched;
+    /// to drop everything instead, `rollback()`.
+    public func keepMyChanges(over conflicts: [BookConflict]) {
+        state.withLock { $0.rebase(on: conflicts) }
     }
 
     /// Writes every unsaved change in one all-or-nothing `save`; returns the permanent id of each

@@ -11,8 +11,9 @@ struct BooksContextState: Sendable {
     private(set) var known: [String: VersionedBook] = [:]
     /// Unsaved insertions, in order.
     private(set) var insertions: [BookInsertion] = []
-    /// Unsaved new values of known books, and the order they were first changed in.
-    private(set) var changes: [String: Book] = [:]
+    /// Unsaved changes of known books (only the fields set, each different from the known
+    /// value), and the order they were first changed in.
+    private(set) var changes: [String: BookPatch] = [:]
     private var changeOrder: [String] = []
     /// Unsaved deletions of known books, in order.
     private(set) var deletions: [String] = []
@@ -37,17 +38,33 @@ struct BooksContextState: Sendable {
             return
         }
         if deletions.contains(id) { throw .deletedBook(id) }
-        guard let base = known[id]?.book else { throw .unknownBook(id) }
-        var book = changes[id] ?? base
-        if let name { book.name = name }
-        if let author { book.author = author }
-        if book == base {
+        guard known[id] != nil else { throw .unknownBook(id) }
+        var patch = changes[id] ?? BookPatch(id: id)
+        if let name { patch.name = name }
+        if let author { patch.author = author }
+        if changes[id] == nil { changeOrder.append(id) }
+        changes[id] = patch
+        normalize(id)
+    }
+
+    /// Drops the fields of `id`'s change that equal its known values, and the change when none
+    /// is left.
+    private mutating func normalize(_ id: String) {
+        guard var patch = changes[id], let base = known[id]?.book else { return }
+        if patch.name == base.name { patch.name = nil }
+        if patch.author == base.author { patch.author = nil }
+        if patch.name == nil, patch.author == nil {
             changes[id] = nil
             changeOrder.removeAll { $0 == id }
         } else {
-            if changes[id] == nil { changeOrder.append(id) }
-            changes[id] = book
+            changes[id] = patch
         }
+    }
+
+    /// Book `id` as this context sees it (its known values with its unsaved change).
+    private func changed(_ id: String, from book: Book) -> Book {
+        guard let patch = changes[id] else { return book }
+        return Book(id: id, name: patch.name ?? book.name, author: patch.author ?? book.author)
     }
 
     /// Deletes book `id`: an unsaved insertion is simply dropped.
@@ -77,8 +94,9 @@ struct BooksContextState: Sendable {
     /// The `save` request for the unsaved changes: conditional on the versions fetched.
     var request: (inserted: [BookInsertion], updated: [BookPatch], deleted: [BookDeletion]) {
         let updated = changeOrder.compactMap { id -> BookPatch? in
-            guard let book = changes[id] else { return nil }
-            return BookPatch(id: id, name: book.name, author: book.author, expectedVersion: known[id]?.version)
+            guard var patch = changes[id] else { return nil }
+            patch.expectedVersion = known[id]?.version
+            return patch
         }
         let deleted = deletions.map { BookDeletion(id: $0, expectedVersion: known[$0]?.version) }
         return (insertions, updated, deleted)
@@ -93,6 +111,23 @@ struct BooksContextState: Sendable {
         }
     }
 
+    /// Bases the unsaved changes of the conflicting books on their current versions (the next
+    /// save writes them over what the file holds now); a book no longer in the file loses its
+    /// unsaved change and is forgotten.
+    mutating func rebase(on conflicts: [BookConflict]) {
+        for conflict in conflicts {
+            if let current = conflict.current, let version = conflict.currentVersion {
+                known[conflict.id] = VersionedBook(book: current, version: version)
+                normalize(conflict.id)
+            } else {
+                known[conflict.id] = nil
+                changes[conflict.id] = nil
+                changeOrder.removeAll { $0 == conflict.id }
+                deletions.removeAll { $0 == conflict.id }
+            }
+        }
+    }
+
     /// A save of exactly `sent` succeeded: the changes it carried are no longer pending (changes
     /// made while it ran stay), the known books take their new versions, deleted ones are forgotten.
     mutating func saved(
@@ -103,7 +138,7 @@ struct BooksContextState: Sendable {
             insertions.removeAll { $0 == insertion }
         }
         for patch in sent.updated
-        where changes[patch.id]?.name == patch.name && changes[patch.id]?.author == patch.author {
+        where changes[patch.id] == BookPatch(id: patch.id, name: patch.name, author: patch.author) {
             changes[patch.id] = nil
             changeOrder.removeAll { $0 == patch.id }
         }
@@ -113,6 +148,7 @@ struct BooksContextState: Sendable {
         }
         for book in result.books {
             known[book.book.id] = book
+            normalize(book.book.id)  // a change made while the save ran keeps what is still new
         }
     }
 
@@ -125,10 +161,10 @@ struct BooksContextState: Sendable {
         var books: [Book] = []
         for book in server where !deletions.contains(book.id) {
             seen.insert(book.id)
-            books.append(changes[book.id] ?? book)
+            books.append(changed(book.id, from: book))
         }
         for id in changeOrder where !seen.contains(id) {
-            if let book = changes[id] { books.append(book) }
+            if let book = known[id]?.book { books.append(changed(id, from: book)) }
         }
         books += insertions.map { Book(id: $0.tempId, name: $0.name, author: $0.author) }
         return query.apply(to: books)

@@ -97,13 +97,16 @@ extension FeedTests {
         #expect(refused?.last?.current == nil, "b2 was deleted")
         #expect(try daemon.readFile() == before, "nothing of the refused save was written")
         #expect(mine.hasChanges, "the unsaved changes are kept")
+        // Keep mine over theirs: b1 is written over its current version, b2 (gone) is dropped.
+        mine.keepMyChanges(over: refused ?? [])
+        let remap = try await mine.save()
+        let file = try daemon.fileBooks()
+        #expect(file.first { $0.id == "b1" } == Book(id: "b1", name: "Children of Dune", author: "F. Herbert"))
+        #expect(!file.contains { $0.id == "b2" || $0.id == "b3" })
+        #expect(file.contains { $0.id == remap.values.first && $0.name == "Walden" })
+        try mine.update("b1", author: "Frank Herbert")
         mine.rollback()
         #expect(!mine.hasChanges)
-        // After a fresh fetch the same change goes through.
-        _ = try await mine.fetch()
-        try mine.update("b1", author: "F. Herbert")
-        try await mine.save()
-        #expect(try daemon.fileBooks().first { $0.id == "b1" }?.author == "F. Herbert")
     }
 
     @Test("a context fetches more books than one get may ask for, and saves a change to the last")
