@@ -30,7 +30,7 @@ extension BookRequests {
     /// - Throws: `.daemon` with `conflict` and `ProtocolError.conflicts` listing every book whose
     ///   `expectedVersion` does not match or that is gone (nothing is written then);
     ///   `invalid-argument` for an empty save, a repeated temporary id, or a book both changed and
-    ///   deleted; `limit-exceeded` past `SaveLimits.maxChanges`.
+    ///   deleted, or more than `SaveLimits.maxChanges` books.
     public func save(
         inserted: [BookInsertion] = [], updated: [BookPatch] = [], deleted: [BookDeletion] = []
     ) async throws(BooksClientError) -> BookSaveResult {

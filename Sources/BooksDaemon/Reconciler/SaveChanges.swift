@@ -27,8 +27,9 @@ public struct SaveChanges: Sendable, Hashable {
                 .invalidArgument, "save needs at least one book in \"inserted\", \"updated\" or \"deleted\"")
         }
         guard count <= SaveLimits.maxChanges else {
+            // `invalid-argument`, not `limit-exceeded`: retrying the same save cannot succeed.
             throw ProtocolError(
-                .limitExceeded, "a save may change at most \(SaveLimits.maxChanges) books, not \(count)")
+                .invalidArgument, "a save may change at most \(SaveLimits.maxChanges) books, not \(count); split it")
         }
         var tempIDs = Set<String>()
         for insertion in inserted {

@@ -138,7 +138,7 @@ import Testing
                 Request(
                     id: "5", op: .save,
                     deleted: (0...SaveLimits.maxChanges).map { BookDeletion(id: "\($0)") }),
-                .limitExceeded, "at most"
+                .invalidArgument, "at most 10000 books"
             ),
         ]
         for (request, code, text) in cases {
