@@ -40,6 +40,15 @@ public enum WriteOperation: Sendable, Hashable {
         }
     }
 
+    /// True for an `insert`, and for a `save` that only inserts.
+    var onlyInserts: Bool {
+        switch self {
+        case .insert: true
+        case .save(let changes): changes.updated.isEmpty && changes.deleted.isEmpty
+        case .update, .delete: false
+        }
+    }
+
     /// The ids of existing books this operation touches.
     var touchedIDs: [String] {
         switch self {

@@ -50,6 +50,17 @@ import Testing
                 == "1|Dune Messiah|Herbert\n2|Emma|Austen\n4|Beloved|Morrison\nP1|Emma|New\nP2|Middlemarch|New\n")
     }
 
+    @Test func aSaveThatOnlyInsertsIntoAnUntouchedFileIsAppendedWithoutARead() throws {
+        var driver = ReconcilerDriver(Self.five)
+        let reads = driver.fileReads
+        driver.write([("s", try Self.save(inserted: [("t1", "Emma"), ("t2", "Walden")]))])
+        #expect(driver.fileReads == reads, "the file kept its identity: no re-read before the append")
+        #expect(driver.replies.first?.1.result?.remap == ["t1": "P1", "t2": "P2"])
+        #expect(driver.text == Self.five + "P1|Emma|New\nP2|Walden|New\n")
+        driver.write([("u", try Self.save(inserted: [("t", "X")], deleted: [BookDeletion(id: "1")]))])
+        #expect(driver.fileReads == reads + 1, "a save that also deletes reads the file first")
+    }
+
     @Test func aStaleSaveReportsEveryConflictAndWritesNothing() throws {
         var driver = ReconcilerDriver(Self.five)
         driver.write([("u", .update([BookPatch(id: "2", name: "Persuasion")]))])
