@@ -1,5 +1,6 @@
 import BooksCore
 import BooksProtocol
+import BooksTestSupport
 import Synchronization
 import Testing
 
@@ -89,5 +90,34 @@ import Testing
         }
         #expect(context.hasChanges)
         #expect(try await context.fetch().isEmpty, "the unsaved delete is still seen")
+    }
+
+    @Test func autosaveSavesPendingChangesUntilCancelled() async throws {
+        let server = try FakeServer { _, request in
+            switch request.op {
+            case .hello: return .init(lines: [FakeServer.hello(request)])
+            case .save:
+                let id = request.inserted?.first?.tempId ?? ""
+                let book = Book(id: "P-" + id, name: request.inserted?.first?.name ?? "", author: "x")
+                return .init(lines: [
+                    FakeServer.ok(
+                        request, ReplyResult(epoch: "E", seq: 1, books: [book], versions: [1], remap: [id: book.id]))
+                ])
+            default: return .init(lines: [FakeServer.ok(request)])
+            }
+        }
+        defer { server.stop() }
+        let client = try await BooksClient.connect(socketPath: server.path)
+        defer { client.close() }
+        let context = BooksContext(client)
+        let saver = context.autosave(every: .milliseconds(10))
+        context.insert(name: "First", author: "x")
+        #expect(await eventually(timeout: 5) { !context.hasChanges }, "the autosave saved the insert")
+        saver.cancel()
+        _ = await saver.value
+        context.insert(name: "Second", author: "x")
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(context.hasChanges, "no save after the autosave was cancelled")
+        #expect(server.requests.filter { $0.request.op == .save }.map { $0.request.inserted?.first?.name } == ["First"])
     }
 }

@@ -101,6 +101,27 @@ public final class BooksContext: Sendable {
         return result.remap
     }
 
+    /// Saves on its own: every `interval`, when the context has unsaved changes, it calls
+    /// `save()`, until the returned task is cancelled (cancel it before dropping the context).
+    /// A failed save is handed to `onFailure` and its changes stay unsaved; the next tick tries
+    /// again, so after a `.conflict` resolve it (`keepMyChanges(over:)` or `rollback()`) or
+    /// every later tick fails the same way.
+    public func autosave(
+        every interval: Duration, onFailure: @escaping @Sendable (BooksContextError) -> Void = { _ in }
+    ) -> Task<Void, Never> {
+        Task { [self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard !Task.isCancelled, hasChanges else { continue }
+                do throws(BooksContextError) {
+                    try await save()
+                } catch {
+                    onFailure(error)
+                }
+            }
+        }
+    }
+
     /// The books `query` selects (filter over name/author, sort, offset, limit), as this context
     /// sees them: the file's books with the unsaved changes applied. The books returned become
     /// known to the context, with their versions, so they may be changed and deleted.
