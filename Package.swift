@@ -49,6 +49,9 @@ let package = Package(
         .executableTarget(
             name: "booksctl", dependencies: ["BooksClient", "BooksNATS", "BooksPlatform"], swiftSettings: strict),
         .executableTarget(
+            name: "BooksImporterExample", dependencies: ["BooksClient", "BooksCore", "BooksProtocol"],
+            path: "Examples/Importer", swiftSettings: strict),
+        .executableTarget(
             name: "BooksBenchmarks",
             dependencies: ["BooksCore", "BooksStore", "BooksClient", "BooksTestSupport", "CLinux"],
             path: "Benchmarks/BooksBenchmarks", swiftSettings: strict),
@@ -82,7 +85,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "BooksClient", "BooksCore", "BooksNATS", "BooksProtocol", "BooksStore", "BooksTestSupport", "booksd",
-                "booksctl",
+                "booksctl", "BooksImporterExample",
             ],
             swiftSettings: strict),
     ]

@@ -6,7 +6,7 @@
 #                                   1, 100, 1,000 and 10,000 subscribers (first change after joining
 #                                   and later ones; churn; 50 filters; the benchmark raises its
 #                                   RLIMIT_NOFILE to the hard limit, which must be >= 10,100),
-#                                   durable writes (1 and 32 writers),
+#                                   durable writes (1 and 32 writers), context saves beside inserts (1 and 32),
 #                                   start-up at 1M rows, subscriber and list cost (10k, 100k, 1M rows),
 #                                   targets; ~20-30 minutes on 2 shared cores
 #   Benchmarks/run-all.sh --quick   CI smoke run: 1k and 10k rows, 5 edits per cell, 1 and 10
@@ -73,7 +73,7 @@ live_args="$docs_args --python $PY"
 
 rm -rf Benchmarks/work/results
 if [ "$quick" = yes ]; then "$bin" core --quick $docs_args; else "$bin" core $docs_args; fi
-for sub in latency fanout writes startup stream targets; do
+for sub in latency fanout writes saves startup stream targets; do
     "$bin" "$sub" $live_args --command "$command_text"
 done
 quick_flag=""; [ "$quick" = yes ] && quick_flag="--quick"

@@ -4,7 +4,8 @@ import Glibc
 /// - `core [--quick] [--work-dir DIR] [--docs FILE|--no-docs]`: parse/diff against a Python peer.
 /// - `latency`, `fanout`, `writes`, `startup`, `targets` (`LiveOptions.usage`): the live daemon
 ///   against inotifywait, watchdog and watchman; `stream` (same options): what a subscriber and a
-///   full list cost, beside the Python peer; `Benchmarks/run-all.sh` runs them all.
+///   full list cost, beside the Python peer; `saves` (same options): `BooksContext` saves per
+///   second beside plain inserts; `Benchmarks/run-all.sh` runs them all.
 /// - `responsiveness` (`ResponsivenessOptions.usage`): hello + ping round trips and hand edits while
 ///   clients keep the file under durable rewrites, against the booksd from before the engine change.
 /// `core-rss FILE` is internal: the child process that measures peak memory after one parse.
@@ -35,6 +36,10 @@ struct BenchmarkMain {
         case "stream":
             guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
             StreamingBenchmark(options: options).run()
+        case "saves":
+            guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
+            var b = SaveBenchmark(options: options)
+            b.run()
         case "latency", "fanout", "writes", "startup", "targets":
             guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
             switch subcommand {
@@ -54,7 +59,7 @@ struct BenchmarkMain {
             }
         default:
             fail(
-                "usage: BooksBenchmarks core|latency|fanout|writes|startup|stream|targets|responsiveness [options]\n\n"
+                "usage: BooksBenchmarks core|latency|fanout|writes|saves|startup|stream|targets|responsiveness [options]\n\n"
                     + CoreOptions.usage + "\n" + LiveOptions.usage + "\n" + ResponsivenessOptions.usage)
         }
     }

@@ -118,10 +118,12 @@ import Testing
             MessageEncoder.encode(MessageDecoderTests.sample(.change, text: "a\"é😀\n")),
             MessageEncoder.encode(
                 Reply.failure("1", ProtocolError(.conflict, "m", current: MessageEncoderTests.book(2)))),
+            MessageEncoder.encode(SaveMessageTests.conflictReply(3)),
+            MessageEncoder.encode(SaveMessageTests.remapReply(3)),
         ]
         let alphabet = Array(#"{}[]",:\u0123456789abcdef-.eE tn"#.utf8) + [0x00, 0x1F, 0xC3, 0xFF]
-        for _ in 0..<3000 {
-            var line = seeds[Int(random.next() % 2)]
+        for _ in 0..<6000 {
+            var line = seeds[Int(random.next() % UInt64(seeds.count))]
             for _ in 0..<Int(1 + random.next() % 3) {
                 let at = Int(random.next() % UInt64(line.count))
                 switch random.next() % 3 {

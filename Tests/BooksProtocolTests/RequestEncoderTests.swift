@@ -53,6 +53,11 @@ import Testing
             return Request(
                 id: "s", op: op, filter: BookFilter([BookCondition(.id, .equals, text)]),
                 resume: ResumePoint(epoch: text, seq: 9))
+        case .save:
+            return Request(
+                id: "v", op: op, inserted: [BookInsertion(tempId: text, name: text, author: "a")],
+                updated: [BookPatch(id: "b", name: text, expectedVersion: 4)],
+                deleted: [BookDeletion(id: text), BookDeletion(id: "c", expectedVersion: 2)])
         }
     }
 

@@ -28,7 +28,7 @@ extension BookEngine: SocketServerDelegate {
     /// Handles `request` from `connection` (see `server(_:didReceive:from:peer:)`).
     public func handle(_ request: Request, from connection: ConnectionID, peer: PeerCredentials) {
         switch request.op {
-        case .insert, .update, .delete:
+        case .insert, .update, .delete, .save:
             accept(write: request, from: connection, peer: peer)
         case .ping:
             let (epoch, seq) = position
@@ -77,6 +77,9 @@ extension BookEngine: SocketServerDelegate {
                 return assigned
             }
             write.operation = .insert(withIDs)
+        }
+        if case .save(let changes) = operation {
+            write.assignedIDs = changes.insertedIDs
         }
         inbox.withLock { [write] in $0.append(write) }
         queue.async { self.run(.writesReceived(self.takeInbox())) }

@@ -19,7 +19,8 @@ extension ReconcilerStateMachine {
         return [.observeFile(.commit, unlessIdentity: untouchedIdentityForAppending(writes))]
     }
 
-    /// The identity under which `writes` may skip re-reading the file: they are all inserts into
+    /// The identity under which `writes` may skip re-reading the file: they are all inserts (or
+    /// saves that only insert) into
     /// a text file that still has the identity it had when last read or written, with no retry,
     /// confirmation or id assignment in progress. Such a group takes the append path, and nothing
     /// is lost without the read: the append refuses a file whose identity changed (the group is
@@ -27,7 +28,7 @@ extension ReconcilerStateMachine {
     /// past the identity check stays in the file and is reported by its own watcher event.
     func untouchedIdentityForAppending(_ writes: [PendingWrite]) -> FileIdentity? {
         guard !writes.isEmpty, configuration.format == .text,
-            writes.allSatisfy({ if case .insert = $0.operation { true } else { false } }),
+            writes.allSatisfy(\.operation.onlyInserts),
             writeRetries == 0, fileState == .present, context.document.newBookCount == 0,
             context.document.bytes.last == 0x0A
         else { return nil }
@@ -254,6 +255,7 @@ extension ReconcilerStateMachine {
             switch outcome {
             case .inserted(let books), .updated(let books): books.allSatisfy { context.book(id: $0.id) == $0 }
             case .deleted(let books): books.allSatisfy { context.book(id: $0.id) == nil }
+            case .saved(let saved): saved.landed(in: context)
             }
         }
         if !landed, writeRetries < Self.writeRetryLimit {
@@ -264,14 +266,18 @@ extension ReconcilerStateMachine {
         commitPhase = nil
         var actions: [ReconcilerAction] = commit.accepted.map { write, outcome in
             let books: [Book]
+            var remap: [String: String]?
             switch outcome {
             case .inserted(let inserted): books = inserted
             case .updated(let updated): books = updated
             case .deleted(let deleted): books = deleted
+            case .saved(let saved):
+                books = saved.inserted + saved.updated
+                remap = saved.remap
             }
             let result = ReplyResult(
                 epoch: context.epoch, seq: context.seq, books: books,
-                versions: books.map { context.version(of: $0.id) })
+                versions: books.map { context.version(of: $0.id) }, remap: remap)
             return .reply(.success(write.requestID, result), to: write.connection)
         }
         actions += continueWith(commit.deferred)

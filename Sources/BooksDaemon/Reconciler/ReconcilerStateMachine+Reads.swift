@@ -97,7 +97,7 @@ extension ReconcilerStateMachine {
         case .unsubscribe:
             let ok = Reply.success(request.id, ReplyResult(epoch: context.epoch, seq: context.seq))
             return [.stopSubscription(connection, reply: ok)]
-        case .insert, .update, .delete:
+        case .insert, .update, .delete, .save:
             return []  // writes arrive as `writesReceived`
         }
     }

@@ -1,15 +1,19 @@
 import BooksCore
 import BooksProtocol
+import FoundationEssentials
 
 /// One client write request, decoded: what it wants done, atomically.
 public enum WriteOperation: Sendable, Hashable {
     case insert([BookDraft])
     case update([BookPatch])
     case delete(ids: [String], expectedVersions: [UInt64]?)
+    /// Inserts, changes and deletes, all or nothing.
+    case save(SaveChanges)
 
     /// Builds the operation from a request (`insert`, `update`, `delete`), or an
-    /// `invalid-argument` error naming what is missing.
-    public init(request: Request) throws(ProtocolError) {
+    /// `invalid-argument` error naming what is missing. `makeID` gives a `save`'s insertions
+    /// their permanent ids.
+    public init(request: Request, makeID: () -> String = { UUID().uuidString }) throws(ProtocolError) {
         switch request.op {
         case .insert:
             guard let books = request.books, !books.isEmpty else {
@@ -29,8 +33,19 @@ public enum WriteOperation: Sendable, Hashable {
                 throw ProtocolError(.invalidArgument, "\"expectedVersions\" must have one entry per id")
             }
             self = .delete(ids: ids, expectedVersions: request.expectedVersions)
+        case .save:
+            self = .save(try SaveChanges(request: request, makeID: makeID))
         default:
             throw ProtocolError(.invalidArgument, "\(request.op.rawValue) is not a write")
+        }
+    }
+
+    /// True for an `insert`, and for a `save` that only inserts.
+    var onlyInserts: Bool {
+        switch self {
+        case .insert: true
+        case .save(let changes): changes.updated.isEmpty && changes.deleted.isEmpty
+        case .update, .delete: false
         }
     }
 
@@ -40,6 +55,7 @@ public enum WriteOperation: Sendable, Hashable {
         case .insert(let drafts): return drafts.compactMap(\.id)
         case .update(let patches): return patches.map(\.id)
         case .delete(let ids, _): return ids
+        case .save(let changes): return changes.insertedIDs + changes.touchedIDs
         }
     }
 }

@@ -14,6 +14,8 @@ public struct WritePlan<Ticket: Sendable>: Sendable {
         case inserted([Book])
         case updated([Book])
         case deleted([Book])
+        /// A `save`: everything it inserts, changes and deletes, and its remap.
+        case saved(SavedBooks)
     }
 
     public var save = SaveRequest(assignIDsToNewRows: true)
@@ -61,6 +63,17 @@ public struct WritePlan<Ticket: Sendable>: Sendable {
                     accepted.append((ticket, outcome))
                 case .delete(let ids, _):
                     save.deleted.append(contentsOf: ids)
+                    accepted.append((ticket, outcome))
+                case .save:
+                    if case .saved(let saved) = outcome {
+                        for book in saved.inserted where context.book(id: book.id) != book {
+                            counter += 1
+                            save.inserted.append(
+                                .init(temporaryID: "new:\(counter)", id: book.id, name: book.name, author: book.author))
+                        }
+                        save.updated.append(contentsOf: saved.updated.filter { context.book(id: $0.id) != $0 })
+                        save.deleted.append(contentsOf: saved.deleted.map(\.id))
+                    }
                     accepted.append((ticket, outcome))
                 }
                 touched.formUnion(operation.touchedIDs)
@@ -141,6 +154,8 @@ public struct WritePlan<Ticket: Sendable>: Sendable {
                 books.append(context.book(id: id)!)
             }
             return .success(.deleted(books))
+        case .save(let changes):
+            return changes.check(context: context, assignedIDs: assignedIDs).map { .saved($0) }
         }
     }
 

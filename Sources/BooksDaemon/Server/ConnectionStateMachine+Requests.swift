@@ -9,7 +9,7 @@ extension ConnectionStateMachine {
     public static func isExclusive(_ op: Request.Operation) -> Bool {
         switch op {
         case .list, .query, .get, .status, .subscribe: return true
-        case .hello, .ping, .insert, .update, .delete, .unsubscribe: return false
+        case .hello, .ping, .insert, .update, .delete, .save, .unsubscribe: return false
         }
     }
 

@@ -176,6 +176,7 @@ enum FastMessageDecoder {
                 }
             case "total": return optional(&s, &r.total) { $0.signed() }
             case "more": return optional(&s, &r.more) { $0.bool() }
+            case "remap": return optional(&s, &r.remap, stringMap)
             case "status": return s.consumeNull()  // a status object is left to JSONDecoder
             default: return s.skipValue()
             }
@@ -188,6 +189,7 @@ enum FastMessageDecoder {
         var message: String?
         var current: Book?
         var currentVersion: UInt64?
+        var conflicts: [BookConflict]?
         var seen = KeySet()
         let ok = s.object { s, key in
             guard seen.insert(key) else { return false }
@@ -199,11 +201,50 @@ enum FastMessageDecoder {
             case "message": return optional(&s, &message) { $0.string() }
             case "current": return optional(&s, &current, book)
             case "currentVersion": return optional(&s, &currentVersion) { $0.unsigned() }
+            case "conflicts": return optional(&s, &conflicts, FastMessageDecoder.conflicts)
             default: return s.skipValue()
             }
         }
         guard ok, let code, let message else { return nil }
-        return ProtocolError(code, message, current: current, currentVersion: currentVersion)
+        return ProtocolError(
+            code, message, current: current, currentVersion: currentVersion, conflicts: conflicts)
+    }
+
+    /// A `save` reply's `remap`: an object of strings (a duplicate key is left to `JSONDecoder`).
+    static func stringMap(_ s: inout JSONScanner) -> [String: String]? {
+        var map: [String: String] = [:]
+        let ok = s.object { s, key in
+            guard map[key] == nil, let value = s.string() else { return false }
+            map[key] = value
+            return true
+        }
+        return ok ? map : nil
+    }
+
+    /// A `save` conflict's `conflicts`: `[{"id","current","currentVersion","message"}]`.
+    static func conflicts(_ s: inout JSONScanner) -> [BookConflict]? {
+        var conflicts: [BookConflict] = []
+        let ok = s.array { s in
+            var id: String?
+            var current: Book?
+            var currentVersion: UInt64?
+            var message: String?
+            var seen = KeySet()
+            let ok = s.object { s, key in
+                guard seen.insert(key) else { return false }
+                switch key {
+                case "id": return optional(&s, &id) { $0.string() }
+                case "current": return optional(&s, &current, book)
+                case "currentVersion": return optional(&s, &currentVersion) { $0.unsigned() }
+                case "message": return optional(&s, &message) { $0.string() }
+                default: return s.skipValue()
+                }
+            }
+            guard ok, let id, let message else { return false }
+            conflicts.append(BookConflict(id: id, current: current, currentVersion: currentVersion, message: message))
+            return true
+        }
+        return ok ? conflicts : nil
     }
 
     /// Marks `bit` in `seen`; false when it was already marked (a duplicate key).

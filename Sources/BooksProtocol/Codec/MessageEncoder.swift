@@ -145,6 +145,10 @@ public enum MessageEncoder {
             w.key("more", first: &first)
             w.bool(v)
         }
+        if let v = result.remap {
+            w.key("remap", first: &first)
+            w.stringMap(v)
+        }
         if let v = result.status {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.withoutEscapingSlashes]
@@ -171,6 +175,10 @@ public enum MessageEncoder {
         if let v = error.currentVersion {
             w.key("currentVersion", first: &first)
             w.unsigned(v)
+        }
+        if let v = error.conflicts {
+            w.key("conflicts", first: &first)
+            w.conflicts(v)
         }
         w.raw(UInt8(ascii: "}"))
     }

@@ -53,12 +53,14 @@ public struct ReplyResult: Sendable, Hashable, Codable {
     public var status: DaemonStatus?
     /// A paged `list` (`"paged":true`): `true` on every page but the last, which carries `total`.
     public var more: Bool?
+    /// `save`: the permanent id of each inserted book, keyed by its temporary id.
+    public var remap: [String: String]?
 
     /// Creates a result with only the given fields.
     public init(
         protocolVersion: Int? = nil, server: String? = nil, epoch: String? = nil, seq: UInt64? = nil,
         books: [Book]? = nil, versions: [UInt64]? = nil, total: Int? = nil, status: DaemonStatus? = nil,
-        more: Bool? = nil
+        more: Bool? = nil, remap: [String: String]? = nil
     ) {
         self.protocolVersion = protocolVersion
         self.server = server
@@ -69,6 +71,7 @@ public struct ReplyResult: Sendable, Hashable, Codable {
         self.total = total
         self.status = status
         self.more = more
+        self.remap = remap
     }
 }
 
@@ -81,13 +84,19 @@ public struct ProtocolError: Error, Sendable, Hashable, Codable, CustomStringCon
     public var current: Book?
     /// On `conflict`: the book's current version.
     public var currentVersion: UInt64?
+    /// On a `save`'s `conflict`: every conflicting book, with its current values.
+    public var conflicts: [BookConflict]?
 
     /// Creates an error.
-    public init(_ code: ErrorCode, _ message: String, current: Book? = nil, currentVersion: UInt64? = nil) {
+    public init(
+        _ code: ErrorCode, _ message: String, current: Book? = nil, currentVersion: UInt64? = nil,
+        conflicts: [BookConflict]? = nil
+    ) {
         self.code = code
         self.message = message
         self.current = current
         self.currentVersion = currentVersion
+        self.conflicts = conflicts
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

@@ -36,6 +36,12 @@ public struct Request: Sendable, Hashable, Codable {
     /// `subscribe`: `false` starts the feed without a snapshot (and sends none after
     /// `resync-required`): a plain feed of changes. Default `true`.
     public var snapshot: Bool?
+    /// `save`: the books to insert, each with a temporary id.
+    public var inserted: [BookInsertion]?
+    /// `save`: the books to change (as in `update`).
+    public var updated: [BookPatch]?
+    /// `save`: the books to delete.
+    public var deleted: [BookDeletion]?
 
     /// Creates a request.
     public init(
@@ -43,7 +49,8 @@ public struct Request: Sendable, Hashable, Codable {
         filter: BookFilter? = nil, sort: BookSort? = nil, limit: Int? = nil, offset: Int? = nil,
         resume: ResumePoint? = nil, ids: [String]? = nil, books: [BookDraft]? = nil,
         patches: [BookPatch]? = nil, expectedVersions: [UInt64]? = nil, paged: Bool? = nil,
-        snapshot: Bool? = nil
+        snapshot: Bool? = nil, inserted: [BookInsertion]? = nil, updated: [BookPatch]? = nil,
+        deleted: [BookDeletion]? = nil
     ) {
         self.id = id
         self.op = op
@@ -60,12 +67,16 @@ public struct Request: Sendable, Hashable, Codable {
         self.expectedVersions = expectedVersions
         self.paged = paged
         self.snapshot = snapshot
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
     }
 
     /// The JSON keys of a request.
     public enum CodingKeys: String, CodingKey, CaseIterable {
         case id, op, version, client, filter, sort, limit, offset, resume, ids, books, patches, expectedVersions, paged
         case snapshot
+        case inserted, updated, deleted
     }
 
     /// Decodes a request; `id` may be a JSON string or a JSON number (kept as its decimal text,
@@ -88,6 +99,9 @@ public struct Request: Sendable, Hashable, Codable {
         self.expectedVersions = try c.decodeIfPresent([UInt64].self, forKey: .expectedVersions)
         self.paged = try c.decodeIfPresent(Bool.self, forKey: .paged)
         self.snapshot = try c.decodeIfPresent(Bool.self, forKey: .snapshot)
+        self.inserted = try c.decodeIfPresent([BookInsertion].self, forKey: .inserted)
+        self.updated = try c.decodeIfPresent([BookPatch].self, forKey: .updated)
+        self.deleted = try c.decodeIfPresent([BookDeletion].self, forKey: .deleted)
     }
 
     /// Reads `id` as a string, or as a number converted to text.
@@ -132,6 +146,9 @@ public struct Request: Sendable, Hashable, Codable {
         case subscribe
         /// Stops the change feed on this connection → `PingResult`.
         case unsubscribe
+        /// Applies `inserted`, `updated` and `deleted` all or nothing in one durable write →
+        /// `WriteResult` with `remap` (temporary to permanent ids).
+        case save
     }
 }
 

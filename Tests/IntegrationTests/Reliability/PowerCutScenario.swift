@@ -12,6 +12,8 @@ enum PowerCutStep {
     case insert([Book])
     case update([BookPatch])
     case delete([String])
+    /// A `save` changing and deleting books (no inserts: their ids are the daemon's, unknown here).
+    case save(updated: [BookPatch], deleted: [String])
 
     /// Sends it; throws unless acknowledged.
     func run(on client: RequestClient) throws {
@@ -20,6 +22,9 @@ enum PowerCutStep {
         case .insert(let books): reply = try client.insert(books)
         case .update(let patches): reply = try client.update(patches)
         case .delete(let ids): reply = try client.delete(ids)
+        case .save(let patches, let ids):
+            reply = try client.request(
+                Request(id: client.makeID(), op: .save, updated: patches, deleted: ids.map { BookDeletion(id: $0) }))
         }
         guard reply.ok else { throw TestSupportError("write refused: \(reply)") }
     }
@@ -29,6 +34,8 @@ enum PowerCutStep {
         var books = books
         switch self {
         case .insert(let inserted): for book in inserted { books[book.id] = book }
+        case .save(let patches, let ids):
+            return PowerCutStep.delete(ids).applied(to: PowerCutStep.update(patches).applied(to: books))
         case .update(let patches):
             for patch in patches {
                 guard var book = books[patch.id] else { continue }
@@ -114,6 +121,9 @@ struct PowerCutScenario {
         PowerCutScenario(
             name: "full rewrite (2-book update batch)", savedAs: "rewrite", seed: seed(bytes: 600),
             steps: [.update([BookPatch(id: "s0", name: "Batch A"), BookPatch(id: "s3", name: "Batch B")])]),
+        PowerCutScenario(
+            name: "full rewrite (save: update + delete)", savedAs: "rewrite", seed: seed(bytes: 600),
+            steps: [.save(updated: [BookPatch(id: "s0", name: "Saved")], deleted: ["s3"])]),
         PowerCutScenario(
             name: "append + intent record (1 row in a block)", savedAs: "append", seed: seed(bytes: 600),
             steps: [.insert([book("n1")])]),
