@@ -159,7 +159,7 @@ enum CommandCatalog {
         examples: [("booksctl help subscribe", "help for subscribe")])
 
     /// Every subcommand, in help order.
-    static let all: [CommandSpec] = [subscribe, list, get, add, update, delete, status, ping, help]
+    static let all: [CommandSpec] = [subscribe, list, get, add, update, delete, status, ping, completion, help]
 
     /// The subcommand named `name`.
     static func spec(named name: String) -> CommandSpec? { all.first { $0.name == name } }
