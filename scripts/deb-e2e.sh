@@ -15,16 +15,13 @@
 set -u
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-skip() { echo "SKIP: $*"; exit 77; }
 . "$repo/scripts/e2e-lib.sh"
 require_sandbox
 for tool in dpkg-deb apt-get lintian; do
     command -v $tool >/dev/null || skip "$tool not installed (scripts/setup.sh installs it)"
 done
 
-started=$(date +%s.%N)
-work=$(mktemp -d /tmp/booksd-deb.XXXXXX)
-failures=0
+begin_run deb
 cleanup() { stop_sandbox; rm -rf "$work"; }
 with_deadline 240 deb-e2e.sh cleanup
 

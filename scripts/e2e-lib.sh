@@ -1,8 +1,20 @@
 # e2e-lib.sh — shared by scripts/systemd-e2e.sh and scripts/deb-e2e.sh (sourced, not run):
 # PASS/FAIL steps, waiting, and a real systemd as PID 1 of private PID/mount/UTS/network
-# namespaces. The caller sets $work (a scratch directory) and $failures=0 first.
+# namespaces. begin_run sets $work (a scratch directory) and $failures.
 sandbox_pid=
 unshare_pid=
+
+skip() { echo "SKIP: $*"; exit 77; }
+# begin_run NAME: $started, a scratch directory $work (/tmp/booksd-NAME.XXXXXX), $failures=0.
+begin_run() {
+    started=$(date +%s.%N)
+    work=$(mktemp -d "/tmp/booksd-$1.XXXXXX")
+    failures=0
+}
+# require_binaries DIR: skips unless DIR holds booksd and booksctl.
+require_binaries() {
+    [ -x "$1/booksd" ] && [ -x "$1/booksctl" ] || skip "booksd/booksctl not built in $1 (run swift build)"
+}
 
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }

@@ -21,14 +21,10 @@ if [ -z "$bindir" ]; then
     done
 fi
 bindir=$(cd "${bindir:-.}" && pwd)
-skip() { echo "SKIP: $*"; exit 77; }
 . "$repo/scripts/e2e-lib.sh"
 require_sandbox
-[ -x "$bindir/booksd" ] && [ -x "$bindir/booksctl" ] || skip "booksd/booksctl not built in ${bindir} (run swift build)"
-
-started=$(date +%s.%N)
-work=$(mktemp -d /tmp/booksd-e2e.XXXXXX)
-failures=0
+require_binaries "$bindir"
+begin_run e2e
 subscriber_pid=
 
 cleanup() {
