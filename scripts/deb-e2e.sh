@@ -27,7 +27,7 @@ with_deadline 240 deb-e2e.sh cleanup
 
 # --- build the two packages ------------------------------------------------------------------
 t0=$(date +%s)
-if CONFIGURATION=debug OUT="$work/v1" scripts/package-deb.sh > "$work/package1.log" 2>&1; then
+if CONFIGURATION=debug BINDIR_OUT="$work/static" OUT="$work/v1" scripts/package-deb.sh > "$work/package1.log" 2>&1; then
     pass "scripts/package-deb.sh: $(tail -1 "$work/package1.log")"
 else
     fail "scripts/package-deb.sh"; cat "$work/package1.log"; exit 1
@@ -35,7 +35,7 @@ fi
 deb1=$(ls "$work"/v1/booksd_*.deb)
 version1=$(dpkg-deb -f "$deb1" Version)
 version2="$version1+deb.e2e.1"
-if VERSION=$version2 BUILT_BINDIR="$(swift build --show-bin-path)" OUT="$work/v2" scripts/package-deb.sh \
+if VERSION=$version2 BUILT_BINDIR="$work/static" OUT="$work/v2" scripts/package-deb.sh \
         > "$work/package2.log" 2>&1; then
     pass "the same binaries packaged again as $version2 (both packages in $(( $(date +%s) - t0 )) s)"
 else
@@ -49,6 +49,8 @@ errors=$(grep -c '^E: ' "$work/lintian.log")
 seconds=$(( $(date +%s) - t0 ))
 step "lintian reports no error ($(grep -c '^W: ' "$work/lintian.log") warnings, $seconds s)" test "$errors" = 0
 grep -E '^[EW]: ' "$work/lintian.log" | sed 's/^/      /'
+
+rm -rf "$work/static"
 
 # --- the sandbox: systemd as PID 1, overlays on /etc, /usr, /var -------------------------------
 cp "$deb1" "$deb2" "$work/"

@@ -8,9 +8,11 @@
 #            BookSyncVersion in Sources/BooksCore/Version/BookSyncVersion.swift)
 # BUILT_BINDIR  take booksd/booksctl from DIR instead of building them (e.g. to package the
 #            same binaries twice). Without it: a build (CONFIGURATION, default release; the test
-#            scripts/deb-e2e.sh uses debug, which only relinks the existing debug build) with the
-#            Swift standard library linked statically and no local rpath, so the package needs
-#            only Debian's libraries (listed in Depends:, found with dpkg -S).
+#            scripts/deb-e2e.sh uses debug, which only relinks the existing debug build) linked
+#            with the Swift standard library built in and no local rpath, so the package needs
+#            only Debian's libraries (listed in Depends:, found with dpkg -S); the ordinary
+#            binaries in .build are relinked afterwards.
+# BINDIR_OUT when set, the packaged (statically linked) binaries are also copied there.
 #
 # Contents: the tree scripts/install.sh stages with PREFIX=/usr (binaries, system and user units,
 # sysusers.d/tmpfiles.d entries, man pages, /etc/booksd/booksd.conf as a conffile, bash/zsh/fish
@@ -24,17 +26,30 @@ OUT=${OUT:-build}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 
+restore=
 if [ -z "${BUILT_BINDIR:-}" ]; then
+    config=${CONFIGURATION:-release}
     link="--static-swift-stdlib --disable-local-rpath -Xlinker -l_FoundationCShims -Xlinker -l_FoundationCollections"
-    # shellcheck disable=SC2086
-    swift build -c "${CONFIGURATION:-release}" $link --product booksd
-    # shellcheck disable=SC2086
-    swift build -c "${CONFIGURATION:-release}" $link --product booksctl
-    BUILT_BINDIR=$(swift build -c "${CONFIGURATION:-release}" --show-bin-path)
+    # Compile with the usual flags first, so that the static link below only relinks: an object
+    # compiled with --static-swift-stdlib carries autolink entries for the static libraries and
+    # would break the next ordinary build, which does not recompile it.
+    swift build -c "$config" --product booksd
+    swift build -c "$config" --product booksctl
+    for product in booksd booksctl; do
+        # shellcheck disable=SC2086
+        swift build -c "$config" $link --product "$product"
+    done
+    BUILT_BINDIR=$(mktemp -d)
+    cp "$(swift build -c "$config" --show-bin-path)/booksd" "$(swift build -c "$config" --show-bin-path)/booksctl" \
+        "$BUILT_BINDIR/"
+    restore=$BUILT_BINDIR
+    # Relink the ordinary binaries again (tests and benchmarks use them).
+    swift build -c "$config" --product booksd
+    swift build -c "$config" --product booksctl
 fi
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT INT TERM
+trap 'rm -rf "$work" $restore' EXIT INT TERM
 root=$work/root
 # Debian 12 keeps system units in /lib/systemd/system (lintian: systemd-service-file-outside-lib).
 DESTDIR=$root PREFIX=/usr SYSCONFDIR=/etc UNITDIR=/lib/systemd/system BUILT_BINDIR=$BUILT_BINDIR \
@@ -75,6 +90,7 @@ for script in postinst prerm postrm; do install -m 0755 "packaging/debian/$scrip
 chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/conffiles" "$root/DEBIAN/md5sums"
 find "$root" -type d -exec chmod 0755 {} +
 
+[ -n "${BINDIR_OUT:-}" ] && mkdir -p "$BINDIR_OUT" && cp "$BUILT_BINDIR/booksd" "$BUILT_BINDIR/booksctl" "$BINDIR_OUT/"
 deb=$OUT/booksd_${VERSION}_${ARCH}.deb
 dpkg-deb --root-owner-group -Zgzip -z6 --build "$root" "$deb" >/dev/null
 echo "package-deb: $deb ($(du -k "$deb" | cut -f1) KiB; Depends: $depends)"

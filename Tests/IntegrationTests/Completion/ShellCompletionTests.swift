@@ -30,6 +30,7 @@ struct ShellCompletionTests {
         return false
     }
 
+    /// Without a daemon (or without a `stores` command) `__complete` prints nothing and exits 0.
     @Test("bash: complete -F registered; commands, options, values and id prefixes")
     func bash() async throws {
         let (harness, script) = try await setUp("bash")
@@ -47,6 +48,8 @@ struct ShellCompletionTests {
             c \(exe) --socket "$BOOKS_SOCKET" delete bb
             c \(exe) completion z
             c \(exe) help up
+            echo "[$(\(exe) __complete ids a --socket /nonexistent/booksd.sock; echo "exit $?")]"
+            echo "[$(\(exe) __complete stores a; echo "exit $?")]"
             """)
         let lines = result.output.split(separator: "\n").map(String.init)
         #expect(lines.first == "complete -F _booksctl booksctl")
@@ -54,7 +57,7 @@ struct ShellCompletionTests {
             Array(lines.dropFirst())
                 == [
                     "[subscribe]", "[--offset]", "[-name]", "[aa11-dune aa22-emma]", "[bb33-ulysses]", "[zsh]",
-                    "[update]",
+                    "[update]", "[exit 0]", "[exit 0]",
                 ], "\(result.output)")
     }
 
