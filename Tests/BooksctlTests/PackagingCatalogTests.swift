@@ -83,7 +83,7 @@ import Testing
     func newCommandsArePickedUp() {
         let check = CommandSpec(
             name: "check", summary: "validate a file", positionals: [("FILE", "the file")],
-            options: [.value("cursor-file", "PATH", "keep the cursor"), .value("exec", "CMD", "run")],
+            options: [.value("cursor-file", "PATH", "keep the cursor"), .value("exec", "CMD [ARGS…]", "run")],
             details: [], examples: [])
         let many = CommandSpec(
             name: "get", summary: "books", positionals: [("ID…", "ids")], options: [], details: [], examples: [])

@@ -24,9 +24,10 @@ enum ValueKind: Equatable, Sendable {
         }
     }
 
-    /// The kind of a positional argument or option value named `placeholder`.
+    /// The kind of a positional argument or option value named `placeholder` (its first word:
+    /// `CMD [ARGS…]` is a command, `ID…` an id).
     static func of(placeholder: String) -> ValueKind {
-        let word = placeholder.uppercased().filter { $0.isLetter }
+        let word = (placeholder.split(separator: " ").first ?? "").uppercased().filter { $0.isLetter }
         switch word {
         case "ID", "IDS": return .bookID
         case "PATH", "FILE", "DIR", "DIRECTORY": return .file
