@@ -10,6 +10,8 @@
 # 2. systemd-analyze security --offline=yes: fails if the exposure score is
 #    above MAX_SCORE (default 1.5).
 # 3. sysusers.d and tmpfiles.d entries applied to a scratch root directory.
+# 4. systemd-analyze --user verify on the user units in systemd/user/ (the per-user service,
+#    systemctl --user enable --now booksd.socket), with a scratch XDG_RUNTIME_DIR.
 # Exit status: 0 all checks passed, 1 a check failed.
 set -eu
 
@@ -62,5 +64,15 @@ if systemd-sysusers --root="$root" >/dev/null && grep -q '^books:' "$root/etc/pa
     echo "ok"
 else
     echo "FAIL: sysusers/tmpfiles entries" >&2; status=1
+fi
+echo "== systemd-analyze --user verify (systemd/user: per-user booksd.service + booksd.socket)"
+mkdir -p "$scratch/user" "$scratch/runtime"
+sed -e "s|@BINDIR@|$bindir|g" "$repo/systemd/user/booksd.service" > "$scratch/user/booksd.service"
+cp "$repo/systemd/user/booksd.socket" "$scratch/user/booksd.socket"
+if XDG_RUNTIME_DIR="$scratch/runtime" systemd-analyze --user verify --man=no \
+        "$scratch/user/booksd.service" "$scratch/user/booksd.socket"; then
+    echo "ok"
+else
+    echo "FAIL: systemd-analyze --user verify" >&2; status=1
 fi
 exit $status

@@ -21,61 +21,18 @@ if [ -z "$bindir" ]; then
     done
 fi
 bindir=$(cd "${bindir:-.}" && pwd)
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root to create PID/mount namespaces and run systemd as their PID 1"
-for tool in unshare nsenter mount; do command -v $tool >/dev/null || skip "$tool not installed"; done
-[ -x /lib/systemd/systemd ] || skip "/lib/systemd/systemd not installed"
-[ -x "$bindir/booksd" ] && [ -x "$bindir/booksctl" ] || skip "booksd/booksctl not built in ${bindir} (run swift build)"
-grep -qw overlay /proc/filesystems || skip "the kernel has no overlay filesystem (needed to keep the host's /etc untouched)"
-if ! probe=$(timeout 10 unshare --pid --fork --mount-proc -m --propagation private --uts --net \
-        sh -c 'mount -t tmpfs tmpfs /run && echo ok' 2>&1) || [ "$probe" != ok ]; then
-    skip "this machine forbids the namespaces (unshare: $probe)"
-fi
-
-started=$(date +%s.%N)
-work=$(mktemp -d /tmp/booksd-e2e.XXXXXX)
-failures=0
-sandbox_pid=
-unshare_pid=
+. "$repo/scripts/e2e-lib.sh"
+require_sandbox
+require_binaries "$bindir"
+begin_run e2e
 subscriber_pid=
 
 cleanup() {
     [ -n "$subscriber_pid" ] && kill "$subscriber_pid" 2>/dev/null
-    if [ -n "$sandbox_pid" ]; then
-        kill -s RTMIN+14 "$sandbox_pid" 2>/dev/null   # systemd: immediate power-off
-        for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$sandbox_pid" 2>/dev/null || break; sleep 0.2; done
-        kill -9 "$sandbox_pid" 2>/dev/null
-    fi
-    if [ -n "$unshare_pid" ]; then   # bounded: never block in "wait" on a process that hangs
-        for _ in $(seq 50); do kill -0 "$unshare_pid" 2>/dev/null || break; sleep 0.1; done
-        kill -0 "$unshare_pid" 2>/dev/null || wait "$unshare_pid" 2>/dev/null
-    fi
+    stop_sandbox
     rm -rf "$work"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-# A hard bound for the whole run.
-( trap 'kill $s 2>/dev/null; exit 0' TERM; sleep 150 & s=$!; wait $s; echo "FAIL: systemd-e2e.sh timed out after 150 s"; kill -TERM $$ ) 2>/dev/null &
-watchdog_pid=$!
-trap 'kill $watchdog_pid 2>/dev/null; cleanup' EXIT
-
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-step() { # step NAME COMMAND...  (PASS/FAIL on the command's status)
-    local name=$1; shift
-    if "$@"; then pass "$name"; else fail "$name"; fi
-}
-wait_for() { # wait_for SECONDS COMMAND...
-    local deadline=$(( $(date +%s%N) + $1 * 1000000000 )); shift
-    until "$@"; do
-        [ "$(date +%s%N)" -lt "$deadline" ] || return 1
-        sleep 0.1
-    done
-}
-# "ns CMD…" runs CMD inside the sandbox; a small executable (not a function) so that
-# "sh -c" and "timeout" can use it too.
-mkdir -p "$work/bin"
-export PATH="$work/bin:$PATH"
+with_deadline 150 systemd-e2e.sh cleanup
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 
 # --- the sandbox -----------------------------------------------------------------------------
@@ -94,18 +51,7 @@ printf '[Unit]\nDescription=booksd e2e\nDefaultDependencies=no\n' > /run/systemd
 exec env -i container=booksd-e2e SYSTEMD_UNIT_PATH=/run/systemd/system:/usr/local/lib/systemd/system \
     /lib/systemd/systemd --system --unit=booksd-e2e.target
 SH
-chmod +x "$work/inner.sh"
-unshare --pid --fork --mount-proc -m --propagation private --uts --net "$work/inner.sh" > "$work/systemd.log" 2>&1 &
-unshare_pid=$!
-wait_for 10 sh -c "ps -o pid= --ppid $unshare_pid | grep -q ." || true
-sandbox_pid=$(ps -o pid= --ppid "$unshare_pid" | tr -d ' ')
-printf '#!/bin/sh\nexec nsenter -t %s -m -p -u -n "$@"\n' "${sandbox_pid:-0}" > "$work/bin/ns"
-chmod +x "$work/bin/ns"
-if [ -z "$sandbox_pid" ] || ! wait_for 20 ns test -S /run/systemd/private; then
-    fail "systemd started as PID 1 of the sandbox"; cat "$work/systemd.log"; exit 1
-fi
-wait_for 20 sh -c "ns systemctl is-system-running 2>/dev/null | grep -qE 'running|degraded'" || true
-pass "systemd $(ns systemctl --version | head -1 | cut -d' ' -f2) is PID 1 of a private PID namespace (host pid $sandbox_pid)"
+start_sandbox "$work/inner.sh"
 
 # --- install (scripts/install.sh in live mode inside the sandbox) ----------------------------
 if ns env BUILT_BINDIR="$bindir" PREFIX=/usr/local sh "$repo/scripts/install.sh" > "$work/install.log" 2>&1; then

@@ -15,7 +15,7 @@ if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
     export PATH="/opt/swift/usr/bin:$PATH"
 fi
 missing=""
-for tool in inotifywait vim nano emacs ed sed perl python3 rsync git tmux truncate systemd-analyze strace; do
+for tool in inotifywait vim nano emacs ed sed perl python3 rsync git tmux truncate systemd-analyze strace zsh fish lintian; do
     command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
 done
 for header in /usr/include/inotifytools/inotifytools.h /usr/include/systemd/sd-daemon.h /usr/include/nats/nats.h /usr/sbin/nats-server; do
@@ -60,12 +60,14 @@ phase tsan "unit tests and the concurrency integration suites under ThreadSaniti
     scripts/tsan.sh
 phase units "systemd units (systemd-analyze verify; security score at most 1.5)" \
     scripts/check-units.sh
+phase deb "Debian package: scripts/package-deb.sh (debug build relinked), lintian, install/upgrade/purge under a real systemd" \
+    bash -c 'scripts/deb-e2e.sh; rc=$?; [ "$rc" = 77 ] && exit 0; exit "$rc"'
 phase fuzz "fuzzing smoke run (libFuzzer, 20 s per target; long runs: see docs/RELIABILITY.md)" \
     scripts/fuzz.sh all 20
 phase benchmarks "benchmark smoke run (release build, small sizes, peers included; no times are asserted)" \
     Benchmarks/run-all.sh --quick
 echo "== summary"
-for name in format unit integration asan tsan units fuzz benchmarks; do
+for name in format unit integration asan tsan units deb fuzz benchmarks; do
     case " $failed " in
         *" $name "*) echo "FAILED: $name (log: $logs/$name.log)" ;;
         *) echo "passed: $name" ;;

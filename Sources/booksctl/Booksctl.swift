@@ -1,4 +1,5 @@
 import BooksClient
+import BooksCore
 
 #if canImport(Glibc)
 import Glibc
@@ -8,6 +9,7 @@ import Glibc
 enum Booksctl {
     /// Runs `booksctl` with `arguments` (without the program name); returns the exit code.
     static func run(_ arguments: [String]) async -> ExitCode {
+        if let hidden = HiddenCommands.match(arguments) { return await hidden.run() }
         let invocation: Invocation
         let nats: NATSTarget?
         do {
@@ -24,6 +26,14 @@ enum Booksctl {
             } else {
                 OutputWriter.standardOutput.write(HelpText.tool)
             }
+            return .success
+        }
+        if case .version = invocation.command {
+            OutputWriter.standardOutput.line(BookSyncVersion.line(program: "booksctl"))
+            return .success
+        }
+        if case .completion(let shell) = invocation.command {
+            OutputWriter.standardOutput.write(CompletionScript.render(shell))
             return .success
         }
         if let nats { return await NATSCommands.run(invocation.command, nats) }
@@ -56,7 +66,7 @@ enum Booksctl {
             case .status(let json): return try await StatusCommand.run(json: json, context)
             case .check(let path, let json): return CheckCommand.run(path: path, json: json, context)
             case .ping: return try await PingCommand.run(context)
-            case .help: return .success
+            case .help, .completion, .version: return .success
             }
         } catch {
             return ErrorReporter.report(error, to: context.err)

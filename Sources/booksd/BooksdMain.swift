@@ -15,6 +15,11 @@ struct BooksdMain {
         case .run(let configuration):
             let commandLine =
                 (try? BooksdCommandLine.parse(Array(CommandLine.arguments.dropFirst()))) ?? BooksdCommandLine()
+            if commandLine.user, let paths = UserServicePaths(environment: ProcessEnvironment.current()),
+                configuration.filePath == paths.bookFile
+            {
+                createDirectories(paths.bookDirectory)
+            }
             Daemon(configuration: configuration, commandLine: commandLine).run()
         }
     }
@@ -31,5 +36,15 @@ func write(_ fd: Int32, _ text: String) {
             return
         }
         offset += n
+    }
+}
+
+/// Creates `path` and its missing parents, 0700 (the per-user default book directory); existing
+/// ones are left as they are.
+func createDirectories(_ path: String) {
+    var prefix = ""
+    for component in path.split(separator: "/") {
+        prefix += "/" + component
+        mkdir(prefix, 0o700)
     }
 }

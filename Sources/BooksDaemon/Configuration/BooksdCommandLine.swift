@@ -1,4 +1,5 @@
 import BooksCore
+import Glibc
 
 /// `booksd`'s command line, parsed, and its merge with the configuration file.
 ///
@@ -21,6 +22,11 @@ public struct BooksdCommandLine: Sendable, Equatable {
     public var help = false
     /// `--version`.
     public var version = false
+    /// `--user`: a per-user daemon (`UserServicePaths`): its configuration file when it exists
+    /// and `--config` is not given, its book file as the default.
+    public var user = false
+    /// The per-user book file default, set by `evaluate` for `--user`.
+    public var userBookFile: String?
     /// `--set KEY=VALUE` (repeatable) and the shorthands for common keys, in order: any
     /// configuration key, applied after the configuration file.
     public var settings: [String] = []
@@ -29,7 +35,7 @@ public struct BooksdCommandLine: Sendable, Equatable {
     public init() {}
 
     /// The version printed by `--version`.
-    public static let versionString = "booksd 0.1.0"
+    public static let versionString = BookSyncVersion.line(program: "booksd")
 
     /// The complete `--help` text.
     public static let usage = """
@@ -58,6 +64,10 @@ public struct BooksdCommandLine: Sendable, Equatable {
                               versions and change log survive restarts ("none": nowhere).
                               Default: $STATE_DIRECTORY (systemd StateDirectory=), else
                               <dir of file>/.<file name>.history.
+          --user              Per-user daemon (the systemctl --user service): read
+                              $XDG_CONFIG_HOME/booksd/booksd.conf (~/.config/…) if it
+                              exists and --config is not given; default book file
+                              $XDG_DATA_HOME/booksd/books.txt (~/.local/share/…).
           --check-config      Validate the configuration file and flags, print the effective
                               settings (or the first error) and exit: 0 if valid, 2 if not.
           -h, --help          Print this help and exit.
@@ -146,6 +156,7 @@ public struct BooksdCommandLine: Sendable, Equatable {
                 _ = try flag()
                 result.settings.append("force_polling = yes")
             case "--check-config": result.checkConfig = try flag()
+            case "--user": result.user = try flag()
             case "--help", "-h": result.help = try flag()
             case "--version": result.version = try flag()
             default:
@@ -166,6 +177,7 @@ public struct BooksdCommandLine: Sendable, Equatable {
         throws(ConfigurationError) -> DaemonConfiguration
     {
         var config = DaemonConfiguration()
+        if let userBookFile { config.filePath = userBookFile }
         if let configPath {
             config = try ConfigurationFile.parse(readFile(configPath)).apply(to: config, resolver: resolver)
         }
@@ -187,13 +199,15 @@ public struct BooksdCommandLine: Sendable, Equatable {
         arguments: [String],
         environment: [String: String] = ProcessEnvironment.current(),
         resolver: AccountResolver = .system,
-        readFile: (String) throws(ConfigurationError) -> String = ConfigurationFile.readText
+        readFile: (String) throws(ConfigurationError) -> String = ConfigurationFile.readText,
+        fileExists: (String) -> Bool = { access($0, F_OK) == 0 }
     )
         -> BooksdLaunch
     {
-        let commandLine: BooksdCommandLine
+        var commandLine: BooksdCommandLine
         do {
             commandLine = try parse(arguments)
+            if commandLine.user { try commandLine.applyUserPaths(environment: environment, fileExists: fileExists) }
         } catch {
             return .exit(
                 status: 2, standardOutput: "",
@@ -219,6 +233,19 @@ public struct BooksdCommandLine: Sendable, Equatable {
                 standardError: "")
         }
         return .run(config)
+    }
+
+    /// For `--user`: the per-user configuration file (when it exists and `--config` is not given)
+    /// and book file default (`UserServicePaths`).
+    /// - Throws: `CommandLineError.invalidValue` when neither `XDG_*` nor `HOME` is set.
+    public mutating func applyUserPaths(
+        environment: [String: String], fileExists: (String) -> Bool
+    ) throws(CommandLineError) {
+        guard let paths = UserServicePaths(environment: environment) else {
+            throw .invalidValue(option: "--user", value: "", expected: "HOME or XDG_CONFIG_HOME/XDG_DATA_HOME set")
+        }
+        if configPath == nil, fileExists(paths.configFile) { configPath = paths.configFile }
+        userBookFile = paths.bookFile
     }
 
     /// The `--check-config` report: a header naming the source, then one `key = value` line per key.

@@ -25,6 +25,10 @@ enum Command: Equatable {
     case ping
     /// Print help: for the tool (nil) or a subcommand.
     case help(String?)
+    /// `completion SHELL`: print the completion script for `bash`, `zsh` or `fish`.
+    case completion(CompletionShell)
+    /// `--version`: print `booksctl <version>`.
+    case version
 }
 
 /// `subscribe` options.

@@ -233,7 +233,9 @@ enum CommandCatalog {
         examples: [("booksctl help subscribe", "help for subscribe")])
 
     /// Every subcommand, in help order.
-    static let all: [CommandSpec] = [subscribe, list, get, add, update, delete, status, ping, help, check]
+    static let all: [CommandSpec] = [
+        subscribe, list, get, add, update, delete, status, ping, check, completion, help,
+    ]
 
     /// The subcommand named `name`.
     static func spec(named name: String) -> CommandSpec? { all.first { $0.name == name } }

@@ -16,6 +16,8 @@ enum CommandLineParser {
             switch token {
             case "-h", "--help":
                 return Invocation(socket: socket, command: .help(nil))
+            case "--version":
+                return Invocation(socket: socket, command: .version)
             case "--socket":
                 guard index < arguments.count else { throw UsageError(message: "option --socket needs a value PATH") }
                 socket = arguments[index]
@@ -102,6 +104,11 @@ enum CommandLineParser {
             return .status(json: json)
         case "ping":
             return .ping
+        case "completion":
+            guard let shell = CompletionShell(rawValue: p[0]) else {
+                throw fail("unknown shell '\(p[0])' (expected bash, zsh or fish)")
+            }
+            return .completion(shell)
         default:
             throw UsageError(message: "unknown command '\(spec.name)'")
         }

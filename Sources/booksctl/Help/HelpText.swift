@@ -27,12 +27,14 @@ enum HelpText {
                               (or BOOKS_NATS_CREDS, _USER, _PASSWORD, _TOKEN), --nats-prefix P
                               (default books) and --store NAME (default default)
               -h, --help      show help
+              --version       print booksctl's version
 
             EXAMPLES
               booksctl list --author austen
               booksctl add 'Dune' 'Frank Herbert'
               booksctl subscribe --json
               booksctl --nats nats://nats1:4222 subscribe --since 0
+              source <(booksctl completion bash)
 
             """
         out += "\n" + footer(CommandCatalog.help)
