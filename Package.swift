@@ -47,6 +47,9 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(name: "booksd", dependencies: ["BooksDaemon"], swiftSettings: strict),
         .executableTarget(name: "booksctl", dependencies: ["BooksClient", "BooksNATS"], swiftSettings: strict),
+        // Examples/: small programs that use only `import BooksClient` (built and run by the tests).
+        .executableTarget(
+            name: "LiveList", dependencies: ["BooksClient"], path: "Examples/LiveList", swiftSettings: strict),
         .executableTarget(
             name: "BooksBenchmarks",
             dependencies: ["BooksCore", "BooksStore", "BooksClient", "BooksTestSupport", "CLinux"],
@@ -82,6 +85,7 @@ let package = Package(
             dependencies: [
                 "BooksClient", "BooksCore", "BooksNATS", "BooksProtocol", "BooksStore", "BooksTestSupport", "booksd",
                 "booksctl",
+                "LiveList",
             ],
             swiftSettings: strict),
     ]

@@ -44,7 +44,8 @@ enum NATSCommands {
                 ).filtered(by: filter)
                 guard !changes.isEmpty else { return true }
                 let update = MirrorUpdate(
-                    epoch: event.epoch, seq: event.seq, source: event.source, time: event.time, origin: .live,
+                    epoch: event.epoch, seq: event.seq, source: event.source, time: event.time.flatMap(ISO8601.parse),
+                    origin: .live,
                     changes: changes)
                 for line in formatter.lines(for: update) { out.line(line) }
                 return true

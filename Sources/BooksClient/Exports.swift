@@ -1,0 +1,9 @@
+// The client's public surface is self-contained: `import BooksClient` is enough.
+//
+// The client's public API is built from the model (`Book`, `ChangeSet`, `BookQuery`, … in
+// BooksCore) and the wire types (`BookDraft`, `BookPatch`, `ResumePoint`, `ProtocolError`, … in
+// BooksProtocol). A package that depends on the `BooksClient` product only must be able to name
+// them without importing modules it did not declare, so they are re-exported here. (Declaring
+// more products would still make every user import three modules; a re-export keeps one.)
+@_exported import BooksCore
+@_exported import BooksProtocol
