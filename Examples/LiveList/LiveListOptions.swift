@@ -13,7 +13,8 @@ struct LiveListOptions {
     var socket: String?
     /// The query: every book, or one author's, sorted by name or author, at most `limit`.
     var query = BookQuery(sort: BookSort(.name))
-    /// Exit after this many frames (nil: run until interrupted).
+    /// Exit after this many frames showing books, not counting those drawn while loading (nil:
+    /// run until interrupted).
     var frames: Int?
 
     init(_ arguments: [String]) throws(Invalid) {

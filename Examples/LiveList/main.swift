@@ -4,7 +4,7 @@
 //
 // It follows a `LiveBookList` (the observable model of a query's results): each change of its
 // books or of its connection state redraws the screen. Stop it with Ctrl-C, or give `--frames N`
-// to exit after N frames (the tests do). Only `import BooksClient` is needed.
+// to exit after N frames showing books (`--frames 1`: print the list once). Only `import BooksClient` is needed.
 import BooksClient
 import Observation
 
@@ -31,7 +31,7 @@ while true {
     } onChange: {
         changed.continuation.yield()
     }
-    frames += 1
+    if list.isLoaded { frames += 1 }
     if let limit = options.frames, frames >= limit { break }
     if case .failed = list.connection { exit(1) }
     for await _ in changed.stream { break }
