@@ -140,7 +140,6 @@ public final class BooksClient: BookRequests, Sendable {
         let connection = self.connection
         let unsubscribeID = makeID()
         let (feed, producer) = BooksFeed<FeedItem>.make(policy: buffer) {
-            guard !connection.isClosed else { return }
             connection.removeSink(finishing: nil)
             connection.sendAndForget(Request(id: unsubscribeID, op: .unsubscribe))
         }

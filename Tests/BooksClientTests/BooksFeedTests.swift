@@ -44,7 +44,7 @@ import Testing
         #expect(error == nil)
     }
 
-    @Test func droppingTheFeedRunsTheTerminationHandlerOnce() async throws {
+    @Test func droppingTheFeedRunsTheConsumerGoneHandlerOnce() async throws {
         let count = Counter()
         let producer: BooksFeed<Int>.Producer
         do {
@@ -56,6 +56,20 @@ import Testing
         #expect(await eventually(timeout: 5) { count.value == 1 })
         producer.finish(nil)
         #expect(count.value == 1)
+    }
+
+    @Test func theConsumerGoneHandlerRunsOnOverflowButNotWhenTheProducerFinishes() async {
+        let count = Counter()
+        let (finished, finisher) = BooksFeed<Int>.make(policy: .bounded(1)) { count.increment() }
+        finisher.yield(1)
+        finisher.finish(.connectionClosed)
+        #expect(await drain(finished).error == .connectionClosed)
+        #expect(count.value == 0)
+        let (overflowed, producer) = BooksFeed<Int>.make(policy: .bounded(1)) { count.increment() }
+        producer.yield(1)
+        producer.yield(2)
+        #expect(count.value == 1)
+        #expect(await drain(overflowed).error == .consumerTooSlow(limit: 1))
     }
 
     @Test func connectionStateTransitions() {

@@ -51,11 +51,12 @@ public struct BooksFeed<Element: Sendable>: AsyncSequence, Sendable {
     /// Starts an iteration (one per feed).
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator()) }
 
-    /// A feed and the producer's end of it; `onTermination` runs once when the feed ends for any
-    /// reason (consumer gone, finished, overflow).
+    /// A feed and the producer's end of it. `onConsumerGone` runs once if the consumer goes away
+    /// (the iterating task is cancelled, or the feed is released) or falls behind a `.bounded`
+    /// buffer — not when the producer finishes the feed itself.
     static func make(
         policy: FeedBufferPolicy,
-        onTermination: @escaping @Sendable () -> Void = {}
+        onConsumerGone: @escaping @Sendable () -> Void = {}
     ) -> (BooksFeed, Producer) {
         let buffering: AsyncThrowingStream<Element, any Error>.Continuation.BufferingPolicy
         switch policy {
@@ -65,7 +66,14 @@ public struct BooksFeed<Element: Sendable>: AsyncSequence, Sendable {
         case .latest: buffering = .bufferingNewest(1)
         }
         let (stream, continuation) = AsyncThrowingStream<Element, any Error>.makeStream(bufferingPolicy: buffering)
-        continuation.onTermination = { _ in onTermination() }
+        continuation.onTermination = { termination in
+            switch termination {
+            case .cancelled: onConsumerGone()
+            case .finished(let error):
+                if case .consumerTooSlow? = error as? BooksClientError { onConsumerGone() }
+            @unknown default: break
+            }
+        }
         return (BooksFeed(base: stream), Producer(continuation: continuation, policy: policy))
     }
 
