@@ -47,13 +47,14 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(name: "booksd", dependencies: ["BooksDaemon"], swiftSettings: strict),
         .executableTarget(name: "booksctl", dependencies: ["BooksClient", "BooksNATS"], swiftSettings: strict),
-        // Examples/: small programs that use only `import BooksClient` (built and run by the tests).
-        .executableTarget(
-            name: "LiveList", dependencies: ["BooksClient"], path: "Examples/LiveList", swiftSettings: strict),
         .executableTarget(
             name: "BooksBenchmarks",
             dependencies: ["BooksCore", "BooksStore", "BooksClient", "BooksTestSupport", "CLinux"],
             path: "Benchmarks/BooksBenchmarks", swiftSettings: strict),
+
+        // Examples/LiveList: a live terminal list, `import BooksClient` only (built and run by the tests).
+        .executableTarget(
+            name: "LiveList", dependencies: ["BooksClient"], path: "Examples/LiveList", swiftSettings: strict),
 
         // One test-support layer for every test target and the benchmarks (no XCTest/Testing, so
         // the benchmark executable links it): temporary directories, SplitMix64, child processes,
@@ -83,9 +84,9 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
+                "LiveList",
                 "BooksClient", "BooksCore", "BooksNATS", "BooksProtocol", "BooksStore", "BooksTestSupport", "booksd",
                 "booksctl",
-                "LiveList",
             ],
             swiftSettings: strict),
     ]
