@@ -51,7 +51,7 @@ phase() {
     fi
 }
 phase format "swift-format lint (the checked-in .swift-format: line length 120)" \
-    swift format lint --strict --parallel -r Sources Tests Benchmarks Fuzz Package.swift
+    swift format lint --strict --parallel -r Sources Tests Benchmarks Fuzz Examples Package.swift
 phase unit "unit tests" \
     swift test --skip IntegrationTests
 phase docs "BooksClient DocC catalog (docc --warnings-as-errors) and the outside package compiling its listings" \
