@@ -8,7 +8,8 @@ import Synchronization
 /// tasks may be in flight at once; replies are matched by id). A daemon error is thrown as
 /// `BooksClientError.daemon` with its code; a lost connection fails every pending call with
 /// `.connectionClosed`. The client is `Sendable`; the connection is closed by `close()` or when the
-/// last reference goes away. It does not reconnect: use `ResilientSubscription` or `liveQuery` for that.
+/// last reference goes away. It does not reconnect: use `ResilientSubscription`, `liveQuery` or
+/// `LiveBookList` (an observable list) for that.
 public final class BooksClient: BookRequests, Sendable {
     /// The default for the longest line accepted from the daemon: 1 GiB.
     ///
@@ -185,7 +186,8 @@ public final class BooksClient: BookRequests, Sendable {
     /// start and again after each change that alters the result (and only then).
     ///
     /// Uses its own connections to `socketPath`, with this client's `maxLineLength` (see
-    /// `ResilientSubscription.liveQuery`).
+    /// `ResilientSubscription.liveQuery`). Only the latest result waits for a slow consumer
+    /// (`FeedBufferPolicy.latest`).
     public func liveQuery(_ query: BookQuery) -> BooksFeed<[Book]> {
         ResilientSubscription.liveQuery(socketPath: socketPath, query: query, maxLineLength: maxLineLength)
     }
