@@ -56,6 +56,10 @@ let package = Package(
             dependencies: ["BooksCore", "BooksStore", "BooksClient", "BooksTestSupport", "CLinux"],
             path: "Benchmarks/BooksBenchmarks", swiftSettings: strict),
 
+        // Examples/LiveList: a live terminal list, `import BooksClient` only (built and run by the tests).
+        .executableTarget(
+            name: "LiveList", dependencies: ["BooksClient"], path: "Examples/LiveList", swiftSettings: strict),
+
         // One test-support layer for every test target and the benchmarks (no XCTest/Testing, so
         // the benchmark executable links it): temporary directories, SplitMix64, child processes,
         // the booksd launcher, the raw line client and `eventually`.
@@ -84,6 +88,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
+                "LiveList",
                 "BooksClient", "BooksCore", "BooksNATS", "BooksProtocol", "BooksStore", "BooksTestSupport", "booksd",
                 "booksctl", "BooksImporterExample",
             ],

@@ -18,6 +18,8 @@ missing=""
 for tool in inotifywait vim nano emacs ed sed perl python3 rsync git tmux truncate systemd-analyze strace zsh fish lintian; do
     command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
 done
+# The DocC site test opens the rendered documentation in headless Chromium.
+command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
 for header in /usr/include/inotifytools/inotifytools.h /usr/include/systemd/sd-daemon.h /usr/include/nats/nats.h /usr/sbin/nats-server; do
     [ -f "$header" ] || missing="$missing $header"
 done
@@ -49,9 +51,11 @@ phase() {
     fi
 }
 phase format "swift-format lint (the checked-in .swift-format: line length 120)" \
-    swift format lint --strict --parallel -r Sources Tests Benchmarks Fuzz Package.swift
+    swift format lint --strict --parallel -r Sources Tests Benchmarks Fuzz Examples Package.swift
 phase unit "unit tests" \
     swift test --skip IntegrationTests
+phase docs "BooksClient DocC catalog (docc --warnings-as-errors) and the outside package compiling its listings" \
+    scripts/docs.sh
 phase integration "integration tests (real booksd, booksctl, editors)" \
     swift test --filter IntegrationTests
 phase asan "unit tests under AddressSanitizer (separate build directory)" \
@@ -67,7 +71,7 @@ phase fuzz "fuzzing smoke run (libFuzzer, 20 s per target; long runs: see docs/R
 phase benchmarks "benchmark smoke run (release build, small sizes, peers included; no times are asserted)" \
     Benchmarks/run-all.sh --quick
 echo "== summary"
-for name in format unit integration asan tsan units deb fuzz benchmarks; do
+for name in format unit docs integration asan tsan units deb fuzz benchmarks; do
     case " $failed " in
         *" $name "*) echo "FAILED: $name (log: $logs/$name.log)" ;;
         *) echo "passed: $name" ;;

@@ -40,6 +40,8 @@ else
     swift test --skip-build "${flags[@]}" --filter \
         'IntegrationTests\.(FeedTests|DaemonBehaviourTests|SignalTests|ReliabilitySuite/(CrashSafetyTests|LostUpdateTests|HostileClientTests|QueryBudgetTests))' \
         || status=$?
+    echo "-- integration suites: the client library's live list and feeds (reader thread, main actor)"
+    swift test --skip-build "${flags[@]}" --filter 'IntegrationTests\.(LiveBookListTests|ClientFeedTests)' || status=$?
 fi
 shopt -s nullglob
 found=("$reports"/report.*)

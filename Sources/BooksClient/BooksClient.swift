@@ -8,7 +8,8 @@ import Synchronization
 /// tasks may be in flight at once; replies are matched by id). A daemon error is thrown as
 /// `BooksClientError.daemon` with its code; a lost connection fails every pending call with
 /// `.connectionClosed`. The client is `Sendable`; the connection is closed by `close()` or when the
-/// last reference goes away. It does not reconnect: use `ResilientSubscription` or `liveQuery` for that.
+/// last reference goes away. It does not reconnect: use `ResilientSubscription`, `liveQuery` or
+/// `LiveBookList` (an observable list) for that.
 public final class BooksClient: BookRequests, Sendable {
     /// The default for the longest line accepted from the daemon: 1 GiB.
     ///
@@ -119,33 +120,32 @@ public final class BooksClient: BookRequests, Sendable {
 
     /// Subscribes this connection to the change feed.
     ///
-    /// The stream yields what the daemon pushes, in order (see `FeedItem`). It finishes normally
+    /// The feed yields what the daemon pushes, in order (see `FeedItem`). It finishes normally
     /// after `close()` or after a `shutdown` event once the daemon hangs up; it throws
     /// `BooksClientError` when the subscribe request fails or the connection breaks. One feed per
     /// connection: a second call while one is active throws `.alreadySubscribed`. Ending the
-    /// iteration (cancel, drop) unsubscribes. This stream does not reconnect. Keep the client alive
-    /// while iterating: releasing it closes the connection (the stream then finishes). Items are
-    /// buffered without bound; the daemon disconnects a subscriber that lags too far behind.
+    /// iteration (cancel, drop) unsubscribes. This feed does not reconnect. Keep the client alive
+    /// while iterating: releasing it closes the connection (the feed then finishes).
+    ///
+    /// Buffering follows `buffer` (default: 4,096 items; see `FeedBufferPolicy`): a consumer
+    /// that falls further behind gets the buffered items, then `.consumerTooSlow`, and the
+    /// connection unsubscribes (resume with `from:` the last seq seen, on a new connection).
     ///
     /// With `snapshot: false` the feed carries no snapshot, ever: it starts with `.subscribed` (the
     /// position it starts from) or the replayed changes, and after `resyncRequired` no snapshot
     /// follows (a plain feed: constant memory, whatever the number of books).
     public func changes(
-        filter: BookFilter = .all, from resume: ResumePoint? = nil, snapshot: Bool = true
-    )
-        -> AsyncThrowingStream<FeedItem, any Error>
-    {
-        let (stream, continuation) = AsyncThrowingStream<FeedItem, any Error>.makeStream()
+        filter: BookFilter = .all, from resume: ResumePoint? = nil, snapshot: Bool = true,
+        buffer: FeedBufferPolicy = .default
+    ) -> BooksFeed<FeedItem> {
         let connection = self.connection
         let unsubscribeID = makeID()
-        continuation.onTermination = { termination in
-            if case .cancelled = termination {
-                connection.removeSink(finishing: nil)
-                connection.sendAndForget(Request(id: unsubscribeID, op: .unsubscribe))
-            }
+        let (feed, producer) = BooksFeed<FeedItem>.make(policy: buffer) {
+            connection.removeSink(finishing: nil)
+            connection.sendAndForget(Request(id: unsubscribeID, op: .unsubscribe))
         }
-        subscribe(filter: filter, from: resume, snapshot: snapshot, sink: SocketConnection.EventSink(continuation))
-        return stream
+        subscribe(filter: filter, from: resume, snapshot: snapshot, sink: SocketConnection.EventSink(producer))
+        return feed
     }
 
     /// The change feed without a stream: `deliver` runs on the connection's reader thread for
@@ -186,8 +186,9 @@ public final class BooksClient: BookRequests, Sendable {
     /// start and again after each change that alters the result (and only then).
     ///
     /// Uses its own connections to `socketPath`, with this client's `maxLineLength` (see
-    /// `ResilientSubscription.liveQuery`).
-    public func liveQuery(_ query: BookQuery) -> AsyncThrowingStream<[Book], any Error> {
+    /// `ResilientSubscription.liveQuery`). Only the latest result waits for a slow consumer
+    /// (`FeedBufferPolicy.latest`).
+    public func liveQuery(_ query: BookQuery) -> BooksFeed<[Book]> {
         ResilientSubscription.liveQuery(socketPath: socketPath, query: query, maxLineLength: maxLineLength)
     }
 

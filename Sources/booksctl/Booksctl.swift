@@ -37,7 +37,7 @@ enum Booksctl {
             return .success
         }
         if let nats { return await NATSCommands.run(invocation.command, nats) }
-        let resolved = SocketPathResolver().resolveWithWarning(explicit: invocation.socket)
+        let resolved = BooksClient.defaultSocketPath(explicit: invocation.socket)
         if let warning = resolved.warning { OutputWriter.standardError.line("booksctl: \(TextCell.escape(warning))") }
         let socketPath = resolved.path
         let context = CommandContext(socketPath: socketPath)

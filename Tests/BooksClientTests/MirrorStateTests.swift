@@ -1,6 +1,7 @@
 import BooksClient
 import BooksCore
 import BooksProtocol
+import FoundationEssentials
 import Testing
 
 @Suite struct MirrorStateTests {
@@ -112,7 +113,7 @@ import Testing
             FeedItem(event)
                 == .change(
                     FeedChange(
-                        epoch: "E", seq: 4, source: .client, time: "2026-01-01T00:00:00.000Z",
+                        epoch: "E", seq: 4, source: .client, time: Date(timeIntervalSince1970: 1_767_225_600),
                         changes: ChangeSet(inserted: [a]))))
         #expect(
             FeedItem(Event(event: .resyncRequired, epoch: "E", seq: 1, reason: "trimmed"))

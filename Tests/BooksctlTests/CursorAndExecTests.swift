@@ -1,6 +1,7 @@
 import BooksClient
 import BooksCore
 import BooksTestSupport
+import Foundation
 import Testing
 
 @testable import booksctl
@@ -36,7 +37,7 @@ import Testing
 
     static func update(_ seq: UInt64, inserted: [Book] = [], deleted: [Book] = []) -> MirrorUpdate {
         MirrorUpdate(
-            epoch: "E", seq: seq, source: .client, time: "2026-12-01T10:00:0\(seq).000Z", origin: .live,
+            epoch: "E", seq: seq, source: .client, time: ISO8601.parse("2026-12-01T10:00:0\(seq).000Z"), origin: .live,
             changes: ChangeSet(inserted: inserted, deleted: deleted))
     }
 
@@ -93,7 +94,7 @@ import Testing
 
     @Test func gapMarkerIsAChangeSetOfZero() {
         let gap = MirrorUpdate(
-            epoch: "F", seq: 9, source: nil, time: "t", origin: .resyncRequired, changes: ChangeSet(),
+            epoch: "F", seq: 9, source: nil, time: Date(), origin: .resyncRequired, changes: ChangeSet(),
             reason: "different-epoch")
         let payload = ChangeSetPayload(gap, formatter: Self.formatter)
         #expect(payload.sets == 0)
@@ -121,7 +122,7 @@ import Testing
         let old = Book(id: "x\"1", name: "Old \"name\"", author: "")
         for time in [nil, "2026-12-01T10:00:00.000Z"] {
             let update = MirrorUpdate(
-                epoch: "E\"1", seq: 12, source: .file, time: time, origin: .live,
+                epoch: "E\"1", seq: 12, source: .file, time: time.flatMap(ISO8601.parse), origin: .live,
                 changes: ChangeSet(inserted: [nasty], updated: [BookUpdate(old: old, new: nasty)], deleted: [old]))
             let cursor = Cursor(epoch: "E\"1", seq: 12, time: time)
             let fast = ChangeLineFormatter(json: true, style: Style(enabled: false)).lines(for: update)

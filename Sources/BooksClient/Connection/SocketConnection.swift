@@ -33,13 +33,9 @@ final class SocketConnection: Sendable {
             self.finish = finish
         }
 
-        /// A sink feeding `continuation`.
-        init(_ continuation: AsyncThrowingStream<FeedItem, any Error>.Continuation) {
-            self.init(
-                deliver: { continuation.yield($0) },
-                finish: { error in
-                    if let error { continuation.finish(throwing: error) } else { continuation.finish() }
-                })
+        /// A sink feeding a `BooksFeed`.
+        init(_ producer: BooksFeed<FeedItem>.Producer) {
+            self.init(deliver: { producer.yield($0) }, finish: { producer.finish($0) })
         }
     }
 

@@ -31,6 +31,9 @@ public enum BooksClientError: Error, Sendable, Equatable, CustomStringConvertibl
     case closed
     /// A NATS transport failure (`NATSBooksClient`, `NATSFeed`): unreachable, no responder, timeout.
     case nats(String)
+    /// A feed's consumer fell `limit` items behind (see `FeedBufferPolicy`); the feed ended
+    /// after the buffered items.
+    case consumerTooSlow(limit: Int)
 
     /// A short human explanation; `.cannotConnect` includes a hint on how to start the daemon.
     public var description: String {
@@ -53,6 +56,8 @@ public enum BooksClientError: Error, Sendable, Equatable, CustomStringConvertibl
             return "the client is closed"
         case .nats(let text):
             return "NATS: \(text)"
+        case .consumerTooSlow(let limit):
+            return "the feed's consumer fell \(limit) items behind; the feed was ended (resume from the last item seen)"
         }
     }
 
@@ -82,7 +87,7 @@ public enum BooksClientError: Error, Sendable, Equatable, CustomStringConvertibl
         case .cannotConnect, .connectionClosed, .io, .nats: return true
         case .daemon(let error), .protocolError(let error):
             return error.code == .shuttingDown || error.code == .limitExceeded
-        case .socketPathTooLong, .alreadySubscribed, .closed: return false
+        case .socketPathTooLong, .alreadySubscribed, .closed, .consumerTooSlow: return false
         }
     }
 

@@ -1,4 +1,5 @@
 import BooksCore
+import FoundationEssentials
 
 /// One numbered change set of the feed (the client-side view of `SequencedChangeSet`).
 public struct FeedChange: Sendable, Hashable {
@@ -8,13 +9,13 @@ public struct FeedChange: Sendable, Hashable {
     public var seq: UInt64
     /// Who made the change.
     public var source: ChangeSource
-    /// When it was applied (ISO 8601 with milliseconds, UTC), as sent by the daemon.
-    public var time: String?
+    /// When the daemon applied it (millisecond precision; nil if the daemon did not say).
+    public var time: Date?
     /// The books that changed.
     public var changes: ChangeSet
 
     /// Creates a change.
-    public init(epoch: String, seq: UInt64, source: ChangeSource, time: String? = nil, changes: ChangeSet) {
+    public init(epoch: String, seq: UInt64, source: ChangeSource, time: Date? = nil, changes: ChangeSet) {
         self.epoch = epoch
         self.seq = seq
         self.source = source

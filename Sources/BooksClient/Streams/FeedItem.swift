@@ -28,7 +28,8 @@ public enum FeedItem: Sendable, Hashable {
         case .change:
             self = .change(
                 FeedChange(
-                    epoch: event.epoch, seq: event.seq, source: event.source ?? .file, time: event.time,
+                    epoch: event.epoch, seq: event.seq, source: event.source ?? .file,
+                    time: event.time.flatMap(ISO8601.parse),
                     changes: ChangeSet(
                         inserted: event.inserted ?? [], updated: event.updated ?? [],
                         deleted: event.deleted ?? [])))

@@ -1,4 +1,5 @@
 import BooksCore
+import FoundationEssentials
 
 /// What a `MirrorState` reports after applying a feed item: the books that changed in the mirror.
 ///
@@ -27,7 +28,7 @@ public struct MirrorUpdate: Sendable, Hashable {
     /// Who made the change (`nil` for `.snapshot` and `.resync`: not known).
     public var source: ChangeSource?
     /// When the daemon applied it (`.live` only).
-    public var time: String?
+    public var time: Date?
     /// Why.
     public var origin: Origin
     /// The books that changed in the mirror.
@@ -37,7 +38,7 @@ public struct MirrorUpdate: Sendable, Hashable {
 
     /// Creates an update.
     public init(
-        epoch: String, seq: UInt64, source: ChangeSource?, time: String?, origin: Origin, changes: ChangeSet,
+        epoch: String, seq: UInt64, source: ChangeSource?, time: Date?, origin: Origin, changes: ChangeSet,
         reason: String? = nil
     ) {
         self.epoch = epoch

@@ -61,16 +61,19 @@ public struct ResilientSubscription: Sendable {
     }
 
     /// The mirror's changes, in order, across reconnections (see `MirrorState` for the guarantees).
-    public func updates() -> AsyncThrowingStream<MirrorUpdate, any Error> {
+    ///
+    /// Buffered per `buffer` (see `FeedBufferPolicy`; default 4,096 updates): a consumer that
+    /// falls further behind gets the buffered updates, then `.consumerTooSlow`.
+    public func updates(buffer: FeedBufferPolicy = .default) -> BooksFeed<MirrorUpdate> {
         guard mirror else {
             return run(
                 initialState: PlainFeedState(resumingAt: resumeFrom), resumePoint: { $0.resumePoint },
-                step: { $0.apply($1) })
+                step: { $0.apply($1) }, buffer: buffer)
         }
         return run(
             initialState: MirrorState(filter: filter, emitInitialSnapshot: initial),
             resumePoint: { $0.resumePoint },
-            step: { state, item in state.apply(item) })
+            step: { state, item in state.apply(item) }, buffer: buffer)
     }
 
     /// Calls `body` with each update of `updates()`, in order, on the connection's reader thread,
@@ -104,13 +107,14 @@ public struct ResilientSubscription: Sendable {
     }
 
     /// A resilient live query: the books matching `query`, emitted once at start and again after
-    /// each change that alters the result, and only then.
+    /// each change that alters the result, and only then. Buffering keeps only the latest result
+    /// (`FeedBufferPolicy.latest`): a slow consumer skips to the current one.
     public static func liveQuery(
         socketPath: String, query: BookQuery, clientName: String = "booksctl",
         waitForDaemon: Bool = false,
         maxLineLength: Int = BooksClient.defaultMaxLineLength
     )
-        -> AsyncThrowingStream<[Book], any Error>
+        -> BooksFeed<[Book]>
     {
         let subscription = ResilientSubscription(
             socketPath: socketPath, filter: query.filter,
@@ -119,7 +123,7 @@ public struct ResilientSubscription: Sendable {
         return subscription.run(
             initialState: LiveQueryState(query: query),
             resumePoint: { $0.mirror.resumePoint },
-            step: { state, item in state.apply(item) })
+            step: { state, item in state.apply(item) }, buffer: .latest)
     }
 
     /// Drives a feed state machine across connections.
@@ -130,17 +134,25 @@ public struct ResilientSubscription: Sendable {
     func run<State: Sendable, Output: Sendable>(
         initialState: State,
         resumePoint: @escaping @Sendable (State) -> ResumePoint?,
-        step: @escaping @Sendable (inout State, FeedItem) -> Output?
-    ) -> AsyncThrowingStream<Output, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<Output, any Error>.makeStream()
+        step: @escaping @Sendable (inout State, FeedItem) -> Output?,
+        buffer: FeedBufferPolicy
+    ) -> BooksFeed<Output> {
+        // The feed may end (consumer gone) before `drive` returns its task: remember that.
+        let started = Mutex<(task: Task<Void, Never>?, ended: Bool)>((nil, false))
+        let (feed, producer) = BooksFeed<Output>.make(policy: buffer) {
+            started.withLock {
+                $0.ended = true
+                $0.task?.cancel()
+            }
+        }
         let task = drive(
             initialState: initialState, resumePoint: resumePoint, step: step,
-            emit: { continuation.yield($0) },
-            finish: { error in
-                if let error { continuation.finish(throwing: error) } else { continuation.finish() }
-            })
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
+            emit: { producer.yield($0) }, finish: { producer.finish($0) })
+        started.withLock {
+            $0.task = task
+            if $0.ended { task.cancel() }
+        }
+        return feed
     }
 
     /// The connection loop behind `run` and `forEachUpdate`: `emit` gets each output on the

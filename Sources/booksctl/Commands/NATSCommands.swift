@@ -50,7 +50,7 @@ enum NATSCommands {
                 guard !changes.isEmpty else { return true }
                 let update = MirrorUpdate(
                     epoch: event.epoch, seq: event.seq, source: event.source,
-                    time: event.time ?? ISO8601.format(Date()), origin: .live,
+                    time: event.time.flatMap(ISO8601.parse) ?? Date(), origin: .live,
                     changes: changes)
                 for line in formatter.lines(for: update) { out.line(line) }
                 return true

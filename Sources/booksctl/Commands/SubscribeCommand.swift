@@ -117,7 +117,7 @@ final class SubscribeSink: Sendable {
     /// printed but not counted).
     func handle(_ received: MirrorUpdate) {
         var update = received
-        if update.time == nil { update.time = ISO8601.format(Date()) }
+        if update.time == nil { update.time = Date() }
         // A gap marker, and an empty --initial snapshot without --exec (it prints nothing), do not count.
         let counted = update.origin != .resyncRequired && (runner != nil || !update.changes.isEmpty)
         let number = counts.value.withLock { counts -> Int? in
@@ -133,7 +133,7 @@ final class SubscribeSink: Sendable {
         print(update)
         if let cursorFile {
             do throws(SubscribeFailure) {
-                try cursorFile.save(Cursor(epoch: update.epoch, seq: update.seq, time: update.time))
+                try cursorFile.save(Cursor(epoch: update.epoch, seq: update.seq, time: update.time.map(ISO8601.format)))
             } catch {
                 err.line("booksctl: \(TextCell.escape(error.description))")
             }

@@ -32,7 +32,7 @@ struct ChangeLineFormatter: Sendable {
     func forEachLine(for update: MirrorUpdate, _ body: (String) -> Void) {
         if update.origin == .resyncRequired { return body(resyncLine(update)) }
         let source = Self.source(of: update)
-        let cursor = Cursor(epoch: update.epoch, seq: update.seq, time: update.time)
+        let cursor = Cursor(epoch: update.epoch, seq: update.seq, time: update.time.map(ISO8601.format))
         if json {
             // The parts shared by every line of the update are encoded once.
             let parts = JSONParts(cursor: cursor, source: source)
@@ -113,7 +113,7 @@ struct ChangeLineFormatter: Sendable {
                 ("seq", String(update.seq)), ("kind", JSONLine.string("resync")),
                 ("epoch", JSONLine.string(update.epoch)),
                 ("reason", JSONLine.string(reason)), ("source", JSONLine.string("resync")),
-                ("time", update.time.map(JSONLine.string) ?? "null"),
+                ("time", update.time.map { JSONLine.string(ISO8601.format($0)) } ?? "null"),
             ])
         }
         return "#\(update.seq) \(style.red("! resync")) \(style.dim("(\(TextCell.escape(reason)))")) "

@@ -34,7 +34,7 @@ struct ChangeSetPayload: Sendable, Equatable {
 
     /// The payload of one update (its `--json` lines from `formatter`).
     init(_ update: MirrorUpdate, formatter: ChangeLineFormatter) {
-        cursor = Cursor(epoch: update.epoch, seq: update.seq, time: update.time)
+        cursor = Cursor(epoch: update.epoch, seq: update.seq, time: update.time.map(ISO8601.format))
         firstSeq = update.seq
         formatter.forEachLine(for: update) { lines.append($0) }
         let changes = update.changes

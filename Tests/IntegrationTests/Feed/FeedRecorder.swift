@@ -11,7 +11,7 @@ final class FeedRecorder: Sendable {
     let finished = Mutex<String?>(nil)
     private let task: Mutex<Task<Void, Never>?> = Mutex(nil)
 
-    init(_ stream: AsyncThrowingStream<FeedItem, any Error>) {
+    init(_ stream: BooksFeed<FeedItem>) {
         let t = Task { [self] in
             do {
                 for try await item in stream { self.items.withLock { $0.append(item) } }
