@@ -49,7 +49,7 @@ let package = Package(
         .executableTarget(name: "booksctl", dependencies: ["BooksClient", "BooksNATS"], swiftSettings: strict),
         .executableTarget(
             name: "BooksBenchmarks",
-            dependencies: ["BooksCore", "BooksStore", "BooksClient", "BooksTestSupport", "CLinux"],
+            dependencies: ["BooksCore", "BooksStore", "BooksClient", "BooksNATS", "BooksTestSupport", "CLinux"],
             path: "Benchmarks/BooksBenchmarks", swiftSettings: strict),
 
         // One test-support layer for every test target and the benchmarks (no XCTest/Testing, so

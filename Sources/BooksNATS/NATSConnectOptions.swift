@@ -25,6 +25,9 @@ public struct NATSConnectOptions: Sendable, Equatable {
     public var connectTimeoutMilliseconds: Int64
     /// Milliseconds between reconnection attempts (the library retries forever).
     public var reconnectWaitMilliseconds: Int64
+    /// Deliver the messages of every subscription from the library's shared pool of threads
+    /// instead of one thread per subscription (for a process holding thousands of subscriptions).
+    public var globalMessageDelivery = false
 
     /// Creates options for `urls` with no authentication and no TLS.
     public init(

@@ -83,7 +83,9 @@ public final class NATSPublisher: Sendable {
     /// Starts the publishing thread; the engine is at `startSeq`.
     public func start(startSeq: UInt64) throws(DedicatedThreadError) {
         let machine = NATSPublisherStateMachine(
-            configuration: .init(epoch: source.epoch, bufferCapacity: settings.bufferCapacity), startSeq: startSeq)
+            configuration: .init(
+                epoch: source.epoch, bufferCapacity: settings.bufferCapacity, batchLimit: settings.batchLimit),
+            startSeq: startSeq)
         let connected = connection.isConnected
         let started = try DedicatedThread.start(name: "booksd-nats") { [self] in
             var loop = NATSPublisherLoop(publisher: self, machine: machine)

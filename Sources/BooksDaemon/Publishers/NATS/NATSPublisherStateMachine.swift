@@ -15,6 +15,8 @@ import BooksCore
 /// - Memory is bounded: at most `bufferCapacity` change sets wait (more are dropped and later
 ///   fetched from the change log), plus one change-log batch.
 /// - At most one action with an answer is outstanding; nothing is started while disconnected.
+/// - Change sets waiting in order are published as one batch (at most `batchLimit`): the cost of a
+///   round trip to JetStream is paid per batch, not per change set.
 struct NATSPublisherStateMachine: Sendable {
     /// Fixed settings.
     struct Configuration: Sendable, Equatable {
@@ -24,6 +26,8 @@ struct NATSPublisherStateMachine: Sendable {
         var bufferCapacity: Int = 4096
         /// Pause after a failure before trying again.
         var retryDelay: Duration = .milliseconds(500)
+        /// Most change sets published in one batch (one round trip for the bucket, one for the stream).
+        var batchLimit: Int = 256
     }
 
     /// The outstanding action, if any.
@@ -161,7 +165,16 @@ struct NATSPublisherStateMachine: Sendable {
             buffer.removeAll()
         }
         if let first = buffer.first, first.seq == end.seq + 1 {
-            return start(.publishing(first.seq), .publish(first))
+            // Every consecutive buffered change set goes in one batch (they are consecutive by
+            // construction; the check keeps a gap impossible even if that changed).
+            var batch = [first]
+            for change in buffer.dropFirst() {
+                guard batch.count < configuration.batchLimit, change.seq == batch[batch.count - 1].seq + 1 else {
+                    break
+                }
+                batch.append(change)
+            }
+            return start(.publishing(batch[batch.count - 1].seq), .publish(batch))
         }
         if latestSeq > end.seq { return start(.fetching, .fetchChangeLog(after: end.seq)) }
         return []
