@@ -106,38 +106,41 @@ extension NATSBenchmark {
         guard let warm = child.nextLine(until: Stopwatch.now() + 60_000_000_000)?.line, warm.hasPrefix("n ") else {
             return Console.error("  the warm-up edit never reached the listener; see \(directory)")
         }
-        let baseline = ([warm] + child.drain(quiet: 500_000_000)).compactMap { Self.countLine($0)?.count }.max() ?? 0
+        let before = ([warm] + child.drain(quiet: 500_000_000)).compactMap(Self.countLine).last
         Console.error("• nats writes: \(writers) writers, nats_batch = \(batch)")
         let start = Stopwatch.now()
         let inserts = WriteBenchmark(options: options).measure(
             socket: bench.daemon.socketPath, rows: rows, writers: writers)
-        var received = baseline
-        var last = start
-        while received < baseline + inserts.completed,
+        var seen = before ?? (0, 0, start)
+        while seen.books < (before?.books ?? 0) + inserts.completed,
             let line = child.nextLine(until: Stopwatch.now() + 60_000_000_000)
         {
-            if let (count, at) = Self.countLine(line.line) { (received, last) = (count, at) }
+            if let count = Self.countLine(line.line) { seen = count }
         }
-        received -= baseline
+        let (received, books, last) = (
+            seen.messages - (before?.messages ?? 0), seen.books - (before?.books ?? 0), seen.at
+        )
         let seconds = Double(last - start) / 1e9
         let cell = WritesCell(
-            batch: batch, writers: writers, inserts: inserts, remoteReceived: received, remoteSeconds: seconds,
+            batch: batch, writers: writers, inserts: inserts, remoteReceived: received, remoteBooks: books,
+            remoteSeconds: seconds,
             lagMS: (seconds - inserts.seconds) * 1000)
         Console.error(
             """
               \(CoreReport.f(inserts.perSecond, 1)) inserts/s acknowledged; remote subscriber \
-            \(CoreReport.f(cell.remotePerSecond, 1)) change sets/s (\(received) of \(inserts.completed)), \
+            \(CoreReport.f(cell.remotePerSecond, 1)) change sets/s, \(CoreReport.f(cell.remoteBooksPerSecond, 1)) \
+            books/s (\(books) of \(inserts.completed) in \(received) change sets), \
             last \(CoreReport.f(cell.lagMS, 1)) ms after the last acknowledgement
             """)
         writes.append(cell)
     }
 
-    /// `n <count> <ns>` from the `count` listener.
-    static func countLine(_ line: String) -> (count: Int, at: UInt64)? {
+    /// `n <messages> <books> <ns>` from the `count` listener.
+    static func countLine(_ line: String) -> (messages: Int, books: Int, at: UInt64)? {
         let fields = line.split(separator: " ")
-        guard fields.count == 3, fields[0] == "n", let count = Int(fields[1]), let at = UInt64(fields[2]) else {
-            return nil
-        }
-        return (count, at)
+        guard fields.count == 4, fields[0] == "n", let messages = Int(fields[1]), let books = Int(fields[2]),
+            let at = UInt64(fields[3])
+        else { return nil }
+        return (messages, books, at)
     }
 }

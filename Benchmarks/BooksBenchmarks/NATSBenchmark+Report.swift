@@ -23,11 +23,15 @@ extension NATSBenchmark {
             }, options: options)
         ResultsFile.write(
             "nats-writes",
-            header: ["batch", "writers", "inserts", "inserts_per_second", "remote", "remote_per_second"],
+            header: [
+                "batch", "writers", "inserts", "inserts_per_second", "remote", "remote_per_second", "remote_books",
+                "remote_books_per_second",
+            ],
             rows: writes.map { cell in
                 [
                     String(cell.batch), String(cell.writers), String(cell.inserts.completed),
                     String(cell.inserts.perSecond), String(cell.remoteReceived), String(cell.remotePerSecond),
+                    String(cell.remoteBooks), String(cell.remoteBooksPerSecond),
                 ]
             }, options: options)
     }
@@ -76,21 +80,23 @@ extension NATSBenchmark {
         md += Self.table(
             "**32 writers.** 32 socket connections, each with one insert of one book in flight (closed loop, the "
                 + "write benchmark's loop) for the stated time on a 10k-row file; a remote subscriber (an ordered "
-                + "JetStream consumer, `BooksBenchmarks nats-listen count`) counts the change sets. Remote rate = "
-                + "change sets received ÷ (last received − first insert sent); lag = last received − last insert "
+                + "JetStream consumer, `BooksBenchmarks nats-listen count`) counts the change sets and the books in "
+                + "them (booksd puts concurrent inserts that arrive together into one change set). Remote rates = "
+                + "change sets (books) received ÷ (last received − first insert sent); lag = last received − last insert "
                 + "acknowledged. `nats_batch` 256 is the default (a batch's bucket updates, then its stream "
                 + "messages, sent without waiting and acknowledged together); `nats_batch = 1` publishes change set "
                 + "by change set, two round trips each (before this change: one round trip per bucket update plus "
                 + "one for the stream message — for one-book inserts the same two).",
             [
-                "nats_batch", "writers", "inserts acknowledged", "inserts/s", "p50 ms", "remote received",
-                "remote change sets/s", "lag ms",
+                "nats_batch", "writers", "inserts acknowledged", "inserts/s", "p50 ms", "remote change sets",
+                "remote change sets/s", "remote books", "remote books/s", "lag ms",
             ],
             writes.map { cell in
                 [
                     String(cell.batch), String(cell.writers), String(cell.inserts.completed),
                     CoreReport.f(cell.inserts.perSecond, 0), v(cell.inserts.latency.p50), String(cell.remoteReceived),
-                    CoreReport.f(cell.remotePerSecond, 0), CoreReport.f(cell.lagMS, 0),
+                    CoreReport.f(cell.remotePerSecond, 0), String(cell.remoteBooks),
+                    CoreReport.f(cell.remoteBooksPerSecond, 0), CoreReport.f(cell.lagMS, 0),
                 ]
             })
         return md.joined(separator: "\n")

@@ -34,9 +34,11 @@ struct NATSBenchmark {
         var writers: Int
         var inserts: WriteBenchmark.Row
         var remoteReceived: Int
+        var remoteBooks: Int
         var remoteSeconds: Double
         var lagMS: Double
         var remotePerSecond: Double { Double(remoteReceived) / remoteSeconds }
+        var remoteBooksPerSecond: Double { Double(remoteBooks) / remoteSeconds }
     }
 
     let options: LiveOptions

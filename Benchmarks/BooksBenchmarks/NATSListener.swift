@@ -10,8 +10,10 @@ import Synchronization
 ///   all N subscriptions have it: `all <Nats-Msg-Id> <first ns> <last ns>` (CLOCK_MONOTONIC at the
 ///   handler calls of the first and the last subscription).
 /// - `count URL SUBJECT`: one JetStream ordered consumer from the stream's next message (what a
-///   remote subscriber uses). Prints `ready`, then `n <messages> <ns of the last one>` at most
-///   every 20 ms while messages come, and once more when they pause.
+///   remote subscriber uses). Prints `ready`, then `n <messages> <books> <ns of the last one>` at
+///   most every 20 ms while messages come, and once more when they pause (books: the `"id"`
+///   members of the change sets, one per changed book; booksd may put several concurrent client
+///   inserts into one change set).
 enum NATSListener {
     static func run(_ arguments: [String]) -> Never {
         switch arguments.first {
@@ -66,21 +68,34 @@ enum NATSListener {
         }
         Console.out("ready")
         var received = 0
+        var books = 0
         var last: UInt64 = 0
         var printed = (count: 0, at: UInt64(0))
         while true {
             let message = try? subscription.next(timeoutMilliseconds: 10)
             let now = Stopwatch.now()
-            if message != nil {
+            if let message {
                 received += 1
+                books += idCount(message.data)
                 last = now
             }
             if received != printed.count && (message == nil || now - printed.at >= 20_000_000) {
-                Console.out("n \(received) \(last)")
+                Console.out("n \(received) \(books) \(last)")
                 printed = (received, now)
             }
         }
     }
+}
+
+/// How many times `"id":` occurs in `data`.
+private func idCount(_ data: [UInt8]) -> Int {
+    let needle = Array("\"id\":".utf8)
+    guard data.count >= needle.count else { return 0 }
+    var count = 0
+    for start in 0...(data.count - needle.count) where data[start] == needle[0] {
+        if data[start..<(start + needle.count)].elementsEqual(needle) { count += 1 }
+    }
+    return count
 }
 
 /// Counts, per message id, how many subscriptions have the message (handlers run on the

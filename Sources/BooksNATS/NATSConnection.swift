@@ -94,6 +94,7 @@ public final class NATSConnection: @unchecked Sendable {
         try check(natsOptions_SetReconnectWait(opts, options.reconnectWaitMilliseconds), "setting the reconnect wait")
         try check(natsOptions_SetPingInterval(opts, 2000), "setting the ping interval")
         try check(natsOptions_SetMaxPingsOut(opts, 2), "setting the ping limit")
+        if options.sendImmediately { try check(natsOptions_SetSendAsap(opts, true), "setting send-at-once") }
         if options.globalMessageDelivery {
             try check(natsOptions_UseGlobalMessageDelivery(opts, true), "using the shared delivery threads")
         }

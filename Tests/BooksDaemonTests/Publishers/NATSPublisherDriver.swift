@@ -39,12 +39,23 @@ struct NATSPublisherDriver {
 
     /// The engine applies a change set touching book `id`; it is handed to the publisher.
     mutating func edit(_ id: String = "b", handOver: Bool = true) {
+        let change = apply(id)
+        if handOver { feed(.changeSet(change)) } else { feed(.changesDropped(through: engineSeq)) }
+    }
+
+    /// The engine applies `count` change sets while the publisher is busy; they are handed over together.
+    mutating func edits(_ count: Int) {
+        let changes = (0..<count).map { _ in apply("b") }
+        feed(.changeSets(changes))
+    }
+
+    private mutating func apply(_ id: String) -> SequencedChangeSet {
         engineSeq += 1
         let change = SequencedChangeSet(
             epoch: epoch, seq: engineSeq, source: .file, time: Date(timeIntervalSince1970: 0),
             changes: ChangeSet(inserted: [Book(id: "\(id)\(engineSeq)", name: "n", author: "a")]))
         engineLog.append(change)
-        if handOver { feed(.changeSet(change)) } else { feed(.changesDropped(through: engineSeq)) }
+        return change
     }
 
     /// The engine's log keeps only change sets after `seq`.

@@ -183,6 +183,14 @@ import Testing
         #expect(driver.batches.last == [7], "a change set alone is a batch of one")
     }
 
+    @Test func changeSetsHandedOverTogetherGoOutAsOneBatch() {
+        var driver = NATSPublisherDriver(startSeq: 1, stream: ["default:E:1"])
+        driver.connect()
+        driver.edits(4)
+        #expect(driver.batches == [[2, 3, 4, 5]])
+        #expect(driver.publishedSeqs == [1, 2, 3, 4, 5])
+    }
+
     @Test func aBatchWhoseAcknowledgementIsLostIsNotRepeated() {
         var driver = NATSPublisherDriver(startSeq: 1, stream: ["default:E:1"])
         driver.disconnect()

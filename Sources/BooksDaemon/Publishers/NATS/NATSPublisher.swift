@@ -70,6 +70,7 @@ public final class NATSPublisher: Sendable {
     /// The C library's options for `settings`.
     static func connectOptions(_ settings: NATSSettings) -> NATSConnectOptions {
         var options = NATSConnectOptions(urls: settings.urls, name: "booksd")
+        options.sendImmediately = true  // a change set's latency is two round trips: no flusher wake-ups
         options.credentialsFile = settings.credentialsFile
         options.user = settings.user
         options.password = settings.password

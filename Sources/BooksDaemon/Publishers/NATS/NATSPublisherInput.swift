@@ -5,6 +5,9 @@ import BooksCore
 enum NATSPublisherInput: Sendable {
     /// The engine applied a change set (handed over without blocking).
     case changeSet(SequencedChangeSet)
+    /// Several change sets handed over while the publisher was busy, oldest first (taken together,
+    /// so they can go out as one batch).
+    case changeSets([SequencedChangeSet])
     /// The hand-over buffer was full: change sets up to `through` were dropped and must come from
     /// the engine's change log.
     case changesDropped(through: UInt64)

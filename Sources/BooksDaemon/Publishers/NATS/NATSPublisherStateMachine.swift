@@ -80,23 +80,9 @@ struct NATSPublisherStateMachine: Sendable {
         var actions: [NATSPublisherAction] = []
         switch input {
         case .changeSet(let change):
-            guard change.epoch == configuration.epoch else { return [] }
-            latestSeq = max(latestSeq, change.seq)
-            if let seq = publishedSeq, change.seq <= seq { return [] }
-            if buffer.count >= configuration.bufferCapacity {
-                if !overflowing {
-                    overflowing = true
-                    actions.append(
-                        .log(
-                            .warning,
-                            """
-                            NATS publishing is \(buffer.count) change sets behind: later ones are taken from the \
-                            change log when it catches up
-                            """))
-                }
-            } else if buffer.last.map({ $0.seq < change.seq }) ?? true {
-                buffer.append(change)
-            }
+            actions += accept(change)
+        case .changeSets(let changes):
+            for change in changes { actions += accept(change) }
         case .changesDropped(let through):
             latestSeq = max(latestSeq, through)
         case .connected:
@@ -149,6 +135,28 @@ struct NATSPublisherStateMachine: Sendable {
             waitingForRetry = false
         }
         return actions + next()
+    }
+
+    /// Buffers a change set of this lineage not yet in the stream (or, when the buffer is full,
+    /// leaves it to the change log).
+    private mutating func accept(_ change: SequencedChangeSet) -> [NATSPublisherAction] {
+        guard change.epoch == configuration.epoch else { return [] }
+        latestSeq = max(latestSeq, change.seq)
+        if let seq = publishedSeq, change.seq <= seq { return [] }
+        if buffer.count >= configuration.bufferCapacity {
+            guard !overflowing else { return [] }
+            overflowing = true
+            return [
+                .log(
+                    .warning,
+                    """
+                    NATS publishing is \(buffer.count) change sets behind: later ones are taken from the \
+                    change log when it catches up
+                    """)
+            ]
+        }
+        if buffer.last.map({ $0.seq < change.seq }) ?? true { buffer.append(change) }
+        return []
     }
 
     /// The next action when nothing is outstanding.
