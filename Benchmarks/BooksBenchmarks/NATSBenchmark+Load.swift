@@ -9,7 +9,7 @@ struct NATSBenchDaemon {
 
     /// Starts both (the server's JetStream storage under `directory/nats`).
     static func start(
-        directory: String, file: String, options: LiveOptions, settings: [String] = []
+        directory: String, file: String, options: LiveOptions, settings: [String] = [], binDirectory: String? = nil
     ) -> NATSBenchDaemon? {
         guard let server = try? NATSServerProcess(directory: directory + "/nats") else {
             Console.error("  cannot start nats-server; skipped")
@@ -17,7 +17,7 @@ struct NATSBenchDaemon {
         }
         guard
             let daemon = DaemonProcess.benchmark(
-                binDirectory: options.binDirectory, file: file, socket: directory + "/booksd.sock",
+                binDirectory: binDirectory ?? options.binDirectory, file: file, socket: directory + "/booksd.sock",
                 settings: ["nats_url=\(server.url)", "max_clients=200"] + settings, logPath: directory + "/booksd.log")
         else { return nil }
         return NATSBenchDaemon(server: server, daemon: daemon, options: options)
@@ -85,13 +85,16 @@ extension NATSBenchmark {
 
     // MARK: Writers
 
-    mutating func measureWrites(batch: Int) {
+    /// `batch` nil: `booksd` is an older booksd (without `nats_batch`), the before of a comparison.
+    mutating func measureWrites(batch: Int?, booksd: String? = nil) {
         let rows = 10_000
         let writers = 32
-        let directory = "\(options.workDirectory)/live/nats-writes-\(batch)"
+        let directory = "\(options.workDirectory)/live/nats-writes-\(batch.map(String.init) ?? "before")"
         guard var file = Self.freshFile(directory: directory, rows: rows),
             let bench = NATSBenchDaemon.start(
-                directory: directory, file: file.path, options: options, settings: ["nats_batch=\(batch)"])
+                directory: directory, file: file.path, options: options,
+                settings: batch.map { ["nats_batch=\($0)"] } ?? [],
+                binDirectory: booksd.map { String($0[..<($0.lastIndex(of: "/") ?? $0.startIndex)]) })
         else { return }
         defer { bench.stop() }
         guard
@@ -107,11 +110,12 @@ extension NATSBenchmark {
             return Console.error("  the warm-up edit never reached the listener; see \(directory)")
         }
         let before = ([warm] + child.drain(quiet: 500_000_000)).compactMap(Self.countLine).last
-        Console.error("• nats writes: \(writers) writers, nats_batch = \(batch)")
+        Console.error(
+            "• nats writes: \(writers) writers, " + (batch.map { "nats_batch = \($0)" } ?? "before: \(booksd ?? "")"))
         let start = Stopwatch.now()
         let inserts = WriteBenchmark(options: options).measure(
             socket: bench.daemon.socketPath, rows: rows, writers: writers)
-        var seen = before ?? (0, 0, start)
+        var seen = before ?? (0, 0, start, start)
         while seen.books < (before?.books ?? 0) + inserts.completed,
             let line = child.nextLine(until: Stopwatch.now() + 60_000_000_000)
         {
@@ -135,12 +139,12 @@ extension NATSBenchmark {
         writes.append(cell)
     }
 
-    /// `n <messages> <books> <ns>` from the `count` listener.
-    static func countLine(_ line: String) -> (messages: Int, books: Int, at: UInt64)? {
+    /// `n <messages> <books> <first ns> <last ns>` from the `count` listener.
+    static func countLine(_ line: String) -> (messages: Int, books: Int, first: UInt64, at: UInt64)? {
         let fields = line.split(separator: " ")
-        guard fields.count == 4, fields[0] == "n", let messages = Int(fields[1]), let books = Int(fields[2]),
-            let at = UInt64(fields[3])
+        guard fields.count == 5, fields[0] == "n", let messages = Int(fields[1]), let books = Int(fields[2]),
+            let first = UInt64(fields[3]), let at = UInt64(fields[4])
         else { return nil }
-        return (messages, books, at)
+        return (messages, books, first, at)
     }
 }

@@ -30,7 +30,8 @@ struct NATSBenchmark {
     }
 
     struct WritesCell {
-        var batch: Int
+        /// `nats_batch`; nil: the older booksd given with `--nats-booksd-before`.
+        var batch: Int?
         var writers: Int
         var inserts: WriteBenchmark.Row
         var remoteReceived: Int
@@ -45,6 +46,7 @@ struct NATSBenchmark {
     var latency: [LatencyCell] = []
     var fanOut: [FanOutCell] = []
     var writes: [WritesCell] = []
+    var backlog: [BacklogCell] = []
 
     var sizes: [Int] { options.onlySizes ?? (options.quick ? [10_000] : [10_000, 1_000_000]) }
     var kinds: [LiveEditKind] { [.append, .rewrite] }
@@ -63,6 +65,9 @@ struct NATSBenchmark {
         for rows in sizes { measureLatency(rows: rows) }
         measureFanOut()
         for batch in [256, 1] { measureWrites(batch: batch) }
+        if let before = options.natsBooksdBefore { measureWrites(batch: nil, booksd: before) }
+        for batch in [256, 1] { measureBacklog(batch: batch) }
+        if let before = options.natsBooksdBefore { measureBacklog(batch: nil, booksd: before) }
         save()
         ResultsFile.publish(heading: Self.heading, markdown: markdown(machine: machine), options: options)
     }

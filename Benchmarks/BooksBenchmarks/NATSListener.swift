@@ -9,8 +9,9 @@ import Synchronization
 ///   subscription). Prints `ready` once the server has them all, then for each message, once
 ///   all N subscriptions have it: `all <Nats-Msg-Id> <first ns> <last ns>` (CLOCK_MONOTONIC at the
 ///   handler calls of the first and the last subscription).
-/// - `count URL SUBJECT`: one JetStream ordered consumer from the stream's next message (what a
-///   remote subscriber uses). Prints `ready`, then `n <messages> <books> <ns of the last one>` at
+/// - `count URL SUBJECT [all]`: one JetStream ordered consumer from the stream's next message (with
+///   `all`: its first; what a remote subscriber uses). Prints `ready`, then
+///   `n <messages> <books> <ns of the first one with books> <ns of the last one>` at
 ///   most every 20 ms while messages come, and once more when they pause (books: the `"id"`
 ///   members of the change sets, one per changed book; booksd may put several concurrent client
 ///   inserts into one change set).
@@ -20,14 +21,14 @@ enum NATSListener {
         case "fanout" where arguments.count == 4:
             guard let count = Int(arguments[3]), count > 0 else { usage() }
             fanOut(url: arguments[1], subject: arguments[2], subscriptions: count)
-        case "count" where arguments.count == 3:
-            count(url: arguments[1], subject: arguments[2])
+        case "count" where arguments.count == 3 || (arguments.count == 4 && arguments[3] == "all"):
+            count(url: arguments[1], subject: arguments[2], from: arguments.count == 4 ? .all : .new)
         default: usage()
         }
     }
 
     private static func usage() -> Never {
-        Console.error("usage: BooksBenchmarks nats-listen fanout URL SUBJECT N | count URL SUBJECT")
+        Console.error("usage: BooksBenchmarks nats-listen fanout URL SUBJECT N | count URL SUBJECT [all]")
         exit(2)
     }
 
@@ -57,11 +58,11 @@ enum NATSListener {
         while true { sleep(3600) }
     }
 
-    private static func count(url: String, subject: String) -> Never {
+    private static func count(url: String, subject: String, from start: NATSDeliveryStart) -> Never {
         let subscription: NATSOrderedSubscription
         do throws(NATSError) {
             let connection = try NATSConnection.connect(NATSConnectOptions(urls: [url], name: "bench-count"))
-            subscription = try connection.jetStream().orderedSubscription(subject, from: .new)
+            subscription = try connection.jetStream().orderedSubscription(subject, from: start)
         } catch {
             Console.error("nats-listen: \(error)")
             exit(1)
@@ -69,18 +70,20 @@ enum NATSListener {
         Console.out("ready")
         var received = 0
         var books = 0
-        var last: UInt64 = 0
+        var (first, last): (UInt64, UInt64) = (0, 0)
         var printed = (count: 0, at: UInt64(0))
         while true {
             let message = try? subscription.next(timeoutMilliseconds: 10)
             let now = Stopwatch.now()
             if let message {
                 received += 1
-                books += idCount(message.data)
+                let ids = idCount(message.data)
+                books += ids
+                if first == 0 && ids > 0 { first = now }
                 last = now
             }
             if received != printed.count && (message == nil || now - printed.at >= 20_000_000) {
-                Console.out("n \(received) \(books) \(last)")
+                Console.out("n \(received) \(books) \(first) \(last)")
                 printed = (received, now)
             }
         }
