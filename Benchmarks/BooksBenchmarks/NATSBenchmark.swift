@@ -79,6 +79,7 @@ struct NATSBenchmark {
         guard var file = Self.freshFile(directory: directory, rows: rows),
             let bench = NATSBenchDaemon.start(directory: directory, file: file.path, options: options)
         else { return }
+        defer { bench.stop() }
         let local = LineChild(
             ["\(options.binDirectory)/booksctl", "--socket", bench.daemon.socketPath, "subscribe", "--json"],
             stderrPath: directory + "/local.err")
