@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "BooksPlatform", dependencies: ["CLinux"], swiftSettings: strict),
         .target(name: "BooksStore", dependencies: ["BooksCore", "BooksPlatform", "CLinux"], swiftSettings: strict),
         .target(name: "BooksProtocol", dependencies: ["BooksCore"], swiftSettings: strict),
-        .target(name: "BooksNATS", dependencies: ["CNats"], swiftSettings: strict),
+        .target(name: "BooksNATS", dependencies: ["CNats", "BooksPlatform"], swiftSettings: strict),
         .target(
             name: "BooksDaemon",
             dependencies: [
