@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "BooksPlatform", dependencies: ["CLinux"], swiftSettings: strict),
         .target(name: "BooksStore", dependencies: ["BooksCore", "BooksPlatform", "CLinux"], swiftSettings: strict),
         .target(name: "BooksProtocol", dependencies: ["BooksCore"], swiftSettings: strict),
-        .target(name: "BooksNATS", dependencies: ["CNats"], swiftSettings: strict),
+        .target(name: "BooksNATS", dependencies: ["CNats", "BooksPlatform"], swiftSettings: strict),
         .target(
             name: "BooksDaemon",
             dependencies: [
@@ -53,7 +53,7 @@ let package = Package(
             path: "Examples/Importer", swiftSettings: strict),
         .executableTarget(
             name: "BooksBenchmarks",
-            dependencies: ["BooksCore", "BooksStore", "BooksClient", "BooksTestSupport", "CLinux"],
+            dependencies: ["BooksCore", "BooksStore", "BooksClient", "BooksNATS", "BooksTestSupport", "CLinux"],
             path: "Benchmarks/BooksBenchmarks", swiftSettings: strict),
 
         // Examples/LiveList: a live terminal list, `import BooksClient` only (built and run by the tests).

@@ -8,10 +8,12 @@
 #                                   RLIMIT_NOFILE to the hard limit, which must be >= 10,100),
 #                                   durable writes (1 and 32 writers), context saves beside inserts (1 and 32),
 #                                   start-up at 1M rows, subscriber and list cost (10k, 100k, 1M rows),
-#                                   targets; ~20-30 minutes on 2 shared cores
+#                                   NATS (when nats-server is installed: edit -> remote vs local
+#                                   subscriber at 10k and 1M rows, fan-out to 1-10,000 NATS
+#                                   subscribers, 32 writers), targets; ~25-35 minutes on 2 shared cores
 #   Benchmarks/run-all.sh --quick   CI smoke run: 1k and 10k rows, 5 edits per cell, 1 and 10
-#                                   subscribers (churn and filters: 20), 1 s write runs; about 2
-#                                   minutes after the build.
+#                                   subscribers (churn and filters: 20), 1 s write runs (NATS: 10k
+#                                   rows, 1 and 100 subscribers); about 2-3 minutes after the build.
 #                                   Leaves docs/BENCHMARKS.md alone unless --docs is given.
 #   --edits N                       edits per latency cell (default 30; e.g. 200 for a long run)
 #
@@ -73,7 +75,7 @@ live_args="$docs_args --python $PY"
 
 rm -rf Benchmarks/work/results
 if [ "$quick" = yes ]; then "$bin" core --quick $docs_args; else "$bin" core $docs_args; fi
-for sub in latency fanout writes saves startup stream targets; do
+for sub in latency fanout writes saves startup stream nats targets; do
     "$bin" "$sub" $live_args --command "$command_text"
 done
 quick_flag=""; [ "$quick" = yes ] && quick_flag="--quick"

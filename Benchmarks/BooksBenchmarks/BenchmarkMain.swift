@@ -8,7 +8,9 @@ import Glibc
 ///   second beside plain inserts; `Benchmarks/run-all.sh` runs them all.
 /// - `responsiveness` (`ResponsivenessOptions.usage`): hello + ping round trips and hand edits while
 ///   clients keep the file under durable rewrites, against the booksd from before the engine change.
-/// `core-rss FILE` is internal: the child process that measures peak memory after one parse.
+/// - `nats` (`LiveOptions.usage`): booksd publishing to a real nats-server: edit → remote vs local
+///   subscriber, fan-out to NATS subscribers, 32 writers (`NATSBenchmark`).
+/// `core-rss FILE` and `nats-listen …` (`NATSListener`) are internal: the child process that measures peak memory after one parse.
 @main
 struct BenchmarkMain {
     static func main() {
@@ -33,6 +35,12 @@ struct BenchmarkMain {
         case "responsiveness":
             guard let options = ResponsivenessOptions(arguments: arguments) else { fail(ResponsivenessOptions.usage) }
             ResponsivenessBenchmark(options: options).run()
+        case "nats":
+            guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
+            var benchmark = NATSBenchmark(options: options)
+            benchmark.run()
+        case "nats-listen":
+            NATSListener.run(arguments)
         case "stream":
             guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
             StreamingBenchmark(options: options).run()
@@ -59,7 +67,7 @@ struct BenchmarkMain {
             }
         default:
             fail(
-                "usage: BooksBenchmarks core|latency|fanout|writes|saves|startup|stream|targets|responsiveness [options]\n\n"
+                "usage: BooksBenchmarks core|latency|fanout|writes|saves|startup|stream|nats|targets|responsiveness [options]\n\n"
                     + CoreOptions.usage + "\n" + LiveOptions.usage + "\n" + ResponsivenessOptions.usage)
         }
     }

@@ -27,6 +27,17 @@ final class LineChild {
 
     var pid: pid_t { process.pid }
 
+    /// The descriptor of the child's stdout (for `poll` over several children).
+    var fd: Int32 { lines.fd }
+
+    /// The lines readable now, each stamped at the `read` that returned it; never waits.
+    func availableLines() -> [(line: String, at: UInt64)] {
+        lines.fill()
+        var ready: [(line: String, at: UInt64)] = []
+        while let next = lines.nextStampedLine(until: 0) { ready.append(next) }
+        return ready
+    }
+
     /// The next line, waiting until `deadline` (monotonic ns); nil on timeout or end of output.
     func nextLine(until deadline: UInt64) -> (line: String, at: UInt64)? {
         lines.nextStampedLine(until: deadline)

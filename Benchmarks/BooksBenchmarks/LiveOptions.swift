@@ -15,6 +15,7 @@ struct LiveOptions: Sendable {
           --sizes LIST rows per file for latency, writes and stream, comma-separated (e.g. 1000000)
           --peers LIST latency peers to run, comma-separated (inotifywait,booksd,booksd-nats,watchdog,watchman)
           --subscribers LIST  fan-out subscriber counts (default 1,100,1000,10000; --quick: 1,10)
+          --nats-booksd-before PATH  nats: also run the 32 writers against this older booksd
         """
 
     var quick = false
@@ -26,6 +27,7 @@ struct LiveOptions: Sendable {
     var onlySizes: [Int]?
     var onlyPeers: [String]?
     var onlySubscribers: [Int]?
+    var natsBooksdBefore: String?
 
     init?(arguments: [String]) {
         var rest = arguments[...]
@@ -58,6 +60,9 @@ struct LiveOptions: Sendable {
                 let counts = v.split(separator: ",").compactMap { Int($0) }
                 guard !counts.isEmpty, counts.allSatisfy({ $0 > 0 }) else { return nil }
                 onlySubscribers = counts
+            case "--nats-booksd-before":
+                guard let v = rest.popFirst() else { return nil }
+                natsBooksdBefore = v
             case "--peers":
                 guard let v = rest.popFirst() else { return nil }
                 onlyPeers = v.split(separator: ",").map(String.init)

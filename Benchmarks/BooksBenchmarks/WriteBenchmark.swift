@@ -89,7 +89,8 @@ struct WriteBenchmark {
         return Stopwatch.median(times)
     }
 
-    private func measure(socket path: String, rows: Int, writers: Int) -> Row {
+    /// Runs `writers` closed-loop writers against `path` for `duration(rows:)` seconds.
+    func measure(socket path: String, rows: Int, writers: Int) -> Row {
         var sockets: [LineClient] = []
         for k in 0..<writers {
             guard let s = LineClient.connectIfListening(path), s.helloPoint(client: "bench-writer-\(k)") != nil else {

@@ -25,6 +25,12 @@ public struct NATSConnectOptions: Sendable, Equatable {
     public var connectTimeoutMilliseconds: Int64
     /// Milliseconds between reconnection attempts (the library retries forever).
     public var reconnectWaitMilliseconds: Int64
+    /// Deliver the messages of every subscription from the library's shared pool of threads
+    /// instead of one thread per subscription (for a process holding thousands of subscriptions).
+    public var globalMessageDelivery = false
+    /// Write each message to the socket at once instead of leaving it to the library's flusher
+    /// thread (saves a thread wake-up per publish; more system calls under load).
+    public var sendImmediately = false
 
     /// Creates options for `urls` with no authentication and no TLS.
     public init(

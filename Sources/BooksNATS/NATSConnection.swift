@@ -26,7 +26,8 @@ public final class NATSConnection: @unchecked Sendable {
 
     /// Connects with `options`. With `retryInBackground`, an unreachable server is not an error:
     /// the connection is returned unconnected and keeps trying (`onEvent(.connected)` reports
-    /// success); otherwise a failed first attempt throws.
+    /// success) — but a server that refuses the credentials is (`isAuthorizationFailure`: trying
+    /// again cannot help); otherwise a failed first attempt throws.
     ///
     /// `onEvent` is called on a library thread for every state change; it must not block.
     public static func connect(
@@ -36,6 +37,14 @@ public final class NATSConnection: @unchecked Sendable {
         let servers = options.urls.joined(separator: ",")
         guard !options.urls.isEmpty else {
             throw NATSError(context: "connecting to NATS", text: "no server URL given")
+        }
+        if retryInBackground {
+            // One plain attempt first: a refusal of the credentials is final and must be said.
+            do throws(NATSError) {
+                return try connect(options, retryInBackground: false, onEvent: onEvent)
+            } catch  where error.isAuthorizationFailure {
+                throw error
+            } catch {}
         }
         var opts: OpaquePointer?
         try check(natsOptions_Create(&opts), "creating NATS options")
@@ -85,6 +94,10 @@ public final class NATSConnection: @unchecked Sendable {
         try check(natsOptions_SetReconnectWait(opts, options.reconnectWaitMilliseconds), "setting the reconnect wait")
         try check(natsOptions_SetPingInterval(opts, 2000), "setting the ping interval")
         try check(natsOptions_SetMaxPingsOut(opts, 2), "setting the ping limit")
+        if options.sendImmediately { try check(natsOptions_SetSendAsap(opts, true), "setting send-at-once") }
+        if options.globalMessageDelivery {
+            try check(natsOptions_UseGlobalMessageDelivery(opts, true), "using the shared delivery threads")
+        }
         if let file = options.credentialsFile {
             try check(natsOptions_SetUserCredentialsFromFiles(opts, file, nil), "reading NATS credentials \(file)")
         }
@@ -102,6 +115,12 @@ public final class NATSConnection: @unchecked Sendable {
                 natsOptions_LoadCertificatesChain(opts, certificate, key),
                 "loading TLS certificate \(certificate) and key \(key)")
         }
+    }
+
+    /// Sets how many library threads deliver messages for connections with
+    /// `globalMessageDelivery` (process-wide; default 1).
+    public static func setSharedDeliveryThreads(_ count: Int) throws(NATSError) {
+        try check(nats_SetMessageDeliveryPoolSize(Int32(count)), "sizing the shared delivery threads")
     }
 
     /// True while connected (not while reconnecting or closed).
@@ -166,19 +185,37 @@ public final class NATSConnection: @unchecked Sendable {
     public func queueSubscribe(
         _ subject: String, queue: String, handler: @escaping @Sendable (NATSMessage) -> Void
     ) throws(NATSError) -> NATSSubscription {
+        try subscribe(subject, queue: queue, handler: handler)
+    }
+
+    /// Subscribes to `subject` (core NATS: every message published from now on, no replay).
+    /// `handler` runs on a library thread, one message at a time, and must not block.
+    public func subscribe(
+        _ subject: String, handler: @escaping @Sendable (NATSMessage) -> Void
+    ) throws(NATSError) -> NATSSubscription {
+        try subscribe(subject, queue: nil, handler: handler)
+    }
+
+    private func subscribe(
+        _ subject: String, queue: String?, handler: @escaping @Sendable (NATSMessage) -> Void
+    ) throws(NATSError) -> NATSSubscription {
         let box = Unmanaged.passRetained(MessageBox(handler))
         var subscription: OpaquePointer?
-        let status = natsConnection_QueueSubscribe(
-            &subscription, pointer, subject, queue,
-            { _, _, message, raw in
-                guard let message else { return }
-                let copy = NATSMessage(copying: message)
-                natsMsg_Destroy(message)
-                Unmanaged<MessageBox>.fromOpaque(raw!).takeUnretainedValue().handler(copy)
-            }, box.toOpaque())
+        let deliver: natsMsgHandler = { _, _, message, raw in
+            guard let message else { return }
+            let copy = NATSMessage(copying: message)
+            natsMsg_Destroy(message)
+            Unmanaged<MessageBox>.fromOpaque(raw!).takeUnretainedValue().handler(copy)
+        }
+        let status =
+            if let queue {
+                natsConnection_QueueSubscribe(&subscription, pointer, subject, queue, deliver, box.toOpaque())
+            } else {
+                natsConnection_Subscribe(&subscription, pointer, subject, deliver, box.toOpaque())
+            }
         guard status == NATS_OK, let subscription else {
             box.release()
-            throw NATSError("subscribing to \(subject) (queue \(queue))", status)
+            throw NATSError("subscribing to \(subject)" + (queue.map { " (queue \($0))" } ?? ""), status)
         }
         return NATSSubscription(pointer: subscription, box: box)
     }

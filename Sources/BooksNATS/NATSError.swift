@@ -20,8 +20,18 @@ public struct NATSError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The error of a failed library call: its status text plus the library's last error detail.
-    init(_ context: String, _ status: natsStatus, jetStream: jsErrCode = jsErrCode(rawValue: 0)) {
+    /// `serverText`, when given, is the server's own explanation (an asynchronous acknowledgement's).
+    init(
+        _ context: String, _ status: natsStatus, jetStream: jsErrCode = jsErrCode(rawValue: 0),
+        serverText: String? = nil
+    ) {
         var detail = String(cString: natsStatus_GetText(status))
+        if let serverText, !serverText.isEmpty {
+            self.init(
+                context: context, status: Int32(bitPattern: status.rawValue),
+                jetStreamCode: Int32(bitPattern: jetStream.rawValue), text: detail + ": " + serverText)
+            return
+        }
         var lastStatus = NATS_OK
         if let last = nats_GetLastError(&lastStatus) {
             let text = String(cString: last)
@@ -34,6 +44,13 @@ public struct NATSError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// True when the request timed out (the server may still have done it).
     public var isTimeout: Bool { status == Int32(bitPattern: NATS_TIMEOUT.rawValue) }
+
+    /// True when the server refused the connection's credentials (retrying cannot help).
+    public var isAuthorizationFailure: Bool {
+        let lowered = text.lowercased()
+        return status == Int32(bitPattern: NATS_NOT_PERMITTED.rawValue) || lowered.contains("authorization violation")
+            || lowered.contains("authentication")
+    }
 
     /// True when nobody subscribes to the request's subject.
     public var isNoResponders: Bool { status == Int32(bitPattern: NATS_NO_RESPONDERS.rawValue) }

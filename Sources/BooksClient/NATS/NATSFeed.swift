@@ -42,15 +42,16 @@ public final class NATSFeed: Sendable {
     /// `onNotice` hears about recoveries (for stderr).
     /// A stream that cannot be read (not created yet, JetStream restarting) is retried with
     /// a growing pause (up to 2 s), announced once through `onNotice`.
+    /// `isCancelled` is asked after every wait (at most ~2 s apart, 250 ms while the stream is read): true ends `run`.
     public func run(
         from start: NATSDeliveryStart, onNotice: @Sendable (String) -> Void = { _ in },
-        deliver: (Item) -> Bool
+        isCancelled: () -> Bool = { false }, deliver: (Item) -> Bool
     ) {
         var position = start
         var lastSequence: UInt64?
         var failures = 0
         let decoder = MessageDecoder()
-        while true {
+        while !isCancelled() {
             let subscription: NATSOrderedSubscription
             do {
                 subscription = try connection.jetStream().orderedSubscription(subject, from: position)
@@ -61,10 +62,10 @@ public final class NATSFeed: Sendable {
                 sleepMilliseconds(min(2000, 100 * failures))
                 continue
             }
-            while true {
+            while !isCancelled() {
                 let message: NATSMessage?
                 do {
-                    message = try subscription.next(timeoutMilliseconds: 1000)
+                    message = try subscription.next(timeoutMilliseconds: 250)
                 } catch {
                     onNotice("the stream consumer failed (\(error)); resuming after sequence \(lastSequence ?? 0)")
                     break

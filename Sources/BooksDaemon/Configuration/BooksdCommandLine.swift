@@ -79,8 +79,9 @@ public struct BooksdCommandLine: Sendable, Equatable {
         <prefix>_default and answers socket-protocol requests on <prefix>.default.api;
         nats_credentials, nats_user/nats_password, nats_token, nats_tls_ca/cert/key,
         nats_prefix (default books), nats_stream_replicas, nats_max_age_seconds,
-        nats_stream_max_bytes, nats_allow_writes and nats_buffer go with it. An
-        unreachable NATS never stops local service; a conflicting existing stream does.
+        nats_stream_max_bytes, nats_allow_writes, nats_buffer and nats_batch go with
+        it. An unreachable NATS or refused credentials never stop local service; a
+        conflicting existing stream does. nats_* settings apply at start only.
 
         Flags override the configuration file; the file overrides built-in defaults.
         Every configuration key is documented in booksd.conf(5) and in the installed

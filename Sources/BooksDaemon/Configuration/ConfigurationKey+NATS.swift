@@ -10,6 +10,7 @@ extension ConfigurationKey {
         case .natsStreamMaxBytes: "a size between 1 KiB and 1 GiB, or 0 (no limit)"
         case .natsAllowWrites: "a boolean: yes/no, true/false, on/off, 1/0"
         case .natsBuffer: "an integer between 16 and 1000000"
+        case .natsBatch: "an integer between 1 and 4096"
         default: "a non-empty value (a path, a user name, a password or a token)"
         }
     }
@@ -44,8 +45,19 @@ extension ConfigurationKey {
         case .natsStreamMaxBytes: nats.streamMaxBytes = value == "0" ? 0 : try Self.size(value, or: bad)
         case .natsAllowWrites: nats.allowWrites = try Self.boolean(value, or: bad)
         case .natsBuffer: nats.bufferCapacity = try Self.integer(value, 16...1_000_000, or: bad)
+        case .natsBatch: nats.batchLimit = try Self.integer(value, 1...4096, or: bad)
         default: throw bad
         }
+    }
+
+    /// The `nats_*` keys whose values differ between `old` and `new` (secrets compared, not shown).
+    static func changedNATSKeys(from old: NATSSettings, to new: NATSSettings) -> [String] {
+        var changed = allCases.filter {
+            $0.rawValue.hasPrefix("nats_") && $0.natsFormattedValue(in: old) != $0.natsFormattedValue(in: new)
+        }
+        if old.password != new.password { changed.append(.natsPassword) }
+        if old.token != new.token { changed.append(.natsToken) }
+        return changed.map(\.rawValue)
     }
 
     /// The value of a `nats_*` key as it could be written in `booksd.conf` (secrets masked).
@@ -65,6 +77,7 @@ extension ConfigurationKey {
         case .natsStreamMaxBytes: String(nats.streamMaxBytes)
         case .natsAllowWrites: nats.allowWrites ? "yes" : "no"
         case .natsBuffer: String(nats.bufferCapacity)
+        case .natsBatch: String(nats.batchLimit)
         default: ""
         }
     }

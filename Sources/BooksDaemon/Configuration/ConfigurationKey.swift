@@ -40,6 +40,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
     case natsStreamMaxBytes = "nats_stream_max_bytes"
     case natsAllowWrites = "nats_allow_writes"
     case natsBuffer = "nats_buffer"
+    case natsBatch = "nats_batch"
 
     /// What a valid value looks like, as shown in `invalidValue` errors.
     public var expected: String {

@@ -31,6 +31,9 @@ public struct NATSSettings: Sendable, Equatable {
     /// Change sets waiting for a slow NATS before the rest is taken from the change log
     /// (`nats_buffer`). Default 4096.
     public var bufferCapacity: Int = 4096
+    /// Most change sets published together, for the cost of one round trip to JetStream
+    /// (`nats_batch`). Default 256; 1 publishes change set by change set.
+    public var batchLimit: Int = 256
 
     /// All defaults: NATS off.
     public init() {}

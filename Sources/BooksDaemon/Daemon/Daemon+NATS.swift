@@ -8,15 +8,27 @@ extension Daemon {
     /// When `nats_url` is set: connects (in the background), checks the stream, and attaches the
     /// engine to a router that feeds the publisher and the responder besides `server`. Otherwise
     /// attaches the engine to `server` alone.
-    /// - Throws: `NATSError` for unusable options or a conflicting existing stream.
+    /// - Throws: `NATSError` for unusable options or a conflicting existing stream. Refused
+    ///   credentials are logged, not thrown: the daemon serves locally without NATS.
     func attachChannel(_ engine: BookEngine, server: SocketServer) throws(NATSError) -> NATSLink? {
         let settings = configuration.nats
         guard settings.isEnabled else {
             engine.attach(server)
             return nil
         }
-        let publisher = try NATSPublisher(
-            settings: settings, store: Self.singleStoreName, source: engine, logger: logger)
+        let publisher: NATSPublisher
+        do throws(NATSError) {
+            publisher = try NATSPublisher(
+                settings: settings, store: Self.singleStoreName, source: engine, logger: logger)
+        } catch  where error.isAuthorizationFailure {
+            logger.error(
+                """
+                NATS connection closed for good: the server refused booksd's credentials (\(error)); NATS stays \
+                off until the nats_* settings are fixed and booksd restarted; serving locally
+                """)
+            engine.attach(server)
+            return nil
+        }
         let responder = NATSRequestResponder(
             connection: publisher.connection, naming: publisher.naming, allowWrites: settings.allowWrites,
             maxRequestBytes: configuration.maxRequestBytes, logger: logger)

@@ -162,7 +162,11 @@ public final class Daemon: Sendable {
                 live.socketPath = configuration.socketPath
             }
             if live.nats != configuration.nats {
-                logger.warning("nats_* changes take effect only after a restart")
+                let changed = ConfigurationKey.changedNATSKeys(from: configuration.nats, to: fresh.nats)
+                logger.warning(
+                    """
+                    \(changed.joined(separator: ", ")) changed: nats_* settings take effect only after a restart                     (NATS goes on with the settings booksd started with)
+                    """)
                 live.nats = configuration.nats
             }
             running.engine.reconfigure(live)

@@ -89,6 +89,7 @@ private func error(_ text: String) -> ConfigurationError? {
             nats_stream_max_bytes = 1G
             nats_allow_writes = no
             nats_buffer = 128
+            nats_batch = 8
             """
         let c = try load(text)
         var expected = DaemonConfiguration()
@@ -131,6 +132,7 @@ private func error(_ text: String) -> ConfigurationError? {
         expected.nats.streamMaxBytes = 1 << 30
         expected.nats.allowWrites = false
         expected.nats.bufferCapacity = 128
+        expected.nats.batchLimit = 8
         #expect(c == expected)
         #expect(Set(try ConfigurationFile.parse(text).entries.map(\.key)) == Set(ConfigurationKey.allCases))
     }

@@ -23,24 +23,39 @@ struct NATSPublisherDriver {
     var retryScheduled = false
     var logs: [(LogLevel, String)] = []
     var snapshots = 0
+    /// The seqs of each `.publish` action, in order.
+    var batches: [[UInt64]] = []
 
-    init(epoch: String = "E", startSeq: UInt64 = 0, stream: [String] = [], capacity: Int = 4096) {
+    init(
+        epoch: String = "E", startSeq: UInt64 = 0, stream: [String] = [], capacity: Int = 4096, batchLimit: Int = 256
+    ) {
         self.epoch = epoch
         self.stream = stream
         engineSeq = startSeq
         logReachesBackTo = startSeq
         machine = NATSPublisherStateMachine(
-            configuration: .init(epoch: epoch, bufferCapacity: capacity), startSeq: startSeq)
+            configuration: .init(epoch: epoch, bufferCapacity: capacity, batchLimit: batchLimit), startSeq: startSeq)
     }
 
     /// The engine applies a change set touching book `id`; it is handed to the publisher.
     mutating func edit(_ id: String = "b", handOver: Bool = true) {
+        let change = apply(id)
+        if handOver { feed(.changeSet(change)) } else { feed(.changesDropped(through: engineSeq)) }
+    }
+
+    /// The engine applies `count` change sets while the publisher is busy; they are handed over together.
+    mutating func edits(_ count: Int) {
+        let changes = (0..<count).map { _ in apply("b") }
+        feed(.changeSets(changes))
+    }
+
+    private mutating func apply(_ id: String) -> SequencedChangeSet {
         engineSeq += 1
         let change = SequencedChangeSet(
             epoch: epoch, seq: engineSeq, source: .file, time: Date(timeIntervalSince1970: 0),
             changes: ChangeSet(inserted: [Book(id: "\(id)\(engineSeq)", name: "n", author: "a")]))
         engineLog.append(change)
-        if handOver { feed(.changeSet(change)) } else { feed(.changesDropped(through: engineSeq)) }
+        return change
     }
 
     /// The engine's log keeps only change sets after `seq`.
@@ -103,14 +118,17 @@ struct NATSPublisherDriver {
         case .lookUpStreamPosition:
             guard reachable else { return .lookupFailed(reason: "unreachable") }
             return .streamPositionFound(stream.last.flatMap(Self.naming.position(fromMessageID:)))
-        case .publish(let change):
+        case .publish(let changes):
             guard reachable else { return .publishFailed(reason: "unreachable") }
-            let id = Self.naming.messageID(epoch: change.epoch, seq: change.seq)
+            batches.append(changes.map(\.seq))
             let failure = failNextPublishes.isEmpty ? nil : failNextPublishes.removeFirst()
             if failure == .beforeStore { return .publishFailed(reason: "timeout") }
-            if !stream.suffix(100).contains(id) { stream.append(id) }  // the duplicate window
+            for change in changes {
+                let id = Self.naming.messageID(epoch: change.epoch, seq: change.seq)
+                if !stream.suffix(100).contains(id) { stream.append(id) }  // the duplicate window
+            }
             if failure == .afterStore { return .publishFailed(reason: "ack lost") }
-            return .published(seq: change.seq)
+            return .published(seq: changes[changes.count - 1].seq)
         case .fetchChangeLog(let after):
             guard after >= logReachesBackTo else { return .changeLogFetched(after: after, nil) }
             return .changeLogFetched(after: after, engineLog.filter { $0.seq > after })

@@ -170,6 +170,39 @@ import Testing
         #expect(driver.machine.prepared)
         #expect(driver.stream == ["default:E:0:snapshot"])
     }
+
+    @Test func changeSetsThatWaitedArePublishedAsBatchesInOrder() {
+        var driver = NATSPublisherDriver(startSeq: 1, stream: ["default:E:1"], batchLimit: 2)
+        driver.disconnect()
+        for _ in 0..<5 { driver.edit() }
+        #expect(driver.batches.isEmpty)
+        driver.connect()
+        #expect(driver.batches == [[2, 3], [4, 5], [6]], "consecutive, at most batchLimit, oldest first")
+        #expect(driver.publishedSeqs == [1, 2, 3, 4, 5, 6])
+        driver.edit()
+        #expect(driver.batches.last == [7], "a change set alone is a batch of one")
+    }
+
+    @Test func changeSetsHandedOverTogetherGoOutAsOneBatch() {
+        var driver = NATSPublisherDriver(startSeq: 1, stream: ["default:E:1"])
+        driver.connect()
+        driver.edits(4)
+        #expect(driver.batches == [[2, 3, 4, 5]])
+        #expect(driver.publishedSeqs == [1, 2, 3, 4, 5])
+    }
+
+    @Test func aBatchWhoseAcknowledgementIsLostIsNotRepeated() {
+        var driver = NATSPublisherDriver(startSeq: 1, stream: ["default:E:1"])
+        driver.disconnect()
+        for _ in 0..<3 { driver.edit() }
+        driver.failNextPublishes = [.afterStore]
+        driver.connect()
+        #expect(driver.batches == [[2, 3, 4]])
+        driver.edit()
+        driver.fireRetry()
+        #expect(driver.publishedSeqs == [1, 2, 3, 4, 5], "the stream's end was read again: only seq 5 follows")
+        #expect(driver.batches.last == [5])
+    }
 }
 
 @Suite struct NATSNamingTests {

@@ -70,6 +70,7 @@ public final class NATSPublisher: Sendable {
     /// The C library's options for `settings`.
     static func connectOptions(_ settings: NATSSettings) -> NATSConnectOptions {
         var options = NATSConnectOptions(urls: settings.urls, name: "booksd")
+        options.sendImmediately = true  // a change set's latency is two round trips: no flusher wake-ups
         options.credentialsFile = settings.credentialsFile
         options.user = settings.user
         options.password = settings.password
@@ -83,7 +84,9 @@ public final class NATSPublisher: Sendable {
     /// Starts the publishing thread; the engine is at `startSeq`.
     public func start(startSeq: UInt64) throws(DedicatedThreadError) {
         let machine = NATSPublisherStateMachine(
-            configuration: .init(epoch: source.epoch, bufferCapacity: settings.bufferCapacity), startSeq: startSeq)
+            configuration: .init(
+                epoch: source.epoch, bufferCapacity: settings.bufferCapacity, batchLimit: settings.batchLimit),
+            startSeq: startSeq)
         let connected = connection.isConnected
         let started = try DedicatedThread.start(name: "booksd-nats") { [self] in
             var loop = NATSPublisherLoop(publisher: self, machine: machine)

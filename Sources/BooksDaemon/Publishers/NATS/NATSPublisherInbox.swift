@@ -49,7 +49,7 @@ final class NATSPublisherInbox: Sendable {
     func take() -> (inputs: [NATSPublisherInput], stopping: Bool) {
         state.withLock { state in
             var inputs = state.events
-            inputs += state.changes.map { .changeSet($0) }
+            if !state.changes.isEmpty { inputs.append(.changeSets(state.changes)) }
             if let dropped = state.droppedThrough { inputs.append(.changesDropped(through: dropped)) }
             state.events.removeAll()
             state.changes.removeAll()

@@ -5,6 +5,9 @@ import BooksCore
 enum NATSPublisherInput: Sendable {
     /// The engine applied a change set (handed over without blocking).
     case changeSet(SequencedChangeSet)
+    /// Several change sets handed over while the publisher was busy, oldest first (taken together,
+    /// so they can go out as one batch).
+    case changeSets([SequencedChangeSet])
     /// The hand-over buffer was full: change sets up to `through` were dropped and must come from
     /// the engine's change log.
     case changesDropped(through: UInt64)
@@ -20,7 +23,7 @@ enum NATSPublisherInput: Sendable {
     case streamPositionFound(NATSStreamPosition?)
     /// Answer to `.lookUpStreamPosition`: the stream could not be read.
     case lookupFailed(reason: String)
-    /// Answer to `.publish`: the stream holds the change set with `seq` (stored now or before).
+    /// Answer to `.publish`: the stream holds the batch up to the change set with `seq` (stored now or before).
     case published(seq: UInt64)
     /// Answer to `.publish` or `.publishSnapshot`: it may or may not have been stored.
     case publishFailed(reason: String)
@@ -46,9 +49,11 @@ enum NATSPublisherAction: Sendable, Equatable {
     case prepare
     /// Read the last message of this store's subject and parse its `Nats-Msg-Id`.
     case lookUpStreamPosition
-    /// Apply the change set to the bucket (puts, deletes), then publish it to the stream with
+    /// Apply the change sets (consecutive seqs, the first right after the stream's end) to the
+    /// bucket (puts, deletes), then publish them to the stream in order, each with
     /// `Nats-Msg-Id: <store>:<epoch>:<seq>` (bucket first: a retry after a failure redoes both).
-    case publish(SequencedChangeSet)
+    /// Answered `.published(seq:)` with the last seq once every one is stored.
+    case publish([SequencedChangeSet])
     /// Ask the engine for its change sets after `after`.
     case fetchChangeLog(after: UInt64)
     /// Take the engine's current books and seq, make the bucket equal to them, publish a snapshot

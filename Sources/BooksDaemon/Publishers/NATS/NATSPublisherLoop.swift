@@ -12,6 +12,12 @@ struct NATSPublisherLoop {
     var jetStream: JetStream?
     var bucket: KeyValueStore?
     var ownerBucket: KeyValueStore?
+    /// Sends the bucket updates and stream messages of a batch without a round trip each.
+    var batchPublisher: JetStreamBatchPublisher?
+    /// The stream sequence of the stream's last message of this store, as last read or
+    /// acknowledged (nil: unknown). A batch's first message must follow it, so a message the
+    /// server lost can never be followed by a stored one.
+    var lastStreamSequence: UInt64?
     var lease: NATSOwnerLease
     /// How long one JetStream call may take before it counts as failed.
     let timeoutMilliseconds: Int64 = 2000
@@ -83,6 +89,7 @@ struct NATSPublisherLoop {
                 try setup.ensureStream(context)
                 bucket = try setup.bucket(context)
                 jetStream = context
+                batchPublisher = try JetStreamBatchPublisher(connection: publisher.connection)
                 let owners = try context.keyValue(
                     naming.bucketName + "_owner", replicas: publisher.settings.streamReplicas,
                     ttlSeconds: NATSOwnerLease.ttlSeconds)
@@ -102,19 +109,17 @@ struct NATSPublisherLoop {
             guard let jetStream else { return .lookupFailed(reason: "no JetStream context") }
             do throws(NATSError) {
                 let last = try jetStream.lastMessage(stream: naming.streamName, subject: naming.changesSubject)
+                lastStreamSequence = last?.streamSequence ?? 0
                 return .streamPositionFound(last?.messageID.flatMap(naming.position(fromMessageID:)))
             } catch {
                 return .lookupFailed(reason: error.description)
             }
-        case .publish(let change):
+        case .publish(let changes):
             do throws(NATSError) {
-                try apply(change)
-                let id = naming.messageID(epoch: change.epoch, seq: change.seq)
-                _ = try jetStream?.publish(
-                    NATSPayload.change(change, store: naming.store), to: naming.changesSubject, messageID: id,
-                    timeoutMilliseconds: timeoutMilliseconds)
-                return .published(seq: change.seq)
+                try publish(changes)
+                return .published(seq: changes[changes.count - 1].seq)
             } catch {
+                lastStreamSequence = nil
                 return .publishFailed(reason: error.description)
             }
         case .fetchChangeLog(let after):
@@ -133,21 +138,43 @@ struct NATSPublisherLoop {
         return nil
     }
 
-    /// Applies a change set to the bucket: puts for inserted and updated books, deletes for deleted.
-    private func apply(_ change: SequencedChangeSet) throws(NATSError) {
-        guard let bucket else { throw NATSError(context: "updating the bucket", text: "not prepared") }
-        for book in change.changes.inserted {
-            try bucket.put(NATSNaming.key(forBookID: book.id), NATSPayload.bucketValue(book, version: change.seq))
+    /// Publishes a batch: first every bucket update (puts for inserted and updated books, deletes
+    /// for deleted ones), then the change sets to the stream, each chained to the one before it
+    /// (`Nats-Expected-Last-Subject-Sequence` for the first, `Nats-Expected-Last-Msg-Id` after):
+    /// two round trips whatever the batch's size, and a refused message refuses all after it.
+    private mutating func publish(_ changes: [SequencedChangeSet]) throws(NATSError) {
+        guard let batchPublisher else { throw NATSError(context: "publishing", text: "not prepared") }
+        let naming = publisher.naming
+        var updates: [NATSOutgoingMessage] = []
+        for change in changes {
+            for book in change.changes.inserted + change.changes.updated.map(\.new) {
+                updates.append(
+                    .keyValuePut(
+                        bucket: naming.bucketName, key: NATSNaming.key(forBookID: book.id),
+                        value: NATSPayload.bucketValue(book, version: change.seq)))
+            }
+            for book in change.changes.deleted {
+                updates.append(.keyValueDelete(bucket: naming.bucketName, key: NATSNaming.key(forBookID: book.id)))
+            }
         }
-        for update in change.changes.updated {
-            try bucket.put(
-                NATSNaming.key(forBookID: update.new.id), NATSPayload.bucketValue(update.new, version: change.seq))
+        try batchPublisher.publish(updates, timeoutMilliseconds: timeoutMilliseconds)
+        var messages: [NATSOutgoingMessage] = []
+        var previousID: String?
+        for change in changes {
+            let id = naming.messageID(epoch: change.epoch, seq: change.seq)
+            messages.append(
+                NATSOutgoingMessage(
+                    subject: naming.changesSubject, data: NATSPayload.change(change, store: naming.store),
+                    messageID: id, expectedLastMessageID: previousID,
+                    expectedLastSubjectSequence: previousID == nil ? lastStreamSequence : nil))
+            previousID = id
         }
-        for book in change.changes.deleted { try bucket.delete(NATSNaming.key(forBookID: book.id)) }
+        lastStreamSequence = nil
+        lastStreamSequence = try batchPublisher.publish(messages, timeoutMilliseconds: timeoutMilliseconds)
     }
 
     /// Makes the bucket equal to the engine's books, then publishes a snapshot marker; returns its seq.
-    private func publishSnapshot() throws(NATSError) -> UInt64 {
+    private mutating func publishSnapshot() throws(NATSError) -> UInt64 {
         guard let bucket, let jetStream else {
             throw NATSError(context: "publishing a snapshot", text: "not prepared")
         }
@@ -156,22 +183,30 @@ struct NATSPublisherLoop {
         // Only what differs is written (versions included: they are what conditional updates
         // compare), so an unchanged bucket costs one read.
         var stale = try bucket.values()
+        var updates: [NATSOutgoingMessage] = []
         var written = 0
         for (book, version) in books {
             let key = NATSNaming.key(forBookID: book.id)
             let value = NATSPayload.bucketValue(book, version: version)
             if stale.removeValue(forKey: key) != value {
-                try bucket.put(key, value)
+                updates.append(.keyValuePut(bucket: naming.bucketName, key: key, value: value))
                 written += 1
             }
+            if updates.count >= 4096 {  // bounded memory at 1M books
+                try batchPublisher?.publish(updates, timeoutMilliseconds: timeoutMilliseconds)
+                updates.removeAll(keepingCapacity: true)
+            }
         }
-        for key in stale.keys { try bucket.delete(key) }
+        for key in stale.keys { updates.append(.keyValueDelete(bucket: naming.bucketName, key: key)) }
+        try batchPublisher?.publish(updates, timeoutMilliseconds: timeoutMilliseconds)
         let marker = NATSPayload.snapshotMarker(
             store: naming.store, epoch: publisher.source.epoch, seq: seq, books: books.count, bucket: naming.bucketName)
-        _ = try jetStream.publish(
+        lastStreamSequence = nil
+        lastStreamSequence = try jetStream.publish(
             marker, to: naming.changesSubject,
             messageID: naming.messageID(epoch: publisher.source.epoch, seq: seq, snapshot: true),
-            timeoutMilliseconds: timeoutMilliseconds)
+            timeoutMilliseconds: timeoutMilliseconds
+        ).sequence
         publisher.logger.notice(
             """
             NATS: bucket \(naming.bucketName) reconciled with \(books.count) books (\(written) written, \

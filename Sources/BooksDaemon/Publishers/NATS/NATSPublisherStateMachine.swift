@@ -15,6 +15,8 @@ import BooksCore
 /// - Memory is bounded: at most `bufferCapacity` change sets wait (more are dropped and later
 ///   fetched from the change log), plus one change-log batch.
 /// - At most one action with an answer is outstanding; nothing is started while disconnected.
+/// - Change sets waiting in order are published as one batch (at most `batchLimit`): the cost of a
+///   round trip to JetStream is paid per batch, not per change set.
 struct NATSPublisherStateMachine: Sendable {
     /// Fixed settings.
     struct Configuration: Sendable, Equatable {
@@ -24,6 +26,8 @@ struct NATSPublisherStateMachine: Sendable {
         var bufferCapacity: Int = 4096
         /// Pause after a failure before trying again.
         var retryDelay: Duration = .milliseconds(500)
+        /// Most change sets published in one batch (one round trip for the bucket, one for the stream).
+        var batchLimit: Int = 256
     }
 
     /// The outstanding action, if any.
@@ -76,23 +80,9 @@ struct NATSPublisherStateMachine: Sendable {
         var actions: [NATSPublisherAction] = []
         switch input {
         case .changeSet(let change):
-            guard change.epoch == configuration.epoch else { return [] }
-            latestSeq = max(latestSeq, change.seq)
-            if let seq = publishedSeq, change.seq <= seq { return [] }
-            if buffer.count >= configuration.bufferCapacity {
-                if !overflowing {
-                    overflowing = true
-                    actions.append(
-                        .log(
-                            .warning,
-                            """
-                            NATS publishing is \(buffer.count) change sets behind: later ones are taken from the \
-                            change log when it catches up
-                            """))
-                }
-            } else if buffer.last.map({ $0.seq < change.seq }) ?? true {
-                buffer.append(change)
-            }
+            actions += accept(change)
+        case .changeSets(let changes):
+            for change in changes { actions += accept(change) }
         case .changesDropped(let through):
             latestSeq = max(latestSeq, through)
         case .connected:
@@ -147,6 +137,28 @@ struct NATSPublisherStateMachine: Sendable {
         return actions + next()
     }
 
+    /// Buffers a change set of this lineage not yet in the stream (or, when the buffer is full,
+    /// leaves it to the change log).
+    private mutating func accept(_ change: SequencedChangeSet) -> [NATSPublisherAction] {
+        guard change.epoch == configuration.epoch else { return [] }
+        latestSeq = max(latestSeq, change.seq)
+        if let seq = publishedSeq, change.seq <= seq { return [] }
+        if buffer.count >= configuration.bufferCapacity {
+            guard !overflowing else { return [] }
+            overflowing = true
+            return [
+                .log(
+                    .warning,
+                    """
+                    NATS publishing is \(buffer.count) change sets behind: later ones are taken from the \
+                    change log when it catches up
+                    """)
+            ]
+        }
+        if buffer.last.map({ $0.seq < change.seq }) ?? true { buffer.append(change) }
+        return []
+    }
+
     /// The next action when nothing is outstanding.
     private mutating func next() -> [NATSPublisherAction] {
         guard connected, operation == nil, !waitingForRetry else { return [] }
@@ -161,7 +173,16 @@ struct NATSPublisherStateMachine: Sendable {
             buffer.removeAll()
         }
         if let first = buffer.first, first.seq == end.seq + 1 {
-            return start(.publishing(first.seq), .publish(first))
+            // Every consecutive buffered change set goes in one batch (they are consecutive by
+            // construction; the check keeps a gap impossible even if that changed).
+            var batch = [first]
+            for change in buffer.dropFirst() {
+                guard batch.count < configuration.batchLimit, change.seq == batch[batch.count - 1].seq + 1 else {
+                    break
+                }
+                batch.append(change)
+            }
+            return start(.publishing(batch[batch.count - 1].seq), .publish(batch))
         }
         if latestSeq > end.seq { return start(.fetching, .fetchChangeLog(after: end.seq)) }
         return []

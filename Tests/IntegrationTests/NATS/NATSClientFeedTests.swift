@@ -1,0 +1,70 @@
+import BooksClient
+import BooksCore
+import BooksNATS
+import BooksProtocol
+import BooksTestSupport
+import Testing
+
+/// The Swift client's feed over NATS (`NATSFeed.changes()`): the socket feed's items, in order,
+/// none twice, across a nats-server restart; with a real nats-server and booksd.
+@Suite(.serialized, .enabled(if: NATSServerProcess.isInstalled, "needs nats-server (Debian package nats-server)"))
+struct NATSClientFeedTests {
+    @Test func theFeedOverNATSCarriesEveryChangeOnceInOrderAcrossAServerRestart() async throws {
+        let (server, daemon) = try await NATSFeedTests.publishingDaemon(rows: ["# books"])
+        let feed = try NATSFeed(options: NATSConnectOptions(urls: [server.url]))
+        let client = try await daemon.connect()
+        var items = feed.changes(from: .all).makeAsyncIterator()
+
+        let marker = try #require(try await items.next())
+        guard case .resyncRequired(let epoch, 0, _) = marker.feedItem else {
+            Issue.record("the stream starts with booksd's snapshot marker, got \(marker.feedItem)")
+            return
+        }
+        var changes: [FeedChange] = []
+        var sequences = [marker.streamSequence]
+        func take(_ count: Int) async throws {
+            for _ in 0..<count {
+                let item = try #require(try await items.next())
+                sequences.append(item.streamSequence)
+                guard case .change(let change) = item.feedItem else {
+                    Issue.record("expected a change, got \(item.feedItem)")
+                    return
+                }
+                #expect(item.store == "default")
+                changes.append(change)
+            }
+        }
+        try daemon.handAppend("1|Dune|Herbert")
+        _ = try await client.insert([BookDraft(name: "Emma", author: "Austen")])
+        try await take(2)
+
+        server.kill()
+        try daemon.handAppend("2|Walden|Thoreau")  // published once the server is back
+        try server.start()
+        _ = try await client.insert([BookDraft(name: "Ulysses", author: "Joyce")])
+        try await take(2)
+
+        #expect(changes.map(\.seq) == [1, 2, 3, 4], "every change set once, in order")
+        #expect(changes.allSatisfy { $0.epoch == epoch })
+        #expect(changes.map(\.source) == [.file, .client, .file, .client])
+        #expect(changes[0].changes.inserted.map(\.id) == ["1"] && changes[2].changes.inserted.map(\.id) == ["2"])
+        #expect(sequences == Array(sequences[0]..<(sequences[0] + 5)), "stream sequences without gap: \(sequences)")
+        let fileIDs = Set(try daemon.fileBooks().map(\.id))
+        let fedIDs = Set(changes.flatMap { $0.changes.inserted.map(\.id) })
+        #expect(fedIDs == fileIDs)
+    }
+
+    @Test func endingTheIterationStopsTheFeed() async throws {
+        let (server, _) = try await NATSFeedTests.publishingDaemon(rows: ["1|Dune|Herbert"])
+        let feed = try NATSFeed(options: NATSConnectOptions(urls: [server.url]))
+        let task = Task {
+            var count = 0
+            for try await _ in feed.changes(from: .all) { count += 1 }
+            return count
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        task.cancel()
+        let count = try await task.value
+        #expect(count == 1, "the snapshot marker, then nothing until cancelled")
+    }
+}
