@@ -53,12 +53,16 @@ public struct ReplyResult: Sendable, Hashable, Codable {
     public var status: DaemonStatus?
     /// A paged `list` (`"paged":true`): `true` on every page but the last, which carries `total`.
     public var more: Bool?
+    /// Version 2, `stores`: every store, sorted by name.
+    public var stores: [StoreInfo]?
+    /// Version 2, `subscribe`/`unsubscribe` with `stores`: the stores the request applies to, sorted.
+    public var subscribedStores: [String]?
 
     /// Creates a result with only the given fields.
     public init(
         protocolVersion: Int? = nil, server: String? = nil, epoch: String? = nil, seq: UInt64? = nil,
         books: [Book]? = nil, versions: [UInt64]? = nil, total: Int? = nil, status: DaemonStatus? = nil,
-        more: Bool? = nil
+        more: Bool? = nil, stores: [StoreInfo]? = nil, subscribedStores: [String]? = nil
     ) {
         self.protocolVersion = protocolVersion
         self.server = server
@@ -69,6 +73,8 @@ public struct ReplyResult: Sendable, Hashable, Codable {
         self.total = total
         self.status = status
         self.more = more
+        self.stores = stores
+        self.subscribedStores = subscribedStores
     }
 }
 
@@ -81,13 +87,19 @@ public struct ProtocolError: Error, Sendable, Hashable, Codable, CustomStringCon
     public var current: Book?
     /// On `conflict`: the book's current version.
     public var currentVersion: UInt64?
+    /// On `unknown-store` and `store-required`: the names of the stores there are, sorted.
+    public var stores: [String]?
 
     /// Creates an error.
-    public init(_ code: ErrorCode, _ message: String, current: Book? = nil, currentVersion: UInt64? = nil) {
+    public init(
+        _ code: ErrorCode, _ message: String, current: Book? = nil, currentVersion: UInt64? = nil,
+        stores: [String]? = nil
+    ) {
         self.code = code
         self.message = message
         self.current = current
         self.currentVersion = currentVersion
+        self.stores = stores
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
@@ -124,6 +136,12 @@ public struct ProtocolError: Error, Sendable, Hashable, Codable, CustomStringCon
         case queryTooExpensive = "query-too-expensive"
         /// The book file cannot be written now (missing, unreadable, invalid JSON, disk full …).
         case storeUnavailable = "store-unavailable"
+        /// Version 2: no store has the name given in `store` or `stores` (`stores` lists those
+        /// there are). The connection stays open.
+        case unknownStore = "unknown-store"
+        /// Version 2: the daemon serves several stores and the request names none (`stores` lists
+        /// them). The connection stays open.
+        case storeRequired = "store-required"
         /// The daemon is shutting down.
         case shuttingDown = "shutting-down"
         /// An unexpected failure inside the daemon.

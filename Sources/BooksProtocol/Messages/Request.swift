@@ -36,6 +36,16 @@ public struct Request: Sendable, Hashable, Codable {
     /// `subscribe`: `false` starts the feed without a snapshot (and sends none after
     /// `resync-required`): a plain feed of changes. Default `true`.
     public var snapshot: Bool?
+    /// Version 2: the store a per-store op (`list`, `query`, `get`, `insert`, `update`, `delete`,
+    /// `status`, `ping`, `subscribe`, `unsubscribe`) is about. Absent: the only store (a version-1
+    /// connection: the store `default`, or the only one).
+    public var store: String?
+    /// Version 2, `subscribe`/`unsubscribe`: several stores at once; `["*"]` is every store, also
+    /// those added later.
+    public var stores: [String]?
+    /// Version 2, `subscribe` with `stores`: a resume point per store (stores not named here start
+    /// with a snapshot, or without one when `snapshot` is `false`).
+    public var resumes: [String: ResumePoint]?
 
     /// Creates a request.
     public init(
@@ -43,7 +53,8 @@ public struct Request: Sendable, Hashable, Codable {
         filter: BookFilter? = nil, sort: BookSort? = nil, limit: Int? = nil, offset: Int? = nil,
         resume: ResumePoint? = nil, ids: [String]? = nil, books: [BookDraft]? = nil,
         patches: [BookPatch]? = nil, expectedVersions: [UInt64]? = nil, paged: Bool? = nil,
-        snapshot: Bool? = nil
+        snapshot: Bool? = nil, store: String? = nil, stores: [String]? = nil,
+        resumes: [String: ResumePoint]? = nil
     ) {
         self.id = id
         self.op = op
@@ -60,12 +71,15 @@ public struct Request: Sendable, Hashable, Codable {
         self.expectedVersions = expectedVersions
         self.paged = paged
         self.snapshot = snapshot
+        self.store = store
+        self.stores = stores
+        self.resumes = resumes
     }
 
     /// The JSON keys of a request.
     public enum CodingKeys: String, CodingKey, CaseIterable {
         case id, op, version, client, filter, sort, limit, offset, resume, ids, books, patches, expectedVersions, paged
-        case snapshot
+        case snapshot, store, stores, resumes
     }
 
     /// Decodes a request; `id` may be a JSON string or a JSON number (kept as its decimal text,
@@ -88,6 +102,9 @@ public struct Request: Sendable, Hashable, Codable {
         self.expectedVersions = try c.decodeIfPresent([UInt64].self, forKey: .expectedVersions)
         self.paged = try c.decodeIfPresent(Bool.self, forKey: .paged)
         self.snapshot = try c.decodeIfPresent(Bool.self, forKey: .snapshot)
+        self.store = try c.decodeIfPresent(String.self, forKey: .store)
+        self.stores = try c.decodeIfPresent([String].self, forKey: .stores)
+        self.resumes = try c.decodeIfPresent([String: ResumePoint].self, forKey: .resumes)
     }
 
     /// Reads `id` as a string, or as a number converted to text.
@@ -110,7 +127,7 @@ public struct Request: Sendable, Hashable, Codable {
                 debugDescription: "id must be a string or a number"))
     }
 
-    /// The operations of protocol version 1.
+    /// The operations of protocol versions 1 and 2 (`stores` is version 2 only).
     public enum Operation: String, Sendable, Hashable, Codable, CaseIterable {
         /// Must be the first request: `version` → `HelloResult`.
         case hello
@@ -132,7 +149,13 @@ public struct Request: Sendable, Hashable, Codable {
         case subscribe
         /// Stops the change feed on this connection → `PingResult`.
         case unsubscribe
+        /// Version 2: every store with its path, format, state and position → `ReplyResult.stores`.
+        case stores
     }
+
+    /// True for the ops that act on one store (everything but `hello` and `stores`; `subscribe` and
+    /// `unsubscribe` may name several with `stores`).
+    public var isPerStore: Bool { op != .hello && op != .stores }
 }
 
 /// A point in a daemon's history: the last change a subscriber has seen.
