@@ -1,0 +1,118 @@
+import BooksCore
+import BooksProtocol
+
+/// Subscriptions to several stores, store-added / store-removed, and the `stores` op.
+extension StoreRouter {
+    /// `subscribe` with `stores`: one reply (`subscribedStores`), then per store a `subscribed`
+    /// event (or `subscribe-failed`) and its snapshot or replayed changes, from that store's engine.
+    func subscribe(
+        _ request: Request, _ asked: [String], names: [String], from connection: ConnectionID, peer: PeerCredentials
+    ) {
+        if let problem = request.filter?.violation() {
+            server.send(.failure(request.id, ProtocolError(.limitExceeded, problem)), to: connection)
+            return
+        }
+        let chosen: (names: [String], all: Bool)
+        switch StoreResolution.stores(asked, names: names) {
+        case .failure(let error):
+            server.send(.failure(request.id, error), to: connection)
+            return
+        case .success(let value):
+            chosen = value
+        }
+        routes.withLock { routes in
+            routes[connection]?.everyStore = chosen.all ? (request, peer) : nil
+            for name in chosen.names { routes[connection]?.fanOut[name] = request.id }
+        }
+        server.send(.success(request.id, ReplyResult(subscribedStores: chosen.names)), to: connection)
+        for name in chosen.names { subscribePart(request, store: name, connection: connection, peer: peer) }
+    }
+
+    /// Hands the part of `request` for `store` to its engine (answered through `StoreChannel`).
+    func subscribePart(_ request: Request, store: String, connection: ConnectionID, peer: PeerCredentials) {
+        guard let engine = directory.engine(named: store) else { return }  // removed meanwhile
+        var part = request
+        part.store = store
+        part.stores = nil
+        part.resume = request.resumes?[store]
+        part.resumes = nil
+        engine.handle(part, from: connection, peer: peer)
+    }
+
+    /// `unsubscribe` with `stores` (or, with several stores, without `store`): stops those stores'
+    /// feeds on this connection; one reply naming them.
+    func unsubscribe(_ request: Request, _ asked: [String], names: [String], _ connection: ConnectionID) {
+        let followed = routes.withLock { $0[connection]?.subscribed ?? [] }
+        let chosen: [String]
+        switch StoreResolution.stores(asked, names: names + followed.filter { !names.contains($0) }) {
+        case .failure(let error):
+            server.send(.failure(request.id, error), to: connection)
+            return
+        case .success(let value):
+            chosen = value.all ? followed.sorted() : value.names
+        }
+        routes.withLock { routes in
+            if asked.contains(StoreResolution.everyStore) { routes[connection]?.everyStore = nil }
+            for name in chosen {
+                routes[connection]?.subscribed.remove(name)
+                routes[connection]?.fanOut[name] = nil
+            }
+        }
+        for name in chosen { server.post(.stopSubscription(connection, store: name, reply: [])) }
+        server.send(.success(request.id, ReplyResult(subscribedStores: chosen)), to: connection)
+    }
+
+    /// A store was added (call after its engine is loaded and attached to `channel(for:)`): every
+    /// version-2 subscriber gets `store-added`; those following every store also follow it.
+    public func storeAdded(_ name: String) {
+        guard let engine = directory.engine(named: name) else { return }
+        let (epoch, seq) = engine.position
+        let notice = MessageEncoder.encode(Event(event: .storeAdded, epoch: epoch, seq: seq, store: name))
+        let followers = routes.withLock { routes -> [(ConnectionID, (request: Request, peer: PeerCredentials)?)] in
+            var result: [(ConnectionID, (request: Request, peer: PeerCredentials)?)] = []
+            for (id, route) in routes where route.version >= ProtocolVersion.stores && !route.subscribed.isEmpty {
+                if let every = route.everyStore { routes[id]?.fanOut[name] = every.request.id }
+                result.append((id, route.everyStore))
+            }
+            return result
+        }
+        for (connection, every) in followers {
+            server.post(.sendEvent(connection, notice))
+            if let every {
+                var part = every.request
+                part.resumes = nil
+                subscribePart(part, store: name, connection: connection, peer: every.peer)
+            }
+        }
+    }
+
+    /// A store went away (call after its engine stopped broadcasting): its subscribers stop
+    /// following it, and every version-2 subscriber gets `store-removed` with `reason`.
+    public func storeRemoved(_ name: String, epoch: String, seq: UInt64, reason: String) {
+        let notice = MessageEncoder.encode(Event(event: .storeRemoved, epoch: epoch, seq: seq, reason: reason, store: name))
+        let told = routes.withLock { routes -> [(ConnectionID, Bool)] in
+            var result: [(ConnectionID, Bool)] = []
+            for (id, route) in routes where route.version >= ProtocolVersion.stores && !route.subscribed.isEmpty {
+                let followed = routes[id]?.subscribed.remove(name) != nil
+                routes[id]?.fanOut[name] = nil
+                result.append((id, followed))
+            }
+            return result
+        }
+        for (connection, followed) in told {
+            if followed { server.post(.stopSubscription(connection, store: name, reply: [])) }
+            server.post(.sendEvent(connection, notice))
+        }
+    }
+
+    /// Every store's description, gathered from each engine's queue (so a busy store delays only
+    /// this reply), then handed to `completion` in name order.
+    func describeStores(_ names: [String], _ completion: @escaping @Sendable ([StoreInfo]) -> Void) {
+        let engines = names.compactMap { name in directory.engine(named: name).map { (name, $0) } }
+        guard !engines.isEmpty else { return completion([]) }
+        let gathered = StoreInfoGatherer(count: engines.count, completion: completion)
+        for (index, (name, engine)) in engines.enumerated() {
+            engine.onQueue { gathered.add(engine.storeInfo(name: name), at: index) }
+        }
+    }
+}
