@@ -110,7 +110,8 @@ public struct StoreClient: BookRequests {
             }
         }
         client.subscribe(
-            filter: filter, from: resume, snapshot: snapshot, store: store, sink: SocketConnection.EventSink(continuation))
+            filter: filter, from: resume, snapshot: snapshot, store: store,
+            sink: SocketConnection.EventSink(continuation))
         return stream
     }
 

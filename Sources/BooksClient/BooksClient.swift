@@ -158,7 +158,8 @@ public final class BooksClient: BookRequests, Sendable {
             }
         }
         subscribe(
-            filter: filter, from: resume, snapshot: snapshot, store: nil, sink: SocketConnection.EventSink(continuation))
+            filter: filter, from: resume, snapshot: snapshot, store: nil, sink: SocketConnection.EventSink(continuation)
+        )
         return stream
     }
 

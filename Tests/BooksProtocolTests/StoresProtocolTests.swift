@@ -94,7 +94,9 @@ import Testing
 
     @Test func versionOneLinesCarryNoStore() {
         let event = Event(event: .heartbeat, epoch: "E", seq: 1)
-        #expect(String(decoding: MessageEncoder.encode(event), as: UTF8.self) == #"{"event":"heartbeat","epoch":"E","seq":1}"# + "\n")
+        #expect(
+            String(decoding: MessageEncoder.encode(event), as: UTF8.self)
+                == #"{"event":"heartbeat","epoch":"E","seq":1}"# + "\n")
         let tagged = Event(event: .heartbeat, epoch: "E", seq: 1, store: "a")
         #expect(
             String(decoding: MessageEncoder.encode(tagged), as: UTF8.self)
@@ -126,7 +128,8 @@ import Testing
             let line = Array(text.utf8)
             #expect(fast(line) == nil, "\(text)")
         }
-        let unusual = #"{"ok":true,"result":{"stores":[{"name":"a","path":"p","format":"text","state":"present","problem":null,"bookCount":1,"badLines":0,"epoch":"E","seq":1,"x":[]}]}}"#
+        let unusual =
+            #"{"ok":true,"result":{"stores":[{"name":"a","path":"p","format":"text","state":"present","problem":null,"bookCount":1,"badLines":0,"epoch":"E","seq":1,"x":[]}]}}"#
         #expect(fast(Array(unusual.utf8)) != nil)
         #expect(fast(Array(unusual.utf8)) == (try? decoder.decodeWithFoundation(Array(unusual.utf8))))
     }

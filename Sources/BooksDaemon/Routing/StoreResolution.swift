@@ -42,7 +42,8 @@ public enum StoreResolution {
     ) -> Result<(names: [String], all: Bool), ProtocolError> {
         if asked.contains(everyStore) {
             guard asked.count == 1 else {
-                return .failure(ProtocolError(.invalidArgument, "\"*\" must be the only entry of \"stores\"", stores: names))
+                return .failure(
+                    ProtocolError(.invalidArgument, "\"*\" must be the only entry of \"stores\"", stores: names))
             }
             return .success((names, true))
         }

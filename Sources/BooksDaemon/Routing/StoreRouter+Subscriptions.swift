@@ -89,7 +89,8 @@ extension StoreRouter {
     /// A store went away (call after its engine stopped broadcasting): its subscribers stop
     /// following it, and every version-2 subscriber gets `store-removed` with `reason`.
     public func storeRemoved(_ name: String, epoch: String, seq: UInt64, reason: String) {
-        let notice = MessageEncoder.encode(Event(event: .storeRemoved, epoch: epoch, seq: seq, reason: reason, store: name))
+        let notice = MessageEncoder.encode(
+            Event(event: .storeRemoved, epoch: epoch, seq: seq, reason: reason, store: name))
         let told = routes.withLock { routes -> [(ConnectionID, Bool)] in
             var result: [(ConnectionID, Bool)] = []
             for (id, route) in routes where route.version >= ProtocolVersion.stores && !route.subscribed.isEmpty {

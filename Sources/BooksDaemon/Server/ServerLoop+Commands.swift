@@ -19,7 +19,8 @@ extension ServerLoop {
             guard let connection = connections[id.raw] else { return }
             perform(connection.machine.enqueue(bytes, kind: .unsolicited), on: connection)
 
-        case .startSubscription(let id, let store, let reply, let replyKind, let filter, let initialEvents, let afterSeq):
+        case .startSubscription(
+            let id, let store, let reply, let replyKind, let filter, let initialEvents, let afterSeq):
             guard let connection = connections[id.raw] else { return }
             let wasSubscribed = connection.machine.isSubscribed
             guard connection.machine.subscriptionStarted(store: store, filter: filter, afterSeq: afterSeq) else {
