@@ -46,7 +46,12 @@ import Testing
         #expect(lost == "/b")
         #expect(deliveries == [.file(4, .watchLost)])
         let overflow = routes.route(wd: -1, mask: UInt32(IN_Q_OVERFLOW), name: "").deliveries
-        #expect(Set(overflow.map { if case .file(let id, _) = $0 { id } else { 0 } }) == [1, 2, 4, 0])
+        let ids: [UInt64] = overflow.map { delivery in
+            switch delivery {
+            case .file(let id, _), .listener(let id, _, _): id
+            }
+        }
+        #expect(Set(ids) == [1, 2, 3, 4])
     }
 
     @Test func theLastRegistrationGoingAbandonsTheWatch() {
