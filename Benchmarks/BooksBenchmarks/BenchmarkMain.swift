@@ -7,6 +7,7 @@ import Glibc
 ///   full list cost, beside the Python peer; `Benchmarks/run-all.sh` runs them all.
 /// - `responsiveness` (`ResponsivenessOptions.usage`): hello + ping round trips and hand edits while
 ///   clients keep the file under durable rewrites, against the booksd from before the engine change.
+/// - `stores` (`LiveOptions`): 1,000 stores in one watched folder: ready, memory, inotify watches.
 /// `core-rss FILE` is internal: the child process that measures peak memory after one parse.
 @main
 struct BenchmarkMain {
@@ -35,6 +36,9 @@ struct BenchmarkMain {
         case "stream":
             guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
             StreamingBenchmark(options: options).run()
+        case "stores":
+            guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
+            StoresBenchmark(options: options).run()
         case "latency", "fanout", "writes", "startup", "targets":
             guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
             switch subcommand {

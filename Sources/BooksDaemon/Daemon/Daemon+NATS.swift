@@ -9,12 +9,9 @@ extension Daemon {
     /// engine to a router that feeds the publisher and the responder besides `server`. Otherwise
     /// attaches the engine to `server` alone.
     /// - Throws: `NATSError` for unusable options or a conflicting existing stream.
-    func attachChannel(_ engine: BookEngine, server: SocketServer) throws(NATSError) -> NATSLink? {
+    func attachNATS(_ registry: StoreRegistry, server: SocketServer) throws(NATSError) -> NATSLink? {
         let settings = configuration.nats
-        guard settings.isEnabled else {
-            engine.attach(server)
-            return nil
-        }
+        guard settings.isEnabled, let engine = registry.primaryEngine else { return nil }
         let publisher = try NATSPublisher(
             settings: settings, store: Self.singleStoreName, source: engine, logger: logger)
         let responder = NATSRequestResponder(

@@ -2,9 +2,10 @@ import BooksCore
 
 /// The engine's file watcher.
 extension BookEngine {
-    /// Starts watching the file (inotify, or polling on a network filesystem or when forced),
-    /// then compares the file once more, so a change between `load()` and the watch is not missed.
-    public func startWatching() throws(FileWatcherError) {
+    /// Starts watching the file (inotify — on `hub` when given, else a watcher of its own — or
+    /// polling on a network filesystem or when forced), then compares the file once more, so a
+    /// change between `load()` and the watch is not missed.
+    public func startWatching(hub: InotifyHub? = nil) throws(FileWatcherError) {
         let configuration = settings.withLock { $0 }
         let path = store.configuration.path
         let interval = Double(configuration.pollIntervalMilliseconds) / 1000
@@ -13,6 +14,8 @@ extension BookEngine {
         if configuration.forcePolling {
             watcher = try PollingFileWatcher(path: path, intervalSeconds: interval)
             warning = "polling forced by configuration"
+        } else if let hub, detectNetworkFileSystem(path: path) == nil {
+            watcher = try hub.fileWatcher(path: path)
         } else {
             let made = try makeFileWatcher(path: path, pollingIntervalSeconds: interval)
             watcher = made.watcher
@@ -20,9 +23,44 @@ extension BookEngine {
         }
         if let warning { logger.warning(warning, fields) }
         watch.withLock { $0 = WatchState(watcher: watcher, warning: warning) }
-        try watcher.start { [self] event in fileEvent(event) }
+        if watcher.deliversOnSharedThread {
+            try watcher.start { [self] event in postFileEvent(event) }
+        } else {
+            try watcher.start { [self] event in fileEvent(event) }
+        }
         fileEvent(.contentMayHaveChanged)
     }
+
+    /// An event from a shared watcher thread: queued (never waits for this engine's queue, so a
+    /// busy store does not delay the others' events). Consecutive equal events wait as one, and
+    /// the waiting list is bounded (past it, one `.overflow`: the file is re-read in full).
+    func postFileEvent(_ event: FileWatchEvent) {
+        let schedule = mailbox.withLock { box -> Bool in
+            if box.events.last != event {
+                if box.events.count >= Self.mailboxLimit {
+                    box.events = [.overflow]
+                } else {
+                    box.events.append(event)
+                }
+            }
+            defer { box.scheduled = true }
+            return !box.scheduled
+        }
+        guard schedule else { return }
+        queue.async { [self] in
+            let events = mailbox.withLock { box in
+                defer {
+                    box.events.removeAll()
+                    box.scheduled = false
+                }
+                return box.events
+            }
+            for event in events { run(.fileEvent(event)) }
+        }
+    }
+
+    /// Events waiting in the mailbox at most (see `postFileEvent`).
+    static let mailboxLimit = 64
 
     /// The watcher, once started (for the watchdog's liveness check).
     public var watcher: (any FileWatcher)? { watch.withLock { $0.watcher } }
@@ -31,4 +69,10 @@ extension BookEngine {
     public func stopWatching() {
         watcher?.stop()
     }
+}
+
+/// File events waiting for an engine's queue (see `BookEngine.postFileEvent`).
+struct FileEventMailbox: Sendable {
+    var events: [FileWatchEvent] = []
+    var scheduled = false
 }

@@ -37,6 +37,8 @@ final class DaemonHarness: @unchecked Sendable {
     let tools: ToolRunner
     let confirmationMs: Int?
     private(set) var daemon: DaemonProcess?
+    /// More booksd arguments (e.g. `--store`, `--dir`), set before `startDaemon()`.
+    var extraDaemonArguments: [String] = []
     private var subscribers: [Subscriber] = []
     private static let counter = Mutex(0)
 
@@ -100,6 +102,7 @@ final class DaemonHarness: @unchecked Sendable {
     func spawnDaemon() throws {
         var options = DaemonOptions(file: file, socket: socket, logPath: daemonLogPath)
         options.environment = HarnessEnvironment.base(home: home)
+        options.extraArguments = extraDaemonArguments
         if let confirmationMs {
             options.configFile = try directory.write("booksd.conf", "confirmation_ms = \(confirmationMs)\n")
         }

@@ -1,0 +1,100 @@
+import BooksTestSupport
+import Glibc
+import Testing
+
+/// Several stores in one booksd (issue 13, daemon side): `--store`, `--file` as `default`, the
+/// watched folder (`--dir`), refusals, and the single shared inotify instance. With protocol
+/// version 1 only the `default` store reaches subscribers; the other stores are observed through
+/// the daemon's log (each line names its store).
+@Suite("Stores", .timeLimit(.minutes(3))) struct StoresTests {
+    /// A daemon on `books.txt` (the store `default`), `fiction.txt` (`--store fiction`) and the
+    /// folder `lists/` (holding `a.txt`).
+    func harness(_ name: String, extra: [String] = []) async throws -> DaemonHarness {
+        let h = try await DaemonHarness(name, confirmationMs: 300, start: false)
+        try TestFiles.write("7|Emma|Jane Austen\n", to: h.dir + "/fiction.txt")
+        let lists = h.directory.makeDirectory("lists")
+        try TestFiles.write("9|Ulysses|James Joyce\n", to: lists + "/a.txt")
+        h.extraDaemonArguments = ["--store", "fiction=\(h.dir)/fiction.txt", "--dir", lists] + extra
+        try await h.startDaemon()
+        return h
+    }
+
+    func waitForLog(_ h: DaemonHarness, _ fragment: String, timeout: Double = 10) async -> Bool {
+        await eventually(timeout: timeout, interval: 0.05) { h.daemonLog(lastLines: 400).contains(fragment) }
+    }
+
+    /// Lines of `/proc/PID/fdinfo` of the daemon's inotify descriptors that are watches.
+    func inotifyWatches(_ h: DaemonHarness) -> Int {
+        guard let pid = h.daemon?.pid else { return -1 }
+        var count = 0
+        for name in TestFiles.names(in: "/proc/\(pid)/fd") {
+            var target = [CChar](repeating: 0, count: 256)
+            let n = readlink("/proc/\(pid)/fd/\(name)", &target, target.count - 1)
+            guard n > 0,
+                String(decoding: target[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self).contains("inotify")
+            else { continue }
+            let info = TestFiles.readText("/proc/\(pid)/fdinfo/\(name)") ?? ""
+            count += info.split(separator: "\n").filter { $0.hasPrefix("inotify wd:") }.count
+        }
+        return count
+    }
+
+    @Test("three stores: edits with real editors in each are applied; one inotify watch per directory")
+    func editsInEachStore() async throws {
+        let h = try await harness("stores-edits")
+        defer { h.shutdown() }
+        #expect(await waitForLog(h, "booksd ready: 3 store(s)"))
+        // data/ (books.txt, fiction.txt) and lists/ (a.txt), plus the hub's wake-up pipe.
+        #expect(inotifyWatches(h) == 3)
+        let sub = try await h.subscribe()
+        try await h.tools.must("vim -Es -c '%s/Frank Herbert/Frank HERBERT/' -c wq books.txt")
+        await sub.expectEvents([.update(Books.duneUpper)])
+        try await h.tools.must("sed -i s/Austen/AUSTEN/ fiction.txt")
+        #expect(await waitForLog(h, "1 updated, 0 deleted books_file=\(h.dir)/fiction.txt"))
+        try await h.tools.must("printf '10|Dubliners|James Joyce\\n' >> ../lists/a.txt")
+        #expect(await waitForLog(h, "1 inserted, 0 updated, 0 deleted books_file=\(h.root)/lists/a.txt"))
+        // The default store's subscriber saw nothing of the others.
+        await sub.expectNoMoreEvents(within: 0.5)
+    }
+
+    @Test("watched folder: create, mv in, mv out, rm add and remove stores; editor files never do")
+    func folderAddsAndRemoves() async throws {
+        let h = try await harness("stores-folder")
+        defer { h.shutdown() }
+        let lists = h.root + "/lists"
+        try TestFiles.write("1|A|B\n", to: lists + "/b.txt")
+        #expect(await waitForLog(h, "books_store=b"))
+        try await h.tools.must(
+            "printf '[{\"id\":\"2\",\"name\":\"C\",\"author\":\"D\"}]' > ../c.json && mv ../c.json ../lists/")
+        #expect(await waitForLog(h, "books_store=c"))
+        for noise in [".b.txt.swp", "b.txt~", "4913", "#b.txt#", ".b.txt.XyZ123", "sedAb12Cd"] {
+            try TestFiles.write("x\n", to: lists + "/" + noise)
+        }
+        try await h.tools.must("mv ../lists/b.txt ../b-away.txt")
+        #expect(await waitForLog(h, "store 'b' removed"))
+        try await h.tools.must("rm ../lists/c.json")
+        #expect(await waitForLog(h, "store 'c' removed"))
+        try await Task.sleep(for: .milliseconds(600))
+        let log = h.daemonLog(lastLines: 400)
+        for noise in ["swp", "b.txt~", "4913", "#b.txt#", "XyZ123", "sedAb12Cd"] {
+            #expect(!log.contains("books_store=\(noise)") && !log.contains("'\(noise)'"), "\(noise)")
+        }
+        // The other stores still serve: an edit of the default store reaches a subscriber.
+        let sub = try await h.subscribe()
+        try await h.tools.must("sed -i 's/Frank Herbert/Frank HERBERT/' books.txt")
+        await sub.expectEvents([.update(Books.duneUpper)])
+    }
+
+    @Test("a store on the same file (through a symlink) is refused with a clear line; the others serve")
+    func sameFileIsRefused() async throws {
+        let h = try await DaemonHarness("stores-same", start: false)
+        defer { h.shutdown() }
+        #expect(symlink(h.file, h.dir + "/alias.txt") == 0)
+        h.extraDaemonArguments = ["--store", "alias=\(h.dir)/alias.txt", "--set", "allow_symlink=yes"]
+        try await h.startDaemon()
+        #expect(await waitForLog(h, "store 'alias' (\(h.dir)/alias.txt) is the same file as store 'default'"))
+        let sub = try await h.subscribe()
+        try await h.tools.must("sed -i 's/Frank Herbert/Frank HERBERT/' books.txt")
+        await sub.expectEvents([.update(Books.duneUpper)])
+    }
+}
