@@ -168,11 +168,11 @@ public final class BooksClient: BookRequests, Sendable {
     /// ended normally: the connection was closed or the daemon shut down). Saves the hop to
     /// another thread per item that a stream costs; `ResilientSubscription` uses it.
     func subscribe(
-        filter: BookFilter, from resume: ResumePoint?, snapshot: Bool = true,
+        filter: BookFilter, from resume: ResumePoint?, snapshot: Bool = true, store: String? = nil,
         deliver: @escaping @Sendable (FeedItem) -> Void, finish: @escaping @Sendable (BooksClientError?) -> Void
     ) {
         subscribe(
-            filter: filter, from: resume, snapshot: snapshot, store: nil,
+            filter: filter, from: resume, snapshot: snapshot, store: store,
             sink: SocketConnection.EventSink(deliver: deliver, finish: finish))
     }
 

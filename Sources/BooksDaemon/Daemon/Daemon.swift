@@ -80,7 +80,7 @@ public final class Daemon: Sendable {
                 pageBudgetBytes: configuration.pageBudgetBytes),
             inheritedListeningFD: inherited)
         try hub?.start()
-        let registry = makeRegistry(server: server)
+        let (registry, router) = makeRegistry(server: server)
 
         // The files, then the watches, then the socket.
         let specs = configuration.effectiveStores
@@ -90,7 +90,7 @@ public final class Daemon: Sendable {
         }
         let folder = try startFolder(registry)
         let nats = try attachNATS(registry, server: server)
-        try server.start(delegate: registry)
+        try server.start(delegate: router)
         if let engine = registry.primaryEngine { try nats?.start(engine: engine) }
         running.withLock { $0 = Running(registry: registry, server: server, folder: folder) }
         try installSignalHandlers()
@@ -112,13 +112,21 @@ public final class Daemon: Sendable {
         registry.finishStartup()
     }
 
-    /// The registry of the daemon's stores; each engine's channel is the server (tagged by store
-    /// once protocol 2 lands).
-    func makeRegistry(server: SocketServer) -> StoreRegistry {
-        StoreRegistry(
+    /// The registry of the daemon's stores and the server's router over it; each engine's
+    /// channel is the router's `StoreChannel` of its store (events tagged with the store).
+    func makeRegistry(server: SocketServer) -> (StoreRegistry, StoreRouter) {
+        let late = LateRouter()
+        let registry = StoreRegistry(
             environment: StoreRegistry.Environment(
                 configuration: configuration, logger: logger, notifier: notifier, hub: hub,
-                channel: { _ in server }))
+                channel: { name -> any ClientChannel in
+                    guard let router = late.router else { return server }
+                    return router.channel(for: name.rawValue)
+                }))
+        let router = StoreRouter(server: server, directory: registry)
+        late.router = router
+        router.follow(registry)
+        return (registry, router)
     }
 
     /// Starts the watched folder (`--dir`), if configured.

@@ -1,20 +1,20 @@
 import BooksProtocol
-import Dispatch
 
-extension BookEngine {
-    /// This engine's store as the `stores` op lists it, named `name`. Call on the engine's queue.
-    func storeInfo(name: String) -> StoreInfo {
-        dispatchPrecondition(condition: .onQueue(queue))
-        return machine.withLock { $0.storeInfo(name: name) }
+extension StoreStatus {
+    /// The row of the `stores` reply.
+    public var info: StoreInfo {
+        StoreInfo(
+            name: name.rawValue, path: path, format: format.rawValue, state: state, problem: problem,
+            bookCount: bookCount, badLines: badLines, epoch: epoch, seq: seq)
     }
 }
 
 extension ReconcilerStateMachine {
-    /// The store as the `stores` op lists it, named `name`.
+    /// The store as the `stores` op lists it, named `name` (a lone engine as the server's delegate).
     func storeInfo(name: String) -> StoreInfo {
         StoreInfo(
             name: name, path: configuration.path, format: configuration.format.rawValue, state: fileState.word,
-            problem: fileState.problem, bookCount: context.bookCount, badLines: context.document.badLines.count,
+            problem: fileState.problem, bookCount: context.bookCount, badLines: context.document.badLineCount,
             epoch: context.epoch, seq: context.seq)
     }
 }

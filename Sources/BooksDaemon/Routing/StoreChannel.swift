@@ -1,5 +1,6 @@
 import BooksCore
 import BooksProtocol
+import Synchronization
 
 /// The `ClientChannel` of one named store: what its engine sends goes to the shared socket server
 /// tagged with the store, so the server keeps one resume point per store and version-2 clients
@@ -14,6 +15,10 @@ public final class StoreChannel: ClientChannel {
     public let store: String
     let server: SocketServer
     let router: StoreRouter
+    private let position = Mutex<(epoch: String, seq: UInt64)>(("", 0))
+
+    /// The position of the last broadcast or heartbeat (what a `store-removed` event states).
+    var lastPosition: (epoch: String, seq: UInt64) { position.withLock { $0 } }
 
     init(store: String, server: SocketServer, router: StoreRouter) {
         self.store = store
@@ -76,11 +81,13 @@ public final class StoreChannel: ClientChannel {
 
     /// Sends `change` to the subscribers of this store.
     public func broadcast(_ change: SequencedChangeSet) {
+        position.withLock { $0 = (change.epoch, change.seq) }
         server.post(.broadcast(change, store: store))
     }
 
     /// Sends a heartbeat of this store to its subscribers.
     public func broadcastHeartbeat(epoch: String, seq: UInt64) {
+        position.withLock { $0 = (epoch, seq) }
         server.post(.heartbeat(epoch: epoch, seq: seq, store: store))
     }
 

@@ -88,7 +88,8 @@ extension StoreRouter {
 
     /// A store went away (call after its engine stopped broadcasting): its subscribers stop
     /// following it, and every version-2 subscriber gets `store-removed` with `reason`.
-    public func storeRemoved(_ name: String, epoch: String, seq: UInt64, reason: String) {
+    public func storeRemoved(_ name: String, reason: String) {
+        let (epoch, seq) = channels.withLock { $0[name]?.lastPosition } ?? ("", 0)
         let notice = MessageEncoder.encode(
             Event(event: .storeRemoved, epoch: epoch, seq: seq, reason: reason, store: name))
         let told = routes.withLock { routes -> [(ConnectionID, Bool)] in
@@ -106,14 +107,14 @@ extension StoreRouter {
         }
     }
 
-    /// Every store's description, gathered from each engine's queue (so a busy store delays only
-    /// this reply), then handed to `completion` in name order.
-    func describeStores(_ names: [String], _ completion: @escaping @Sendable ([StoreInfo]) -> Void) {
-        let engines = names.compactMap { name in directory.engine(named: name).map { (name, $0) } }
-        guard !engines.isEmpty else { return completion([]) }
-        let gathered = StoreInfoGatherer(count: engines.count, completion: completion)
-        for (index, (name, engine)) in engines.enumerated() {
-            engine.onQueue { gathered.add(engine.storeInfo(name: name), at: index) }
+    /// Every store's description: each engine's status copy, never waiting for a store's queue.
+    func describeStores(_ names: [String]) -> [StoreInfo] {
+        names.compactMap { name in
+            directory.engine(named: name).map { engine in
+                var info = engine.storeStatus.info
+                info.name = name  // the directory's name is the one clients use
+                return info
+            }
         }
     }
 }

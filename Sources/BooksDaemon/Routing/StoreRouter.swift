@@ -16,6 +16,8 @@ public final class StoreRouter: SocketServerDelegate {
     public let directory: any StoreDirectory
     let server: SocketServer
     let routes = Mutex<[ConnectionID: ConnectionRoute]>([:])
+    /// The channels made, by store (for the last position of a removed store).
+    let channels = Mutex<[String: StoreChannel]>([:])
 
     /// What the router knows of one connection.
     struct ConnectionRoute {
@@ -37,7 +39,21 @@ public final class StoreRouter: SocketServerDelegate {
 
     /// The channel of store `name`'s engine (the registry's channel factory).
     public func channel(for name: String) -> StoreChannel {
-        StoreChannel(store: name, server: server, router: self)
+        let channel = StoreChannel(store: name, server: server, router: self)
+        channels.withLock { $0[name] = channel }
+        return channel
+    }
+
+    /// Follows `registry`: its `added` / `removed` become `storeAdded` / `storeRemoved`.
+    public func follow(_ registry: StoreRegistry) {
+        registry.observe { [weak self] event in
+            switch event {
+            case .added(let status): self?.storeAdded(status.name.rawValue)
+            case .removed(let name, let reason):
+                self?.storeRemoved(name.rawValue, reason: reason)
+                _ = self?.channels.withLock { $0.removeValue(forKey: name.rawValue) }
+            }
+        }
     }
 
     // MARK: SocketServerDelegate
@@ -58,7 +74,7 @@ public final class StoreRouter: SocketServerDelegate {
         routes.withLock { $0[connection, default: ConnectionRoute()].version = version }
         let names = directory.storeNames
         if request.op == .stores {
-            describeStores(names) { server.send(.success(request.id, ReplyResult(stores: $0)), to: connection) }
+            server.send(.success(request.id, ReplyResult(stores: describeStores(names))), to: connection)
             return
         }
         if version >= ProtocolVersion.stores, request.store == nil {

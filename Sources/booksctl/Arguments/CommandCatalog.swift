@@ -37,11 +37,19 @@ enum CommandCatalog {
               {"seq":N,"kind":"resync","epoch":"…","reason":"history-trimmed"|"different-epoch"|…,"source":"resync"}
             after which changes continue from seq N.
             """,
+            """
+            Stores: with a daemon serving several stores, subscribe without --store follows every store (also \
+            those added later); --store NAME, given once or several times, follows those. Each text line then \
+            starts with "STORE: " and each JSON line ends with "store":"NAME"; seq numbers are per store, and \
+            booksctl resumes each store from its own point. Stores added, removed or not followed are reported on \
+            stderr. With --store given once (or a daemon with one store), lines are as above.
+            """,
         ],
         examples: [
             ("booksctl subscribe", "follow every change"),
             ("booksctl subscribe --json --author tolkien", "JSON lines for books by authors matching 'tolkien'"),
             ("booksctl subscribe --initial --json | jq .id", "all current books, then changes"),
+            ("booksctl subscribe -s fiction -s to-read", "follow two stores, each line naming its store"),
         ])
 
     static let list = CommandSpec(
@@ -152,6 +160,26 @@ enum CommandCatalog {
         details: ["Connects, says hello and pings; prints the server, its position and the round-trip time."],
         examples: [("booksctl ping && echo up", "use in scripts")])
 
+    static let stores = CommandSpec(
+        name: "stores", summary: "list the daemon's stores (named book files)",
+        positionals: [], options: [json],
+        details: [
+            """
+            One line per store: its name, state (present, missing, unavailable — with why — or confirming), \
+            number of books, bad lines, seq, format and path. --json prints one object per store per line: \
+            {"name","path","format","state"[,"problem"],"bookCount","badLines","epoch","seq"}.
+            """,
+            """
+            Every command takes --store NAME (-s NAME, or the BOOKS_STORE environment variable) to work on one \
+            store. With a daemon serving one store it may be omitted; with several, a command that needs one \
+            store and names none fails with exit code 2 and lists the stores.
+            """,
+        ],
+        examples: [
+            ("booksctl stores", "the stores"), ("booksctl -s fiction list", "the books of the store fiction"),
+            ("BOOKS_STORE=to-read booksctl add 'Emma' 'Jane Austen'", "add to the store to-read"),
+        ])
+
     static let help = CommandSpec(
         name: "help", summary: "show help for booksctl or a command",
         positionals: [], options: [],
@@ -159,7 +187,7 @@ enum CommandCatalog {
         examples: [("booksctl help subscribe", "help for subscribe")])
 
     /// Every subcommand, in help order.
-    static let all: [CommandSpec] = [subscribe, list, get, add, update, delete, status, ping, help]
+    static let all: [CommandSpec] = [subscribe, list, get, add, update, delete, status, ping, stores, help]
 
     /// The subcommand named `name`.
     static func spec(named name: String) -> CommandSpec? { all.first { $0.name == name } }

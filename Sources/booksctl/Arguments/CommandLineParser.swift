@@ -2,12 +2,14 @@ import BooksCore
 
 /// Turns `booksctl`'s arguments (without the program name) into an `Invocation`.
 ///
-/// Grammar: `[--socket PATH] [--help] <command> [args…]`; `--socket` is also accepted after the
-/// command. `CMD --help` and `help CMD` both yield `.help(CMD)`. Every malformed line throws a
+/// Grammar: `[--socket PATH] [--store NAME]… [--help] <command> [args…]`; `--socket` and
+/// `--store` (`-s`) are also accepted after the command. `--store` may be given several times
+/// only to `subscribe`. `CMD --help` and `help CMD` both yield `.help(CMD)`. Every malformed line throws a
 /// `UsageError` naming the command whose help applies.
 enum CommandLineParser {
     static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         var socket: String?
+        var stores: [String] = []
         var index = 0
         // Global options before the command.
         while index < arguments.count, arguments[index].hasPrefix("-") {
@@ -22,6 +24,12 @@ enum CommandLineParser {
                 index += 1
             case _ where token.hasPrefix("--socket="):
                 socket = String(token.dropFirst("--socket=".count))
+            case "-s", "--store":
+                guard index < arguments.count else { throw UsageError(message: "option --store needs a value NAME") }
+                stores.append(arguments[index])
+                index += 1
+            case _ where token.hasPrefix("--store="):
+                stores.append(String(token.dropFirst("--store=".count)))
             default:
                 throw UsageError(message: "unknown option \(token) (options of a command go after its name)")
             }
@@ -31,9 +39,17 @@ enum CommandLineParser {
         guard let spec = CommandCatalog.spec(named: name) else {
             throw UsageError(message: "unknown command '\(name)'")
         }
-        let scanned = try ScannedArguments.scan(Array(arguments[(index + 1)...]), spec: spec, socket: &socket)
+        let scanned = try ScannedArguments.scan(
+            Array(arguments[(index + 1)...]), spec: spec, socket: &socket, stores: &stores)
         if scanned.help { return Invocation(socket: socket, command: .help(name)) }
-        return Invocation(socket: socket, command: try build(spec, scanned))
+        if let empty = stores.first(where: \.isEmpty) {
+            throw UsageError(message: "--store needs a store name, not '\(empty)'", command: spec.name)
+        }
+        if stores.count > 1 && spec.name != "subscribe" {
+            throw UsageError(
+                message: "\(spec.name) works on one store; --store was given \(stores.count) times", command: spec.name)
+        }
+        return Invocation(socket: socket, command: try build(spec, scanned), stores: stores)
     }
 
     private static func build(_ spec: CommandSpec, _ args: ScannedArguments) throws(UsageError) -> Command {
@@ -96,6 +112,8 @@ enum CommandLineParser {
             return .status(json: json)
         case "ping":
             return .ping
+        case "stores":
+            return .stores(json: json)
         default:
             throw UsageError(message: "unknown command '\(spec.name)'")
         }

@@ -43,7 +43,8 @@ final class TestStoreDirectory: StoreDirectory {
             var configuration = DaemonConfiguration()
             configuration.filePath = path
             let engine = BookEngine(
-                configuration: configuration, store: TextBookStore(path: path), logger: Logger(backend: SilentLog()))
+                configuration: configuration, store: TextBookStore(path: path), logger: Logger(backend: SilentLog()),
+                storeName: (try? StoreName(name)) ?? .default)
             engine.attach(router.channel(for: name))
             engine.load()
             directory.engines.withLock { $0[name] = engine }
@@ -135,7 +136,7 @@ final class TestStoreDirectory: StoreDirectory {
         let followed = sub.readEvent()
         #expect(followed?.event == .subscribed && followed?.store == "c")
         _ = rig.directory.engines.withLock { $0.removeValue(forKey: "a") }
-        rig.router.storeRemoved("a", epoch: "E", seq: 1, reason: "deleted")
+        rig.router.storeRemoved("a", reason: "deleted")
         let removed = sub.readEvent()
         #expect(removed?.event == .storeRemoved && removed?.store == "a" && removed?.reason == "deleted")
     }

@@ -5,7 +5,8 @@ import Testing
 /// Several stores in one booksd (issue 13, daemon side): `--store`, `--file` as `default`, the
 /// watched folder (`--dir`), refusals, and the single shared inotify instance. With protocol
 /// version 1 only the `default` store reaches subscribers; the other stores are observed through
-/// the daemon's log (each line names its store).
+/// the daemon's log (each line names its store). (Protocol version 2 across stores:
+/// `StoresProtocolTests`.)
 @Suite("Stores", .timeLimit(.minutes(3))) struct StoresTests {
     /// A daemon on `books.txt` (the store `default`), `fiction.txt` (`--store fiction`) and the
     /// folder `lists/` (holding `a.txt`).
@@ -46,7 +47,7 @@ import Testing
         #expect(await waitForLog(h, "booksd ready: 3 store(s)"))
         // data/ (books.txt, fiction.txt) and lists/ (a.txt), plus the hub's wake-up pipe.
         #expect(inotifyWatches(h) == 3)
-        let sub = try await h.subscribe()
+        let sub = try await h.subscribe(store: "default")
         try await h.tools.must("vim -Es -c '%s/Frank Herbert/Frank HERBERT/' -c wq books.txt")
         await sub.expectEvents([.update(Books.duneUpper)])
         try await h.tools.must("sed -i s/Austen/AUSTEN/ fiction.txt")
@@ -80,7 +81,7 @@ import Testing
             #expect(!log.contains("books_store=\(noise)") && !log.contains("'\(noise)'"), "\(noise)")
         }
         // The other stores still serve: an edit of the default store reaches a subscriber.
-        let sub = try await h.subscribe()
+        let sub = try await h.subscribe(store: "default")
         try await h.tools.must("sed -i 's/Frank Herbert/Frank HERBERT/' books.txt")
         await sub.expectEvents([.update(Books.duneUpper)])
     }
@@ -93,7 +94,7 @@ import Testing
         h.extraDaemonArguments = ["--store", "alias=\(h.dir)/alias.txt", "--set", "allow_symlink=yes"]
         try await h.startDaemon()
         #expect(await waitForLog(h, "store 'alias' (\(h.dir)/alias.txt) is the same file as store 'default'"))
-        let sub = try await h.subscribe()
+        let sub = try await h.subscribe(store: "default")
         try await h.tools.must("sed -i 's/Frank Herbert/Frank HERBERT/' books.txt")
         await sub.expectEvents([.update(Books.duneUpper)])
     }

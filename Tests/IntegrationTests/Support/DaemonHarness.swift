@@ -122,9 +122,9 @@ final class DaemonHarness: @unchecked Sendable {
 
     /// Starts `booksctl subscribe --json --initial` and waits until the initial books have arrived,
     /// so that every later edit is seen.
-    func subscribe(initialCount: Int? = nil) async throws -> Subscriber {
+    func subscribe(initialCount: Int? = nil, store: String? = nil) async throws -> Subscriber {
         let expected = initialCount ?? parseBooks(fileText).count
-        let sub = try Subscriber(harness: self, initial: true)
+        let sub = try Subscriber(harness: self, initial: true, store: store)
         subscribers.append(sub)
         try await sub.awaitInitial(count: expected, timeout: 10)
         return sub
