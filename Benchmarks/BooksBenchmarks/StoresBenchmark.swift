@@ -53,12 +53,10 @@ struct StoresBenchmark {
             rss.append(Double(daemon.rssKB) / 1024)
             hwm.append(Double(ProcStatus.kB("VmHWM", pid: daemon.pid)) / 1024)
             watches.append(Self.inotifyWatches(pid: daemon.pid))
-            // HOOK (issue 13, protocol side): the edit-latency part — a subscriber of all stores
-            // ("stores": ["*"]) times a hand edit in one store against the same edit in a
-            // single-store daemon, also while another store of 1M rows is rewritten in a loop.
-            // It needs protocol version 2; add it here with the daemon still running.
+            // The edit-latency part (StoresLatency) runs after these starts, with its own daemons.
             daemon.stop()
         }
+        let latency = StoresLatency(options: options, directory: directory).run(folder: folder, storeCount: stores)
         let totalMB = Double(totalBytes) / 1_048_576
         let rssLimit = 2 * totalMB + 32
         let readyMedian = Stopwatch.median(ready)
@@ -91,6 +89,7 @@ struct StoresBenchmark {
             """
         )
         md.append("")
+        if let latency { md += StoresLatencyReport.markdown(latency, stores: stores, rows: rows, options: options) }
         ResultsFile.publish(heading: Self.heading, markdown: md.joined(separator: "\n"), options: options)
     }
 
