@@ -76,6 +76,7 @@ public final class StoreChannel: ClientChannel {
 
     /// Ends this store's subscription of `connection` and writes `reply`.
     public func stopSubscription(_ connection: ConnectionID, reply: Reply) {
+        router.noteUnsubscribed(connection, store: store)
         server.post(.stopSubscription(connection, store: store, reply: MessageEncoder.encode(reply)))
     }
 

@@ -140,4 +140,9 @@ public final class StoreRouter: SocketServerDelegate {
     func noteSubscribed(_ connection: ConnectionID, store: String) {
         routes.withLock { _ = $0[connection]?.subscribed.insert(store) }
     }
+
+    /// Notes that `connection` no longer follows `store`.
+    func noteUnsubscribed(_ connection: ConnectionID, store: String) {
+        routes.withLock { _ = $0[connection]?.subscribed.remove(store) }
+    }
 }
