@@ -18,6 +18,8 @@ struct StoresLatency {
         var single: Distribution
         var many: Distribution
         var busy: Distribution
+        /// Complete rewrites of the big store during the busy phase.
+        var rewrites: Int
     }
 
     /// Runs the single-store peer, then the three measurements against `folder` (its daemon
@@ -50,14 +52,20 @@ struct StoresLatency {
         guard (try? FileBytes.write(bigContent, to: source)) != nil, (try? FileBytes.write(bigContent, to: big)) != nil
         else { return nil }
         _ = subscriber.readLine(timeout: 120, containing: "\"store-added\"")
-        // Rewritten in place (truncate, write it all) in a loop by another process.
-        let rewriter = try? ChildProcess.spawn(
-            ["/bin/sh", "-c", "while :; do cat '\(source)' > '\(big)'; done"], environment: ChildEnvironment.current())
+        // Rewritten in place (truncate, write it all) in a loop by another process, which counts
+        // the rewrites it completed.
+        let counter = directory + "/big-rewrites"
+        let script = "n=0; while :; do cat '\(source)' > '\(big)'; n=$((n+1)); echo $n > '\(counter)'; done"
+        let rewriter = try? ChildProcess.spawn(["/bin/sh", "-c", script], environment: ChildEnvironment.current())
+        usleep(500_000)  // the loop is under way before the first timed edit
+        let before = Self.count(counter)
         let busy = Self.measure(&edited, subscriber, samples: samples)
+        let rewrites = Self.count(counter) - before
         _ = rewriter?.terminate(grace: 2)
         unlink(big)
         unlink(source)
-        return Figures(single: single, many: many, busy: busy)
+        unlink(counter)
+        return Figures(single: single, many: many, busy: busy, rewrites: rewrites)
     }
 
     /// The same edits against `booksd --file` of one 1,000-row file.
@@ -78,6 +86,11 @@ struct StoresLatency {
         defer { _ = daemon.stop() }
         Console.error("• stores latency: single-store peer")
         return Self.measure(&edited, subscriber, samples: samples)
+    }
+
+    /// The number written in `path` (0 when absent).
+    static func count(_ path: String) -> Int {
+        Int((TestFiles.readText(path) ?? "").filter(\.isNumber)) ?? 0
     }
 
     /// A protocol-2 subscriber of every store, past its `subscribed` events.

@@ -32,6 +32,10 @@ enum StoresLatencyReport {
                     + "\(CoreReport.ms(d.sorted.last ?? .nan)) | \(CoreReport.f(d.p50 / base, 2)) |")
         }
         md.append("")
+        md.append(
+            "The big store was rewritten completely \(f.rewrites) times during its phase. Run under `chrt -f 5` "
+                + "(2 cores shared with other sessions' builds).")
+        md.append("")
         return md
     }
 }

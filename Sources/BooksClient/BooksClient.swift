@@ -57,6 +57,9 @@ public final class BooksClient: BookRequests, Sendable {
     ///   listens or access is denied; `.protocolError` when the daemon refuses the protocol version;
     ///   `.connectionClosed` when it hangs up during the handshake; `.io` when the reader thread
     ///   cannot be started.
+    ///
+    /// The client speaks protocol version 2 (named stores); a daemon that refuses it gets a second
+    /// connection speaking version 1 (`protocolVersion` says which).
     public static func connect(
         socketPath: String, clientName: String = "booksctl",
         maxLineLength: Int = BooksClient.defaultMaxLineLength
@@ -64,8 +67,24 @@ public final class BooksClient: BookRequests, Sendable {
         async throws(BooksClientError) -> BooksClient
     {
         precondition(maxLineLength > 0, "maxLineLength must be positive")
+        do {
+            return try await connect(
+                socketPath: socketPath, clientName: clientName, maxLineLength: maxLineLength,
+                version: ProtocolVersion.current)
+        } catch .protocolError(let error) where error.code == .unsupportedVersion {
+            // A daemon older than named stores refuses version 2 (and hangs up): speak version 1.
+            return try await connect(
+                socketPath: socketPath, clientName: clientName, maxLineLength: maxLineLength,
+                version: ProtocolVersion.supported.lowerBound)
+        }
+    }
+
+    /// One connection attempt whose `hello` states `version`.
+    private static func connect(
+        socketPath: String, clientName: String, maxLineLength: Int, version requested: Int
+    ) async throws(BooksClientError) -> BooksClient {
         let connection = try SocketConnection.open(path: socketPath, maxLineLength: maxLineLength)
-        let hello = Request(id: "1", op: .hello, version: ProtocolVersion.current, client: clientName)
+        let hello = Request(id: "1", op: .hello, version: requested, client: clientName)
         switch await connection.send(hello) {
         case .success(let reply):
             let result = reply.result
