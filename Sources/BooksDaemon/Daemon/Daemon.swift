@@ -153,14 +153,14 @@ public final class Daemon: Sendable {
         heartbeatTimer.set(heartbeat)
         scheduleHeartbeat(seconds: configuration.heartbeatSeconds)
 
-        if let watchdog = SystemdNotifier.watchdogInterval(),
+        if let watchdog = SystemdNotifier.watchdogInterval() {
+            // The primary store's engine (or the first; none in an empty watched folder).
             let engine = registry.primaryEngine ?? registry.engines.first
-        {
             // WATCHDOG=1 only when the watcher thread, the server loop and the engine's queue all
             // prove they run (see WatchdogProbe): a stuck event loop stops the pings.
             let notifier = self.notifier
             let probe = WatchdogProbe(
-                watcher: engine.watcher, server: server, engine: engine,
+                watcher: engine?.watcher, server: server, engine: engine,
                 logger: logger, ping: { _ = try? notifier.watchdog() })
             let timer = DispatchSource.makeTimerSource(queue: timerQueue)
             let milliseconds = Int(

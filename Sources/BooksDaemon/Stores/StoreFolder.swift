@@ -135,8 +135,10 @@ public final class StoreFolder: Sendable {
             let added = specs.count - failures.count
             if added > 0 { logger.notice("watched folder \(path): \(added) store(s) added") }
             return nil
-        case .remove(let names, let reason):
-            for name in names { try? registry.remove(name, reason: reason) }
+        case .remove(let specs, let reason):
+            for spec in specs where registry.spec(named: spec.name)?.path == spec.path {
+                try? registry.remove(spec.name, reason: reason)
+            }
             return nil
         case .wake(let delay):
             schedule(after: delay)

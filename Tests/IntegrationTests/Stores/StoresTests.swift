@@ -146,3 +146,19 @@ import Testing
         #expect(steps.count >= 1_000 / 64 && steps.allSatisfy { $0 <= 64 }, "\(steps)")
     }
 }
+
+extension StoresTests {
+    @Test("a folder file named like a configured store is refused, and its removal leaves that store alone")
+    func folderNeverRemovesAConfiguredStore() async throws {
+        let h = try await harness("stores-clash")
+        defer { h.shutdown() }
+        // lists/fiction.txt clashes with --store fiction (data/fiction.txt).
+        try TestFiles.write("5|Clash|Author\n", to: h.root + "/lists/fiction.txt")
+        #expect(await waitForLog(h, "a store named 'fiction' already exists"))
+        #expect(unlink(h.root + "/lists/fiction.txt") == 0)
+        try await Task.sleep(for: .milliseconds(900))
+        #expect(!h.daemonLog(lastLines: 400).contains("store 'fiction' removed"))
+        try await h.tools.must("sed -i s/Austen/AUSTEN/ fiction.txt")
+        #expect(await waitForLog(h, "1 updated, 0 deleted books_file=\(h.dir)/fiction.txt"))
+    }
+}
