@@ -84,9 +84,14 @@ public final class Daemon: Sendable {
 
         // The files, then the watches, then the socket.
         let specs = configuration.effectiveStores
-        for (spec, error) in registry.addAll(specs) {
+        let failures = registry.addAll(specs)
+        for (spec, error) in failures {
             logger.error(
                 "store '\(spec.name)' (\(spec.path)) is not served: \(error)", ["BOOKS_STORE": spec.name.rawValue])
+        }
+        // Nothing to serve at all (no store could start, no folder): fail as a single file did.
+        if let first = failures.first, failures.count == specs.count, configuration.storeFolder == nil {
+            throw first.1
         }
         let folder = try startFolder(registry)
         let nats = try attachNATS(registry, server: server)
@@ -97,12 +102,13 @@ public final class Daemon: Sendable {
         installTimers(registry, server: server)
         registry.drainAll()
         let stores = registry.statuses()
+        let listed = stores.prefix(8).map { "\($0.name)=\($0.path)" }.joined(separator: ", ")
+        let served =
+            stores.count == 1 && stores[0].name == .default
+            ? "\(stores[0].path) (\(stores[0].format))"
+            : "\(stores.count) store(s) (\(listed)\(stores.count > 8 ? ", …" : ""))"
         logger.notice(
-            """
-            booksd ready: \(stores.count) store(s) \
-            (\(stores.prefix(8).map { "\($0.name)=\($0.path)" }.joined(separator: ", "))\
-            \(stores.count > 8 ? ", …" : "")), socket \(inherited == nil ? socketPath : "inherited from systemd")
-            """,
+            "booksd ready: \(served), socket \(inherited == nil ? socketPath : "inherited from systemd")",
             [
                 "BOOKS_FILE": stores.first?.path ?? "", "BOOKS_SEQ": "\(stores.first?.seq ?? 0)",
                 "BOOKS_EPOCH": stores.first?.epoch ?? "",
@@ -155,14 +161,14 @@ public final class Daemon: Sendable {
         heartbeatTimer.set(heartbeat)
         scheduleHeartbeat(seconds: configuration.heartbeatSeconds)
 
-        if let watchdog = SystemdNotifier.watchdogInterval(),
+        if let watchdog = SystemdNotifier.watchdogInterval() {
+            // The primary store's engine (or the first; none in an empty watched folder).
             let engine = registry.primaryEngine ?? registry.engines.first
-        {
             // WATCHDOG=1 only when the watcher thread, the server loop and the engine's queue all
             // prove they run (see WatchdogProbe): a stuck event loop stops the pings.
             let notifier = self.notifier
             let probe = WatchdogProbe(
-                watcher: engine.watcher, server: server, engine: engine,
+                watcher: engine?.watcher, server: server, engine: engine,
                 logger: logger, ping: { _ = try? notifier.watchdog() })
             let timer = DispatchSource.makeTimerSource(queue: timerQueue)
             let milliseconds = Int(

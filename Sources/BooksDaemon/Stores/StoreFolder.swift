@@ -8,7 +8,8 @@ import Synchronization
 /// its actions on the registry — all on one serial queue (`booksd.folder`), never on the hub's
 /// thread, so loading new stores delays no other store's events.
 ///
-/// Without a hub (polling forced), the folder is listed again every poll interval.
+/// Without a hub (polling forced) or on a network filesystem, the folder is listed again every
+/// poll interval instead of watched.
 public final class StoreFolder: Sendable {
     let path: String
     let registry: StoreRegistry
@@ -19,6 +20,8 @@ public final class StoreFolder: Sendable {
     let machine: Mutex<StoreFolderStateMachine>
     let listener = Mutex<UInt64?>(nil)
     let timer = TimerBox()
+    /// The re-listing timer when the folder is polled.
+    let pollTimer = TimerBox()
     let stopped = Atomic<Bool>(false)
     let origin = ContinuousClock.now
 
@@ -47,13 +50,16 @@ public final class StoreFolder: Sendable {
         source.schedule(deadline: .distantFuture)
         source.resume()
         timer.set(source)
-        if let hub {
+        let network = detectNetworkFileSystem(path: path)
+        if let hub, network == nil {
             let id = try hub.listen(directory: path) { [weak self] name, event in
                 guard let self else { return }
                 let now = self.now
                 self.queue.async { self.feed(.entry(name, event, now: now)) }
             }
             listener.withLock { $0 = id }
+        } else {
+            startPolling(reason: network.map { "it is on a \($0) filesystem" } ?? "polling is forced")
         }
         let names: [String]
         switch Self.list(path) {
@@ -73,6 +79,26 @@ public final class StoreFolder: Sendable {
         stopped.store(true, ordering: .releasing)
         if let id = listener.withLock({ $0 }) { hub?.remove(id) }
         timer.get()?.cancel()
+        pollTimer.get()?.cancel()
+    }
+
+    /// Lists the folder every poll interval (no inotify: polling forced, or a network filesystem
+    /// where inotify misses other hosts' changes).
+    private func startPolling(reason: String) {
+        logger.warning("watched folder \(path): \(reason); listing it every \(pollInterval) instead of watching")
+        let source = DispatchSource.makeTimerSource(queue: queue)
+        let (seconds, attoseconds) = pollInterval.components
+        let milliseconds = max(10, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+        source.schedule(deadline: .now() + .milliseconds(milliseconds), repeating: .milliseconds(milliseconds))
+        source.setEventHandler { [weak self] in
+            guard let self else { return }
+            switch Self.list(self.path) {
+            case .success(let names): self.feed(.listed(names, initial: false, now: self.now))
+            case .failure(let error): self.feed(.listFailed("\(error)"))
+            }
+        }
+        source.resume()
+        pollTimer.set(source)
     }
 
     var now: Duration { ContinuousClock.now - origin }
@@ -109,8 +135,10 @@ public final class StoreFolder: Sendable {
             let added = specs.count - failures.count
             if added > 0 { logger.notice("watched folder \(path): \(added) store(s) added") }
             return nil
-        case .remove(let names, let reason):
-            for name in names { try? registry.remove(name, reason: reason) }
+        case .remove(let specs, let reason):
+            for spec in specs where registry.spec(named: spec.name)?.path == spec.path {
+                try? registry.remove(spec.name, reason: reason)
+            }
             return nil
         case .wake(let delay):
             schedule(after: delay)

@@ -29,8 +29,9 @@ public enum StoreFolderAction: Sendable, Hashable {
     case check([String])
     /// Add these stores (log each refusal: duplicate name, same file as another store, …).
     case add([StoreSpec])
-    /// Remove these stores.
-    case remove([StoreName], reason: String)
+    /// Remove these stores — each only if the registry's store of that name is this file (a
+    /// store configured elsewhere, or refused as a duplicate, is never removed by the folder).
+    case remove([StoreSpec], reason: String)
     /// Send ``StoreFolderInput/tick(now:)`` after this long (replaces an earlier wake-up).
     case wake(after: Duration)
     /// Log a line.

@@ -172,19 +172,13 @@ public struct StoreFolderStateMachine: Sendable {
             let batch = Array(pendingRemovals.prefix(budget))
             pendingRemovals.removeFirst(batch.count)
             budget -= batch.count
-            let names = batch.compactMap { StoreFolderNames.store(for: $0)?.name }
-            actions.append(.remove(names, reason: "its file left the watched folder \(configuration.folder)"))
+            actions.append(.remove(specs(batch), reason: "its file left the watched folder \(configuration.folder)"))
         }
         if budget > 0, !pendingAdds.isEmpty {
             let batch = Array(pendingAdds.prefix(budget))
             pendingAdds.removeFirst(batch.count)
             budget -= batch.count
-            let specs = batch.compactMap { name in
-                StoreFolderNames.store(for: name).map {
-                    StoreSpec(name: $0.name, path: path(of: name), format: $0.format)
-                }
-            }
-            actions.append(.add(specs))
+            actions.append(.add(specs(batch)))
             if !pendingAdds.isEmpty {
                 actions.append(
                     .log(.notice, "watched folder \(configuration.folder): \(pendingAdds.count) more store(s) to add"))
@@ -213,6 +207,13 @@ public struct StoreFolderStateMachine: Sendable {
                     ))
             }
             return false
+        }
+    }
+
+    /// The stores of the folder files `names`.
+    private func specs(_ names: [String]) -> [StoreSpec] {
+        names.compactMap { name in
+            StoreFolderNames.store(for: name).map { StoreSpec(name: $0.name, path: path(of: name), format: $0.format) }
         }
     }
 

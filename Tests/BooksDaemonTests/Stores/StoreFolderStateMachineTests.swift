@@ -20,7 +20,7 @@ import Testing
 
     func removed(_ actions: [StoreFolderAction]) -> [String] {
         actions.flatMap { action -> [String] in
-            if case .remove(let names, _) = action { return names.map(\.rawValue) }
+            if case .remove(let specs, _) = action { return specs.map(\.name.rawValue) }
             return []
         }
     }

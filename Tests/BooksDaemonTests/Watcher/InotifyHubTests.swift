@@ -1,4 +1,5 @@
 import BooksTestSupport
+import Glibc
 import Synchronization
 import Testing
 
@@ -72,5 +73,30 @@ extension InotifyFileWatcherTests {
         try watcher.start(handler: recorder.handler)
         try TestFiles.write("1|Dune|FRANK HERBERT\n", to: books)
         #expect(recorder.wait(for: .contentMayHaveChanged))
+    }
+}
+
+extension InotifyFileWatcherTests {
+    @Test func hubLostDirectoryIsReAddedWhileOtherDirectoriesKeepTheirWatch() throws {
+        let hub = InotifyHub()
+        defer { hub.stop() }
+        let sub = dir.makeDirectory("sub")
+        let lostRecorder = EventRecorder()
+        let keptRecorder = EventRecorder()
+        let lost = try hub.fileWatcher(path: sub + "/books.txt")
+        try lost.start(handler: lostRecorder.handler)
+        let kept = try hub.fileWatcher(path: books)
+        try kept.start(handler: keptRecorder.handler)
+        #expect(hub.watchCount == 2)
+        #expect(rmdir(sub) == 0)
+        #expect(lostRecorder.wait(for: .watchLost))
+        #expect(mkdir(sub, 0o755) == 0)
+        #expect(lostRecorder.wait(for: .watchLost, count: 2, timeout: 5))
+        try TestFiles.write("1|Dune|Frank Herbert\n", to: sub + "/books.txt")
+        #expect(lostRecorder.wait(for: .contentMayHaveChanged))
+        try TestFiles.write("1|Dune|FRANK HERBERT\n", to: books)
+        #expect(keptRecorder.wait(for: .contentMayHaveChanged))
+        #expect(!keptRecorder.all.contains(.watchLost))
+        #expect(hub.watchCount == 2)
     }
 }

@@ -99,3 +99,67 @@ import Testing
         await sub.expectEvents([.update(Books.duneUpper)])
     }
 }
+
+/// The watched folder without inotify, and many files at once.
+@Suite("Stores folder load", .timeLimit(.minutes(3))) struct StoresFolderLoadTests {
+    @Test("with polling forced, the folder is listed every poll interval: files come and go")
+    func pollingFolder() async throws {
+        let h = try await DaemonHarness("stores-poll", confirmationMs: 200, start: false)
+        defer { h.shutdown() }
+        let lists = h.directory.makeDirectory("lists")
+        h.extraDaemonArguments = ["--dir", lists, "--force-polling", "--set", "poll_interval_ms=50"]
+        try await h.startDaemon()
+        try TestFiles.write("1|A|B\n", to: lists + "/p.txt")
+        #expect(await eventually(timeout: 10, interval: 0.05) { h.daemonLog(lastLines: 200).contains("books_store=p") })
+        #expect(unlink(lists + "/p.txt") == 0)
+        #expect(
+            await eventually(timeout: 10, interval: 0.05) { h.daemonLog(lastLines: 200).contains("store 'p' removed") })
+    }
+
+    @Test("1,000 files dropped into the folder at once are added in logged steps; the default store keeps serving")
+    func manyFilesAtOnce() async throws {
+        let h = try await DaemonHarness("stores-many", confirmationMs: 200, start: false)
+        defer { h.shutdown() }
+        let lists = h.directory.makeDirectory("lists")
+        h.extraDaemonArguments = ["--dir", lists, "--set", "state_directory=none"]
+        try await h.startDaemon()
+        let sub = try await h.subscribe()
+        let staging = h.directory.makeDirectory("staging")
+        for index in 0..<1_000 {
+            try TestFiles.write("\(index)|Book \(index)|Author\n", to: "\(staging)/m\(index).txt")
+        }
+        try await h.tools.must("mv \(staging)/*.txt \(lists)/")
+        try await h.tools.must("sed -i 's/Frank Herbert/Frank HERBERT/' books.txt")
+        await sub.expectEvents([.update(Books.duneUpper)], "an edit of the default store while the folder fills")
+        #expect(
+            await eventually(timeout: 60, interval: 0.2) {
+                let loaded = h.daemonLog(lastLines: 100_000).split(separator: "\n").filter {
+                    $0.contains("loaded 1 books") && $0.contains(" books_store=m")
+                }
+                return Set(loaded).count == 1_000
+            })
+        // Bounded steps: each "N store(s) added" line of the folder adds at most 64.
+        let steps = h.daemonLog(lastLines: 100_000).split(separator: "\n").compactMap { line -> Int? in
+            guard let range = line.range(of: ": "), line.hasSuffix("store(s) added") else { return nil }
+            return Int(line[range.upperBound...].split(separator: " ").last(where: { Int($0) != nil }) ?? "")
+        }
+        #expect(steps.reduce(0, +) == 1_000, "\(steps)")
+        #expect(steps.count >= 1_000 / 64 && steps.allSatisfy { $0 <= 64 }, "\(steps)")
+    }
+}
+
+extension StoresTests {
+    @Test("a folder file named like a configured store is refused, and its removal leaves that store alone")
+    func folderNeverRemovesAConfiguredStore() async throws {
+        let h = try await harness("stores-clash")
+        defer { h.shutdown() }
+        // lists/fiction.txt clashes with --store fiction (data/fiction.txt).
+        try TestFiles.write("5|Clash|Author\n", to: h.root + "/lists/fiction.txt")
+        #expect(await waitForLog(h, "a store named 'fiction' already exists"))
+        #expect(unlink(h.root + "/lists/fiction.txt") == 0)
+        try await Task.sleep(for: .milliseconds(900))
+        #expect(!h.daemonLog(lastLines: 400).contains("store 'fiction' removed"))
+        try await h.tools.must("sed -i s/Austen/AUSTEN/ fiction.txt")
+        #expect(await waitForLog(h, "1 updated, 0 deleted books_file=\(h.dir)/fiction.txt"))
+    }
+}
