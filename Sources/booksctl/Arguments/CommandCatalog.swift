@@ -148,7 +148,11 @@ enum CommandCatalog {
             Prints the book file and its state, the number of books, bad lines (with line numbers and reasons), \
             books held at their last good values, the watcher mode, epoch and seq, subscribers, clients and uptime. \
             --json prints the daemon's status object.
+            """,
             """
+            With a daemon serving several stores and no --store: the status of each store, one after another \
+            (--json: one object mapping each store's name to its status object).
+            """,
         ],
         examples: [
             ("booksctl status", "human summary"), ("booksctl status --json | jq .badLines", "bad lines as JSON"),

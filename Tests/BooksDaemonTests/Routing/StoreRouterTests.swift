@@ -78,6 +78,9 @@ final class TestStoreDirectory: StoreDirectory {
         c.send(#"{"id":"4","op":"list"}"#)
         let missing = c.readReply()
         #expect(missing?.error?.code == .storeRequired && missing?.error?.stores == ["fiction", "to-read"])
+        c.send(#"{"id":"p","op":"ping"}"#)
+        let pong = c.readReply()
+        #expect(pong?.ok == true && pong?.result?.seq == nil, "ping needs no store; no default store here")
         c.send(#"{"id":"5","op":"stores"}"#)
         let stores = c.readReply()?.result?.stores
         #expect(stores?.map(\.name) == ["fiction", "to-read"])

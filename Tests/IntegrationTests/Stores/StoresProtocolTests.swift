@@ -66,6 +66,13 @@ import Testing
         #expect(!(TestFiles.readText(h.file) ?? "").contains("Kim"), "the write went to store a only")
         let twice = try await h.ctl(["-s", "a", "-s", "fiction", "list"])
         #expect(twice.status == 2, "\(twice)")
+        // status and ping need no store: status shows each store.
+        let status = try await h.ctl(["status", "--json"])
+        let statuses = try? JSONDecoder().decode([String: DaemonStatus].self, from: Data(status.output.utf8))
+        #expect(statuses?.keys.sorted() == ["a", "default", "fiction"], "\(status)")
+        #expect(statuses?["default"]?.bookCount == 20 && statuses?["fiction"]?.bookCount == 1)
+        let ping = try await h.ctl(["ping"])
+        #expect(ping.succeeded, "\(ping)")
     }
 
     @Test("a version-1 client is served the store default, without store fields")
