@@ -40,9 +40,15 @@ extension StoreRouter {
     }
 
     /// `unsubscribe` with `stores` (or, with several stores, without `store`): stops those stores'
-    /// feeds on this connection; one reply naming them.
+    /// feeds on this connection; one reply naming them. Each stop goes through its store's engine
+    /// queue, so a part of an earlier multi-store subscribe still queued there starts (and its
+    /// events are written) before it stops; the reply follows every stop: nothing of those stores
+    /// comes after it.
     func unsubscribe(_ request: Request, _ asked: [String], names: [String], _ connection: ConnectionID) {
-        let followed = routes.withLock { $0[connection]?.subscribed ?? [] }
+        let followed = routes.withLock { routes -> Set<String> in
+            guard let route = routes[connection] else { return [] }
+            return route.subscribed.union(route.fanOut.keys)
+        }
         let chosen: [String]
         switch StoreResolution.stores(asked, names: names + followed.filter { !names.contains($0) }) {
         case .failure(let error):
@@ -53,13 +59,19 @@ extension StoreRouter {
         }
         routes.withLock { routes in
             if asked.contains(StoreResolution.everyStore) { routes[connection]?.everyStore = nil }
-            for name in chosen {
-                routes[connection]?.subscribed.remove(name)
-                routes[connection]?.fanOut[name] = nil
-            }
+            for name in chosen { routes[connection]?.subscribed.remove(name) }
         }
-        for name in chosen { server.post(.stopSubscription(connection, store: name, reply: [])) }
-        server.send(.success(request.id, ReplyResult(subscribedStores: chosen)), to: connection)
+        let reply = Reply.success(request.id, ReplyResult(subscribedStores: chosen))
+        let engines = chosen.map { ($0, directory.engine(named: $0)) }
+        let server = self.server
+        let countdown = Countdown(engines.count) { server.send(reply, to: connection) }
+        for (name, engine) in engines {
+            let stop: @Sendable () -> Void = {
+                server.post(.stopSubscription(connection, store: name, reply: []))
+                countdown.done()
+            }
+            if let engine { engine.onQueue(stop) } else { stop() }
+        }
     }
 
     /// A store was added (call after its engine is loaded and attached to `channel(for:)`): every

@@ -172,4 +172,25 @@ final class TestStoreDirectory: StoreDirectory {
         sub.send(#"{"id":"p","op":"ping","store":"b"}"#)
         #expect(sub.readReply()?.id == "p", "nothing else was sent before the ping's reply")
     }
+
+    @Test func anUnsubscribeRightAfterAMultiStoreSubscribeLeavesNothingAfterItsReply() throws {
+        let rig = try Rig(["a": "1|Dune|Herbert\n", "b": "2|Emma|Austen\n"])
+        defer { rig.stop() }
+        let sub = try #require(rig.client())
+        // Pipelined: the unsubscribe is read while the engines may still hold the subscribe's parts.
+        sub.send(
+            #"{"id":"s","op":"subscribe","stores":["*"]}"# + "\n" + #"{"id":"u","op":"unsubscribe","stores":["*"]}"#)
+        var lines: [String] = []
+        while let line = sub.readLine().map({ String(decoding: $0, as: UTF8.self) }) {
+            lines.append(line)
+            if line.contains(#""id":"u""#) { break }
+        }
+        #expect(lines.last?.contains(#""subscribedStores":["a","b"]"#) == true, "\(lines)")
+        let writer = try #require(rig.client())
+        writer.send(#"{"id":"w","op":"insert","store":"a","books":[{"name":"Kim","author":"Kipling"}]}"#)
+        #expect(writer.readReply()?.ok == true)
+        sub.send(#"{"id":"p","op":"ping","store":"a"}"#)
+        let next = sub.readLine().map { String(decoding: $0, as: UTF8.self) }
+        #expect(next?.contains(#""id":"p""#) == true, "no event after the unsubscribe reply: \(next ?? "nil")")
+    }
 }
