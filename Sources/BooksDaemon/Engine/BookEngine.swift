@@ -132,12 +132,13 @@ public final class BookEngine: Sendable {
 
     /// Reads the file synchronously (before the daemon is ready): repairs a torn append, removes
     /// temporary files of an interrupted write (keeping, in a recovery file, any that may hold
-    /// someone's edit), loads the books, gives ids to hand-typed rows.
-    public func load() {
+    /// someone's edit), loads the books, gives ids to hand-typed rows. `listing`: the names in the
+    /// file's directory that may be temporaries, when the caller listed it (many stores, one folder).
+    public func load(listing: [String]? = nil) {
         queue.sync {
             let path = store.configuration.path
-            if let repaired = AppendWriter.recover(path: path) { logger.warning(repaired, fields) }
-            let leftovers = AtomicFileWriter.cleanUpStaleTemporaries(beside: path)
+            if let repaired = AppendWriter.recover(path: path, listing: listing) { logger.warning(repaired, fields) }
+            let leftovers = AtomicFileWriter.cleanUpStaleTemporaries(beside: path, listing: listing)
             if let message = leftovers.logMessage {
                 logger.log(leftovers.kept.isEmpty ? .notice : .warning, message, fields)
             }

@@ -90,11 +90,34 @@ public final class StoreRegistry: Sendable {
             } catch { failures.append((spec, error)) }
         }
         let engines = accepted.map { makeEngine($0) }
-        DispatchQueue.concurrentPerform(iterations: engines.count) { engines[$0].load() }
-        for (engine, spec) in zip(engines, accepted) {
-            do throws(StoresError) { _ = try activate(engine, spec: spec) } catch { failures.append((spec, error)) }
+        // One listing per directory for the stale-temporary check (not one per store: a folder
+        // of n stores would be read n times).
+        var listings: [String: [String]] = [:]
+        for spec in accepted {
+            guard let directory = try? WatchedPath(spec.path).directory, listings[directory] == nil else { continue }
+            if case .success(let names) = StoreFolder.list(directory) {
+                listings[directory] = names.filter { $0.contains(".booksd-") }
+            }
         }
-        return failures
+        let candidates = accepted.map { spec in (try? WatchedPath(spec.path).directory).flatMap { listings[$0] } }
+        let refused = Mutex<[(StoreSpec, StoresError)]>([])
+        let specs = accepted
+        Self.inLanes(engines.count) { index in
+            engines[index].load(listing: candidates[index])
+            do throws(StoresError) { _ = try activate(engines[index], spec: specs[index]) } catch {
+                refused.withLock { $0.append((specs[index], error)) }
+            }
+        }
+        return failures + refused.withLock { $0 }.sorted { $0.0.name < $1.0.name }
+    }
+
+    /// Runs `body` for 0..<count in `lanes` parallel lanes (more than the CPUs: loading a store
+    /// also waits for the disk — its saved history's first writes — and the other lanes use it).
+    static func inLanes(_ count: Int, lanes: Int = 8, _ body: @Sendable (Int) -> Void) {
+        let lanes = max(1, min(lanes, count))
+        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+            for index in stride(from: lane, to: count, by: lanes) { body(index) }
+        }
     }
 
     /// Stops serving the store `name`: no new requests reach it, its watch stops, pending writes
@@ -153,8 +176,12 @@ public final class StoreRegistry: Sendable {
     /// Commits every store's queued writes (shutdown).
     public func drainAll() { for engine in engines { engine.drain() } }
 
-    /// Closes every store's saved history durably (shutdown).
-    public func closeHistoryAll() { for engine in engines { engine.closeHistory() } }
+    /// Closes every store's saved history durably (shutdown), several stores at once (each waits
+    /// for its `fdatasync`s).
+    public func closeHistoryAll() {
+        let all = engines
+        Self.inLanes(all.count) { all[$0].closeHistory() }
+    }
 
     /// Applies a reloaded configuration to every store.
     public func reconfigure(_ configuration: DaemonConfiguration) {

@@ -163,3 +163,45 @@ extension StoresTests {
         #expect(await waitForLog(h, "1 updated, 0 deleted books_file=\(h.dir)/fiction.txt"))
     }
 }
+
+extension StoresTests {
+    @Test("bad stores (a FIFO, a JSON file that is not a book list, a missing folder file) leave the default serving")
+    func badStoresDoNotDisturbTheOthers() async throws {
+        let h = try await DaemonHarness("stores-bad", start: false)
+        defer { h.shutdown() }
+        #expect(mkfifo(h.dir + "/pipe.txt", 0o644) == 0)
+        try TestFiles.write("{\"not\": \"a list\"}\n", to: h.dir + "/odd.json")
+        h.extraDaemonArguments = [
+            "--store", "pipe=\(h.dir)/pipe.txt", "--store", "odd=\(h.dir)/odd.json",
+            "--store", "later=\(h.dir)/later.txt",
+        ]
+        try await h.startDaemon()
+        #expect(await waitForLog(h, "booksd ready: 4 store(s)"))
+        let sub = try await h.subscribe()
+        try await h.tools.must("sed -i 's/Frank Herbert/Frank HERBERT/' books.txt")
+        await sub.expectEvents([.update(Books.duneUpper)])
+        // The missing file is picked up when it appears.
+        try TestFiles.write("3|Later|Someone\n", to: h.dir + "/later.txt")
+        #expect(await waitForLog(h, "1 inserted, 0 updated, 0 deleted books_file=\(h.dir)/later.txt"))
+    }
+
+    @Test("each store resumes its own saved history after a restart (state directory: one subfolder per store)")
+    func historyPerStoreAcrossRestart() async throws {
+        let h = try await DaemonHarness("stores-restart", start: false)
+        defer { h.shutdown() }
+        let state = h.directory.makeDirectory("state", mode: 0o700)
+        try TestFiles.write("7|Emma|Jane Austen\n", to: h.dir + "/fiction.txt")
+        h.extraDaemonArguments = ["--store", "fiction=\(h.dir)/fiction.txt", "--state-directory", state]
+        try await h.startDaemon()
+        try await h.tools.must("sed -i s/Austen/AUSTEN/ fiction.txt")
+        #expect(await waitForLog(h, "books_file=\(h.dir)/fiction.txt books_seq=1"))
+        #expect(h.daemon?.stop() == 0)
+        #expect(TestFiles.names(in: state).sorted() == ["default", "fiction"])
+        try await h.tools.must("sed -i s/Emma/EMMA/ fiction.txt")
+        try await h.startDaemon()
+        #expect(await waitForLog(h, "saved history restored from \(state)/fiction"))
+        #expect(await waitForLog(h, "saved history restored from \(state)/default"))
+        // The edit made while booksd was down is the fiction store's next change set (seq 2).
+        #expect(await waitForLog(h, "books_file=\(h.dir)/fiction.txt books_seq=2"))
+    }
+}
