@@ -52,10 +52,16 @@ struct StoresLatency {
         guard (try? FileBytes.write(bigContent, to: source)) != nil, (try? FileBytes.write(bigContent, to: big)) != nil
         else { return nil }
         _ = subscriber.readLine(timeout: 120, containing: "\"store-added\"")
-        // Rewritten in place (truncate, write it all) in a loop by another process, which counts
-        // the rewrites it completed.
+        // Rewritten in a loop by another process, which counts the rewrites it completed: the whole
+        // file written to a temporary file, then renamed over it (as editors and `sed -i` do), so
+        // the store's engine reads and compares 1M rows each time. (An in-place rewrite is read
+        // half-written now and then, and its change sets of hundreds of thousands of books would
+        // make this lazily read subscriber lag: the latency measured would be the subscriber's.)
         let counter = directory + "/big-rewrites"
-        let script = "n=0; while :; do cat '\(source)' > '\(big)'; n=$((n+1)); echo $n > '\(counter)'; done"
+        let temporary = folder + "/.zz-big.txt.rewrite"
+        let script =
+            "n=0; while :; do cat '\(source)' > '\(temporary)'; mv '\(temporary)' '\(big)'; "
+            + "n=$((n+1)); echo $n > '\(counter)'; done"
         let rewriter = try? ChildProcess.spawn(["/bin/sh", "-c", script], environment: ChildEnvironment.current())
         usleep(500_000)  // the loop is under way before the first timed edit
         let before = Self.count(counter)
@@ -63,6 +69,7 @@ struct StoresLatency {
         let rewrites = Self.count(counter) - before
         _ = rewriter?.terminate(grace: 2)
         unlink(big)
+        unlink(temporary)
         unlink(source)
         unlink(counter)
         return Figures(single: single, many: many, busy: busy, rewrites: rewrites)
@@ -111,7 +118,7 @@ struct StoresLatency {
         for k in 0..<(samples + 3) {
             let (expected, at) = file.perform(.append)
             guard subscriber.readLine(timeout: 10, containing: expected.id) != nil else {
-                Console.error("  edit \(k): no event within 10 s")
+                Console.error("  edit \(k): no event within 10 s, or the subscriber was disconnected")
                 continue
             }
             if k >= 3 { latencies.append(Double(Stopwatch.now() - at) / 1e6) }

@@ -27,14 +27,18 @@ enum StoresLatencyReport {
             "|---|---:|---:|---:|---:|",
         ]
         for (name, d) in rowsOut {
+            guard !d.isEmpty, !base.isNaN else {
+                md.append("| \(name) | no sample (see the benchmark's stderr) | | | |")
+                continue
+            }
             md.append(
                 "| \(name) | \(CoreReport.ms(d.p50)) | \(CoreReport.ms(d.p90)) | "
                     + "\(CoreReport.ms(d.sorted.last ?? .nan)) | \(CoreReport.f(d.p50 / base, 2)) |")
         }
         md.append("")
         md.append(
-            "The big store was rewritten completely \(f.rewrites) times during its phase. Run under `chrt -f 5` "
-                + "(2 cores shared with other sessions' builds).")
+            "The big store was rewritten completely \(f.rewrites) times during its phase (2 cores shared with "
+                + "other sessions' builds).")
         md.append("")
         return md
     }
