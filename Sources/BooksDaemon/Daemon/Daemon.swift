@@ -94,7 +94,10 @@ public final class Daemon: Sendable {
             throw first.1
         }
         let folder = try startFolder(registry)
-        let nats = try attachNATS(registry, server: server)
+        // NATS (issue 14) serves the store version-1 clients use; per-store subjects come with issue 13's
+        // protocol side.
+        var nats: NATSLink?
+        if let engine = registry.primaryEngine { nats = try attachChannel(engine, server: server) }
         try server.start(delegate: registry)
         if let engine = registry.primaryEngine { try nats?.start(engine: engine) }
         running.withLock { $0 = Running(registry: registry, server: server, folder: folder) }

@@ -204,3 +204,21 @@ extension StoresTests {
         #expect(await waitForLog(h, "books_file=\(h.dir)/fiction.txt books_seq=2"))
     }
 }
+
+extension StoresTests {
+    @Test("a watched folder that disappears is logged once, the other stores serve, and it is picked up again")
+    func folderDisappearsAndComesBack() async throws {
+        let h = try await harness("stores-folder-gone")
+        defer { h.shutdown() }
+        let lists = h.root + "/lists"
+        try await h.tools.must("rm -rf \(lists)")
+        #expect(await waitForLog(h, "watched folder \(lists) cannot be listed"))
+        let sub = try await h.subscribe()
+        try await h.tools.must("sed -i 's/Frank Herbert/Frank HERBERT/' books.txt")
+        await sub.expectEvents([.update(Books.duneUpper)])
+        #expect(mkdir(lists, 0o755) == 0)
+        #expect(await waitForLog(h, "watched folder \(lists) is back"))
+        try TestFiles.write("4|Back|Again\n", to: lists + "/back.txt")
+        #expect(await waitForLog(h, "books_store=back"))
+    }
+}
