@@ -268,6 +268,9 @@ public struct BooksdCommandLine: Sendable, Equatable {
             let padding = String(repeating: " ", count: width - key.rawValue.count)
             text += "\(key.rawValue)\(padding) = \(key.formattedValue(in: config, environment: environment))\n"
         }
+        for spec in config.effectiveStores {
+            text += "store \(spec.name) = \(spec.path) \(spec.format)\n"
+        }
         return text
     }
 }

@@ -9,9 +9,12 @@ extension Daemon {
     /// engine to a router that feeds the publisher and the responder besides `server`. Otherwise
     /// attaches the engine to `server` alone.
     /// - Throws: `NATSError` for unusable options or a conflicting existing stream.
-    func attachNATS(_ registry: StoreRegistry, server: SocketServer) throws(NATSError) -> NATSLink? {
+    func attachChannel(_ engine: BookEngine, server: SocketServer) throws(NATSError) -> NATSLink? {
         let settings = configuration.nats
-        guard settings.isEnabled, let engine = registry.primaryEngine else { return nil }
+        guard settings.isEnabled else {
+            engine.attach(server)
+            return nil
+        }
         let publisher = try NATSPublisher(
             settings: settings, store: Self.singleStoreName, source: engine, logger: logger)
         let responder = NATSRequestResponder(

@@ -94,7 +94,12 @@ public final class Daemon: Sendable {
             throw first.1
         }
         let folder = try startFolder(registry)
-        let nats = try attachNATS(registry, server: server)
+        // NATS (issue 14) serves the store version-1 clients use. Only with NATS: without it each
+        // engine keeps its store's channel (the router's StoreChannel).
+        var nats: NATSLink?
+        if configuration.nats.isEnabled, let engine = registry.primaryEngine {
+            nats = try attachChannel(engine, server: server)
+        }
         try server.start(delegate: router)
         if let engine = registry.primaryEngine { try nats?.start(engine: engine) }
         running.withLock { $0 = Running(registry: registry, server: server, folder: folder) }

@@ -1,4 +1,5 @@
 import BooksCore
+import CLinux
 
 /// The engine's file watcher.
 extension BookEngine {
@@ -55,8 +56,22 @@ extension BookEngine {
                 }
                 return box.events
             }
-            for event in events { run(.fileEvent(event)) }
+            // Named while it carries out watcher events (logs, profilers and the fault-injection
+            // tests tell this work from client requests on the same queue by the thread's name).
+            Self.namingThread(Self.eventThreadName) { for event in events { run(.fileEvent(event)) } }
         }
+    }
+
+    /// The name of a dispatch thread while it handles a shared watcher's events.
+    public static let eventThreadName = "booksd-events"
+
+    /// Runs `body` with the calling thread named `name`, then restores its name.
+    static func namingThread(_ name: String, _ body: () -> Void) {
+        var previous = [CChar](repeating: 0, count: 16)
+        let named = books_get_current_thread_name(&previous) == 0
+        _ = books_set_current_thread_name(name)
+        body()
+        if named { _ = books_set_current_thread_name(previous) }
     }
 
     /// Events waiting in the mailbox at most (see `postFileEvent`).

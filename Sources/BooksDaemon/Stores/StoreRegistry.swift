@@ -186,7 +186,12 @@ public final class StoreRegistry: Sendable {
     /// Applies a reloaded configuration to every store.
     public func reconfigure(_ configuration: DaemonConfiguration) {
         environment.withLock { $0.configuration = configuration }
-        for engine in engines { engine.reconfigure(configuration) }
+        for engine in engines {
+            var own = configuration
+            own.filePath = engine.store.configuration.path
+            own.format = engine.store.configuration.format
+            engine.reconfigure(own)
+        }
     }
 
     // MARK: Steps of add

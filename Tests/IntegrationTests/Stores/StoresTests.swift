@@ -123,7 +123,7 @@ import Testing
         let lists = h.directory.makeDirectory("lists")
         h.extraDaemonArguments = ["--dir", lists, "--set", "state_directory=none"]
         try await h.startDaemon()
-        let sub = try await h.subscribe()
+        let sub = try await h.subscribe(store: "default")
         let staging = h.directory.makeDirectory("staging")
         for index in 0..<1_000 {
             try TestFiles.write("\(index)|Book \(index)|Author\n", to: "\(staging)/m\(index).txt")
@@ -177,7 +177,7 @@ extension StoresTests {
         ]
         try await h.startDaemon()
         #expect(await waitForLog(h, "booksd ready: 4 store(s)"))
-        let sub = try await h.subscribe()
+        let sub = try await h.subscribe(store: "default")
         try await h.tools.must("sed -i 's/Frank Herbert/Frank HERBERT/' books.txt")
         await sub.expectEvents([.update(Books.duneUpper)])
         // The missing file is picked up when it appears.
@@ -203,5 +203,23 @@ extension StoresTests {
         #expect(await waitForLog(h, "saved history restored from \(state)/default"))
         // The edit made while booksd was down is the fiction store's next change set (seq 2).
         #expect(await waitForLog(h, "books_file=\(h.dir)/fiction.txt books_seq=2"))
+    }
+}
+
+extension StoresTests {
+    @Test("a watched folder that disappears is logged once, the other stores serve, and it is picked up again")
+    func folderDisappearsAndComesBack() async throws {
+        let h = try await harness("stores-folder-gone")
+        defer { h.shutdown() }
+        let lists = h.root + "/lists"
+        try await h.tools.must("rm -rf \(lists)")
+        #expect(await waitForLog(h, "watched folder \(lists) cannot be listed"))
+        let sub = try await h.subscribe(store: "default")
+        try await h.tools.must("sed -i 's/Frank Herbert/Frank HERBERT/' books.txt")
+        await sub.expectEvents([.update(Books.duneUpper)])
+        #expect(mkdir(lists, 0o755) == 0)
+        #expect(await waitForLog(h, "watched folder \(lists) is back"))
+        try TestFiles.write("4|Back|Again\n", to: lists + "/back.txt")
+        #expect(await waitForLog(h, "books_store=back"))
     }
 }
