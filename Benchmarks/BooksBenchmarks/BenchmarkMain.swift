@@ -10,6 +10,7 @@ import Glibc
 ///   clients keep the file under durable rewrites, against the booksd from before the engine change.
 /// - `nats` (`LiveOptions.usage`): booksd publishing to a real nats-server: edit → remote vs local
 ///   subscriber, fan-out to NATS subscribers, 32 writers (`NATSBenchmark`).
+/// - `stores` (`LiveOptions`): 1,000 stores in one watched folder: ready, memory, inotify watches.
 /// `core-rss FILE` and `nats-listen …` (`NATSListener`) are internal: the child process that measures peak memory after one parse.
 @main
 struct BenchmarkMain {
@@ -48,6 +49,9 @@ struct BenchmarkMain {
             guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
             var b = SaveBenchmark(options: options)
             b.run()
+        case "stores":
+            guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
+            StoresBenchmark(options: options).run()
         case "latency", "fanout", "writes", "startup", "targets":
             guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
             switch subcommand {

@@ -26,14 +26,18 @@ public final class BooksClient: BookRequests, Sendable {
     public let server: String?
     /// The daemon's position when the connection was made (nil if the daemon did not say).
     public let helloPoint: ResumePoint?
+    /// The protocol version the connection speaks (2 with a daemon that names stores, 1 with an
+    /// older one).
+    public let protocolVersion: Int
 
-    private let connection: SocketConnection
+    let connection: SocketConnection
     private let nextID: Atomic<UInt64>
 
     private init(
         socketPath: String, connection: SocketConnection, server: String?,
-        helloPoint: ResumePoint?, nextID: UInt64
+        helloPoint: ResumePoint?, nextID: UInt64, protocolVersion: Int
     ) {
+        self.protocolVersion = protocolVersion
         self.socketPath = socketPath
         self.maxLineLength = connection.maxLineLength
         self.connection = connection
@@ -54,6 +58,9 @@ public final class BooksClient: BookRequests, Sendable {
     ///   listens or access is denied; `.protocolError` when the daemon refuses the protocol version;
     ///   `.connectionClosed` when it hangs up during the handshake; `.io` when the reader thread
     ///   cannot be started.
+    ///
+    /// The client speaks protocol version 2 (named stores); a daemon that refuses it gets a second
+    /// connection speaking version 1 (`protocolVersion` says which).
     public static func connect(
         socketPath: String, clientName: String = "booksctl",
         maxLineLength: Int = BooksClient.defaultMaxLineLength
@@ -61,23 +68,40 @@ public final class BooksClient: BookRequests, Sendable {
         async throws(BooksClientError) -> BooksClient
     {
         precondition(maxLineLength > 0, "maxLineLength must be positive")
+        do {
+            return try await connect(
+                socketPath: socketPath, clientName: clientName, maxLineLength: maxLineLength,
+                version: ProtocolVersion.current)
+        } catch .protocolError(let error) where error.code == .unsupportedVersion {
+            // A daemon older than named stores refuses version 2 (and hangs up): speak version 1.
+            return try await connect(
+                socketPath: socketPath, clientName: clientName, maxLineLength: maxLineLength,
+                version: ProtocolVersion.supported.lowerBound)
+        }
+    }
+
+    /// One connection attempt whose `hello` states `version`.
+    private static func connect(
+        socketPath: String, clientName: String, maxLineLength: Int, version requested: Int
+    ) async throws(BooksClientError) -> BooksClient {
         let connection = try SocketConnection.open(path: socketPath, maxLineLength: maxLineLength)
-        let hello = Request(id: "1", op: .hello, version: ProtocolVersion.current, client: clientName)
+        let hello = Request(id: "1", op: .hello, version: requested, client: clientName)
         switch await connection.send(hello) {
         case .success(let reply):
             let result = reply.result
-            if let version = result?.protocolVersion, version != ProtocolVersion.current {
+            let version = result?.protocolVersion ?? 1
+            guard ProtocolVersion.supported.contains(version) else {
                 connection.close()
                 throw .protocolError(
                     ProtocolError(
                         .unsupportedVersion,
-                        "daemon speaks protocol version \(version), this client \(ProtocolVersion.current)"))
+                        "daemon speaks protocol version \(version), this client \(ProtocolVersion.supported)"))
             }
             var point: ResumePoint?
             if let epoch = result?.epoch, let seq = result?.seq { point = ResumePoint(epoch: epoch, seq: seq) }
             return BooksClient(
                 socketPath: socketPath, connection: connection, server: result?.server,
-                helloPoint: point, nextID: 2)
+                helloPoint: point, nextID: 2, protocolVersion: version)
         case .failure(let error):
             connection.close()
             if case .daemon(let protocolError) = error { throw .protocolError(protocolError) }
@@ -101,7 +125,15 @@ public final class BooksClient: BookRequests, Sendable {
     public func list(
         _ query: BookQuery, onPage: @escaping @Sendable ([Book]) -> Void
     ) async throws(BooksClientError) -> BookPage {
+        try await list(query, store: nil, onPage: onPage)
+    }
+
+    /// `list(_:onPage:)` of `store` (nil: the daemon's only store, or `default` for version 1).
+    func list(
+        _ query: BookQuery, store: String?, onPage: @escaping @Sendable ([Book]) -> Void
+    ) async throws(BooksClientError) -> BookPage {
         var request = Request(id: makeID(), op: .list)
+        request.store = store
         request.filter = query.filter.isEmpty ? nil : query.filter
         request.sort = query.sort
         request.limit = query.limit
@@ -144,7 +176,8 @@ public final class BooksClient: BookRequests, Sendable {
             connection.removeSink(finishing: nil)
             connection.sendAndForget(Request(id: unsubscribeID, op: .unsubscribe))
         }
-        subscribe(filter: filter, from: resume, snapshot: snapshot, sink: SocketConnection.EventSink(producer))
+        subscribe(
+            filter: filter, from: resume, snapshot: snapshot, store: nil, sink: SocketConnection.EventSink(producer))
         return feed
     }
 
@@ -153,17 +186,19 @@ public final class BooksClient: BookRequests, Sendable {
     /// ended normally: the connection was closed or the daemon shut down). Saves the hop to
     /// another thread per item that a stream costs; `ResilientSubscription` uses it.
     func subscribe(
-        filter: BookFilter, from resume: ResumePoint?, snapshot: Bool = true,
+        filter: BookFilter, from resume: ResumePoint?, snapshot: Bool = true, store: String? = nil,
         deliver: @escaping @Sendable (FeedItem) -> Void, finish: @escaping @Sendable (BooksClientError?) -> Void
     ) {
         subscribe(
-            filter: filter, from: resume, snapshot: snapshot,
+            filter: filter, from: resume, snapshot: snapshot, store: store,
             sink: SocketConnection.EventSink(deliver: deliver, finish: finish))
     }
 
-    private func subscribe(
-        filter: BookFilter, from resume: ResumePoint?, snapshot: Bool, sink: SocketConnection.EventSink
+    func subscribe(
+        filter: BookFilter, from resume: ResumePoint?, snapshot: Bool, store: String?, sink: SocketConnection.EventSink
     ) {
+        var sink = sink
+        sink.store = store
         do {
             try connection.installSink(sink)
         } catch {
@@ -174,7 +209,7 @@ public final class BooksClient: BookRequests, Sendable {
         // Snapshots come in pages (the reader gathers them), so no line is as large as the file.
         let request = Request(
             id: makeID(), op: .subscribe, filter: filter.isEmpty ? nil : filter, resume: resume, paged: true,
-            snapshot: snapshot ? nil : false)
+            snapshot: snapshot ? nil : false, store: store)
         Task {
             if case .failure(let error) = await connection.send(request, plainFeed: !snapshot) {
                 connection.removeSink(finishing: error)
@@ -194,7 +229,7 @@ public final class BooksClient: BookRequests, Sendable {
 
     // MARK: Plumbing
 
-    private func makeID() -> String {
+    func makeID() -> String {
         String(nextID.wrappingAdd(1, ordering: .relaxed).oldValue)
     }
 

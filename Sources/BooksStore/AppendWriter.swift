@@ -155,11 +155,12 @@ public enum AppendWriter {
     /// file back to its size before the append. Returns a description of what it did, if anything
     /// (for the log): also when a record was ignored because it cannot be trusted (a symbolic
     /// link, not a regular file, not owned by this user, not mode 0600, a failed self-check, or a
-    /// record for another file). Such a record is never followed and is removed.
+    /// record for another file). Such a record is never followed and is removed. `listing`: the
+    /// names in the file's directory the caller listed (see `cleanUpStaleTemporaries`).
     @discardableResult
-    public static func recover(path: String) -> String? {
+    public static func recover(path: String, listing: [String]? = nil) -> String? {
         let intent = intentPath(for: path)
-        let leftovers = removeIntentTemporaries(beside: path)
+        let leftovers = removeIntentTemporaries(beside: path, listing: listing)
         var notes: [String] = []
         if !leftovers.isEmpty {
             notes.append("removed unfinished append intent records: \(leftovers.joined(separator: ", "))")
@@ -212,20 +213,18 @@ public enum AppendWriter {
 
     /// Removes the temporary files a killed `AppendIntentRecord.write` left (never followed:
     /// unlink removes a name only); returns their names.
-    static func removeIntentTemporaries(beside path: String) -> [String] {
+    static func removeIntentTemporaries(beside path: String, listing: [String]? = nil) -> [String] {
         let parts = PathParts(path)
         let prefix = PathParts(intentPath(for: path)).base + "-"
-        guard let dir = opendir(parts.directory) else { return [] }
-        defer { closedir(dir) }
-        var removed: [String] = []
-        while let entry = readdir(dir) {
-            let name = String(cString: books_dirent_name(entry))
-            if name.hasPrefix(prefix), name.utf8.count == prefix.utf8.count + 6,
-                unlink(parts.directory + "/" + name) == 0
-            {
-                removed.append(name)
-            }
+        var names: [String] = listing ?? []
+        if listing == nil {
+            guard let dir = opendir(parts.directory) else { return [] }
+            while let entry = readdir(dir) { names.append(String(cString: books_dirent_name(entry))) }
+            closedir(dir)
         }
-        return removed
+        return names.filter { name in
+            name.hasPrefix(prefix) && name.utf8.count == prefix.utf8.count + 6
+                && unlink(parts.directory + "/" + name) == 0
+        }
     }
 }

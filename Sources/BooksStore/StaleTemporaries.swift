@@ -38,19 +38,26 @@ extension AtomicFileWriter {
     /// one identical to the book file, or empty, is removed; one whose content differs is moved to
     /// a recovery file (`RecoveryFile.move`), because a writer killed between its swap and its
     /// check leaves the user's version there. A leftover is never read as the book file and
-    /// never followed.
-    public static func cleanUpStaleTemporaries(beside path: String) -> StaleTemporaries {
+    /// never followed. `listing`, when given, holds the entry names of the book's directory the
+    /// caller listed (one listing for many book files of one folder); only used when the path is
+    /// not a symlink, else the directory is listed here.
+    public static func cleanUpStaleTemporaries(beside path: String, listing: [String]? = nil) -> StaleTemporaries {
         let book = resolveSymlink(path)
         let parts = PathParts(book)
         let prefix = temporaryPrefix(for: book)
         var result = StaleTemporaries()
-        guard let dir = opendir(parts.directory) else { return result }
         var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = String(cString: books_dirent_name(entry))
-            if name.hasPrefix(prefix), name.utf8.count == prefix.utf8.count + 6 { names.append(name) }
+        let isTemporary = { (name: String) in name.hasPrefix(prefix) && name.utf8.count == prefix.utf8.count + 6 }
+        if let listing, book == path {
+            names = listing.filter(isTemporary)
+        } else {
+            guard let dir = opendir(parts.directory) else { return result }
+            while let entry = readdir(dir) {
+                let name = String(cString: books_dirent_name(entry))
+                if isTemporary(name) { names.append(name) }
+            }
+            closedir(dir)
         }
-        closedir(dir)
         var bookContent: FileSnapshot?
         for name in names.sorted() {
             let leftover = parts.directory + "/" + name

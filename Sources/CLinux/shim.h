@@ -57,6 +57,11 @@ static inline long books_filesystem_type(const char *path) {
 static inline int books_set_current_thread_name(const char *name) {
     return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }
+
+/// The calling thread's name into `buffer` (at least 16 bytes, NUL-terminated); 0 or -1/errno.
+static inline int books_get_current_thread_name(char *buffer) {
+    return prctl(PR_GET_NAME, (unsigned long)buffer, 0, 0, 0);
+}
 #include <sys/syscall.h>
 
 /// Atomically exchanges the directory entries `a` and `b` (renameat2 RENAME_EXCHANGE); -1/errno

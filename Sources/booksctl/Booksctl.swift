@@ -11,7 +11,7 @@ enum Booksctl {
     static func run(_ arguments: [String]) async -> ExitCode {
         if let hidden = HiddenCommands.match(arguments) { return await hidden.run() }
         let invocation: Invocation
-        let nats: NATSTarget?
+        var nats: NATSTarget?
         do {
             let scanned = try NATSTarget.extract(from: arguments)
             nats = scanned.target
@@ -36,13 +36,18 @@ enum Booksctl {
             OutputWriter.standardOutput.write(CompletionScript.render(shell))
             return .success
         }
-        if let nats { return await NATSCommands.run(invocation.command, nats) }
+        let stores = invocation.stores.isEmpty ? environmentStore().map { [$0] } ?? [] : invocation.stores
+        if var target = nats {
+            if let store = stores.first { target.store = store }
+            return await NATSCommands.run(invocation.command, target)
+        }
         let resolved = BooksClient.defaultSocketPath(explicit: invocation.socket)
         if let warning = resolved.warning { OutputWriter.standardError.line("booksctl: \(TextCell.escape(warning))") }
         let socketPath = resolved.path
-        let context = CommandContext(socketPath: socketPath)
+        var context = CommandContext(socketPath: socketPath)
+        context.store = stores.count == 1 ? stores[0] : nil
         return await dispatch(invocation.command, context) { options throws(BooksClientError) in
-            try await SubscribeCommand.run(options, context)
+            try await SubscribeCommand.run(options, stores: stores, context)
         }
     }
 
@@ -66,11 +71,18 @@ enum Booksctl {
             case .status(let json): return try await StatusCommand.run(json: json, context)
             case .check(let path, let json): return CheckCommand.run(path: path, json: json, context)
             case .ping: return try await PingCommand.run(context)
+            case .stores(let json): return try await StoresCommand.run(json: json, context)
             case .help, .completion, .version: return .success
             }
         } catch {
             return ErrorReporter.report(error, to: context.err)
         }
+    }
+
+    /// `BOOKS_STORE`, when set and not empty.
+    static func environmentStore() -> String? {
+        guard let value = getenv("BOOKS_STORE").map({ String(cString: $0) }), !value.isEmpty else { return nil }
+        return value
     }
 
     /// SIGINT/SIGTERM end the program with status 0 (output is unbuffered, nothing is lost);

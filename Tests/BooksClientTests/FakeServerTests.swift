@@ -55,7 +55,9 @@ import Glibc
             if case .daemon(let detail) = error { #expect(detail.current == Self.a && detail.currentVersion == 9) }
         }
         let hello = server.requests.first?.request
-        #expect(hello?.op == .hello && hello?.id == "1" && hello?.version == 1 && hello?.client == "booksctl")
+        #expect(
+            hello?.op == .hello && hello?.id == "1" && hello?.version == ProtocolVersion.current
+                && hello?.client == "booksctl")
         let list = server.requests.first { $0.request.op == .list }?.request
         #expect(list?.filter == BookFilter([BookCondition(.name, .containsIgnoringCase, "e")]) && list?.sort == nil)
     }

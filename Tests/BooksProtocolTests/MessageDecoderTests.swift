@@ -24,9 +24,16 @@ import Testing
         case .resyncRequired: return Event(event: kind, epoch: text, seq: 5, reason: text)
         case .heartbeat: return Event(event: kind, epoch: text, seq: 6)
         case .shutdown: return Event(event: kind, epoch: text, seq: 7, reason: text)
+        case .subscribed: return Event(event: kind, epoch: text, seq: 8, store: text)
+        case .subscribeFailed: return Event(event: kind, epoch: text, seq: 9, reason: text, store: text)
+        case .storeAdded: return Event(event: kind, epoch: text, seq: 0, store: text)
+        case .storeRemoved: return Event(event: kind, epoch: text, seq: 10, reason: text, store: text)
         }
     }
-    static let kinds: [Event.Kind] = [.snapshot, .change, .resyncRequired, .heartbeat, .shutdown]
+    static let kinds: [Event.Kind] = [
+        .snapshot, .change, .resyncRequired, .heartbeat, .shutdown, .subscribed, .subscribeFailed, .storeAdded,
+        .storeRemoved,
+    ]
 
     static let status = DaemonStatus(
         file: "/srv/bööks/books.txt", format: "text", fileState: "unavailable", fileProblem: "not a regular file",

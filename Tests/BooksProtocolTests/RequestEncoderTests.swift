@@ -52,7 +52,8 @@ import Testing
         case .subscribe:
             return Request(
                 id: "s", op: op, filter: BookFilter([BookCondition(.id, .equals, text)]),
-                resume: ResumePoint(epoch: text, seq: 9))
+                resume: ResumePoint(epoch: text, seq: 9), store: text)
+        case .stores: return Request(id: "st", op: op)
         case .save:
             return Request(
                 id: "v", op: op, inserted: [BookInsertion(tempId: text, name: text, author: "a")],

@@ -10,11 +10,11 @@ import Testing
                 "--store", "shop",
             ],
             environment: { _ in nil })
-        #expect(scanned.rest == ["list", "--json"])
+        #expect(scanned.rest == ["list", "--json", "--store", "shop"], "--store is read by the parser")
         let target = try #require(scanned.target)
         #expect(target.options.urls == ["nats://a:1", "nats://b:2"])
         #expect(target.options.user == "u" && target.options.password == "p")
-        #expect(target.store == "shop" && target.prefix == "books")
+        #expect(target.store == "default" && target.prefix == "books")
     }
 
     @Test func theEnvironmentNamesTheServerWhenTheLineDoesNot() throws {

@@ -23,10 +23,18 @@ final class SocketConnection: Sendable {
 
     /// A change-feed consumer: `deliver` is called on the reader thread for each event, in order;
     /// `finish` once when the feed ends (nil: a normal end).
+    ///
+    /// A sink of one store (`store` set) gets only that store's events (and untagged ones), and
+    /// its feed ends with `unknown-store` when the store is removed; a sink of several stores
+    /// (`deliverStore` set) gets every event as a `StoreFeedItem`.
     struct EventSink: Sendable {
         let deliver: @Sendable (FeedItem) -> Void
         let finish: @Sendable (BooksClientError?) -> Void
         var sawShutdown = false
+        /// The one store followed (version 2), or nil.
+        var store: String?
+        /// Receives every event of a feed over several stores.
+        var deliverStore: (@Sendable (StoreFeedItem) -> Void)?
 
         init(deliver: @escaping @Sendable (FeedItem) -> Void, finish: @escaping @Sendable (BooksClientError?) -> Void) {
             self.deliver = deliver
@@ -281,6 +289,7 @@ final class SocketConnection: Sendable {
                     ? .success(reply)
                     : .failure(.daemon(reply.error ?? ProtocolError(.internalError, "failure without error"))))
         case .event(var event):
+            if event.event == .storeRemoved, let removed = event.store, endsSingleStoreFeed(removed, event) { return }
             let sink = state.withLock { state -> EventSink? in
                 if event.event == .shutdown { state.sink?.sawShutdown = true }
                 if event.event == .snapshot, event.more == true || !state.snapshotPages.isEmpty {
@@ -293,8 +302,24 @@ final class SocketConnection: Sendable {
                 }
                 return state.sink
             }
-            sink?.deliver(FeedItem(event))
+            guard let sink else { return }
+            if let deliverStore = sink.deliverStore { return deliverStore(StoreFeedItem(event)) }
+            if let store = event.store {
+                // Another store's event, or a store event a single-store feed does not carry.
+                if sink.store != nil && sink.store != store { return }
+                if [.storeAdded, .storeRemoved, .subscribeFailed].contains(event.event) { return }
+            }
+            sink.deliver(FeedItem(event))
         }
+    }
+
+    /// Ends the feed of a sink that follows exactly `removed`; true when it did.
+    private func endsSingleStoreFeed(_ removed: String, _ event: Event) -> Bool {
+        let ends = state.withLock { $0.sink?.store == removed && $0.sink?.deliverStore == nil }
+        guard ends else { return false }
+        let reason = event.reason.map { ": \($0)" } ?? ""
+        removeSink(finishing: .daemon(ProtocolError(.unknownStore, "store \"\(removed)\" was removed\(reason)")))
+        return true
     }
 
     private func finish(_ error: BooksClientError) {

@@ -14,24 +14,26 @@ extension NATSFeed {
     /// its change log no longer reached back: change sets before it may be missing) is
     /// `.resyncRequired` naming the key-value bucket that holds the books at its seq. The stream never
     /// finishes on its own; ending the iteration (cancel, drop) stops the reading thread within about
-    /// a quarter of a second. Items are buffered without bound. Reading happens on a dedicated thread,
-    /// never in the cooperative pool. Throws only when no thread can be started.
-    public func changes(from start: NATSDeliveryStart = .new) -> AsyncThrowingStream<Item, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<Item, any Error>.makeStream()
+    /// a quarter of a second. Reading happens on a dedicated thread,
+    /// never in the cooperative pool. Items wait for the consumer per `buffer` (`FeedBufferPolicy`:
+    /// by default at most 4,096, then the feed ends with `.consumerTooSlow`; resume from the last
+    /// item's stream sequence). Iteration throws only `BooksClientError`: `.consumerTooSlow`, or
+    /// `.nats` when no thread can be started.
+    public func changes(from start: NATSDeliveryStart = .new, buffer: FeedBufferPolicy = .default) -> BooksFeed<Item> {
         let flag = CancelFlag()
-        continuation.onTermination = { _ in flag.cancel() }
+        let (feed, producer) = BooksFeed<Item>.make(policy: buffer) { flag.cancel() }
         do {
             _ = try DedicatedThread.start(name: "books-nats-feed") { [self] in
                 run(from: start, isCancelled: { flag.isCancelled }) { item in
-                    if case .terminated = continuation.yield(item) { return false }
+                    producer.yield(item)
                     return !flag.isCancelled
                 }
-                continuation.finish()
+                producer.finish(nil)
             }
         } catch {
-            continuation.finish(throwing: BooksClientError.nats("cannot start the feed's thread: \(error)"))
+            producer.finish(.nats("cannot start the feed's thread: \(error)"))
         }
-        return stream
+        return feed
     }
 }
 

@@ -20,7 +20,11 @@ public enum FeedItem: Sendable, Hashable {
     /// the changes after it follow. Always the first item of such a feed.
     case subscribed(ResumePoint)
 
-    /// Converts a wire event (missing arrays are treated as empty).
+    /// Converts a wire event (missing arrays are treated as empty). A version-2 `subscribed`
+    /// event is `.subscribed`. The store events (`store-added`, `store-removed`,
+    /// `subscribe-failed`) are no feed items: a feed over several stores reads them as
+    /// `StoreFeedItem`s, and a single-store feed never gets them (its connection ends the feed on
+    /// its store's removal); this maps them to a heartbeat at the event's position.
     public init(_ event: Event) {
         switch event.event {
         case .snapshot:
@@ -39,6 +43,10 @@ public enum FeedItem: Sendable, Hashable {
             self = .heartbeat(ResumePoint(epoch: event.epoch, seq: event.seq))
         case .shutdown:
             self = .shutdown(reason: event.reason)
+        case .subscribed:
+            self = .subscribed(ResumePoint(epoch: event.epoch, seq: event.seq))
+        case .storeAdded, .storeRemoved, .subscribeFailed:
+            self = .heartbeat(ResumePoint(epoch: event.epoch, seq: event.seq))
         }
     }
 }

@@ -41,6 +41,8 @@ public struct ResilientSubscription: Sendable {
     public var resumeFrom: ResumePoint?
     /// Called on connection events (from the subscription's task, or its connection's reader thread).
     public var onStatus: (@Sendable (SubscriptionStatus) -> Void)?
+    /// The store to follow (protocol version 2); nil: the daemon's only store (or `default`).
+    public var store: String?
 
     /// Creates a subscription description; nothing happens until `updates()` is iterated.
     public init(
@@ -126,6 +128,11 @@ public struct ResilientSubscription: Sendable {
             step: { state, item in state.apply(item) }, buffer: .latest)
     }
 
+    /// One connection to the daemon, with this subscription's client name and line limit.
+    func connectClient() async throws(BooksClientError) -> BooksClient {
+        try await BooksClient.connect(socketPath: socketPath, clientName: clientName, maxLineLength: maxLineLength)
+    }
+
     /// Drives a feed state machine across connections.
     ///
     /// Items are applied to the state on the connection's reader thread as they arrive (one hop
@@ -172,16 +179,13 @@ public struct ResilientSubscription: Sendable {
             while !Task.isCancelled {
                 var reason = "connection closed"
                 do throws(BooksClientError) {
-                    let client = try await BooksClient.connect(
-                        socketPath: config.socketPath,
-                        clientName: config.clientName,
-                        maxLineLength: config.maxLineLength)
+                    let client = try await config.connectClient()
                     defer { client.close() }
                     everConnected = true
                     let resume = progress.withLock { $0.startConnection(resumePoint) }
                     let (ends, end) = AsyncStream<BooksClientError?>.makeStream()
                     client.subscribe(
-                        filter: config.filter, from: resume, snapshot: config.mirror,
+                        filter: config.filter, from: resume, snapshot: config.mirror, store: config.store,
                         deliver: { item in
                             let (output, firstItem) = progress.withLock { $0.apply(item, step) }
                             if firstItem { config.onStatus?(.subscribed(resumed: resume != nil)) }

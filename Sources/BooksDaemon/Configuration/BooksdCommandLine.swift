@@ -10,6 +10,10 @@ public struct BooksdCommandLine: Sendable, Equatable {
     public var filePath: String?
     /// `--socket PATH`.
     public var socketPath: String?
+    /// `--store NAME=PATH[:FORMAT]` (repeatable), in order.
+    public var stores: [StoreSpec] = []
+    /// `--dir DIR`: the watched folder.
+    public var storeFolder: String?
     /// `--config PATH`.
     public var configPath: String?
     /// `--format text|json`.
@@ -48,6 +52,14 @@ public struct BooksdCommandLine: Sendable, Equatable {
           --config PATH       Read settings from PATH (booksd.conf format). Default: none.
                               The systemd unit passes /etc/booksd/booksd.conf.
           --file PATH         Book file to watch (config key "file"). Default: books.txt
+                              With --store or --dir, it is served as the store "default".
+          --store NAME=PATH[:FORMAT]
+                              Serve the book file PATH as the store NAME (repeatable; FORMAT
+                              text or json, default from the extension). Names: letters,
+                              digits, '.', '_', '-', at most 64. Config: "store NAME = PATH".
+          --dir DIR           Serve every *.txt and *.json in DIR as a store named after the
+                              file (config key "store_folder"); files created, moved in,
+                              moved out or deleted add or remove their store live.
           --socket PATH       Listening socket path (config key "socket"). Default:
                               $XDG_RUNTIME_DIR/booksd.sock, else <dir of file>/.booksd.sock.
                               Ignored when systemd passes a socket (socket activation).
@@ -63,7 +75,8 @@ public struct BooksdCommandLine: Sendable, Equatable {
                               Same as --set state_directory=PATH: where the epoch, book
                               versions and change log survive restarts ("none": nowhere).
                               Default: $STATE_DIRECTORY (systemd StateDirectory=), else
-                              <dir of file>/.<file name>.history.
+                              <dir of file>/.<file name>.history. A set directory holds one
+                              subfolder per store (<PATH>/<store name>).
           --user              Per-user daemon (the systemctl --user service): read
                               $XDG_CONFIG_HOME/booksd/booksd.conf (~/.config/…) if it
                               exists and --config is not given; default book file
@@ -123,6 +136,20 @@ public struct BooksdCommandLine: Sendable, Equatable {
                 let v = try value()
                 guard !v.isEmpty else { throw .invalidValue(option: name, value: v, expected: "a non-empty path") }
                 result.filePath = try once(result.filePath, v)
+            case "--store":
+                let v = try value()
+                let spec: StoreSpec
+                do { spec = try StoreSpec.parse(v) } catch {
+                    throw .invalidValue(option: name, value: v, expected: "NAME=PATH[:text|json] (\(error))")
+                }
+                guard !result.stores.contains(where: { $0.name == spec.name }) else {
+                    throw .invalidValue(option: name, value: v, expected: "a store name not given before")
+                }
+                result.stores.append(spec)
+            case "--dir":
+                let v = try value()
+                guard !v.isEmpty else { throw .invalidValue(option: name, value: v, expected: "a non-empty path") }
+                result.storeFolder = try once(result.storeFolder, v)
             case "--socket":
                 let v = try value()
                 guard !v.isEmpty, v.utf8.count < 108 else {
@@ -185,7 +212,18 @@ public struct BooksdCommandLine: Sendable, Equatable {
         if !settings.isEmpty {
             config = try ConfigurationFile.parse(settings.joined(separator: "\n")).apply(to: config, resolver: resolver)
         }
-        if let filePath { config.filePath = filePath }
+        if let filePath {
+            config.filePath = filePath
+            config.fileIsExplicit = true
+        }
+        for spec in stores {
+            if let index = config.stores.firstIndex(where: { $0.name == spec.name }) {
+                config.stores[index] = spec  // the flag wins over the file's line
+            } else {
+                config.stores.append(spec)
+            }
+        }
+        if let storeFolder { config.storeFolder = storeFolder }
         if let socketPath { config.socketPath = socketPath }
         if let format { config.format = format }
         if let logLevel { config.logLevel = logLevel }
@@ -257,6 +295,9 @@ public struct BooksdCommandLine: Sendable, Equatable {
         for key in ConfigurationKey.allCases {
             let padding = String(repeating: " ", count: width - key.rawValue.count)
             text += "\(key.rawValue)\(padding) = \(key.formattedValue(in: config, environment: environment))\n"
+        }
+        for spec in config.effectiveStores {
+            text += "store \(spec.name) = \(spec.path) \(spec.format)\n"
         }
         return text
     }

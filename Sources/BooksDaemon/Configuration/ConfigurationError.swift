@@ -17,6 +17,8 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
     case unknownUser(line: Int, key: String, name: String)
     /// A group name in `writer_groups` does not exist.
     case unknownGroup(line: Int, key: String, name: String)
+    /// A `store NAME = PATH [FORMAT]` line is invalid (name, duplicate, format).
+    case store(line: Int, StoresError)
 
     /// One line, e.g. `line 7: unknown key "sokcet"`.
     public var description: String {
@@ -32,6 +34,7 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
             "line \(line): invalid value \"\(value)\" for \(key): expected \(expected)"
         case .unknownUser(let line, let key, let name): "line \(line): \(key): no such user \"\(name)\""
         case .unknownGroup(let line, let key, let name): "line \(line): \(key): no such group \"\(name)\""
+        case .store(let line, let error): line > 0 ? "line \(line): \(error)" : "\(error)"
         }
     }
 }

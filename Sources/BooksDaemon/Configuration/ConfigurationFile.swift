@@ -20,11 +20,20 @@ public struct ConfigurationFile: Sendable, Equatable {
 
     /// Assignments in file order.
     public var entries: [Entry]
+    /// `store NAME = PATH [FORMAT]` lines in file order, with their line numbers.
+    public var stores: [(line: Int, spec: StoreSpec)] = []
+
+    /// Compares entries and stores.
+    public static func == (lhs: ConfigurationFile, rhs: ConfigurationFile) -> Bool {
+        lhs.entries == rhs.entries && lhs.stores.map(\.line) == rhs.stores.map(\.line)
+            && lhs.stores.map(\.spec) == rhs.stores.map(\.spec)
+    }
 
     /// Parses configuration text.
     /// - Throws: `.syntax`, `.unknownKey` or `.duplicateKey`, with the 1-based line number.
     public static func parse(_ text: String) throws(ConfigurationError) -> ConfigurationFile {
         var entries: [Entry] = []
+        var stores: [(line: Int, spec: StoreSpec)] = []
         var firstLine: [ConfigurationKey: Int] = [:]
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         for (index, rawLine) in lines.enumerated() {
@@ -36,13 +45,19 @@ public struct ConfigurationFile: Sendable, Equatable {
             }
             let keyText = String(line[..<eq]).trimmingSpaces()
             guard !keyText.isEmpty else { throw .syntax(line: number, text: line, problem: "missing key before \"=\"") }
+            if keyText.hasPrefix("store "), keyText != "store " {
+                let value = try unquote(
+                    String(line[line.index(after: eq)...]).trimmingSpaces(), line: number, text: line)
+                stores.append((number, try storeSpec(name: keyText, value: value, line: number)))
+                continue
+            }
             guard let key = ConfigurationKey(rawValue: keyText) else { throw .unknownKey(line: number, key: keyText) }
             if let first = firstLine[key] { throw .duplicateKey(line: number, key: keyText, firstLine: first) }
             firstLine[key] = number
             let value = try unquote(String(line[line.index(after: eq)...]).trimmingSpaces(), line: number, text: line)
             entries.append(Entry(line: number, key: key, value: value))
         }
-        return ConfigurationFile(entries: entries)
+        return ConfigurationFile(entries: entries, stores: stores)
     }
 
     /// Reads and parses the file at `path`.
@@ -60,6 +75,12 @@ public struct ConfigurationFile: Sendable, Equatable {
         var config = base
         for entry in entries {
             try entry.key.apply(entry.value, line: entry.line, to: &config, resolver: resolver)
+        }
+        for (line, spec) in stores {
+            if let other = config.stores.first(where: { $0.name == spec.name }) {
+                throw .store(line: line, .duplicateName(spec.name, existingPath: other.path))
+            }
+            config.stores.append(spec)
         }
         return config
     }

@@ -14,6 +14,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
     case allowSymlink = "allow_symlink"
     case changeLogRetention = "change_log_retention"
     case stateDirectory = "state_directory"
+    case storeFolder = "store_folder"
     case heartbeatSeconds = "heartbeat_seconds"
     case maxClients = "max_clients"
     case maxClientsPerUID = "max_clients_per_uid"
@@ -56,6 +57,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .forcePolling, .allowSymlink: "a boolean: yes/no, true/false, on/off, 1/0"
         case .changeLogRetention: "an integer between 0 and 100000000"
         case .stateDirectory: "a non-empty path, or none"
+        case .storeFolder: "a non-empty directory path"
         case .heartbeatSeconds: "an integer number of seconds between 1 and 86400"
         case .maxClients: "an integer between 1 and 1000000"
         case .maxClientsPerUID: "an integer between 0 (no limit) and 1000000"
@@ -80,6 +82,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .file:
             guard !value.isEmpty, !value.contains("\0") else { throw bad }
             config.filePath = value
+            config.fileIsExplicit = true
         case .socket:
             guard !value.isEmpty, value.utf8.count < 108, !value.contains("\0") else { throw bad }
             config.socketPath = value
@@ -134,6 +137,9 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .stateDirectory:
             guard !value.isEmpty, !value.contains("\0") else { throw bad }
             config.stateDirectory = value
+        case .storeFolder:
+            guard !value.isEmpty, !value.contains("\0") else { throw bad }
+            config.storeFolder = value
         case .heartbeatSeconds:
             config.heartbeatSeconds = try Self.integer(value, 1...86_400, or: bad)
         case .maxClients:
@@ -182,6 +188,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .stateDirectory:
             config.stateDirectory
                 ?? "\(config.effectiveStateDirectory(environment: environment) ?? "none")  (default)"
+        case .storeFolder: config.storeFolder ?? "(none)"
         case .heartbeatSeconds: String(config.heartbeatSeconds)
         case .maxClients: String(config.maxClients)
         case .maxClientsPerUID: String(config.maxClientsPerUID)

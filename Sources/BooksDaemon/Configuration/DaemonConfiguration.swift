@@ -9,6 +9,13 @@ import Glibc
 public struct DaemonConfiguration: Sendable, Equatable {
     /// The book file to watch (`file`). Default `"books.txt"`, relative to the working directory.
     public var filePath: String = "books.txt"
+    /// Whether `file` / `--file` was given: with stores or a store folder configured, the file is
+    /// then served as the store `default` too.
+    public var fileIsExplicit = false
+    /// Named stores (`store NAME = PATH [FORMAT]` lines, `--store NAME=PATH[:FORMAT]`), in order.
+    public var stores: [StoreSpec] = []
+    /// The watched folder (`store_folder`, `--dir`): every `*.txt` / `*.json` in it is a store.
+    public var storeFolder: String? = nil
     /// Format of the book file (`format`). Default `.text`.
     public var format: BookFileFormat = .text
     /// Path of the listening socket (`socket`). Default nil: see `effectiveSocketPath(environment:)`.

@@ -32,7 +32,8 @@ extension Daemon {
         let responder = NATSRequestResponder(
             connection: publisher.connection, naming: publisher.naming, allowWrites: settings.allowWrites,
             maxRequestBytes: configuration.maxRequestBytes, logger: logger)
-        engine.attach(NATSChannelRouter(local: server, publisher: publisher, responder: responder))
+        // The store's own channel (events tagged with the store), else the server.
+        engine.attach(NATSChannelRouter(local: engine.channel ?? server, publisher: publisher, responder: responder))
         if !publisher.connection.isConnected {
             logger.warning(
                 """

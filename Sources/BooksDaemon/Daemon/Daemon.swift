@@ -26,15 +26,20 @@ public final class Daemon: Sendable {
     let heartbeatTimer = TimerBox()
 
     struct Running: Sendable {
-        let engine: BookEngine
+        let registry: StoreRegistry
         let server: SocketServer
+        let folder: StoreFolder?
     }
+
+    /// The one inotify instance every store shares (nil when polling is forced).
+    let hub: InotifyHub?
 
     /// Creates the daemon for a merged configuration.
     public init(configuration: DaemonConfiguration, commandLine: BooksdCommandLine) {
         self.configuration = configuration
         self.commandLine = commandLine
         self.logger = Logger.automatic(level: configuration.logLevel)
+        self.hub = configuration.forcePolling ? nil : InotifyHub()
     }
 
     /// Runs until stopped by a signal; never returns (exits the process).
@@ -60,16 +65,6 @@ public final class Daemon: Sendable {
     }
 
     func start() throws {
-        let path = configuration.filePath
-        let store = makeBookStore(
-            configuration: BookStoreConfiguration(
-                path: path, format: configuration.format, lineLimit: configuration.maxLineBytes,
-                allowSymlink: configuration.allowSymlink))
-        let (history, restored) = openHistory()
-        let engine = BookEngine(
-            configuration: configuration, store: store, logger: logger, notifier: notifier, history: history,
-            restored: restored)
-
         // The socket: inherited from systemd, or bound here.
         let inherited = try SocketActivation.listeningSockets().first
         let socketPath = configuration.effectiveSocketPath()
@@ -84,27 +79,76 @@ public final class Daemon: Sendable {
                 partialLineBudgetBytes: configuration.partialLineBudgetBytes,
                 pageBudgetBytes: configuration.pageBudgetBytes),
             inheritedListeningFD: inherited)
-        let nats = try attachChannel(engine, server: server)
+        try hub?.start()
+        let (registry, router) = makeRegistry(server: server)
 
-        // The file, then the watch, then the socket.
-        engine.load()
-        try engine.startWatching()
-        try server.start(delegate: engine)
-        try nats?.start(engine: engine)
-        running.withLock { $0 = Running(engine: engine, server: server) }
+        // The files, then the watches, then the socket.
+        let specs = configuration.effectiveStores
+        let failures = registry.addAll(specs)
+        for (spec, error) in failures {
+            logger.error(
+                "store '\(spec.name)' (\(spec.path)) is not served: \(error)", ["BOOKS_STORE": spec.name.rawValue])
+        }
+        // Nothing to serve at all (no store could start, no folder): fail as a single file did.
+        if let first = failures.first, failures.count == specs.count, configuration.storeFolder == nil {
+            throw first.1
+        }
+        let folder = try startFolder(registry)
+        // NATS (issue 14) serves the store version-1 clients use. Only with NATS: without it each
+        // engine keeps its store's channel (the router's StoreChannel).
+        var nats: NATSLink?
+        if configuration.nats.isEnabled, let engine = registry.primaryEngine {
+            nats = try attachChannel(engine, server: server)
+        }
+        try server.start(delegate: router)
+        if let engine = registry.primaryEngine { try nats?.start(engine: engine) }
+        running.withLock { $0 = Running(registry: registry, server: server, folder: folder) }
         try installSignalHandlers()
-        installTimers(engine, server: server)
-        engine.drain()
-        let position = engine.position
+        installTimers(registry, server: server)
+        registry.drainAll()
+        let stores = registry.statuses()
+        let listed = stores.prefix(8).map { "\($0.name)=\($0.path)" }.joined(separator: ", ")
+        let served =
+            stores.count == 1 && stores[0].name == .default
+            ? "\(stores[0].path) (\(stores[0].format))"
+            : "\(stores.count) store(s) (\(listed)\(stores.count > 8 ? ", …" : ""))"
         logger.notice(
-            """
-            booksd ready: \(path) (\(configuration.format)), socket \
-            \(inherited == nil ? socketPath : "inherited from systemd")
-            """,
-            ["BOOKS_FILE": path, "BOOKS_SEQ": "\(position.seq)", "BOOKS_EPOCH": position.epoch])
+            "booksd ready: \(served), socket \(inherited == nil ? socketPath : "inherited from systemd")",
+            [
+                "BOOKS_FILE": stores.first?.path ?? "", "BOOKS_SEQ": "\(stores.first?.seq ?? 0)",
+                "BOOKS_EPOCH": stores.first?.epoch ?? "",
+            ])
         _ = try? notifier.ready()
-        engine.republishStatus()
-        engine.historyReady()
+        registry.republishStatus()
+        registry.finishStartup()
+    }
+
+    /// The registry of the daemon's stores and the server's router over it; each engine's
+    /// channel is the router's `StoreChannel` of its store (events tagged with the store).
+    func makeRegistry(server: SocketServer) -> (StoreRegistry, StoreRouter) {
+        let late = LateRouter()
+        let registry = StoreRegistry(
+            environment: StoreRegistry.Environment(
+                configuration: configuration, logger: logger, notifier: notifier, hub: hub,
+                channel: { name -> any ClientChannel in
+                    guard let router = late.router else { return server }
+                    return router.channel(for: name.rawValue)
+                }))
+        let router = StoreRouter(server: server, directory: registry)
+        late.router = router
+        router.follow(registry)
+        return (registry, router)
+    }
+
+    /// Starts the watched folder (`--dir`), if configured.
+    func startFolder(_ registry: StoreRegistry) throws -> StoreFolder? {
+        guard let path = configuration.storeFolder else { return nil }
+        let folder = StoreFolder(
+            path: path, registry: registry, hub: hub, logger: logger,
+            confirmation: .milliseconds(configuration.confirmationMilliseconds),
+            pollInterval: .milliseconds(configuration.pollIntervalMilliseconds))
+        try folder.start()
+        return folder
     }
 
     func installSignalHandlers() throws {
@@ -114,20 +158,22 @@ public final class Daemon: Sendable {
         signalThread.withLock { $0 = thread }
     }
 
-    func installTimers(_ engine: BookEngine, server: SocketServer) {
+    func installTimers(_ registry: StoreRegistry, server: SocketServer) {
         let heartbeat = DispatchSource.makeTimerSource(queue: timerQueue)
-        heartbeat.setEventHandler { engine.heartbeat() }
+        heartbeat.setEventHandler { for engine in registry.engines { engine.heartbeat() } }
         heartbeat.resume()
         sources.keep(heartbeat)
         heartbeatTimer.set(heartbeat)
         scheduleHeartbeat(seconds: configuration.heartbeatSeconds)
 
         if let watchdog = SystemdNotifier.watchdogInterval() {
+            // The primary store's engine (or the first; none in an empty watched folder).
+            let engine = registry.primaryEngine ?? registry.engines.first
             // WATCHDOG=1 only when the watcher thread, the server loop and the engine's queue all
             // prove they run (see WatchdogProbe): a stuck event loop stops the pings.
             let notifier = self.notifier
             let probe = WatchdogProbe(
-                watcher: engine.watcher, server: server, engine: engine,
+                watcher: engine?.watcher, server: server, engine: engine,
                 logger: logger, ping: { _ = try? notifier.watchdog() })
             let timer = DispatchSource.makeTimerSource(queue: timerQueue)
             let milliseconds = Int(
@@ -152,14 +198,18 @@ public final class Daemon: Sendable {
         switch BooksdCommandLine.evaluate(arguments: Array(CommandLine.arguments.dropFirst())) {
         case .run(let fresh):
             var live = fresh
-            // The file, format and socket cannot change without a restart.
+            // The files, stores, folder and socket cannot change without a restart.
             if fresh.filePath != configuration.filePath || fresh.format != configuration.format
                 || fresh.effectiveSocketPath() != configuration.effectiveSocketPath()
+                || fresh.stores != configuration.stores || fresh.storeFolder != configuration.storeFolder
             {
-                logger.warning("file, format and socket changes take effect only after a restart")
+                logger.warning("file, format, store, folder and socket changes take effect only after a restart")
                 live.filePath = configuration.filePath
                 live.format = configuration.format
                 live.socketPath = configuration.socketPath
+                live.stores = configuration.stores
+                live.storeFolder = configuration.storeFolder
+                live.fileIsExplicit = configuration.fileIsExplicit
             }
             if live.nats != configuration.nats {
                 let changed = ConfigurationKey.changedNATSKeys(from: configuration.nats, to: fresh.nats)
@@ -169,7 +219,7 @@ public final class Daemon: Sendable {
                     """)
                 live.nats = configuration.nats
             }
-            running.engine.reconfigure(live)
+            running.registry.reconfigure(live)
             scheduleHeartbeat(seconds: live.heartbeatSeconds)
             logger.notice("configuration reloaded")
         case .exit(_, _, let standardError):
@@ -181,22 +231,23 @@ public final class Daemon: Sendable {
             )
         }
         _ = try? notifier.ready()
-        running.engine.republishStatus()
+        running.registry.republishStatus()
     }
 
     func stop(signal number: Int32) {
         _ = try? notifier.stopping()
         logger.notice("signal \(number): stopping")
         if let running = running.withLock({ $0 }) {
-            running.engine.stopWatching()
+            running.folder?.stop()
+            running.registry.stopWatchingAll()
             // Requests already sent before the signal may still sit in socket buffers: refuse
             // new clients, wait (bounded) until the server thread handed every complete request
             // to the engine, then finish every queued write. This runs on the signal thread, so
             // the engine's queue keeps answering meanwhile.
             running.server.stopAccepting()
             running.server.deliverPendingInput(timeout: .seconds(1))
-            running.engine.drain()
-            running.engine.closeHistory()
+            running.registry.drainAll()
+            running.registry.closeHistoryAll()
             running.server.shutdown(reason: "booksd is stopping", timeout: .seconds(2))
         }
         exit(0)

@@ -11,13 +11,14 @@ import Synchronization
 struct WatchdogProbe: Sendable {
     let watcher: (any FileWatcher)?
     let server: any ClientChannel
-    let engine: BookEngine
+    /// The engine whose queue must run the probe (nil: a daemon serving no store yet).
+    let engine: BookEngine?
     let logger: Logger
     let ping: @Sendable () -> Void
     private let reported = ReportedFlag()
 
     init(
-        watcher: (any FileWatcher)?, server: any ClientChannel, engine: BookEngine, logger: Logger,
+        watcher: (any FileWatcher)?, server: any ClientChannel, engine: BookEngine?, logger: Logger,
         ping: @escaping @Sendable () -> Void
     ) {
         self.watcher = watcher
@@ -41,7 +42,7 @@ struct WatchdogProbe: Sendable {
         let engine = self.engine
         let ping = self.ping
         return server.afterPendingCommands {
-            engine.onQueue { ping() }
+            if let engine { engine.onQueue { ping() } } else { ping() }
         }
     }
 }

@@ -94,11 +94,11 @@ extension BookEngine {
         guard notifier.isEnabled else { return }  // not under systemd: nobody reads the line
         let subscribers = channel?.statistics.subscribers ?? 0
         let line = machine.withLock { $0.statusLine(subscribers: subscribers) }
-        let changed = lastStatusLine.withLock { last in
-            defer { last = line }
-            return last != line
+        if let sink = statusSink.withLock({ $0 }) {
+            sink(line)  // several stores: the registry sends one summary
+            return
         }
-        if changed { _ = try? notifier.status(line) }
+        notifier.statusIfChanged(line, last: lastStatusLine)
     }
 
     /// Sends `STATUS=` again unconditionally (after `READY=1`, so the line shown is current).

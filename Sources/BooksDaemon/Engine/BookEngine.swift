@@ -40,7 +40,15 @@ public final class BookEngine: Sendable {
     let writers: Mutex<(uids: [uid_t], groups: [gid_t])>
     let accounts: WriterAuthorization
     let watch = Mutex<WatchState>(WatchState())
+    /// Events from a shared watcher thread, waiting for the queue.
+    let mailbox = Mutex(FileEventMailbox())
+    /// The store this engine serves (logs, status, NATS subjects).
+    public let storeName: StoreName
+    /// This store's status after the last input (see `BookEngine+Summary`).
+    let summary: Mutex<StoreStatus>
     let lastStatusLine = Mutex<String?>(nil)
+    /// Where the `STATUS=` line goes instead of systemd (set by `StoreRegistry`).
+    let statusSink = Mutex<(@Sendable (String) -> Void)?>(nil)
     /// Refused writes are logged at most 5 times a minute per uid.
     let refusals = Mutex(LogRateLimiter())
     let settings: Mutex<DaemonConfiguration>
@@ -66,25 +74,27 @@ public final class BookEngine: Sendable {
     public convenience init(
         configuration: DaemonConfiguration, store: any BookStore, logger: Logger,
         notifier: SystemdNotifier = SystemdNotifier(), epoch: String = UUID().uuidString,
-        history: HistoryStore? = nil, restored: BookContext? = nil
+        history: HistoryStore? = nil, restored: BookContext? = nil, storeName: StoreName = .default
     ) {
         self.init(
             configuration: configuration, store: store, logger: logger, notifier: notifier, epoch: epoch,
-            accounts: WriterAuthorization(), history: history, restored: restored)
+            accounts: WriterAuthorization(), history: history, restored: restored, storeName: storeName)
     }
 
     init(
         configuration: DaemonConfiguration, store: any BookStore, logger: Logger, notifier: SystemdNotifier,
-        epoch: String, accounts: WriterAuthorization, history: HistoryStore? = nil, restored: BookContext? = nil
+        epoch: String, accounts: WriterAuthorization, history: HistoryStore? = nil, restored: BookContext? = nil,
+        storeName: StoreName = .default
     ) {
+        self.storeName = storeName
         self.history = history
         self.accounts = accounts
         self.store = store
         self.logger = logger
         self.notifier = notifier
         self.epoch = restored?.epoch ?? epoch
-        fields = ["BOOKS_FILE": store.configuration.path]
-        queue = DispatchQueue(label: "booksd.engine")
+        fields = ["BOOKS_FILE": store.configuration.path, "BOOKS_STORE": storeName.rawValue]
+        queue = DispatchQueue(label: "booksd.engine." + storeName.rawValue)
         settings = Mutex(configuration)
         writers = Mutex((configuration.writerUIDs, configuration.writerGroups))
         let machineConfiguration = Self.machineConfiguration(configuration, store: store)
@@ -92,6 +102,10 @@ public final class BookEngine: Sendable {
             restored.map { ReconcilerStateMachine(configuration: machineConfiguration, restoring: $0) }
                 ?? ReconcilerStateMachine(configuration: machineConfiguration, epoch: epoch))
         publishedSeq.store(restored?.seq ?? 0, ordering: .relaxed)
+        summary = Mutex(
+            StoreStatus(
+                name: storeName, path: store.configuration.path, format: store.configuration.format,
+                state: "missing", bookCount: 0, badLines: 0, epoch: self.epoch, seq: restored?.seq ?? 0))
     }
 
     static func machineConfiguration(
@@ -118,12 +132,13 @@ public final class BookEngine: Sendable {
 
     /// Reads the file synchronously (before the daemon is ready): repairs a torn append, removes
     /// temporary files of an interrupted write (keeping, in a recovery file, any that may hold
-    /// someone's edit), loads the books, gives ids to hand-typed rows.
-    public func load() {
+    /// someone's edit), loads the books, gives ids to hand-typed rows. `listing`: the names in the
+    /// file's directory that may be temporaries, when the caller listed it (many stores, one folder).
+    public func load(listing: [String]? = nil) {
         queue.sync {
             let path = store.configuration.path
-            if let repaired = AppendWriter.recover(path: path) { logger.warning(repaired, fields) }
-            let leftovers = AtomicFileWriter.cleanUpStaleTemporaries(beside: path)
+            if let repaired = AppendWriter.recover(path: path, listing: listing) { logger.warning(repaired, fields) }
+            let leftovers = AtomicFileWriter.cleanUpStaleTemporaries(beside: path, listing: listing)
             if let message = leftovers.logMessage {
                 logger.log(leftovers.kept.isEmpty ? .notice : .warning, message, fields)
             }
@@ -194,5 +209,6 @@ public final class BookEngine: Sendable {
         let edited = store.takeUnknownMemberEdits()
         if !edited.isEmpty { run(.unknownMembersEdited(edited, after: seqBefore)) }
         persistHistory()
+        publishSummary()
     }
 }

@@ -97,6 +97,9 @@ extension ReconcilerStateMachine {
         case .unsubscribe:
             let ok = Reply.success(request.id, ReplyResult(epoch: context.epoch, seq: context.seq))
             return [.stopSubscription(connection, reply: ok)]
+        case .stores:
+            // A daemon without named stores (this engine as the server's delegate) has one.
+            return reply(ReplyResult(stores: [storeInfo(name: request.store ?? "default")]))
         case .insert, .update, .delete, .save:
             return []  // writes arrive as `writesReceived`
         }

@@ -8,7 +8,7 @@ extension ConnectionStateMachine {
     /// while its output is at most half of `queueLimit`.
     public static func isExclusive(_ op: Request.Operation) -> Bool {
         switch op {
-        case .list, .query, .get, .status, .subscribe: return true
+        case .list, .query, .get, .status, .subscribe, .stores: return true
         case .hello, .ping, .insert, .update, .delete, .save, .unsubscribe: return false
         }
     }
@@ -61,16 +61,21 @@ extension ConnectionStateMachine {
             return
         }
         if request.op == .hello {
-            guard request.version == ProtocolVersion.current else {
+            guard let negotiated = request.version.flatMap(ProtocolVersion.negotiate) else {
                 let stated = request.version.map(String.init) ?? "none"
+                let range = ProtocolVersion.supported
                 violation(
                     ProtocolError(
                         .unsupportedVersion,
-                        "protocol version \(stated) is not supported; this server speaks \(ProtocolVersion.current)"),
+                        "protocol version \(stated) is not supported; this server speaks \(range.lowerBound) to \(range.upperBound)"
+                    ),
                     id: request.id, into: &actions)
                 return
             }
-            if awaitingHello { state = .active }
+            if awaitingHello {
+                state = .active
+                version = negotiated
+            }
             actions.append(.answerHello(id: request.id))
             return
         }

@@ -18,14 +18,20 @@ extension ConnectionStateMachine {
         case awaitingHello
         /// `hello` was answered (the delegate knows the connection); requests are delivered.
         case active
-        /// A subscriber: broadcasts with a seq above `afterSeq` reach it, filtered by `filter`.
-        case subscribed(filter: BookFilter, afterSeq: UInt64)
+        /// A subscriber of one or more stores: a broadcast of store S with a seq above S's
+        /// `afterSeq` reaches it, filtered by S's filter (see `StoreSubscriptions`).
+        case subscribed(StoreSubscriptions)
         /// The server is stopping: no input is processed and no output accepted; what is queued
         /// is still written, then `.close(.shutdown)` follows. `from` is the phase it was in.
         case draining(from: Phase)
         /// `.close(reason)` was emitted; every further input is refused. `from` is the phase the
         /// connection was in when it began to close.
         case closing(CloseReason, from: Phase)
+
+        /// A subscriber of the one unnamed store of a single-store server (key `""`).
+        public static func subscribed(filter: BookFilter, afterSeq: UInt64) -> State {
+            .subscribed(StoreSubscriptions([StoreSubscriptions.unnamed: .init(filter: filter, afterSeq: afterSeq)]))
+        }
 
         /// The phase the connection is in, or was in when it began draining or closing.
         public var phase: Phase {

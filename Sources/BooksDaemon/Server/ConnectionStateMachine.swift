@@ -6,7 +6,7 @@ import BooksProtocol
 /// sockets.
 ///
 /// States (`State`, each carrying its data): `awaitingHello` → (`hello` with the current version)
-/// → `active` ⇄ `subscribed(filter:afterSeq:)`; `beginShutdown` → `draining`; any → `closing`
+/// → `active` ⇄ `subscribed` (a filter and resume point per store, `StoreSubscriptions`); `beginShutdown` → `draining`; any → `closing`
 /// after a protocol violation, a hello timeout, a lag overflow, end of input, a socket error, or
 /// once a draining connection's output is written.
 ///
@@ -41,6 +41,8 @@ import BooksProtocol
 public struct ConnectionStateMachine: Sendable {
     /// The current protocol state.
     public internal(set) var state: State = .awaitingHello
+    /// The protocol version negotiated in `hello` (1 until then).
+    public internal(set) var version = 1
     /// Bytes emitted and not yet drained.
     public internal(set) var queuedBytes = 0
     /// True while the socket layer must not read (back-pressure, half-close, draining, closing).
@@ -102,9 +104,11 @@ public struct ConnectionStateMachine: Sendable {
     /// True while input is still processed (live, and the client did not close its side).
     public var acceptsInput: Bool { state.isLive && !isInputClosed }
 
-    /// The hello reply for `id`.
-    public static func helloReply(id: String, serverName: String, epoch: String, seq: UInt64) -> Reply {
-        .success(id, ReplyResult(protocolVersion: ProtocolVersion.current, server: serverName, epoch: epoch, seq: seq))
+    /// The hello reply for `id`, stating the negotiated `version`.
+    public static func helloReply(
+        id: String, serverName: String, epoch: String, seq: UInt64, version: Int = ProtocolVersion.current
+    ) -> Reply {
+        .success(id, ReplyResult(protocolVersion: version, server: serverName, epoch: epoch, seq: seq))
     }
 
     // MARK: Inputs
@@ -195,22 +199,6 @@ public struct ConnectionStateMachine: Sendable {
         return actions
     }
 
-    /// Whether the broadcast with `seq` is for this connection: in `subscribed` with `afterSeq`
-    /// below `seq`, returns the subscription's filter and advances `afterSeq` to `seq` (so each
-    /// change is offered once); otherwise returns nil and changes nothing.
-    public mutating func acceptBroadcast(seq: UInt64) -> BookFilter? {
-        guard case .subscribed(let filter, let afterSeq) = state, seq > afterSeq else { return nil }
-        state = .subscribed(filter: filter, afterSeq: seq)
-        return filter
-    }
-
-    /// Whether a heartbeat at `seq` is for this connection: a subscriber whose initial events do
-    /// not go beyond `seq`.
-    public func acceptsHeartbeat(seq: UInt64) -> Bool {
-        guard case .subscribed(_, let afterSeq) = state else { return false }
-        return seq >= afterSeq
-    }
-
     /// The fast path of `enqueue(_:kind: .event)` for a subscriber that has nothing queued: when
     /// nothing is queued, no line waits in the backlog and the event fits the limit, accounts
     /// `count` bytes as queued and returns true; the caller writes them itself (whatever the
@@ -252,25 +240,6 @@ public struct ConnectionStateMachine: Sendable {
         if isInputClosed && isIdle { return actions + close(.peerClosed) }
         syncReading(into: &actions)
         return actions
-    }
-
-    /// The delegate started (or replaced) a subscription: `active`/`subscribed` →
-    /// `subscribed(filter:afterSeq:)`. Returns false (and changes nothing) in any other state.
-    public mutating func subscriptionStarted(filter: BookFilter, afterSeq: UInt64) -> Bool {
-        switch state {
-        case .active, .subscribed:
-            state = .subscribed(filter: filter, afterSeq: afterSeq)
-            return true
-        case .awaitingHello, .draining, .closing:
-            return false
-        }
-    }
-
-    /// The subscription ended (`subscribed` → `active`). Returns whether there was one.
-    public mutating func subscriptionStopped() -> Bool {
-        guard isSubscribed else { return false }
-        state = .active
-        return true
     }
 
     /// The server is stopping: a subscriber gets `subscriberNotice` queued, input stops, and the

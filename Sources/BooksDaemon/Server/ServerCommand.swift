@@ -4,11 +4,18 @@ import BooksProtocol
 /// A request from another thread to the server thread.
 enum ServerCommand: Sendable {
     case send(ConnectionID, [UInt8])
-    case startSubscription(ConnectionID, reply: [UInt8], filter: BookFilter, initialEvents: [[UInt8]], afterSeq: UInt64)
+    /// Output that answers no request (an event for this connection alone).
+    case sendEvent(ConnectionID, [UInt8])
+    /// `reply` is queued as `replyKind` (`.unsolicited` when it is a per-store `subscribed` event
+    /// of a subscription to several stores, whose one reply was already sent).
+    case startSubscription(
+        ConnectionID, store: String, reply: [UInt8], replyKind: ConnectionStateMachine.OutputKind,
+        filter: BookFilter, initialEvents: [[UInt8]], afterSeq: UInt64)
     case stream(ConnectionID, BookStreamEncoder)
-    case stopSubscription(ConnectionID, reply: [UInt8])
-    case broadcast(SequencedChangeSet)
-    case heartbeat(epoch: String, seq: UInt64)
+    /// Ends the subscription of `store` (every store when nil); `reply` (none when empty) follows.
+    case stopSubscription(ConnectionID, store: String?, reply: [UInt8])
+    case broadcast(SequencedChangeSet, store: String)
+    case heartbeat(epoch: String, seq: UInt64, store: String)
     /// Accept the connections already waiting, then close the listener.
     case stopAccepting
     /// Signal `barrier` once the input already in the sockets was read and handed over.

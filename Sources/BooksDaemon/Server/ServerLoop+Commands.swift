@@ -15,10 +15,17 @@ extension ServerLoop {
             guard let connection = connections[id.raw] else { return }
             perform(connection.machine.enqueue(bytes, kind: .reply), on: connection)
 
-        case .startSubscription(let id, let reply, let filter, let initialEvents, let afterSeq):
+        case .sendEvent(let id, let bytes):
+            guard let connection = connections[id.raw] else { return }
+            perform(connection.machine.enqueue(bytes, kind: .unsolicited), on: connection)
+
+        case .startSubscription(
+            let id, let store, let reply, let replyKind, let filter, let initialEvents, let afterSeq):
             guard let connection = connections[id.raw] else { return }
             let wasSubscribed = connection.machine.isSubscribed
-            guard connection.machine.subscriptionStarted(filter: filter, afterSeq: afterSeq) else { return }
+            guard connection.machine.subscriptionStarted(store: store, filter: filter, afterSeq: afterSeq) else {
+                return
+            }
             if !wasSubscribed {
                 subscriberCount += 1
                 server.updateStatistics { $0.subscribers = subscriberCount }
@@ -26,7 +33,7 @@ extension ServerLoop {
                 // first large broadcast (whose subscribers would wait for the thread's start).
                 if subscriberCount >= configuration.parallelSendThreshold { _ = parallelSender() }
             }
-            guard perform(connection.machine.enqueue(reply, kind: .reply), on: connection) else { return }
+            guard perform(connection.machine.enqueue(reply, kind: replyKind), on: connection) else { return }
             for bytes in initialEvents {
                 guard perform(connection.machine.enqueue(bytes, kind: .unsolicited), on: connection) else { return }
             }
@@ -35,23 +42,37 @@ extension ServerLoop {
             guard let connection = connections[id.raw] else { return }
             perform(connection.machine.startStream(books), on: connection)
 
-        case .stopSubscription(let id, let reply):
+        case .stopSubscription(let id, let store, let reply):
             guard let connection = connections[id.raw] else { return }
-            if connection.machine.subscriptionStopped() {
+            let wasSubscribed = connection.machine.isSubscribed
+            _ = connection.machine.subscriptionStopped(store: store)
+            if wasSubscribed && !connection.machine.isSubscribed {
                 subscriberCount -= 1
                 server.updateStatistics { $0.subscribers = subscriberCount }
             }
-            perform(connection.machine.enqueue(reply, kind: .reply), on: connection)
+            if !reply.isEmpty { perform(connection.machine.enqueue(reply, kind: .reply), on: connection) }
 
-        case .broadcast(let change):
-            lastSeq = change.seq
-            broadcast(change)
+        case .broadcast(let change, let store):
+            lastPositions[store] = (change.epoch, change.seq)
+            broadcast(change, store: store)
 
-        case .heartbeat(let epoch, let seq):
-            lastSeq = seq
-            let bytes = MessageEncoder.encode(Event(event: .heartbeat, epoch: epoch, seq: seq))
-            for connection in Array(connections.values) where connection.machine.acceptsHeartbeat(seq: seq) {
-                enqueueEvent(bytes, on: connection, epoch: epoch, seq: seq)
+        case .heartbeat(let epoch, let seq, let store):
+            lastPositions[store] = (epoch, seq)
+            let plain = Event(event: .heartbeat, epoch: epoch, seq: seq)
+            var encoded: [Bool: [UInt8]] = [:]
+            for connection in Array(connections.values)
+            where connection.machine.acceptsHeartbeat(store: store, seq: seq) {
+                let tagged = connection.machine.namesStores && !store.isEmpty
+                let bytes =
+                    encoded[tagged]
+                    ?? {
+                        var event = plain
+                        if tagged { event.store = store }
+                        let bytes = MessageEncoder.encode(event)
+                        encoded[tagged] = bytes
+                        return bytes
+                    }()
+                enqueueEvent(bytes, on: connection, epoch: epoch, seq: seq, store: tagged ? store : nil)
             }
 
         case .stopAccepting:
@@ -71,30 +92,33 @@ extension ServerLoop {
     /// Offers `change` to every connection's machine (which filters by subscription and seq),
     /// encoding it once per distinct filter; idle subscribers get it by direct `send`, in bursts
     /// of `DirectSendBatch.burst` during this pass, unless the `ParallelSender` shares the sends
-    /// (then all after the pass).
-    private func broadcast(_ change: SequencedChangeSet) {
+    /// (then all after the pass). Version-2 connections get the event with its `store` (when the
+    /// store is named), version-1 connections without it: the encoding is cached per (filter, tagged).
+    private func broadcast(_ change: SequencedChangeSet, store: String) {
         let parallel = subscriberCount >= configuration.parallelSendThreshold && parallelSender() != nil
         // Subscribers mostly share one filter, so the last one is checked before the dictionary
         // (no hashing per subscriber).
-        var encoded: [BookFilter: [UInt8]?] = [:]
-        var last: (filter: BookFilter, bytes: [UInt8]?)?
+        var encoded: [EncodingKey: [UInt8]?] = [:]
+        var last: (key: EncodingKey, bytes: [UInt8]?)?
         var admitted: [(connection: Connection, bytes: [UInt8])] = []
         var evaluations = 0
         // A connection closed meanwhile stays in this (copy-on-write) view; its machine accepts
         // nothing more.
         for connection in connections.values {
-            guard let filter = connection.machine.acceptBroadcast(seq: change.seq) else { continue }
+            guard let filter = connection.machine.acceptBroadcast(store: store, seq: change.seq) else { continue }
+            let key = EncodingKey(filter: filter, tagged: connection.machine.namesStores && !store.isEmpty)
             let bytes: [UInt8]?
-            if let last, last.filter == filter {
+            if let last, last.key == key {
                 bytes = last.bytes
-            } else if let cached = encoded[filter] {
+            } else if let cached = encoded[key] {
                 bytes = cached
-                last = (filter, cached)
+                last = (key, cached)
             } else {
-                bytes = MessageEncoder.changeEvent(change, filter: filter).map(MessageEncoder.encode)
+                let event = MessageEncoder.changeEvent(change, filter: filter, store: key.tagged ? store : nil)
+                bytes = event.map(MessageEncoder.encode)
                 evaluations += 1
-                encoded[filter] = .some(bytes)
-                last = (filter, bytes)
+                encoded[key] = .some(bytes)
+                last = (key, bytes)
             }
             guard let bytes else { continue }  // nothing of this change passes the filter
             if connection.output.isEmpty, connection.machine.admitEvent(bytes.count) {
@@ -105,7 +129,8 @@ extension ServerLoop {
                     if directSends.isFull { flushDirectSends() }
                 }
             } else {
-                enqueueEvent(bytes, on: connection, epoch: change.epoch, seq: change.seq)
+                enqueueEvent(
+                    bytes, on: connection, epoch: change.epoch, seq: change.seq, store: key.tagged ? store : nil)
             }
         }
         flushDirectSends()
@@ -163,9 +188,18 @@ extension ServerLoop {
         return sender
     }
 
-    private func enqueueEvent(_ bytes: [UInt8], on connection: Connection, epoch: String, seq: UInt64) {
+    /// How a broadcast is encoded for a connection.
+    private struct EncodingKey: Hashable {
+        var filter: BookFilter
+        /// The event names its store (a version-2 connection, a named store).
+        var tagged: Bool
+    }
+
+    private func enqueueEvent(
+        _ bytes: [UInt8], on connection: Connection, epoch: String, seq: UInt64, store: String?
+    ) {
         let actions = connection.machine.enqueue(bytes, kind: .event) {
-            MessageEncoder.encode(Event(event: .resyncRequired, epoch: epoch, seq: seq, reason: "lagged"))
+            MessageEncoder.encode(Event(event: .resyncRequired, epoch: epoch, seq: seq, reason: "lagged", store: store))
         }
         perform(actions, on: connection)
     }
@@ -176,14 +210,8 @@ extension ServerLoop {
         guard shutdownDeadline == nil else { return }
         shutdownDeadline = deadline
         closeListener()
-        // The current position from the delegate: `lastSeq` is only known here after a broadcast
-        // or heartbeat, and a daemon stopped before either must not announce epoch "".
-        let position = delegate.serverHelloInfo(server)
-        let notice = MessageEncoder.encode(
-            Event(
-                event: .shutdown, epoch: position.epoch,
-                seq: max(position.seq, lastSeq), reason: reason))
         for connection in Array(connections.values) {
+            let notice = shutdownNotice(for: connection.machine, reason: reason)
             perform(connection.machine.beginShutdown(subscriberNotice: notice), on: connection)
         }
     }

@@ -58,12 +58,14 @@ extension ServerLoop {
                 if connection.output.isEmpty { flushDue = true }
                 connection.output.append(bytes)
             case .deliver(let request):
-                delegate.server(server, didReceive: request, from: connection.id, peer: connection.peer)
+                delegate.server(
+                    server, didReceive: request, from: connection.id, peer: connection.peer,
+                    version: connection.machine.version)
             case .answerHello(let id):
                 let info = delegate.serverHelloInfo(server)
                 let reply = ConnectionStateMachine.helloReply(
                     id: id, serverName: configuration.serverName,
-                    epoch: info.epoch, seq: info.seq)
+                    epoch: info.epoch, seq: info.seq, version: connection.machine.version)
                 guard
                     perform(
                         connection.machine.enqueue(MessageEncoder.encode(reply), kind: .unsolicited),

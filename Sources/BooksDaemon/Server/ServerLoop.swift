@@ -42,8 +42,8 @@ final class ServerLoop: @unchecked Sendable {
     var subscriberCount = 0
     var acceptResumeAt: ContinuousClock.Instant?
     var shutdownDeadline: ContinuousClock.Instant?
-    /// The highest seq seen in a broadcast or heartbeat (for the shutdown notice).
-    var lastSeq: UInt64 = 0
+    /// Per store, the position of the last broadcast or heartbeat (for the shutdown notice).
+    var lastPositions: [String: (epoch: String, seq: UInt64)] = [:]
     /// Callers of `deliverPendingInput` still waiting (see `ServerLoop+PendingInput`).
     var inputWaits: [PendingInputWait] = []
     let readBuffer: UnsafeMutableRawBufferPointer

@@ -116,8 +116,8 @@ public final class SocketServer: Sendable {
     ) {
         channel.post(
             .startSubscription(
-                connection, reply: MessageEncoder.encode(reply), filter: filter,
-                initialEvents: initialEvents.map(MessageEncoder.encode), afterSeq: afterSeq))
+                connection, store: StoreSubscriptions.unnamed, reply: MessageEncoder.encode(reply), replyKind: .reply,
+                filter: filter, initialEvents: initialEvents.map(MessageEncoder.encode), afterSeq: afterSeq))
     }
 
     /// Writes the list reply or snapshot `books` to `connection` after what was queued for it
@@ -129,19 +129,19 @@ public final class SocketServer: Sendable {
 
     /// Ends `connection`'s subscription (if any) and writes `reply`.
     public func stopSubscription(_ connection: ConnectionID, reply: Reply) {
-        channel.post(.stopSubscription(connection, reply: MessageEncoder.encode(reply)))
+        channel.post(.stopSubscription(connection, store: nil, reply: MessageEncoder.encode(reply)))
     }
 
     /// Sends `change` to every subscriber whose `afterSeq` is below `change.seq`, filtered by its
     /// filter, encoding it once per distinct filter. Never blocks; a subscriber whose queue would
     /// exceed `clientQueueBytes` gets `resync-required` ("lagged", best effort) and is disconnected.
     public func broadcast(_ change: SequencedChangeSet) {
-        channel.post(.broadcast(change))
+        channel.post(.broadcast(change, store: StoreSubscriptions.unnamed))
     }
 
     /// Sends a `heartbeat` event to every subscriber (same queueing rules as `broadcast`).
     public func broadcastHeartbeat(epoch: String, seq: UInt64) {
-        channel.post(.heartbeat(epoch: epoch, seq: seq))
+        channel.post(.heartbeat(epoch: epoch, seq: seq, store: StoreSubscriptions.unnamed))
     }
 
     /// Stops accepting connections: the server thread first accepts every connection already
@@ -206,6 +206,12 @@ public final class SocketServer: Sendable {
     public var statistics: ServerStatistics { stats.withLock { $0 } }
 
     // MARK: Server-thread helpers
+
+    /// Posts `command` to the server thread (see `StoreChannel`); false once the server is shut down.
+    @discardableResult
+    func post(_ command: ServerCommand) -> Bool {
+        channel.post(command)
+    }
 
     func updateStatistics(_ body: (inout ServerStatistics) -> Void) {
         stats.withLock { body(&$0) }

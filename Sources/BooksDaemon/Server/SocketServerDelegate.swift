@@ -14,4 +14,26 @@ public protocol SocketServerDelegate: AnyObject, Sendable {
     func serverHelloInfo(_ server: SocketServer) -> (epoch: String, seq: UInt64)
     /// A connection that completed `hello` is gone; later sends to it are ignored.
     func server(_ server: SocketServer, connectionClosed connection: ConnectionID)
+    /// A decoded request, with the protocol version its connection negotiated in `hello`. What
+    /// the server calls; the default forwards to `server(_:didReceive:from:peer:)`, so a
+    /// single-store delegate need not care about versions.
+    func server(
+        _ server: SocketServer, didReceive request: Request, from connection: ConnectionID,
+        peer: PeerCredentials, version: Int)
+    /// The position of `store` (a name from `StoreSubscriptions`), for a subscriber's shutdown
+    /// notice; nil when unknown (the server then uses `serverHelloInfo`). Must be cheap.
+    func serverPosition(_ server: SocketServer, store: String) -> (epoch: String, seq: UInt64)?
+}
+
+extension SocketServerDelegate {
+    /// Forwards to the version-less method.
+    public func server(
+        _ server: SocketServer, didReceive request: Request, from connection: ConnectionID,
+        peer: PeerCredentials, version: Int
+    ) {
+        self.server(server, didReceive: request, from: connection, peer: peer)
+    }
+
+    /// Unknown: the server uses `serverHelloInfo`.
+    public func serverPosition(_ server: SocketServer, store: String) -> (epoch: String, seq: UInt64)? { nil }
 }

@@ -19,9 +19,14 @@ public protocol FileWatcher: AnyObject, Sendable {
     /// least every second for inotify, every poll interval when polling). False before `start`,
     /// after `stop`, and when the thread is stuck or gone. Used by the daemon's watchdog.
     var isAlive: Bool { get }
+    /// Whether the handler runs on a thread shared with other watchers (``HubFileWatcher``), so
+    /// it must only post work, never handle it inline.
+    var deliversOnSharedThread: Bool { get }
 }
 
 extension FileWatcher {
     /// Default for watchers without a thread of their own (e.g. test doubles): always alive.
     public var isAlive: Bool { true }
+    /// Default: the watcher has a thread of its own.
+    public var deliversOnSharedThread: Bool { false }
 }

@@ -42,7 +42,7 @@ public final class InotifyFileWatcher: FileWatcher {
     private let session = Mutex<Session?>(nil)
 
     /// The path of the file watched by the running instance, if any (one per process).
-    private static let processSlot = Mutex<String?>(nil)
+    static let processSlot = Mutex<String?>(nil)
 
     /// Creates a watcher for the file at `path` (relative paths are resolved against the current
     /// directory now). Throws ``FileWatcherError/invalidPath(_:)`` for paths that name no file.

@@ -34,6 +34,9 @@ public struct BookStreamEncoder: Sendable {
     public let message: Message
     /// How it is cut into lines.
     public let framing: Framing
+    /// Version 2: the store a `snapshot` event names (`"store"` after `"event"`); nil writes none.
+    /// Set it before the first chunk; a list reply never carries it.
+    public var store: String?
     private let epoch: String
     private let seq: UInt64
     private var cursor: BookCursor
@@ -102,6 +105,10 @@ public struct BookStreamEncoder: Sendable {
         case .snapshot:
             w.key("event", first: &first)
             w.string(Event.Kind.snapshot.rawValue)
+            if let store {
+                w.key("store", first: &first)
+                w.string(store)
+            }
             w.key("epoch", first: &first)
             w.string(epoch)
             w.key("seq", first: &first)

@@ -25,6 +25,7 @@ enum FastMessageDecoder {
     private struct TopLevel {
         var hasEvent = false
         var kind: Event.Kind?
+        var store: String?
         var epoch: String?
         var seq: UInt64?
         var source: ChangeSource?
@@ -49,6 +50,7 @@ enum FastMessageDecoder {
                 guard let text = s.string(), let value = Event.Kind(rawValue: text) else { return false }
                 kind = value
                 return true
+            case "store": return optional(&s, &store) { $0.string() }
             case "epoch": return optional(&s, &epoch) { $0.string() }
             case "seq": return optional(&s, &seq) { $0.unsigned() }
             case "source": return optional(&s, &source) { $0.string().flatMap(ChangeSource.init(rawValue:)) }
@@ -73,7 +75,8 @@ enum FastMessageDecoder {
                 return .event(
                     Event(
                         event: kind, epoch: epoch, seq: seq, source: source, time: time, inserted: inserted,
-                        updated: updated, deleted: deleted, books: books, reason: reason, more: more))
+                        updated: updated, deleted: deleted, books: books, reason: reason, more: more,
+                        store: store))
             }
             guard let ok else { return nil }
             return .reply(Reply(id: id, ok: ok, result: result, error: error))
@@ -81,7 +84,7 @@ enum FastMessageDecoder {
     }
 
     /// Reads an optional member: `null` leaves it nil; otherwise `read` must succeed.
-    private static func optional<T>(
+    static func optional<T>(
         _ s: inout JSONScanner, _ slot: inout T?, _ read: (inout JSONScanner) -> T?
     ) -> Bool {
         if s.consumeNull() {
@@ -177,6 +180,8 @@ enum FastMessageDecoder {
             case "total": return optional(&s, &r.total) { $0.signed() }
             case "more": return optional(&s, &r.more) { $0.bool() }
             case "remap": return optional(&s, &r.remap, stringMap)
+            case "stores": return optional(&s, &r.stores, storeInfos)
+            case "subscribedStores": return optional(&s, &r.subscribedStores, strings)
             case "status": return s.consumeNull()  // a status object is left to JSONDecoder
             default: return s.skipValue()
             }
@@ -190,6 +195,7 @@ enum FastMessageDecoder {
         var current: Book?
         var currentVersion: UInt64?
         var conflicts: [BookConflict]?
+        var stores: [String]?
         var seen = KeySet()
         let ok = s.object { s, key in
             guard seen.insert(key) else { return false }
@@ -202,12 +208,13 @@ enum FastMessageDecoder {
             case "current": return optional(&s, &current, book)
             case "currentVersion": return optional(&s, &currentVersion) { $0.unsigned() }
             case "conflicts": return optional(&s, &conflicts, FastMessageDecoder.conflicts)
+            case "stores": return optional(&s, &stores, strings)
             default: return s.skipValue()
             }
         }
         guard ok, let code, let message else { return nil }
         return ProtocolError(
-            code, message, current: current, currentVersion: currentVersion, conflicts: conflicts)
+            code, message, current: current, currentVersion: currentVersion, conflicts: conflicts, stores: stores)
     }
 
     /// A `save` reply's `remap`: an object of strings (a duplicate key is left to `JSONDecoder`).
@@ -254,8 +261,19 @@ enum FastMessageDecoder {
         return true
     }
 
+    /// An array of strings.
+    static func strings(_ s: inout JSONScanner) -> [String]? {
+        var values: [String] = []
+        let ok = s.array { s in
+            guard let v = s.string() else { return false }
+            values.append(v)
+            return true
+        }
+        return ok ? values : nil
+    }
+
     /// The keys of one object seen so far (objects of replies and events have a handful).
-    private struct KeySet {
+    struct KeySet {
         private var keys: [String] = []
 
         /// Adds `key`; false when it was already there.

@@ -102,4 +102,14 @@ struct JSONWriter {
         }
         raw(UInt8(ascii: "]"))
     }
+
+    mutating func stringArray(_ values: [String]) {
+        raw(UInt8(ascii: "["))
+        var first = true
+        for v in values {
+            if first { first = false } else { raw(UInt8(ascii: ",")) }
+            string(v)
+        }
+        raw(UInt8(ascii: "]"))
+    }
 }

@@ -16,6 +16,10 @@ public enum MessageEncoder {
         w.raw(UInt8(ascii: "{"))
         w.key("event", first: &first)
         w.string(event.event.rawValue)
+        if let store = event.store {
+            w.key("store", first: &first)
+            w.string(store)
+        }
         w.key("epoch", first: &first)
         w.string(event.epoch)
         w.key("seq", first: &first)
@@ -94,13 +98,16 @@ public enum MessageEncoder {
     /// The `change` event for `change` as seen through `filter` (see `ChangeSet.filtered(by:)`),
     /// or nil when nothing in it matches the filter. `inserted`, `updated` and `deleted` are
     /// always present (possibly empty).
-    public static func changeEvent(_ change: SequencedChangeSet, filter: BookFilter = .all) -> Event? {
+    /// `store` (version 2) names the store the change belongs to.
+    public static func changeEvent(
+        _ change: SequencedChangeSet, filter: BookFilter = .all, store: String? = nil
+    ) -> Event? {
         let visible = change.changes.filtered(by: filter)
         if visible.isEmpty { return nil }
         return Event(
             event: .change, epoch: change.epoch, seq: change.seq, source: change.source,
             time: ISO8601.format(change.time), inserted: visible.inserted,
-            updated: visible.updated, deleted: visible.deleted)
+            updated: visible.updated, deleted: visible.deleted, store: store)
     }
 
     private static func estimate(_ event: Event) -> Int {
@@ -149,6 +156,14 @@ public enum MessageEncoder {
             w.key("remap", first: &first)
             w.stringMap(v)
         }
+        if let v = result.stores {
+            w.key("stores", first: &first)
+            w.storeInfos(v)
+        }
+        if let v = result.subscribedStores {
+            w.key("subscribedStores", first: &first)
+            w.stringArray(v)
+        }
         if let v = result.status {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.withoutEscapingSlashes]
@@ -179,6 +194,10 @@ public enum MessageEncoder {
         if let v = error.conflicts {
             w.key("conflicts", first: &first)
             w.conflicts(v)
+        }
+        if let v = error.stores {
+            w.key("stores", first: &first)
+            w.stringArray(v)
         }
         w.raw(UInt8(ascii: "}"))
     }

@@ -8,8 +8,13 @@ import BooksCore
 /// for a filtered subscription, changes that touch no matching book are skipped (heartbeats still
 /// carry the current seq). `change` lines are filtered views: a book that leaves the filter is
 /// reported deleted, one that enters it inserted.
+///
+/// Version 2: every event carries `store`, the store it is about; its `epoch` and `seq` are that
+/// store's (sequence numbers and epochs are per store). Version-1 connections get no `store`.
 public struct Event: Sendable, Hashable, Codable {
     public var event: Kind
+    /// Version 2: the store the event is about (nil on a version-1 connection).
+    public var store: String?
     public var epoch: String
     public var seq: UInt64
     /// `change`: who made it.
@@ -30,9 +35,10 @@ public struct Event: Sendable, Hashable, Codable {
     public init(
         event: Kind, epoch: String, seq: UInt64, source: ChangeSource? = nil, time: String? = nil,
         inserted: [Book]? = nil, updated: [BookUpdate]? = nil, deleted: [Book]? = nil,
-        books: [Book]? = nil, reason: String? = nil, more: Bool? = nil
+        books: [Book]? = nil, reason: String? = nil, more: Bool? = nil, store: String? = nil
     ) {
         self.event = event
+        self.store = store
         self.epoch = epoch
         self.seq = seq
         self.source = source
@@ -58,5 +64,16 @@ public struct Event: Sendable, Hashable, Codable {
         case heartbeat
         /// The daemon is stopping; reconnect and resume.
         case shutdown
+        /// Version 2, a subscriber of several stores: `store`'s feed starts here, at `epoch`/`seq`
+        /// (what the `subscribe` reply says for a single store); its snapshot or replayed changes follow.
+        case subscribed
+        /// Version 2, a subscriber of several stores: `store` could not be followed (`reason` holds
+        /// the error code and message); the other stores' feeds go on.
+        case subscribeFailed = "subscribe-failed"
+        /// Version 2: a store appeared (a watched folder got a book file); a subscriber of all
+        /// stores (`"stores":["*"]`) is then subscribed to it: a `subscribed` event and its snapshot follow.
+        case storeAdded = "store-added"
+        /// Version 2: a store went away (`reason` says why); no more events come for it.
+        case storeRemoved = "store-removed"
     }
 }

@@ -55,12 +55,17 @@ public struct ReplyResult: Sendable, Hashable, Codable {
     public var more: Bool?
     /// `save`: the permanent id of each inserted book, keyed by its temporary id.
     public var remap: [String: String]?
+    /// Version 2, `stores`: every store, sorted by name.
+    public var stores: [StoreInfo]?
+    /// Version 2, `subscribe`/`unsubscribe` with `stores`: the stores the request applies to, sorted.
+    public var subscribedStores: [String]?
 
     /// Creates a result with only the given fields.
     public init(
         protocolVersion: Int? = nil, server: String? = nil, epoch: String? = nil, seq: UInt64? = nil,
         books: [Book]? = nil, versions: [UInt64]? = nil, total: Int? = nil, status: DaemonStatus? = nil,
-        more: Bool? = nil, remap: [String: String]? = nil
+        more: Bool? = nil, remap: [String: String]? = nil, stores: [StoreInfo]? = nil,
+        subscribedStores: [String]? = nil
     ) {
         self.protocolVersion = protocolVersion
         self.server = server
@@ -72,6 +77,8 @@ public struct ReplyResult: Sendable, Hashable, Codable {
         self.status = status
         self.more = more
         self.remap = remap
+        self.stores = stores
+        self.subscribedStores = subscribedStores
     }
 }
 
@@ -86,17 +93,20 @@ public struct ProtocolError: Error, Sendable, Hashable, Codable, CustomStringCon
     public var currentVersion: UInt64?
     /// On a `save`'s `conflict`: every conflicting book, with its current values.
     public var conflicts: [BookConflict]?
+    /// On `unknown-store` and `store-required`: the names of the stores there are, sorted.
+    public var stores: [String]?
 
     /// Creates an error.
     public init(
         _ code: ErrorCode, _ message: String, current: Book? = nil, currentVersion: UInt64? = nil,
-        conflicts: [BookConflict]? = nil
+        conflicts: [BookConflict]? = nil, stores: [String]? = nil
     ) {
         self.code = code
         self.message = message
         self.current = current
         self.currentVersion = currentVersion
         self.conflicts = conflicts
+        self.stores = stores
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
@@ -133,6 +143,12 @@ public struct ProtocolError: Error, Sendable, Hashable, Codable, CustomStringCon
         case queryTooExpensive = "query-too-expensive"
         /// The book file cannot be written now (missing, unreadable, invalid JSON, disk full …).
         case storeUnavailable = "store-unavailable"
+        /// Version 2: no store has the name given in `store` or `stores` (`stores` lists those
+        /// there are). The connection stays open.
+        case unknownStore = "unknown-store"
+        /// Version 2: the daemon serves several stores and the request names none (`stores` lists
+        /// them). The connection stays open.
+        case storeRequired = "store-required"
         /// The daemon is shutting down.
         case shuttingDown = "shutting-down"
         /// An unexpected failure inside the daemon.

@@ -42,6 +42,16 @@ public struct Request: Sendable, Hashable, Codable {
     public var updated: [BookPatch]?
     /// `save`: the books to delete.
     public var deleted: [BookDeletion]?
+    /// Version 2: the store a per-store op (`list`, `query`, `get`, `insert`, `update`, `delete`,
+    /// `status`, `ping`, `subscribe`, `unsubscribe`) is about. Absent: the only store (a version-1
+    /// connection: the store `default`, or the only one).
+    public var store: String?
+    /// Version 2, `subscribe`/`unsubscribe`: several stores at once; `["*"]` is every store, also
+    /// those added later.
+    public var stores: [String]?
+    /// Version 2, `subscribe` with `stores`: a resume point per store (stores not named here start
+    /// with a snapshot, or without one when `snapshot` is `false`).
+    public var resumes: [String: ResumePoint]?
 
     /// Creates a request.
     public init(
@@ -50,7 +60,8 @@ public struct Request: Sendable, Hashable, Codable {
         resume: ResumePoint? = nil, ids: [String]? = nil, books: [BookDraft]? = nil,
         patches: [BookPatch]? = nil, expectedVersions: [UInt64]? = nil, paged: Bool? = nil,
         snapshot: Bool? = nil, inserted: [BookInsertion]? = nil, updated: [BookPatch]? = nil,
-        deleted: [BookDeletion]? = nil
+        deleted: [BookDeletion]? = nil, store: String? = nil, stores: [String]? = nil,
+        resumes: [String: ResumePoint]? = nil
     ) {
         self.id = id
         self.op = op
@@ -70,12 +81,15 @@ public struct Request: Sendable, Hashable, Codable {
         self.inserted = inserted
         self.updated = updated
         self.deleted = deleted
+        self.store = store
+        self.stores = stores
+        self.resumes = resumes
     }
 
     /// The JSON keys of a request.
     public enum CodingKeys: String, CodingKey, CaseIterable {
         case id, op, version, client, filter, sort, limit, offset, resume, ids, books, patches, expectedVersions, paged
-        case snapshot
+        case snapshot, store, stores, resumes
         case inserted, updated, deleted
     }
 
@@ -102,6 +116,9 @@ public struct Request: Sendable, Hashable, Codable {
         self.inserted = try c.decodeIfPresent([BookInsertion].self, forKey: .inserted)
         self.updated = try c.decodeIfPresent([BookPatch].self, forKey: .updated)
         self.deleted = try c.decodeIfPresent([BookDeletion].self, forKey: .deleted)
+        self.store = try c.decodeIfPresent(String.self, forKey: .store)
+        self.stores = try c.decodeIfPresent([String].self, forKey: .stores)
+        self.resumes = try c.decodeIfPresent([String: ResumePoint].self, forKey: .resumes)
     }
 
     /// Reads `id` as a string, or as a number converted to text.
@@ -124,7 +141,7 @@ public struct Request: Sendable, Hashable, Codable {
                 debugDescription: "id must be a string or a number"))
     }
 
-    /// The operations of protocol version 1.
+    /// The operations of protocol versions 1 and 2 (`stores` is version 2 only).
     public enum Operation: String, Sendable, Hashable, Codable, CaseIterable {
         /// Must be the first request: `version` → `HelloResult`.
         case hello
@@ -149,7 +166,13 @@ public struct Request: Sendable, Hashable, Codable {
         /// Applies `inserted`, `updated` and `deleted` all or nothing in one durable write →
         /// `WriteResult` with `remap` (temporary to permanent ids).
         case save
+        /// Version 2: every store with its path, format, state and position → `ReplyResult.stores`.
+        case stores
     }
+
+    /// True for the ops that act on one store (everything but `hello` and `stores`; `subscribe` and
+    /// `unsubscribe` may name several with `stores`).
+    public var isPerStore: Bool { op != .hello && op != .stores }
 }
 
 /// A point in a daemon's history: the last change a subscriber has seen.

@@ -5,6 +5,8 @@ struct Invocation: Equatable {
     /// `--socket PATH`, if given.
     var socket: String?
     var command: Command
+    /// `--store NAME` / `-s NAME`, in the order given (several only for `subscribe`).
+    var stores: [String] = []
 }
 
 /// The subcommands with their typed options.
@@ -23,6 +25,8 @@ enum Command: Equatable {
     /// `check FILE`: validate a book file offline.
     case check(path: String, json: Bool)
     case ping
+    /// `stores`: every store of the daemon.
+    case stores(json: Bool)
     /// Print help: for the tool (nil) or a subcommand.
     case help(String?)
     /// `completion SHELL`: print the completion script for `bash`, `zsh` or `fish`.

@@ -65,6 +65,13 @@ enum CommandCatalog {
             none matches). \
             --count N / --once exit 0 after N change sets (after their runs, with --exec).
             """,
+            """
+            Stores: with a daemon serving several stores, subscribe without --store follows every store (also \
+            those added later); --store NAME, given once or several times, follows those. Each text line then \
+            starts with "STORE: " and each JSON line ends with "store":"NAME"; seq numbers are per store, and \
+            booksctl resumes each store from its own point. Stores added, removed or not followed are reported on \
+            stderr. With --store given once (or a daemon with one store), lines are as above.
+            """,
         ],
         examples: [
             ("booksctl subscribe", "follow every change"),
@@ -73,6 +80,7 @@ enum CommandCatalog {
             ("booksctl subscribe --json --cursor-file ~/.cache/books.cursor", "resume where the last run stopped"),
             ("booksctl subscribe --coalesce 500 --exec make site", "rebuild on change, bursts merged"),
             ("booksctl subscribe --once --json", "wait for the next change set, print it, exit"),
+            ("booksctl subscribe -s fiction -s to-read", "follow two stores, each line naming its store"),
         ])
 
     static let list = CommandSpec(
@@ -201,6 +209,10 @@ enum CommandCatalog {
             Bad lines are also printed as FILE:LINE: MESSAGE, the form editors jump to. In --json each bad line is \
             {"line","code","message","text"} (docs/PROTOCOL.md), and "/" is not escaped.
             """,
+            """
+            With a daemon serving several stores and no --store: the status of each store, one after another \
+            (--json: one object mapping each store's name to its status object).
+            """,
         ],
         examples: [
             ("booksctl status", "human summary"), ("booksctl status --json | jq .badLines", "bad lines as JSON"),
@@ -226,6 +238,26 @@ enum CommandCatalog {
         details: ["Connects, says hello and pings; prints the server, its position and the round-trip time."],
         examples: [("booksctl ping && echo up", "use in scripts")])
 
+    static let stores = CommandSpec(
+        name: "stores", summary: "list the daemon's stores (named book files)",
+        positionals: [], options: [json],
+        details: [
+            """
+            One line per store: its name, state (present, missing, unavailable — with why — or confirming), \
+            number of books, bad lines, seq, format and path. --json prints one object per store per line: \
+            {"name","path","format","state"[,"problem"],"bookCount","badLines","epoch","seq"}.
+            """,
+            """
+            Every command takes --store NAME (-s NAME, or the BOOKS_STORE environment variable) to work on one \
+            store. With a daemon serving one store it may be omitted; with several, a command that needs one \
+            store and names none fails with exit code 2 and lists the stores.
+            """,
+        ],
+        examples: [
+            ("booksctl stores", "the stores"), ("booksctl -s fiction list", "the books of the store fiction"),
+            ("BOOKS_STORE=to-read booksctl add 'Emma' 'Jane Austen'", "add to the store to-read"),
+        ])
+
     static let help = CommandSpec(
         name: "help", summary: "show help for booksctl or a command",
         positionals: [], options: [],
@@ -234,7 +266,7 @@ enum CommandCatalog {
 
     /// Every subcommand, in help order.
     static let all: [CommandSpec] = [
-        subscribe, list, get, add, update, delete, status, ping, check, completion, help,
+        subscribe, list, get, add, update, delete, status, ping, stores, check, completion, help,
     ]
 
     /// The subcommand named `name`.

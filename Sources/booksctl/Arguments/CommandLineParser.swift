@@ -2,12 +2,14 @@ import BooksCore
 
 /// Turns `booksctl`'s arguments (without the program name) into an `Invocation`.
 ///
-/// Grammar: `[--socket PATH] [--help] <command> [args…]`; `--socket` is also accepted after the
-/// command. `CMD --help` and `help CMD` both yield `.help(CMD)`. Every malformed line throws a
+/// Grammar: `[--socket PATH] [--store NAME]… [--help] <command> [args…]`; `--socket` and
+/// `--store` (`-s`) are also accepted after the command. `--store` may be given several times
+/// only to `subscribe`. `CMD --help` and `help CMD` both yield `.help(CMD)`. Every malformed line throws a
 /// `UsageError` naming the command whose help applies.
 enum CommandLineParser {
     static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         var socket: String?
+        var stores: [String] = []
         var index = 0
         // Global options before the command.
         while index < arguments.count, arguments[index].hasPrefix("-") {
@@ -24,6 +26,12 @@ enum CommandLineParser {
                 index += 1
             case _ where token.hasPrefix("--socket="):
                 socket = String(token.dropFirst("--socket=".count))
+            case "-s", "--store":
+                guard index < arguments.count else { throw UsageError(message: "option --store needs a value NAME") }
+                stores.append(arguments[index])
+                index += 1
+            case _ where token.hasPrefix("--store="):
+                stores.append(String(token.dropFirst("--store=".count)))
             default:
                 let bare = String(token.drop { $0 == "-" }.prefix { $0 != "=" })
                 let hint = Suggestion.hint(
@@ -36,9 +44,17 @@ enum CommandLineParser {
         guard let spec = CommandCatalog.spec(named: name) else {
             throw UsageError(message: Suggestion.unknownCommand(name))
         }
-        let scanned = try ScannedArguments.scan(Array(arguments[(index + 1)...]), spec: spec, socket: &socket)
+        let scanned = try ScannedArguments.scan(
+            Array(arguments[(index + 1)...]), spec: spec, socket: &socket, stores: &stores)
         if scanned.help { return Invocation(socket: socket, command: .help(name)) }
-        return Invocation(socket: socket, command: try build(spec, scanned))
+        if let empty = stores.first(where: \.isEmpty) {
+            throw UsageError(message: "--store needs a store name, not '\(empty)'", command: spec.name)
+        }
+        if stores.count > 1 && spec.name != "subscribe" {
+            throw UsageError(
+                message: "\(spec.name) works on one store; --store was given \(stores.count) times", command: spec.name)
+        }
+        return Invocation(socket: socket, command: try build(spec, scanned), stores: stores)
     }
 
     private static func build(_ spec: CommandSpec, _ args: ScannedArguments) throws(UsageError) -> Command {
@@ -109,6 +125,8 @@ enum CommandLineParser {
                 throw fail("unknown shell '\(p[0])' (expected bash, zsh or fish)")
             }
             return .completion(shell)
+        case "stores":
+            return .stores(json: json)
         default:
             throw UsageError(message: "unknown command '\(spec.name)'")
         }

@@ -3,8 +3,9 @@ import Glibc
 
 /// `--nats URL[,URL…]` (anywhere on the line) or `BOOKS_NATS`: talk to booksd through NATS
 /// instead of its Unix socket. `--nats-creds FILE`, `--nats-user USER`, `--nats-password PW`,
-/// `--nats-token TOKEN` (or `BOOKS_NATS_CREDS`, …), `--nats-prefix P` (default `books`) and
-/// `--store NAME` (default `default`) go with it.
+/// `--nats-token TOKEN` (or `BOOKS_NATS_CREDS`, …) and `--nats-prefix P` (default `books`) go
+/// with it; the store is the command line's `--store NAME` (or `BOOKS_STORE`, default `default`),
+/// which `CommandLineParser` reads for both transports.
 struct NATSTarget: Sendable, Equatable {
     var options: NATSConnectOptions
     var prefix = "books"
@@ -15,7 +16,7 @@ struct NATSTarget: Sendable, Equatable {
     static func extract(
         from arguments: [String], environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }
     ) throws(UsageError) -> (target: NATSTarget?, rest: [String]) {
-        let names = ["nats", "nats-creds", "nats-user", "nats-password", "nats-token", "nats-prefix", "store"]
+        let names = ["nats", "nats-creds", "nats-user", "nats-password", "nats-token", "nats-prefix"]
         var values: [String: String] = [:]
         var rest: [String] = []
         var index = 0
@@ -53,7 +54,6 @@ struct NATSTarget: Sendable, Equatable {
         options.token = values["nats-token"]
         var target = NATSTarget(options: options)
         if let prefix = values["nats-prefix"] { target.prefix = prefix }
-        if let store = values["store"] { target.store = store }
         return (target, rest)
     }
 }

@@ -11,9 +11,10 @@ struct ScannedArguments: Equatable {
     ///
     /// Accepts `--opt VALUE`, `--opt=VALUE`, `-s VALUE`, `-s` for flags, combined short flags are
     /// not supported; `--` ends option parsing. `--socket PATH` is accepted anywhere and reported in
-    /// `socket`. Unknown options, missing values and repeated options are usage errors.
+    /// `socket`; `--store NAME` / `-s NAME` anywhere, appended to `stores`. Unknown options, missing
+    /// values and repeated options are usage errors.
     static func scan(
-        _ tokens: [String], spec: CommandSpec, socket: inout String?
+        _ tokens: [String], spec: CommandSpec, socket: inout String?, stores: inout [String]
     ) throws(UsageError) -> ScannedArguments {
         var result = ScannedArguments()
         var index = 0
@@ -43,6 +44,14 @@ struct ScannedArguments: Equatable {
                     inlineValue = String(name[name.index(after: eq)...])
                     name = String(name[..<eq])
                 }
+                if name == "store" {
+                    guard let value = inlineValue ?? (index < tokens.count ? tokens[index] : nil) else {
+                        throw fail("option --store needs a value NAME")
+                    }
+                    if inlineValue == nil { index += 1 }
+                    stores.append(value)
+                    continue
+                }
                 if name == "socket" {
                     guard let value = inlineValue ?? (index < tokens.count ? tokens[index] : nil) else {
                         throw fail("option --socket needs a value PATH")
@@ -56,6 +65,12 @@ struct ScannedArguments: Equatable {
                 let letters = token.dropFirst()
                 guard letters.count == 1, let letter = letters.first else {
                     throw fail(Suggestion.unknownOption(token, spec: spec))
+                }
+                if letter == "s" && spec.option(short: "s") == nil {
+                    guard index < tokens.count else { throw fail("option --store needs a value NAME") }
+                    stores.append(tokens[index])
+                    index += 1
+                    continue
                 }
                 option = spec.option(short: letter)
                 name = option?.long ?? String(letter)

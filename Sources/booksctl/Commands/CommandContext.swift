@@ -10,10 +10,15 @@ struct CommandContext: Sendable {
     var style = Style.forStandardOutput()
     /// Another transport's client (NATS); nil: the Unix socket.
     var requester: (@Sendable () throws(BooksClientError) -> any BookRequests)?
+    /// `--store NAME` (or `BOOKS_STORE`): the store every request names; nil: the daemon's only
+    /// store (a daemon with several answers `store-required`, a usage error).
+    var store: String?
 
-    /// Connects (the socket: and says hello).
+    /// Connects (the socket: and says hello); requests name `store` when one is given.
     func connect() async throws(BooksClientError) -> any BookRequests {
         if let requester { return try requester() }
-        return try await BooksClient.connect(socketPath: socketPath, clientName: "booksctl")
+        let client = try await BooksClient.connect(socketPath: socketPath, clientName: "booksctl")
+        guard let store else { return client }
+        return client.store(store)
     }
 }

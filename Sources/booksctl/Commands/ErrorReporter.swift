@@ -10,6 +10,8 @@ enum ErrorReporter {
         case .cannotConnect, .socketPathTooLong, .nats: return .cannotConnect
         case .daemon(let e) where e.code == .notFound: return .notFound
         case .daemon(let e) where e.code == .conflict: return .conflict
+        // A store not named, or not known: the command line must change.
+        case .daemon(let e) where e.code == .storeRequired || e.code == .unknownStore: return .usage
         default: return .daemonError
         }
     }
@@ -17,6 +19,11 @@ enum ErrorReporter {
     /// The message for `error`, with the current values on a conflict.
     static func message(for error: BooksClientError) -> String {
         // Messages come from the daemon and may quote the file: escaped like every other output.
+        if case .daemon(let e) = error, e.code == .storeRequired || e.code == .unknownStore {
+            let what = e.code == .storeRequired ? "name a store with --store NAME (or BOOKS_STORE)" : e.message
+            let names = (e.stores ?? []).map(TextCell.escape).joined(separator: ", ")
+            return "booksctl: \(TextCell.escape(what)); stores: \(names.isEmpty ? "none" : names)"
+        }
         guard case .daemon(let e) = error, e.code == .conflict else {
             return "booksctl: \(TextCell.escape("\(error)"))"
         }

@@ -8,18 +8,48 @@ enum StatusCommand {
     static func run(json: Bool, _ context: CommandContext) async throws(BooksClientError) -> ExitCode {
         let client = try await context.connect()
         defer { client.close() }
-        let status = try await client.status()
+        let status: DaemonStatus
+        do {
+            status = try await client.status()
+        } catch .daemon(let error) where error.code == .storeRequired {
+            // Several stores and none named: the status of each.
+            guard let socket = client as? BooksClient, let names = error.stores else { throw .daemon(error) }
+            return try await every(names, socket, json: json, context)
+        }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            guard let data = try? encoder.encode(status) else {
-                throw .protocolError(ProtocolError(.internalError, "cannot encode status"))
-            }
-            context.out.line(String(decoding: data, as: UTF8.self))
+            context.out.line(try encode(status))
         } else {
             context.out.write(summary(status, style: context.style))
         }
         return .success
+    }
+
+    /// The status of each store: text blocks headed `store: NAME`, or one JSON object by name.
+    static func every(
+        _ names: [String], _ client: BooksClient, json: Bool, _ context: CommandContext
+    ) async throws(BooksClientError) -> ExitCode {
+        var statuses: [String: DaemonStatus] = [:]
+        for name in names {
+            let status = try await client.store(name).status()
+            statuses[name] = status
+            if !json {
+                context.out.write(
+                    context.style.bold("store:".padding(13)) + TextCell.escape(name) + "\n"
+                        + summary(status, style: context.style) + (name == names.last ? "" : "\n"))
+            }
+        }
+        if json { context.out.line(try encode(statuses)) }
+        return .success
+    }
+
+    /// Pretty-printed JSON with sorted keys.
+    static func encode(_ value: some Encodable) throws(BooksClientError) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else {
+            throw .protocolError(ProtocolError(.internalError, "cannot encode status"))
+        }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// The human summary.

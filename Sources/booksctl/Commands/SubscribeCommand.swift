@@ -6,9 +6,22 @@ import Synchronization
 
 /// `booksctl subscribe`: prints changes (or runs `--exec`) until interrupted or `--count` change
 /// sets; reconnects and resumes on its own, from `--since` or `--cursor-file` when given.
+///
+/// One store (`--store NAME` once, or a daemon with a single store): that store's feed, lines as
+/// ever. Otherwise (no `--store` and several stores, or `--store` several times): every store
+/// (or those named), each line naming its store, one resume point per store
+/// (`SubscribeCommand+Stores`).
 enum SubscribeCommand {
-    static func run(_ options: SubscribeOptions, _ context: CommandContext) async throws(BooksClientError) -> ExitCode {
+    static func run(
+        _ options: SubscribeOptions, stores: [String], _ context: CommandContext
+    ) async throws(BooksClientError) -> ExitCode {
         let err = context.err
+        if stores.count > 1 {
+            return try await runStores(options, stores: stores, context)
+        }
+        if stores.isEmpty, !(try await servesOneStore(context)) {
+            return try await runStores(options, stores: ["*"], context)
+        }
         let start: Cursor?
         do throws(SubscribeFailure) {
             start = try startCursor(options)
@@ -24,6 +37,7 @@ enum SubscribeCommand {
                 if let line = notices.withLock({ $0.notice(for: status) }) { err.line("booksctl: \(line)") }
             })
         subscription.resumeFrom = start?.resumePoint
+        if stores.count == 1 { subscription.store = stores[0] }
         let (done, finish) = AsyncStream<Void>.makeStream()
         let sink: SubscribeSink
         do throws(SubscribeFailure) {

@@ -6,7 +6,7 @@ enum HelpText {
             booksctl — talk to booksd, the daemon that keeps books.txt (rows id|name|author) live.
 
             USAGE
-              booksctl [--socket PATH] <command> [options]
+              booksctl [--socket PATH] [--store NAME] <command> [options]
               booksctl help [command]        booksctl <command> --help
 
             COMMANDS
@@ -20,6 +20,9 @@ enum HelpText {
 
             GLOBAL OPTIONS
               --socket PATH   the daemon's Unix socket (also accepted after the command)
+              -s, --store NAME  the store to work on (or BOOKS_STORE; also after the command): needed
+                              when the daemon serves several; subscribe takes it several times
+                              and, without it, follows every store
               --nats URL[,URL…]  talk to booksd through NATS instead (or BOOKS_NATS): subscribe
                               reads the JetStream stream (--since SEQ|TIME), the other commands
                               are requests on <prefix>.<store>.api (docs/SCALE-OUT.md); with
@@ -58,6 +61,7 @@ enum HelpText {
             return (left, option.help)
         }
         rows.append(("--socket PATH", "the daemon's Unix socket (see ENVIRONMENT)"))
+        rows.append(("-s, --store NAME", "the store (see ENVIRONMENT; needed when the daemon has several)"))
         rows.append(("-h, --help", "show this help"))
         let width = rows.map(\.0.count).max() ?? 0
         for (left, help) in rows { out += "  " + left.padding(width) + "  " + help + "\n" }
@@ -98,6 +102,7 @@ enum HelpText {
                                 else ./.booksd.sock if it exists (booksd's default next to ./books.txt)
                                 and is a socket owned by you or root (another user's is ignored, with
                                 a warning), else /run/booksd/booksd.sock (the system service).
+              BOOKS_STORE       the store when --store is not given.
               NO_COLOR          when set, never use colour (colour is only used on a terminal anyway).
 
             EXIT CODES

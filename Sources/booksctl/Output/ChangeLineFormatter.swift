@@ -5,9 +5,20 @@ import BooksProtocol
 /// Formats a mirror update as `subscribe` lines: one line per changed book.
 ///
 /// Order within an update: inserts, then updates, then deletes (each in the daemon's order).
+/// Following several stores, each line names its store: `STORE: ` before a text line, a last
+/// `"store"` key in a JSON line.
 struct ChangeLineFormatter: Sendable {
     var json: Bool
     var style: Style
+
+    /// `update`'s lines for `store`, each naming it.
+    func forEachLine(for update: MirrorUpdate, store: String, _ body: (String) -> Void) {
+        let name = JSONLine.string(store)
+        let label = style.bold(TextCell.escape(store)) + ": "
+        forEachLine(for: update) { line in
+            body(json ? String(line.dropLast()) + ",\"store\":" + name + "}" : label + line)
+        }
+    }
 
     /// The `source` value of a line: `file`/`client` for live changes, `resync` for a snapshot diff,
     /// `snapshot` for `--initial` lines.

@@ -153,6 +153,7 @@ private func files(_ table: [String: String]) -> (String) throws(ConfigurationEr
     @Test func runWithMergedConfiguration() {
         var expected = DaemonConfiguration()
         expected.filePath = "b.txt"
+        expected.fileIsExplicit = true
         #expect(
             BooksdCommandLine.evaluate(
                 arguments: ["--file", "b.txt"], environment: [:], resolver: accounts,

@@ -63,6 +63,7 @@ private func error(_ text: String) -> ConfigurationError? {
             allow_symlink = on
             change_log_retention = 42
             state_directory = /var/lib/booksd-history
+            store_folder = /srv/lists
             heartbeat_seconds = 5
             max_clients = 16
             max_clients_per_uid = 0
@@ -94,6 +95,8 @@ private func error(_ text: String) -> ConfigurationError? {
         let c = try load(text)
         var expected = DaemonConfiguration()
         expected.filePath = "/var/lib/booksd/books.txt"
+        expected.fileIsExplicit = true
+        expected.storeFolder = "/srv/lists"
         expected.format = .json
         expected.socketPath = "/run/booksd/booksd.sock"
         expected.socketMode = 0o600

@@ -19,7 +19,9 @@ import Testing
         let actions = m.bytesReceived(line(#"{"id":"h","op":"hello","version":1,"client":"t"}"#))
         #expect(actions == [.answerHello(id: "h")])
         #expect(m.state == .active)
-        let reply = ConnectionStateMachine.helloReply(id: "h", serverName: "booksd 1.0", epoch: "E", seq: 3)
+        #expect(m.version == 1, "a version-1 client is answered in version 1")
+        let reply = ConnectionStateMachine.helloReply(
+            id: "h", serverName: "booksd 1.0", epoch: "E", seq: 3, version: m.version)
         #expect(reply.result == ReplyResult(protocolVersion: 1, server: "booksd 1.0", epoch: "E", seq: 3))
     }
 
@@ -35,10 +37,21 @@ import Testing
     }
 
     @Test func wrongVersionDisconnects() {
-        var m = ConnectionStateMachine()
-        let actions = m.bytesReceived(line(#"{"id":"h","op":"hello","version":99}"#))
-        #expect(replies(actions).map(\.error?.code) == [.unsupportedVersion])
-        #expect(actions.last == .close(.protocolViolation(.unsupportedVersion)))
+        for stated in ["0", "-1", "null"] {
+            var m = ConnectionStateMachine()
+            let actions = m.bytesReceived(line(#"{"id":"h","op":"hello","version":\#(stated)}"#))
+            #expect(replies(actions).map(\.error?.code) == [.unsupportedVersion], "\(stated)")
+            #expect(actions.last == .close(.protocolViolation(.unsupportedVersion)))
+        }
+    }
+
+    @Test func helloNegotiatesTheVersion() {
+        for (stated, negotiated) in [(1, 1), (2, 2), (99, ProtocolVersion.current)] {
+            var m = ConnectionStateMachine()
+            let actions = m.bytesReceived(line(#"{"id":"h","op":"hello","version":\#(stated)}"#))
+            #expect(actions == [.answerHello(id: "h")])
+            #expect(m.version == negotiated && m.namesStores == (negotiated >= 2), "\(stated)")
+        }
     }
 
     @Test func requestsAreDeliveredInOrderAcrossSplitReads() {

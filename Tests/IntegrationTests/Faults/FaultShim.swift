@@ -48,7 +48,7 @@ struct FaultShim {
     }
 
     /// Counts calls from now on without failing any; calls on the thread named `skipping` (e.g.
-    /// `booksd-inotify`, the watcher), or on any other than `onlyOn`, are left out.
+    /// `booksd-events`, the watcher's events), or on any other than `onlyOn`, are left out.
     func count(skipping thread: String? = nil, onlyOn only: String? = nil) {
         setControl("count" + Self.filter(thread, only))
     }

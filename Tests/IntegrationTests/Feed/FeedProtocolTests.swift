@@ -96,7 +96,7 @@ extension FeedTests {
             ),
             "too-large", "over-long line")
         try await violation(
-            Array("{\"id\":\"v\",\"op\":\"hello\",\"version\":2}\n".utf8), "unsupported-version", id: "v",
+            Array("{\"id\":\"v\",\"op\":\"hello\",\"version\":0}\n".utf8), "unsupported-version", id: "v",
             "second hello, wrong version")
 
         // Unknown op: an error reply, and the connection stays usable.

@@ -37,6 +37,8 @@ final class DaemonHarness: @unchecked Sendable {
     let tools: ToolRunner
     let confirmationMs: Int?
     private(set) var daemon: DaemonProcess?
+    /// More booksd arguments (e.g. `--store`, `--dir`), set before `startDaemon()`.
+    var extraDaemonArguments: [String] = []
     private var subscribers: [Subscriber] = []
     private static let counter = Mutex(0)
 
@@ -100,6 +102,7 @@ final class DaemonHarness: @unchecked Sendable {
     func spawnDaemon() throws {
         var options = DaemonOptions(file: file, socket: socket, logPath: daemonLogPath)
         options.environment = HarnessEnvironment.base(home: home)
+        options.extraArguments = extraDaemonArguments
         if let confirmationMs {
             options.configFile = try directory.write("booksd.conf", "confirmation_ms = \(confirmationMs)\n")
         }
@@ -119,9 +122,9 @@ final class DaemonHarness: @unchecked Sendable {
 
     /// Starts `booksctl subscribe --json --initial` and waits until the initial books have arrived,
     /// so that every later edit is seen.
-    func subscribe(initialCount: Int? = nil) async throws -> Subscriber {
+    func subscribe(initialCount: Int? = nil, store: String? = nil) async throws -> Subscriber {
         let expected = initialCount ?? parseBooks(fileText).count
-        let sub = try Subscriber(harness: self, initial: true)
+        let sub = try Subscriber(harness: self, initial: true, store: store)
         subscribers.append(sub)
         try await sub.awaitInitial(count: expected, timeout: 10)
         return sub

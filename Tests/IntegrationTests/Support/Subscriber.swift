@@ -13,9 +13,14 @@ struct BookEvent: Decodable, Equatable, CustomStringConvertible {
     let source: String
     let oldName: String?
     let oldAuthor: String?
+    /// Following several stores: the store of the line (its last key).
+    var store: String?
     var raw: String = ""
 
-    enum CodingKeys: String, CodingKey { case seq, kind, id, name, author, source, oldName, oldAuthor }
+    enum CodingKeys: String, CodingKey { case seq, kind, id, name, author, source, oldName, oldAuthor, store }
+
+    /// The book's key in a subscriber's state: its id, qualified by its store when there is one.
+    var key: String { store.map { "\($0)/\(id)" } ?? id }
 
     var description: String { raw.isEmpty ? "\(seq) \(kind) \(id) \(name)|\(author) (\(source))" : raw }
 
@@ -64,6 +69,15 @@ struct ExpectedEvent: CustomStringConvertible {
     let name: String
     let author: String
     let source: String
+    /// The store the line must name (nil: any, or none).
+    var store: String?
+
+    /// This event in `store`.
+    func `in`(_ store: String) -> ExpectedEvent {
+        var copy = self
+        copy.store = store
+        return copy
+    }
 
     static func insert(_ b: TestBook, source: String = "file") -> ExpectedEvent {
         .init(kind: "insert", id: b.id, name: b.name, author: b.author, source: source)
@@ -80,6 +94,7 @@ struct ExpectedEvent: CustomStringConvertible {
 
     func matches(_ e: BookEvent) -> Bool {
         e.kind == kind && (id == nil || e.id == id) && e.name == name && e.author == author && e.source == source
+            && (store == nil || e.store == store)
     }
 
     var description: String { "\(kind) \(id ?? "<new id>") \(name)|\(author) (\(source))" }
@@ -92,14 +107,16 @@ final class Subscriber: @unchecked Sendable {
     private weak var harness: DaemonHarness?
     private(set) var received: [BookEvent] = []  // after the initial snapshot
     private(set) var state: [String: TestBook] = [:]  // reconstructed from all events
-    private var lastSeq = Int.min
+    /// The last seq seen, per store (sequence numbers are per store; "" without stores).
+    private var lastSeq: [String: Int] = [:]
     let logPath: String
 
-    init(harness: DaemonHarness, initial: Bool) throws {
+    init(harness: DaemonHarness, initial: Bool, store: String? = nil) throws {
         self.harness = harness
         logPath = harness.logDir + "/subscribe-\(DaemonHarness.uniqueNumber()).log"
         var argv = [BuildProducts.booksctl, "--socket", harness.socket, "subscribe", "--json"]
         if initial { argv.append("--initial") }
+        if let store { argv += ["--store", store] }
         process = try ChildProcess.spawn(
             argv, environment: harness.tools.environment,
             stdout: .pipe, stderr: .appendFile(logPath))
@@ -132,12 +149,12 @@ final class Subscriber: @unchecked Sendable {
             if !["insert", "update", "delete"].contains(event.kind) {
                 Issue.record("unknown kind in: \(line)", sourceLocation: sourceLocation)
             }
-            if event.seq < lastSeq {
-                Issue.record(
-                    "seq went backwards (\(lastSeq) → \(event.seq)): \(line)", sourceLocation: sourceLocation)
+            let last = lastSeq[event.store ?? "", default: Int.min]
+            if event.seq < last {
+                Issue.record("seq went backwards (\(last) → \(event.seq)): \(line)", sourceLocation: sourceLocation)
             }
-            lastSeq = max(lastSeq, event.seq)
-            if event.kind == "update", let before = state[event.id] {
+            lastSeq[event.store ?? ""] = max(last, event.seq)
+            if event.kind == "update", let before = state[event.key] {
                 if let oldName = event.oldName, oldName != before.name {
                     Issue.record(
                         "oldName \(oldName) but the last known name was \(before.name): \(line)",
@@ -149,10 +166,10 @@ final class Subscriber: @unchecked Sendable {
                         sourceLocation: sourceLocation)
                 }
             }
-            if event.kind == "update" || event.kind == "delete", state[event.id] == nil {
+            if event.kind == "update" || event.kind == "delete", state[event.key] == nil {
                 Issue.record("\(event.kind) of an id the subscriber never saw: \(line)", sourceLocation: sourceLocation)
             }
-            if event.kind == "insert", event.source != "snapshot", state[event.id] != nil {
+            if event.kind == "insert", event.source != "snapshot", state[event.key] != nil {
                 Issue.record("insert of an id that already exists: \(line)", sourceLocation: sourceLocation)
             }
             apply(event)
@@ -163,8 +180,8 @@ final class Subscriber: @unchecked Sendable {
 
     private func apply(_ e: BookEvent) {
         switch e.kind {
-        case "delete": state[e.id] = nil
-        default: state[e.id] = TestBook(id: e.id, name: e.name, author: e.author)
+        case "delete": state[e.key] = nil
+        default: state[e.key] = TestBook(id: e.id, name: e.name, author: e.author)
         }
     }
 

@@ -1,0 +1,103 @@
+import BooksCore
+import BooksProtocol
+import Synchronization
+
+/// The `ClientChannel` of one named store: what its engine sends goes to the shared socket server
+/// tagged with the store, so the server keeps one resume point per store and version-2 clients
+/// see the store on every event. Made by `StoreRouter.channel(for:)` (the registry's channel
+/// factory). Never blocks: every call posts a command.
+///
+/// Replies to the per-store parts of a subscription to several stores (whose one reply the
+/// router already sent) become events: `subscribed` (with the store's position) or
+/// `subscribe-failed`.
+public final class StoreChannel: ClientChannel {
+    /// The store's name.
+    public let store: String
+    let server: SocketServer
+    let router: StoreRouter
+    private let position = Mutex<(epoch: String, seq: UInt64)>(("", 0))
+
+    /// The position of the last broadcast or heartbeat (what a `store-removed` event states).
+    var lastPosition: (epoch: String, seq: UInt64) { position.withLock { $0 } }
+
+    init(store: String, server: SocketServer, router: StoreRouter) {
+        self.store = store
+        self.server = server
+        self.router = router
+    }
+
+    /// Queues `reply`; the failure of a per-store part of a multi-store subscribe becomes a
+    /// `subscribe-failed` event.
+    public func send(_ reply: Reply, to connection: ConnectionID) {
+        guard let id = reply.id, router.takeFanOut(connection, store: store, requestID: id) else {
+            server.post(.send(connection, MessageEncoder.encode(reply)))
+            return
+        }
+        let (epoch, seq) = router.directory.engine(named: store)?.position ?? ("", 0)
+        let reason = reply.error.map { "\($0.code.rawValue): \($0.message)" } ?? "not subscribed"
+        let event = Event(event: .subscribeFailed, epoch: epoch, seq: seq, reason: reason, store: store)
+        server.post(.sendEvent(connection, MessageEncoder.encode(event)))
+    }
+
+    /// Starts the subscription of this store (see `SocketServer.startSubscription`).
+    public func startSubscription(
+        _ connection: ConnectionID, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64
+    ) {
+        let tagged = router.namesStores(connection)
+        let first: [UInt8]
+        let kind: ConnectionStateMachine.OutputKind
+        if let id = reply.id, router.takeFanOut(connection, store: store, requestID: id) {
+            let event = Event(
+                event: .subscribed, epoch: reply.result?.epoch ?? "", seq: reply.result?.seq ?? afterSeq, store: store)
+            first = MessageEncoder.encode(event)
+            kind = .unsolicited
+        } else {
+            first = MessageEncoder.encode(reply)
+            kind = .reply
+        }
+        let events = initialEvents.map { event in
+            var event = event
+            if tagged { event.store = store }
+            return MessageEncoder.encode(event)
+        }
+        router.noteSubscribed(connection, store: store)
+        server.post(
+            .startSubscription(
+                connection, store: store, reply: first, replyKind: kind, filter: filter, initialEvents: events,
+                afterSeq: afterSeq))
+    }
+
+    /// Streams a list reply or (named, for a version-2 connection) snapshot.
+    public func stream(_ books: BookStreamEncoder, to connection: ConnectionID) {
+        var books = books
+        if books.message == .snapshot && router.namesStores(connection) { books.store = store }
+        server.post(.stream(connection, books))
+    }
+
+    /// Ends this store's subscription of `connection` and writes `reply`.
+    public func stopSubscription(_ connection: ConnectionID, reply: Reply) {
+        router.noteUnsubscribed(connection, store: store)
+        server.post(.stopSubscription(connection, store: store, reply: MessageEncoder.encode(reply)))
+    }
+
+    /// Sends `change` to the subscribers of this store.
+    public func broadcast(_ change: SequencedChangeSet) {
+        position.withLock { $0 = (change.epoch, change.seq) }
+        server.post(.broadcast(change, store: store))
+    }
+
+    /// Sends a heartbeat of this store to its subscribers.
+    public func broadcastHeartbeat(epoch: String, seq: UInt64) {
+        position.withLock { $0 = (epoch, seq) }
+        server.post(.heartbeat(epoch: epoch, seq: seq, store: store))
+    }
+
+    /// The shared server's counters.
+    public var statistics: ServerStatistics { server.statistics }
+
+    /// Runs `body` after every command posted before it.
+    @discardableResult
+    public func afterPendingCommands(_ body: @escaping @Sendable () -> Void) -> Bool {
+        server.afterPendingCommands(body)
+    }
+}

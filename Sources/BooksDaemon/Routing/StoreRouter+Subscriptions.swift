@@ -1,0 +1,132 @@
+import BooksCore
+import BooksProtocol
+
+/// Subscriptions to several stores, store-added / store-removed, and the `stores` op.
+extension StoreRouter {
+    /// `subscribe` with `stores`: one reply (`subscribedStores`), then per store a `subscribed`
+    /// event (or `subscribe-failed`) and its snapshot or replayed changes, from that store's engine.
+    func subscribe(
+        _ request: Request, _ asked: [String], names: [String], from connection: ConnectionID, peer: PeerCredentials
+    ) {
+        if let problem = request.filter?.violation() {
+            server.send(.failure(request.id, ProtocolError(.limitExceeded, problem)), to: connection)
+            return
+        }
+        let chosen: (names: [String], all: Bool)
+        switch StoreResolution.stores(asked, names: names) {
+        case .failure(let error):
+            server.send(.failure(request.id, error), to: connection)
+            return
+        case .success(let value):
+            chosen = value
+        }
+        routes.withLock { routes in
+            routes[connection]?.everyStore = chosen.all ? (request, peer) : nil
+            for name in chosen.names { routes[connection]?.fanOut[name] = request.id }
+        }
+        server.send(.success(request.id, ReplyResult(subscribedStores: chosen.names)), to: connection)
+        for name in chosen.names { subscribePart(request, store: name, connection: connection, peer: peer) }
+    }
+
+    /// Hands the part of `request` for `store` to its engine (answered through `StoreChannel`).
+    func subscribePart(_ request: Request, store: String, connection: ConnectionID, peer: PeerCredentials) {
+        guard let engine = directory.engine(named: store) else { return }  // removed meanwhile
+        var part = request
+        part.store = store
+        part.stores = nil
+        part.resume = request.resumes?[store]
+        part.resumes = nil
+        engine.handle(part, from: connection, peer: peer)
+    }
+
+    /// `unsubscribe` with `stores` (or, with several stores, without `store`): stops those stores'
+    /// feeds on this connection; one reply naming them. Each stop goes through its store's engine
+    /// queue, so a part of an earlier multi-store subscribe still queued there starts (and its
+    /// events are written) before it stops; the reply follows every stop: nothing of those stores
+    /// comes after it.
+    func unsubscribe(_ request: Request, _ asked: [String], names: [String], _ connection: ConnectionID) {
+        let followed = routes.withLock { routes -> Set<String> in
+            guard let route = routes[connection] else { return [] }
+            return route.subscribed.union(route.fanOut.keys)
+        }
+        let chosen: [String]
+        switch StoreResolution.stores(asked, names: names + followed.filter { !names.contains($0) }) {
+        case .failure(let error):
+            server.send(.failure(request.id, error), to: connection)
+            return
+        case .success(let value):
+            chosen = value.all ? followed.sorted() : value.names
+        }
+        routes.withLock { routes in
+            if asked.contains(StoreResolution.everyStore) { routes[connection]?.everyStore = nil }
+            for name in chosen { routes[connection]?.subscribed.remove(name) }
+        }
+        let reply = Reply.success(request.id, ReplyResult(subscribedStores: chosen))
+        let engines = chosen.map { ($0, directory.engine(named: $0)) }
+        let server = self.server
+        let countdown = Countdown(engines.count) { server.send(reply, to: connection) }
+        for (name, engine) in engines {
+            let stop: @Sendable () -> Void = {
+                server.post(.stopSubscription(connection, store: name, reply: []))
+                countdown.done()
+            }
+            if let engine { engine.onQueue(stop) } else { stop() }
+        }
+    }
+
+    /// A store was added (call after its engine is loaded and attached to `channel(for:)`): every
+    /// version-2 subscriber gets `store-added`; those following every store also follow it.
+    public func storeAdded(_ name: String) {
+        guard let engine = directory.engine(named: name) else { return }
+        let (epoch, seq) = engine.position
+        let notice = MessageEncoder.encode(Event(event: .storeAdded, epoch: epoch, seq: seq, store: name))
+        let followers = routes.withLock { routes -> [(ConnectionID, (request: Request, peer: PeerCredentials)?)] in
+            var result: [(ConnectionID, (request: Request, peer: PeerCredentials)?)] = []
+            for (id, route) in routes where route.version >= ProtocolVersion.stores && !route.subscribed.isEmpty {
+                if let every = route.everyStore { routes[id]?.fanOut[name] = every.request.id }
+                result.append((id, route.everyStore))
+            }
+            return result
+        }
+        for (connection, every) in followers {
+            server.post(.sendEvent(connection, notice))
+            if let every {
+                var part = every.request
+                part.resumes = nil
+                subscribePart(part, store: name, connection: connection, peer: every.peer)
+            }
+        }
+    }
+
+    /// A store went away (call after its engine stopped broadcasting): its subscribers stop
+    /// following it, and every version-2 subscriber gets `store-removed` with `reason`.
+    public func storeRemoved(_ name: String, reason: String) {
+        let (epoch, seq) = channels.withLock { $0[name]?.lastPosition } ?? ("", 0)
+        let notice = MessageEncoder.encode(
+            Event(event: .storeRemoved, epoch: epoch, seq: seq, reason: reason, store: name))
+        let told = routes.withLock { routes -> [(ConnectionID, Bool)] in
+            var result: [(ConnectionID, Bool)] = []
+            for (id, route) in routes where route.version >= ProtocolVersion.stores && !route.subscribed.isEmpty {
+                let followed = routes[id]?.subscribed.remove(name) != nil
+                routes[id]?.fanOut[name] = nil
+                result.append((id, followed))
+            }
+            return result
+        }
+        for (connection, followed) in told {
+            if followed { server.post(.stopSubscription(connection, store: name, reply: [])) }
+            server.post(.sendEvent(connection, notice))
+        }
+    }
+
+    /// Every store's description: each engine's status copy, never waiting for a store's queue.
+    func describeStores(_ names: [String]) -> [StoreInfo] {
+        names.compactMap { name in
+            directory.engine(named: name).map { engine in
+                var info = engine.storeStatus.info
+                info.name = name  // the directory's name is the one clients use
+                return info
+            }
+        }
+    }
+}

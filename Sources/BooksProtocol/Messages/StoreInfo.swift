@@ -1,0 +1,39 @@
+/// One store as the `stores` op lists it (protocol version 2).
+///
+/// A store is a named book file; its sequence numbers and epoch are its own.
+public struct StoreInfo: Sendable, Hashable, Codable {
+    /// The store's name (`default` for `--file`, the base name of a file in a watched folder).
+    public var name: String
+    /// The book file's path.
+    public var path: String
+    /// `text` or `json`.
+    public var format: String
+    /// `present`, `missing`, `unavailable` or `confirming` (as `DaemonStatus.fileState`).
+    public var state: String
+    /// A human explanation when `state` is not `present`.
+    public var problem: String?
+    /// The number of books.
+    public var bookCount: Int
+    /// The number of bad lines in the file as last read.
+    public var badLines: Int
+    /// The store's lineage.
+    public var epoch: String
+    /// The store's current sequence number.
+    public var seq: UInt64
+
+    /// Creates a store description.
+    public init(
+        name: String, path: String, format: String, state: String, problem: String? = nil, bookCount: Int,
+        badLines: Int, epoch: String, seq: UInt64
+    ) {
+        self.name = name
+        self.path = path
+        self.format = format
+        self.state = state
+        self.problem = problem
+        self.bookCount = bookCount
+        self.badLines = badLines
+        self.epoch = epoch
+        self.seq = seq
+    }
+}

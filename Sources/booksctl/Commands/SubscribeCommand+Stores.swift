@@ -1,0 +1,70 @@
+import BooksClient
+import BooksCore
+import BooksProtocol
+import FoundationEssentials
+import Synchronization
+
+extension SubscribeCommand {
+    /// True when the daemon has a single store (or speaks protocol version 1); false when it has
+    /// several or cannot be asked now (the feed over every store then waits for it).
+    static func servesOneStore(_ context: CommandContext) async throws(BooksClientError) -> Bool {
+        let client: BooksClient
+        do {
+            client = try await BooksClient.connect(socketPath: context.socketPath, clientName: "booksctl")
+        } catch {
+            guard error.isTransient else { throw error }
+            return true  // not reachable: the single feed reports it, as before stores existed
+        }
+        defer { client.close() }
+        guard client.protocolVersion >= ProtocolVersion.stores else { return true }
+        return try await client.stores().count == 1
+    }
+
+    /// The feed over several stores: each line names its store. The options that keep one
+    /// position (`--since`, `--cursor-file`) or act per change set (`--exec`, `--count`, `--once`)
+    /// need one store.
+    static func runStores(
+        _ options: SubscribeOptions, stores: [String], _ context: CommandContext
+    ) async throws(BooksClientError) -> ExitCode {
+        let err = context.err
+        if options.since != nil || options.cursorFile != nil || options.exec != nil || options.count != nil {
+            err.line(
+                "booksctl: --since, --cursor-file, --exec, --count and --once follow one store: name it with --store")
+            return .usage
+        }
+        let notices = Mutex(ReconnectNotices(mirror: options.mirror || options.initial))
+        let base = ResilientSubscription(
+            socketPath: context.socketPath, filter: options.filter, initial: options.initial,
+            mirror: options.mirror,
+            onStatus: { status in
+                if let line = notices.withLock({ $0.notice(for: status) }) { err.line("booksctl: \(line)") }
+            })
+        let subscription = ResilientStoresSubscription(base: base, stores: stores) { item in
+            switch item {
+            case .storeAdded(let store, _): err.line("booksctl: store \(TextCell.escape(store)) added")
+            case .storeRemoved(let store, let reason):
+                err.line("booksctl: store \(TextCell.escape(store)) removed (\(TextCell.escape(reason)))")
+            case .subscribeFailed(let store, let reason):
+                err.line("booksctl: cannot follow store \(TextCell.escape(store)): \(TextCell.escape(reason))")
+            case .item: break
+            }
+        }
+        let formatter = ChangeLineFormatter(json: options.json, style: context.style)
+        let out = context.out
+        try await subscription.forEachUpdate { store, received in
+            var update = received
+            if update.time == nil { update.time = Date() }
+            var buffer = ""
+            formatter.forEachLine(for: update, store: store) { line in
+                buffer += line
+                buffer += "\n"
+                if buffer.utf8.count >= 1 << 16 {
+                    out.write(buffer)
+                    buffer = ""
+                }
+            }
+            if !buffer.isEmpty { out.write(buffer) }
+        }
+        return .success
+    }
+}
