@@ -222,7 +222,14 @@ import Glibc
         }
         try await Task.sleep(for: .milliseconds(50))
         first.stop()
-        try await Task.sleep(for: .milliseconds(300))  // several failed attempts: no socket
+        // Several failed attempts (no socket) before the daemon comes back: waited for, not timed
+        // (a loaded machine may make fewer attempts in any fixed pause).
+        let disconnects = {
+            statuses.withLock { $0.filter { if case .disconnected = $0 { return true } else { return false } }.count }
+        }
+        for _ in 0..<500 where disconnects() < 2 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         let second = try FakeServer(path: path) { _, request in
             switch request.op {
             case .hello: return .init(lines: [FakeServer.hello(request, epoch: "E2", seq: 1)])
