@@ -93,15 +93,12 @@ public final class Daemon: Sendable {
         if let first = failures.first, failures.count == specs.count, configuration.storeFolder == nil {
             throw first.1
         }
+        // NATS (issue 14): every store publishes to its own stream, bucket and api subject. The
+        // stores of the watched folder are linked when the registry reports them.
+        let nats = try attachNATS(registry)
         let folder = try startFolder(registry)
-        // NATS (issue 14) serves the store version-1 clients use. Only with NATS: without it each
-        // engine keeps its store's channel (the router's StoreChannel).
-        var nats: NATSLink?
-        if configuration.nats.isEnabled, let engine = registry.primaryEngine {
-            nats = try attachChannel(engine, server: server)
-        }
         try server.start(delegate: router)
-        if let engine = registry.primaryEngine { try nats?.start(engine: engine) }
+        try startNATS(nats, registry: registry)
         running.withLock { $0 = Running(registry: registry, server: server, folder: folder) }
         try installSignalHandlers()
         installTimers(registry, server: server)

@@ -11,16 +11,19 @@ final class FeedDaemon: @unchecked Sendable {
     let file: String
     let socket: String
     let settings: [String]
+    /// More `booksd` arguments (e.g. `--store NAME=PATH`, `--dir DIR`).
+    let arguments: [String]
     let logPath: String
     private(set) var daemon: DaemonProcess?
 
     /// Creates the directory and (if given) the initial file, and starts the daemon.
-    init(rows: [String] = [], settings: [String] = [], dirMode: mode_t = 0o700) async throws {
+    init(rows: [String] = [], settings: [String] = [], arguments: [String] = [], dirMode: mode_t = 0o700) async throws {
         scratch = try TemporaryDirectory(prefix: "feedtest", mode: dirMode)
         file = scratch.bookFile
         socket = scratch.socket
         logPath = scratch.log
         self.settings = settings
+        self.arguments = arguments
         if !rows.isEmpty { try TestFiles.write(rows.map { $0 + "\n" }.joined(), to: file) }
         try await start()
     }
@@ -30,7 +33,7 @@ final class FeedDaemon: @unchecked Sendable {
         var options = DaemonOptions(file: file, socket: socket, logPath: logPath)
         options.settings = settings
         options.logLevel = "debug"
-        options.extraArguments = ["--confirmation-ms", "150"]
+        options.extraArguments = ["--confirmation-ms", "150"] + arguments
         options.environment = ChildEnvironment.current()
         daemon = try await DaemonProcess.start(options, readyTimeout: 15)
     }

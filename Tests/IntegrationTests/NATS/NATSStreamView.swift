@@ -11,6 +11,8 @@ struct NATSStreamView {
     struct Message: Equatable {
         var streamSequence: UInt64
         var event: Event
+        /// The message's `Nats-Msg-Id`.
+        var messageID: String? = nil
     }
 
     var messages: [Message] = []
@@ -31,7 +33,10 @@ struct NATSStreamView {
                 let decoder = MessageDecoder()
                 while let message = try subscription.next(timeoutMilliseconds: 10_000) {
                     if case .event(let event)? = try? decoder.decode(message.data) {
-                        view.messages.append(Message(streamSequence: message.streamSequence ?? 0, event: event))
+                        view.messages.append(
+                            Message(
+                                streamSequence: message.streamSequence ?? 0, event: event,
+                                messageID: message.messageID))
                     }
                     if (message.streamSequence ?? 0) >= lastSequence { break }
                 }

@@ -24,42 +24,45 @@ public final class NATSPublisher: Sendable {
     /// The seq the stream is known to hold (for `status` and tests); 0 before the first publish.
     let streamSeq = Atomic<UInt64>(0)
 
+    /// The connection this publisher shares with the daemon's other stores.
+    let shared: NATSSharedConnection
+
     /// Connects (in the background: an unreachable server is retried, not an error) and checks
     /// the stream when the server answers at once.
     ///
     /// - Throws: `NATSError` for unusable options (a credentials or TLS file that cannot be read)
     ///   and for an existing stream whose configuration conflicts with `settings`.
-    public init(
+    public convenience init(
         settings: NATSSettings, store: String, source: any NATSPublisherSource, logger: Logger
+    ) throws(NATSError) {
+        try self.init(
+            settings: settings, store: store, source: source, logger: logger,
+            shared: NATSSharedConnection(settings: settings, logger: logger), checkStream: true)
+    }
+
+    /// A publisher for `store` on the daemon's shared connection. With `checkStream`, checks the
+    /// stream now when the server answers (a store configured at start: a conflict stops booksd
+    /// before it says it is ready); otherwise the publisher's thread checks it (a store added at
+    /// run time: a conflict is logged and retried, never blocking the caller).
+    ///
+    /// - Throws: `NATSError` for an existing stream whose configuration conflicts with `settings`.
+    public init(
+        settings: NATSSettings, store: String, source: any NATSPublisherSource, logger: Logger,
+        shared: NATSSharedConnection, checkStream: Bool
     ) throws(NATSError) {
         self.settings = settings
         self.naming = NATSNaming(prefix: settings.prefix, store: store)
         self.source = source
         self.logger = logger
-        let inbox = self.inbox
-        let made = WeakConnection()
-        connection = try NATSConnection.connect(
-            Self.connectOptions(settings), retryInBackground: true,
-            onEvent: { event in
-                switch event {
-                case .connected, .reconnected: inbox.post(.connected)
-                case .disconnected: inbox.post(.disconnected)
-                case .closed:
-                    // The library gave up (e.g. the server refused the credentials): local
-                    // service goes on, NATS stays off until the configuration is fixed.
-                    let reason = made.connection?.lastErrorText ?? "closed by the library"
-                    logger.error(
-                        "NATS connection closed for good (\(reason)): fix the nats_* settings and restart booksd")
-                    inbox.post(.disconnected)
-                }
-            })
-        made.set(connection)
-        if connection.isConnected {
-            // Checked now, so a conflicting stream stops booksd before it says it is ready. Any
-            // other failure (no JetStream, no permission) is logged and retried by the thread.
+        self.shared = shared
+        connection = shared.connection
+        shared.register(inbox)
+        if checkStream, connection.isConnected {
+            // Any other failure (no JetStream, no permission) is logged and retried by the thread.
             do throws(NATSError) {
                 try NATSStreamSetup(naming: naming, settings: settings).ensureStream(connection.jetStream())
             } catch  where error.isConflict {
+                shared.unregister(inbox)
                 throw error
             } catch {
                 logger.error("NATS: \(error); serving locally and retrying in the background")
@@ -114,6 +117,7 @@ public final class NATSPublisher: Sendable {
 
     /// Stops the thread (what is not yet published stays for the next start's catch-up).
     public func stop() {
+        shared.unregister(inbox)
         inbox.stop()
         thread.withLock { $0 }?.join()
     }

@@ -1,0 +1,122 @@
+import BooksNATS
+import Dispatch
+import Synchronization
+
+/// Every store's NATS parts (issues 13 and 14): one publisher thread, one request responder and
+/// one owner lease per store, all on the daemon's one shared connection; stores added or removed
+/// at run time (the watched folder) get or lose theirs.
+///
+/// Guarantees:
+/// - Each store publishes to its own stream, subjects and bucket (`NATSNaming` for the store), on
+///   its own thread with its own bounded hand-over list: one store's backlog or slow NATS call
+///   never delays another store's publishing nor any store's local service.
+/// - A store whose name cannot be a NATS token (it holds `.`) is served locally only, logged once.
+/// - Adding and removing run on the serial queue `booksd.nats.stores`, in the order the registry
+///   reported them, never on the thread that added or removed the store.
+final class NATSStoreLinks: Sendable {
+    let shared: NATSSharedConnection
+    let settings: NATSSettings
+    let maxRequestBytes: Int
+    let logger: Logger
+    let links = Mutex<[StoreName: Link]>([:])
+    let queue = DispatchQueue(label: "booksd.nats.stores")
+
+    /// The NATS parts of one store.
+    struct Link: Sendable {
+        let publisher: NATSPublisher
+        let responder: NATSRequestResponder
+        /// Set by the first `start(_:)` (a store is started once).
+        var started = false
+    }
+
+    init(shared: NATSSharedConnection, settings: NATSSettings, maxRequestBytes: Int, logger: Logger) {
+        self.shared = shared
+        self.settings = settings
+        self.maxRequestBytes = maxRequestBytes
+        self.logger = logger
+    }
+
+    /// Attaches `engine` to a router feeding its own publisher and responder besides its local
+    /// channel (its `StoreChannel`); nothing is published until `start(_:)`. Returns false for a
+    /// store NATS cannot name or one already linked.
+    /// - Throws: `NATSError` for a conflicting existing stream (checked now only with `checkStream`).
+    @discardableResult
+    func attach(_ engine: BookEngine, checkStream: Bool) throws(NATSError) -> Bool {
+        let name = engine.storeName
+        guard NATSNaming.isValidName(name.rawValue) else {
+            logger.error(
+                """
+                store '\(name)' is not published to NATS: its name holds '.', which NATS subjects, streams and \
+                buckets cannot carry (rename it with letters, digits, '_' or '-' only); served locally
+                """, ["BOOKS_STORE": name.rawValue])
+            return false
+        }
+        guard links.withLock({ $0[name] }) == nil, let local = engine.channel else { return false }
+        let publisher = try NATSPublisher(
+            settings: settings, store: name.rawValue, source: engine, logger: logger, shared: shared,
+            checkStream: checkStream)
+        let responder = NATSRequestResponder(
+            connection: shared.connection, naming: publisher.naming, allowWrites: settings.allowWrites,
+            maxRequestBytes: maxRequestBytes, logger: logger)
+        engine.attach(NATSChannelRouter(local: local, publisher: publisher, responder: responder))
+        links.withLock { $0[name] = Link(publisher: publisher, responder: responder) }
+        return true
+    }
+
+    /// Starts publishing `engine`'s store from its position and answering its requests (only
+    /// while this booksd owns the store, see `NATSOwnerLease`). Does nothing for a store not
+    /// linked or already started.
+    func start(_ engine: BookEngine) throws {
+        let link = links.withLock { all -> Link? in
+            guard let link = all[engine.storeName], !link.started else { return nil }
+            all[engine.storeName]?.started = true
+            return link
+        }
+        guard let link else { return }
+        link.responder.start(engine: engine)
+        link.publisher.onOwnershipChange { [responder = link.responder] owner in responder.setActive(owner) }
+        try link.publisher.start(startSeq: engine.position.seq)
+    }
+
+    /// Follows `registry`: a store added later is linked and started, a removed one stops.
+    func follow(_ registry: StoreRegistry) {
+        // The registry lives as long as the daemon: holding it here leaks nothing.
+        registry.observe { [self, registry] event in
+            queue.async { [self] in
+                switch event {
+                case .added(let status):
+                    guard let engine = registry.engine(named: status.name) else { return }
+                    link(engine)
+                case .removed(let name, _):
+                    unlink(name)
+                }
+            }
+        }
+    }
+
+    /// Links and starts a store added at run time; failures are logged (the store serves locally).
+    private func link(_ engine: BookEngine) {
+        do {
+            guard try attach(engine, checkStream: false) else { return }
+            try start(engine)
+            logger.notice(
+                "NATS: store '\(engine.storeName)' added: publishing to \(settings.prefix).\(engine.storeName).changes",
+                ["BOOKS_STORE": engine.storeName.rawValue])
+        } catch {
+            unlink(engine.storeName)
+            logger.error(
+                "store '\(engine.storeName)' is not published to NATS: \(error)",
+                ["BOOKS_STORE": engine.storeName.rawValue])
+        }
+    }
+
+    /// Stops a removed store's responder and publisher (what it had not published stays in its
+    /// change log; its lease expires after `NATSOwnerLease.ttlSeconds`).
+    private func unlink(_ name: StoreName) {
+        guard let link = links.withLock({ $0.removeValue(forKey: name) }) else { return }
+        link.publisher.onOwnershipChange { _ in }
+        link.responder.setActive(false)
+        link.publisher.stop()
+        logger.notice("NATS: store '\(name)' removed: no longer published", ["BOOKS_STORE": name.rawValue])
+    }
+}

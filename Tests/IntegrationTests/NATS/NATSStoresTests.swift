@@ -1,0 +1,148 @@
+import BooksClient
+import BooksCore
+import BooksNATS
+import BooksProtocol
+import BooksTestSupport
+import FoundationEssentials
+import Glibc
+import Testing
+
+/// Issues 13 and 14 together: every store of one booksd publishes to its own stream, bucket, api
+/// subject and owner lease, including a store that appears in the watched folder at run time.
+@Suite(.serialized, .enabled(if: NATSServerProcess.isInstalled, "needs nats-server (Debian package nats-server)"))
+struct NATSStoresTests {
+    /// `books.txt` (`default`), `<scratch>/fiction.txt` (`--store fiction`) and the watched folder
+    /// `<scratch>/lists` (empty); the caller keeps `scratch` as long as the daemon.
+    static func storesDaemon(_ server: NATSServerProcess) async throws -> (FeedDaemon, scratch: TemporaryDirectory) {
+        let scratch = try TemporaryDirectory(prefix: "natsstores")
+        let lists = scratch.makeDirectory("lists")
+        try TestFiles.write("7|Emma|Jane Austen\n", to: scratch.path + "/fiction.txt")
+        let daemon = try await FeedDaemon(
+            rows: ["1|Dune|Frank Herbert"], settings: ["nats_url=\(server.url)"],
+            arguments: ["--store", "fiction=\(scratch.path)/fiction.txt", "--dir", lists])
+        return (daemon, scratch)
+    }
+
+    /// The stream of `store` holds its snapshot marker and `changes` change sets with the ids
+    /// `<store>:<epoch>:<seq>` (`:snapshot` for the marker), and its bucket holds `books`.
+    static func expectPublished(
+        _ server: NATSServerProcess, store: String, changes: Int, books: [Book], log: @autoclosure () -> String
+    ) async {
+        var view = NATSStreamView()
+        let complete = await eventually(timeout: 20, interval: 0.1) {
+            view = (try? await NATSStreamView.read(url: server.url, store: store)) ?? NATSStreamView()
+            return view.messages.filter { $0.event.event == .change }.count >= changes
+        }
+        #expect(complete, "store \(store): \(view.messages.map(\.messageID))\n\(log().suffix(3000))")
+        let ids = view.messages.map { message in
+            let event = message.event
+            return "\(store):\(event.epoch):\(event.seq)" + (event.event == .snapshot ? ":snapshot" : "")
+        }
+        #expect(view.messages.compactMap(\.messageID) == ids, "store \(store)")
+        #expect(view.messages.map(\.event.event) == [.snapshot] + Array(repeating: .change, count: changes))
+        #expect(view.continuityProblems.isEmpty, "\(view.continuityProblems)")
+        var bucket: [Book] = []
+        #expect(
+            await eventually(timeout: 10, interval: 0.1) {
+                bucket = (try? await NATSStreamView.bucketBooks(url: server.url, store: store)) ?? []
+                return bucket == books
+            }, "bucket books_\(store): \(bucket), expected \(books)")
+    }
+
+    /// Waits until the stream of `store` has its first message (the snapshot marker).
+    static func waitForSnapshot(_ server: NATSServerProcess, store: String) async throws {
+        let published = await eventually(timeout: 20, interval: 0.05) {
+            (try? await NATSStreamView.read(url: server.url, store: store).messages.isEmpty) == false
+        }
+        if !published { throw TestSupportError("booksd published nothing for the store \(store)") }
+    }
+
+    @Test func twoStoresPublishToTheirOwnSubjectsBucketsAndLeases() async throws {
+        let server = try NATSServerProcess()
+        let (daemon, scratch) = try await Self.storesDaemon(server)
+        // Edits after each store's snapshot marker are change sets of their own.
+        for store in ["default", "fiction"] { try await Self.waitForSnapshot(server, store: store) }
+        try daemon.handAppend("2|Emma|Austen")
+        let fictionFile = scratch.path + "/fiction.txt"
+        try TestFiles.append("8|Walden|Thoreau\n9|Kim|Kipling\n", to: fictionFile)
+        await Self.expectPublished(
+            server, store: "default", changes: 1,
+            books: [
+                Book(id: "1", name: "Dune", author: "Frank Herbert"), Book(id: "2", name: "Emma", author: "Austen"),
+            ],
+            log: daemon.log)
+        await Self.expectPublished(
+            server, store: "fiction", changes: 1,
+            books: [
+                Book(id: "7", name: "Emma", author: "Jane Austen"), Book(id: "8", name: "Walden", author: "Thoreau"),
+                Book(id: "9", name: "Kim", author: "Kipling"),
+            ],
+            log: daemon.log)
+        // One owner lease per store.
+        for store in ["default", "fiction"] {
+            let owner = await NATSBooksClient.onThread { () -> [UInt8]? in
+                try? NATSStreamView.connect(server.url).jetStream().keyValue("books_\(store)_owner").get("owner")
+            }
+            #expect(owner.map { String(decoding: $0, as: UTF8.self) }?.contains("\"epoch\"") == true, "\(store)")
+        }
+    }
+
+    @Test func remoteRequestsReachEachStoresOwnEngine() async throws {
+        let server = try NATSServerProcess()
+        let (daemon, scratch) = try await Self.storesDaemon(server)
+        try await NATSFeedTests.waitForInitialSnapshot(url: server.url)
+        let fictionFile = scratch.path + "/fiction.txt"
+        func remote(_ arguments: [String]) async throws -> ChildResult {
+            var result = try await ChildProcess.run(
+                [BuildProducts.booksctl, "--nats", server.url] + arguments, timeout: 20)
+            // The api subject is answered once the store's lease is taken: retry briefly until then.
+            for _ in 0..<50 where !result.succeeded && result.output.contains("no responders") {
+                try await Task.sleep(for: .milliseconds(200))
+                result = try await ChildProcess.run(
+                    [BuildProducts.booksctl, "--nats", server.url] + arguments, timeout: 20)
+            }
+            return result
+        }
+        let got = try await remote(["--store", "fiction", "get", "7", "--json"])
+        #expect(got.succeeded && got.output.contains("\"Emma\""), "\(got)")
+        let missing = try await remote(["--store", "default", "get", "7"])
+        #expect(missing.status == 5, "book 7 is fiction's, not default's: \(missing)")
+        let added = try await remote(["--store", "fiction", "add", "Persuasion", "Austen"])
+        #expect(added.succeeded, "\(added)")
+        let addedDefault = try await remote(["--store", "default", "add", "Solaris", "Lem"])
+        #expect(addedDefault.succeeded, "\(addedDefault)")
+        let fictionText = TestFiles.readText(fictionFile) ?? ""
+        let defaultText = try daemon.readFile()
+        #expect(fictionText.contains("|Persuasion|Austen") && !fictionText.contains("Solaris"), "\(fictionText)")
+        #expect(defaultText.contains("|Solaris|Lem") && !defaultText.contains("Persuasion"), "\(defaultText)")
+    }
+
+    @Test func aStoreAddedToTheWatchedFolderStartsPublishingAndARemovedOneStops() async throws {
+        let server = try NATSServerProcess()
+        let (daemon, scratch) = try await Self.storesDaemon(server)
+        let lists = scratch.path + "/lists"
+        try TestFiles.write("5|Ulysses|Joyce\n", to: lists + "/added.txt")
+        try await Self.waitForSnapshot(server, store: "added")
+        try TestFiles.append("6|Dubliners|Joyce\n", to: lists + "/added.txt")
+        await Self.expectPublished(
+            server, store: "added", changes: 1,
+            books: [
+                Book(id: "5", name: "Ulysses", author: "Joyce"), Book(id: "6", name: "Dubliners", author: "Joyce"),
+            ],
+            log: daemon.log)
+
+        #expect(unlink(lists + "/added.txt") == 0)
+        #expect(
+            await eventually(timeout: 20, interval: 0.1) {
+                daemon.log.contains("NATS: store 'added' removed")
+            }, "\(daemon.log.suffix(3000))")
+        // The other stores go on publishing.
+        try daemon.handAppend("3|Solaris|Lem")
+        await Self.expectPublished(
+            server, store: "default", changes: 1,
+            books: [
+                Book(id: "1", name: "Dune", author: "Frank Herbert"), Book(id: "3", name: "Solaris", author: "Lem"),
+            ],
+            log: daemon.log)
+    }
+}
