@@ -10,7 +10,7 @@ import Synchronization
 /// - Each store publishes to its own stream, subjects and bucket (`NATSNaming` for the store), on
 ///   its own thread with its own bounded hand-over list: one store's backlog or slow NATS call
 ///   never delays another store's publishing nor any store's local service.
-/// - A store whose name cannot be a NATS token (it holds `.`) is served locally only, logged once.
+/// - A store NATS cannot name (see `problem(with:)`) is served locally only, logged once.
 /// - Adding and removing run on the serial queue `booksd.nats.stores`, in the order the registry
 ///   reported them, never on the thread that added or removed the store.
 final class NATSStoreLinks: Sendable {
@@ -43,12 +43,9 @@ final class NATSStoreLinks: Sendable {
     @discardableResult
     func attach(_ engine: BookEngine, checkStream: Bool) throws(NATSError) -> Bool {
         let name = engine.storeName
-        guard NATSNaming.isValidName(name.rawValue) else {
+        if let problem = Self.problem(with: name) {
             logger.error(
-                """
-                store '\(name)' is not published to NATS: its name holds '.', which NATS subjects, streams and \
-                buckets cannot carry (rename it with letters, digits, '_' or '-' only); served locally
-                """, ["BOOKS_STORE": name.rawValue])
+                "store '\(name)' is not published to NATS: \(problem); served locally", ["BOOKS_STORE": name.rawValue])
             return false
         }
         guard links.withLock({ $0[name] }) == nil, let local = engine.channel else { return false }
@@ -61,6 +58,20 @@ final class NATSStoreLinks: Sendable {
         engine.attach(NATSChannelRouter(local: local, publisher: publisher, responder: responder))
         links.withLock { $0[name] = Link(publisher: publisher, responder: responder) }
         return true
+    }
+
+    /// Why NATS cannot carry the store `name`, or nil. `.` would split the subject token (and is
+    /// not allowed in stream and bucket names); a name ending in `_owner` would make the store's
+    /// bucket the owner-lease bucket of the store named without that suffix.
+    static func problem(with name: StoreName) -> String? {
+        if !NATSNaming.isValidName(name.rawValue) {
+            return "its name holds '.', which NATS subjects, streams and buckets cannot carry (use letters, digits, "
+                + "'_' and '-' only)"
+        }
+        if name.rawValue.hasSuffix("_owner") {
+            return "a name ending in '_owner' would share its bucket with another store's owner lease"
+        }
+        return nil
     }
 
     /// Starts publishing `engine`'s store from its position and answering its requests (only
@@ -111,7 +122,7 @@ final class NATSStoreLinks: Sendable {
     }
 
     /// Stops a removed store's responder and publisher (what it had not published stays in its
-    /// change log; its lease expires after `NATSOwnerLease.ttlSeconds`).
+    /// change log; its publisher gives the lease up, see `NATSOwnerLease.release`).
     private func unlink(_ name: StoreName) {
         guard let link = links.withLock({ $0.removeValue(forKey: name) }) else { return }
         link.publisher.onOwnershipChange { _ in }

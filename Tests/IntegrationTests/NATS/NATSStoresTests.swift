@@ -57,6 +57,15 @@ struct NATSStoresTests {
         if !published { throw TestSupportError("booksd published nothing for the store \(store)") }
     }
 
+    /// The value of the owner lease of `store` (`books_<store>_owner`, key `owner`), nil when none.
+    static func owner(_ server: NATSServerProcess, store: String) async -> String? {
+        await NATSBooksClient.onThread { () -> String? in
+            let bucket = try? NATSStreamView.connect(server.url).jetStream().keyValue("books_\(store)_owner")
+            guard let value = try? bucket?.get("owner") else { return nil }
+            return String(decoding: value, as: UTF8.self)
+        }
+    }
+
     @Test func twoStoresPublishToTheirOwnSubjectsBucketsAndLeases() async throws {
         let server = try NATSServerProcess()
         let (daemon, scratch) = try await Self.storesDaemon(server)
@@ -80,10 +89,8 @@ struct NATSStoresTests {
             log: daemon.log)
         // One owner lease per store.
         for store in ["default", "fiction"] {
-            let owner = await NATSBooksClient.onThread { () -> [UInt8]? in
-                try? NATSStreamView.connect(server.url).jetStream().keyValue("books_\(store)_owner").get("owner")
-            }
-            #expect(owner.map { String(decoding: $0, as: UTF8.self) }?.contains("\"epoch\"") == true, "\(store)")
+            let owner = await Self.owner(server, store: store)
+            #expect(owner?.contains("\"epoch\"") == true, "\(store): \(owner ?? "no owner")")
         }
     }
 
@@ -122,7 +129,11 @@ struct NATSStoresTests {
         let (daemon, scratch) = try await Self.storesDaemon(server)
         let lists = scratch.path + "/lists"
         try TestFiles.write("5|Ulysses|Joyce\n", to: lists + "/added.txt")
-        try await Self.waitForSnapshot(server, store: "added")
+        do { try await Self.waitForSnapshot(server, store: "added") } catch {
+            let serverLog = TestFiles.readText(server.logPath) ?? ""
+            Issue.record("\(error)\n\(daemon.log.suffix(4000))\nnats-server:\n\(serverLog.suffix(3000))")
+            return
+        }
         try TestFiles.append("6|Dubliners|Joyce\n", to: lists + "/added.txt")
         await Self.expectPublished(
             server, store: "added", changes: 1,
@@ -136,6 +147,8 @@ struct NATSStoresTests {
             await eventually(timeout: 20, interval: 0.1) {
                 daemon.log.contains("NATS: store 'added' removed")
             }, "\(daemon.log.suffix(3000))")
+        // The removed store's publisher gave its lease up (logged after its thread ended).
+        #expect(await Self.owner(server, store: "added") == nil)
         // The other stores go on publishing.
         try daemon.handAppend("3|Solaris|Lem")
         await Self.expectPublished(

@@ -69,4 +69,13 @@ struct NATSOwnerLease {
 
     /// Forgets the lease (after a failure: it is taken again before publishing).
     mutating func drop() { revision = nil }
+
+    /// Gives the lease up when the publisher stops (its store was removed), so a booksd serving the
+    /// store next takes it at once instead of after `ttlSeconds`. Best effort: when this fails the
+    /// value simply expires.
+    mutating func release(_ bucket: KeyValueStore) {
+        guard isHeld else { return }
+        revision = nil
+        try? bucket.delete(Self.key)
+    }
 }

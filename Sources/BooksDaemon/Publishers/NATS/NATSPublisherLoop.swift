@@ -38,7 +38,10 @@ struct NATSPublisherLoop {
                 feed(.retryTimerFired)
             }
             let (inputs, stopping) = publisher.inbox.take()
-            if stopping { return }
+            if stopping {
+                if let ownerBucket { lease.release(ownerBucket) }
+                return
+            }
             for input in inputs { feed(input) }
         }
     }
