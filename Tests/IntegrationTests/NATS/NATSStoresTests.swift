@@ -165,4 +165,36 @@ struct NATSStoresTests {
             ],
             log: daemon.log)
     }
+
+    /// A store that cannot publish (its stream exists with other settings) is logged and retried
+    /// on its own thread; the other stores publish and every store serves locally.
+    @Test func aStoreThatCannotPublishDelaysNoOtherStore() async throws {
+        let server = try NATSServerProcess()
+        let made: Result<Void, NATSError> = await NATSBooksClient.onThread {
+            Result { () throws(NATSError) in
+                try NATSStreamView.connect(server.url).jetStream().addStream(
+                    NATSStreamSettings(
+                        name: "books_blocked_changes", subjects: ["books.blocked.changes"], maxAgeSeconds: 60,
+                        duplicateWindowSeconds: 30))
+            }
+        }
+        try made.get()
+        let (daemon, scratch) = try await Self.storesDaemon(server)
+        for store in ["default", "fiction"] { try await Self.waitForSnapshot(server, daemon, store: store) }
+        try TestFiles.write("5|Ulysses|Joyce\n", to: scratch.path + "/lists/blocked.txt")
+        #expect(
+            await eventually(timeout: 20, interval: 0.1) {
+                daemon.log.contains("books_blocked_changes exists with a conflicting configuration")
+            }, "\(daemon.log.suffix(3000))")
+        try daemon.handAppend("2|Emma|Austen")
+        await Self.expectPublished(
+            server, store: "default", changes: 1,
+            books: [
+                Book(id: "1", name: "Dune", author: "Frank Herbert"), Book(id: "2", name: "Emma", author: "Austen"),
+            ],
+            log: daemon.log)
+        let listed = try await ChildProcess.run(
+            [BuildProducts.booksctl, "--socket", daemon.socket, "--store", "blocked", "list", "--json"], timeout: 20)
+        #expect(listed.succeeded && listed.output.contains("\"Ulysses\""), "the store serves locally: \(listed)")
+    }
 }
