@@ -67,6 +67,18 @@ struct NATSStoresTests {
         }
     }
 
+    /// Appends `book` to `books.txt` (the store `default`, holding Dune) and expects it published
+    /// as the store's one change set after its snapshot marker.
+    static func expectDefaultStorePublishes(_ book: Book, _ server: NATSServerProcess, _ daemon: FeedDaemon) async {
+        do { try daemon.handAppend("\(book.id)|\(book.name)|\(book.author)") } catch {
+            Issue.record("cannot append: \(error)")
+            return
+        }
+        await expectPublished(
+            server, store: "default", changes: 1, books: [Book(id: "1", name: "Dune", author: "Frank Herbert"), book],
+            log: daemon.log)
+    }
+
     /// The value of the owner lease of `store` (`books_<store>_owner`, key `owner`), nil when none.
     static func owner(_ server: NATSServerProcess, store: String) async -> String? {
         await NATSBooksClient.onThread { () -> String? in
@@ -157,13 +169,7 @@ struct NATSStoresTests {
         // The removed store's publisher gave its lease up (logged after its thread ended).
         #expect(await Self.owner(server, store: "added") == nil)
         // The other stores go on publishing.
-        try daemon.handAppend("3|Solaris|Lem")
-        await Self.expectPublished(
-            server, store: "default", changes: 1,
-            books: [
-                Book(id: "1", name: "Dune", author: "Frank Herbert"), Book(id: "3", name: "Solaris", author: "Lem"),
-            ],
-            log: daemon.log)
+        await Self.expectDefaultStorePublishes(Book(id: "3", name: "Solaris", author: "Lem"), server, daemon)
     }
 
     /// A store that cannot publish (its stream exists with other settings) is logged and retried
@@ -186,13 +192,7 @@ struct NATSStoresTests {
             await eventually(timeout: 20, interval: 0.1) {
                 daemon.log.contains("books_blocked_changes exists with a conflicting configuration")
             }, "\(daemon.log.suffix(3000))")
-        try daemon.handAppend("2|Emma|Austen")
-        await Self.expectPublished(
-            server, store: "default", changes: 1,
-            books: [
-                Book(id: "1", name: "Dune", author: "Frank Herbert"), Book(id: "2", name: "Emma", author: "Austen"),
-            ],
-            log: daemon.log)
+        await Self.expectDefaultStorePublishes(Book(id: "2", name: "Emma", author: "Austen"), server, daemon)
         let listed = try await ChildProcess.run(
             [BuildProducts.booksctl, "--socket", daemon.socket, "--store", "blocked", "list", "--json"], timeout: 20)
         #expect(listed.succeeded && listed.output.contains("\"Ulysses\""), "the store serves locally: \(listed)")
