@@ -40,7 +40,7 @@ struct RestartBenchmark {
         var md = [Self.heading, ""]
         md.append(
             "Date: \(machine.date). Command: `\(options.commandLine)`. A \(CoreReport.rows(rows))-row file, no saved "
-                + "history: cold start (new epoch, first snapshot written; ready = `posix_spawn` → `hello` answered). "
+                + "history: cold start (new epoch, first snapshot written just after ready; ready = `posix_spawn` → `hello` answered). "
                 + "Then \(liveEdits) appends while it runs (journal records), stop, \(downEdits) rows renamed while it "
                 + "is down (one atomic replace), start again: ready, and checked that the epoch is the same and the "
                 + "edits are exactly the next seq. 3 runs per stop (fresh file and state each run).")

@@ -43,7 +43,7 @@ struct StartupBenchmark {
         md.append(
             "Date: \(machine.date). Command: `\(options.commandLine)`. `booksd --file F --socket S` on a "
                 + "\(CoreReport.rows(rows))-row file (page cache warm), cold: its saved history is removed "
-                + "before each start (a new epoch: its first snapshot is written before the socket accepts); ready = from "
+                + "before each start (a new epoch: its first snapshot is written just after ready); ready = from "
                 + "`posix_spawn` until a connection to the socket answers `hello` (polled every 1 ms), 3 starts. "
                 + "Restarts with saved history: next section.")
         md.append("")

@@ -51,6 +51,7 @@ extension BookEngine {
         case .process(let input):
             return input
         case .broadcast(let change):
+            createDeferredHistory()
             history?.publish(change.seq)  // a store into a mapped page: no system call, no disk
             channel?.broadcast(change)
             publishedSeq.store(change.seq, ordering: .releasing)

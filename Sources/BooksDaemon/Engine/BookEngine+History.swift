@@ -58,18 +58,28 @@ extension BookEngine {
         }
     }
 
-    /// The daemon is ready: writes the snapshot owed since the start (after readiness, so it does
-    /// not delay it), or a first snapshot if the history could not be started at load.
+    /// The daemon is ready: creates a history deferred at start (see `EngineHistory`) and writes its
+    /// first snapshot, or writes the snapshot owed since the start (after readiness, so it does not
+    /// delay it), or a first snapshot if the history could not be started at load.
     public func historyReady() {
-        guard history != nil else { return }
+        guard historyHandle != nil else { return }
         queue.async { [self] in
             historyStarting.store(false, ordering: .relaxed)
+            _ = historyHandle?.createIfDeferred()
             if history?.isRunning != true {
                 beginHistory(resuming: false)
             } else if snapshotOwed.exchange(false, ordering: .relaxed) {
                 writeSnapshot(durably: false)
             }
         }
+    }
+
+    /// Before a change set is handed out: a history still deferred at start (see `EngineHistory`)
+    /// is created now with its first snapshot (which already holds that change set), so nothing is
+    /// published before a store's first snapshot exists, as when it was written before readiness.
+    func createDeferredHistory() {
+        guard historyHandle?.createIfDeferred() == true else { return }
+        beginHistory(resuming: false)
     }
 
     /// Writes the whole context as the new snapshot (the document's bytes are not copied).
@@ -88,9 +98,15 @@ extension BookEngine {
 
     /// At a clean stop: journals what is left, then a final snapshot and a cleanly closed
     /// journal, synced to disk, so the next start continues this epoch even after a reboot.
+    /// A history still deferred (stopped before `historyReady()` ran) is created here: its first
+    /// snapshot is the final one.
     public func closeHistory() {
-        guard history != nil else { return }
+        guard historyHandle != nil else { return }
         queue.sync {
+            if historyHandle?.createIfDeferred() == true {
+                writeSnapshot(durably: true, closing: true)
+                return
+            }
             persistHistory()
             guard history?.isRunning == true else { return }
             writeSnapshot(durably: true, closing: true)

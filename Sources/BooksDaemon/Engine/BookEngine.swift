@@ -52,8 +52,11 @@ public final class BookEngine: Sendable {
     /// Refused writes are logged at most 5 times a minute per uid.
     let refusals = Mutex(LogRateLimiter())
     let settings: Mutex<DaemonConfiguration>
-    /// The saved history (nil: none kept); used only on the queue (see `BookEngine+History`).
-    let history: HistoryStore?
+    /// The saved history (nil: none kept), maybe still to be created; used only on the queue (see
+    /// `BookEngine+History`).
+    let historyHandle: EngineHistory?
+    /// The open saved history (nil: none kept, or not created yet); only on the queue.
+    var history: HistoryStore? { historyHandle?.store }
     /// Whether the last history write failed (logged once per failure streak).
     let historyFailing = Atomic<Bool>(false)
     /// True until `historyReady()`: due snapshots are owed, not written, while the daemon starts.
@@ -78,16 +81,28 @@ public final class BookEngine: Sendable {
     ) {
         self.init(
             configuration: configuration, store: store, logger: logger, notifier: notifier, epoch: epoch,
-            accounts: WriterAuthorization(), history: history, restored: restored, storeName: storeName)
+            accounts: WriterAuthorization(), history: history.map(EngineHistory.init), restored: restored,
+            storeName: storeName)
+    }
+
+    /// An engine whose saved history may be created only after readiness (see `EngineHistory`).
+    convenience init(
+        configuration: DaemonConfiguration, store: any BookStore, logger: Logger, notifier: SystemdNotifier,
+        history: EngineHistory?, restored: BookContext?, storeName: StoreName
+    ) {
+        self.init(
+            configuration: configuration, store: store, logger: logger, notifier: notifier,
+            epoch: UUID().uuidString, accounts: WriterAuthorization(), history: history, restored: restored,
+            storeName: storeName)
     }
 
     init(
         configuration: DaemonConfiguration, store: any BookStore, logger: Logger, notifier: SystemdNotifier,
-        epoch: String, accounts: WriterAuthorization, history: HistoryStore? = nil, restored: BookContext? = nil,
+        epoch: String, accounts: WriterAuthorization, history: EngineHistory? = nil, restored: BookContext? = nil,
         storeName: StoreName = .default
     ) {
         self.storeName = storeName
-        self.history = history
+        self.historyHandle = history
         self.accounts = accounts
         self.store = store
         self.logger = logger

@@ -7,29 +7,28 @@ enum StoreHistory {
     /// Opens the state directory of `spec` and restores its saved history; logs which epoch the
     /// store continues, or why it begins a new one. Never fails: without a usable directory the
     /// store runs without saved history (a new epoch at every start), and says so.
+    ///
+    /// When the directory does not exist there is nothing to restore: its creation is deferred to
+    /// the engine's queue after readiness (`EngineHistory`), so a first start of many stores does
+    /// not wait for the disk to create thousands of files before it serves.
     static func open(
         spec: StoreSpec, configuration: DaemonConfiguration, logger: Logger
-    ) -> (HistoryStore?, BookContext?) {
-        let path = spec.path
-        let fields = ["BOOKS_FILE": path, "BOOKS_STORE": spec.name.rawValue]
+    ) -> (EngineHistory?, BookContext?) {
+        let fields = ["BOOKS_FILE": spec.path, "BOOKS_STORE": spec.name.rawValue]
         guard let directory = configuration.stateDirectory(for: spec) else {
             logger.info("no state directory (state_directory = none): a new epoch at every start", fields)
             return (nil, nil)
         }
-        let history: HistoryStore
-        do {
-            if let parent = configuration.sharedStateDirectory(), mkdir(parent, 0o700) != 0, errno != EEXIST {
-                throw HistoryStoreError.system(operation: "mkdir", path: parent, errno: errno)
+        var status = stat()
+        if lstat(directory, &status) != 0, errno == ENOENT {
+            logger.info("new epoch: \(HistoryRecovery.noSavedHistory) (state directory \(directory))", fields)
+            let create: @Sendable () -> HistoryStore? = {
+                Self.create(directory: directory, spec: spec, configuration: configuration, logger: logger)
             }
-            history = try HistoryStore(
-                directory: directory, fileKey: HistoryStore.fileKey(bookPath: path, format: spec.format),
-                replayBudget: Daemon.testReplayBudget ?? HistoryStore.replayBudgetBytes)
-        } catch {
-            logger.warning(
-                "the state directory cannot be used: \(error); history is not kept (a new epoch at every start)",
-                fields)
-            return (nil, nil)
+            return (EngineHistory(creating: create), nil)
         }
+        guard let history = create(directory: directory, spec: spec, configuration: configuration, logger: logger)
+        else { return (nil, nil) }
         switch history.restore(lineLimit: configuration.maxLineBytes, retention: configuration.changeLogRetention) {
         case .restored(let restored):
             var restoredFields = fields
@@ -42,11 +41,31 @@ enum StoreHistory {
                 record(s) replayed)
                 """,
                 restoredFields)
-            return (history, restored.context)
+            return (EngineHistory(history), restored.context)
         case .newEpoch(let reason):
             let first = reason == HistoryRecovery.noSavedHistory
             logger.log(first ? .info : .warning, "new epoch: \(reason) (state directory \(directory))", fields)
-            return (history, nil)
+            return (EngineHistory(history), nil)
+        }
+    }
+
+    /// Opens (creating if needed) the state directory `directory` of `spec`; nil, logged, when it
+    /// cannot be used.
+    private static func create(
+        directory: String, spec: StoreSpec, configuration: DaemonConfiguration, logger: Logger
+    ) -> HistoryStore? {
+        do {
+            if let parent = configuration.sharedStateDirectory(), mkdir(parent, 0o700) != 0, errno != EEXIST {
+                throw HistoryStoreError.system(operation: "mkdir", path: parent, errno: errno)
+            }
+            return try HistoryStore(
+                directory: directory, fileKey: HistoryStore.fileKey(bookPath: spec.path, format: spec.format),
+                replayBudget: Daemon.testReplayBudget ?? HistoryStore.replayBudgetBytes)
+        } catch {
+            logger.warning(
+                "the state directory cannot be used: \(error); history is not kept (a new epoch at every start)",
+                ["BOOKS_FILE": spec.path, "BOOKS_STORE": spec.name.rawValue])
+            return nil
         }
     }
 }

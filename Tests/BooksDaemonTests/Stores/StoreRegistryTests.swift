@@ -24,12 +24,20 @@ import Testing
     }
 
     func registry() -> StoreRegistry {
+        let recorded = self.recorded
+        let registry = Self.registry(stateDirectory: "none", recorded: recorded)
+        registry.observe { event in recorded.events.withLock { $0.append(event) } }
+        return registry
+    }
+
+    /// A registry of polling stores keeping their history in `stateDirectory`; the channels it
+    /// hands out are kept in `recorded`.
+    static func registry(stateDirectory: String, recorded: Recorded) -> StoreRegistry {
         var configuration = DaemonConfiguration()
         configuration.forcePolling = true
         configuration.pollIntervalMilliseconds = 20
-        configuration.stateDirectory = "none"
-        let recorded = self.recorded
-        let registry = StoreRegistry(
+        configuration.stateDirectory = stateDirectory
+        return StoreRegistry(
             environment: .init(
                 configuration: configuration, logger: Logger(backend: SilentLog()), notifier: SystemdNotifier(),
                 hub: nil,
@@ -40,8 +48,6 @@ import Testing
                         return channel
                     }
                 }))
-        registry.observe { event in recorded.events.withLock { $0.append(event) } }
-        return registry
     }
 
     func spec(_ name: String, _ file: String) throws -> StoreSpec {
