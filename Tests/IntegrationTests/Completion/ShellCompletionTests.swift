@@ -61,6 +61,31 @@ struct ShellCompletionTests {
                 ], "\(result.output)")
     }
 
+    @Test("bash: --store completes the names of a daemon serving several stores")
+    func bashStoreNames() async throws {
+        let harness = try await DaemonHarness("completion-stores", books: Self.books, start: false)
+        defer { harness.shutdown() }
+        try TestFiles.write("7|Emma|Jane Austen\n", to: harness.dir + "/fiction.txt")
+        try TestFiles.write("8|Faust|Goethe\n", to: harness.dir + "/fables.txt")
+        harness.extraDaemonArguments = [
+            "--store", "fiction=\(harness.dir)/fiction.txt", "--store", "fables=\(harness.dir)/fables.txt",
+        ]
+        try await harness.startDaemon()
+        let generated = try await harness.ctl(["completion", "bash"])
+        let script = try harness.directory.write("script.bash", generated.output)
+        let exe = shellQuote(BuildProducts.booksctl)
+        let result = try await harness.tools.must(
+            """
+            source \(shellQuote(script))
+            c() { COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); COMPREPLY=(); _booksctl; echo "[${COMPREPLY[*]}]"; }
+            c \(exe) --socket "$BOOKS_SOCKET" --store f
+            c \(exe) --socket "$BOOKS_SOCKET" --store fi
+            c \(exe) --socket "$BOOKS_SOCKET" --store d
+            """)
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines == ["[fables fiction]", "[fiction]", "[default]"], "\(result.output)")
+    }
+
     @Test("fish: complete -C offers commands, options, values and id prefixes")
     func fish() async throws {
         guard requireShell("fish") else { return }
