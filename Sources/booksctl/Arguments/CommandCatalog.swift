@@ -70,7 +70,8 @@ enum CommandCatalog {
             those added later); --store NAME, given once or several times, follows those. Each text line then \
             starts with "STORE: " and each JSON line ends with "store":"NAME"; seq numbers are per store, and \
             booksctl resumes each store from its own point. Stores added, removed or not followed are reported on \
-            stderr. With --store given once (or a daemon with one store), lines are as above.
+            stderr. With --store given once (or a daemon with one store), text lines are as above and JSON lines \
+            end with that store's "store" (none from a daemon of protocol version 1).
             """,
         ],
         examples: [

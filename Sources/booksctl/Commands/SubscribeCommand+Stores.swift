@@ -5,19 +5,28 @@ import FoundationEssentials
 import Synchronization
 
 extension SubscribeCommand {
-    /// True when the daemon has a single store (or speaks protocol version 1); false when it has
-    /// several or cannot be asked now (the feed over every store then waits for it).
-    static func servesOneStore(_ context: CommandContext) async throws(BooksClientError) -> Bool {
+    /// What a daemon serves, asked once before a feed without `--store`.
+    enum Served: Equatable {
+        /// One store: its name, or nil when the daemon speaks protocol version 1 or cannot be
+        /// asked now (the single feed then reports it, as before stores existed).
+        case one(String?)
+        /// Several stores: the feed follows every one.
+        case several
+    }
+
+    /// Asks the daemon how many stores it serves.
+    static func served(_ context: CommandContext) async throws(BooksClientError) -> Served {
         let client: BooksClient
         do {
             client = try await BooksClient.connect(socketPath: context.socketPath, clientName: "booksctl")
         } catch {
             guard error.isTransient else { throw error }
-            return true  // not reachable: the single feed reports it, as before stores existed
+            return .one(nil)
         }
         defer { client.close() }
-        guard client.protocolVersion >= ProtocolVersion.stores else { return true }
-        return try await client.stores().count == 1
+        guard client.protocolVersion >= ProtocolVersion.stores else { return .one(nil) }
+        let stores = try await client.stores()
+        return stores.count == 1 ? .one(stores[0].name) : .several
     }
 
     /// The feed over several stores: each line names its store. The options that keep one

@@ -19,8 +19,13 @@ enum SubscribeCommand {
         if stores.count > 1 {
             return try await runStores(options, stores: stores, context)
         }
-        if stores.isEmpty, !(try await servesOneStore(context)) {
-            return try await runStores(options, stores: ["*"], context)
+        // The store the JSON lines name (when the daemon names its stores).
+        var storeName = stores.first
+        if stores.isEmpty {
+            switch try await served(context) {
+            case .several: return try await runStores(options, stores: ["*"], context)
+            case .one(let name): storeName = name
+            }
         }
         let start: Cursor?
         do throws(SubscribeFailure) {
@@ -41,7 +46,7 @@ enum SubscribeCommand {
         let (done, finish) = AsyncStream<Void>.makeStream()
         let sink: SubscribeSink
         do throws(SubscribeFailure) {
-            sink = try SubscribeSink(options, context, onDone: { finish.finish() })
+            sink = try SubscribeSink(options, context, store: storeName, onDone: { finish.finish() })
         } catch {
             err.line("booksctl: \(TextCell.escape(error.description))")
             return .daemonError
@@ -92,11 +97,15 @@ final class SubscribeSink: Sendable {
     /// Change sets handled (printed or queued), and change sets whose command finished.
     private let counts: SubscribeCounts
     private let onDone: @Sendable () -> Void
+    /// With `--json` and a daemon that names its stores: the store each line names (`"store"`).
+    private let store: String?
 
     init(
-        _ options: SubscribeOptions, _ context: CommandContext, onDone: @escaping @Sendable () -> Void
+        _ options: SubscribeOptions, _ context: CommandContext, store: String? = nil,
+        onDone: @escaping @Sendable () -> Void
     ) throws(SubscribeFailure) {
         formatter = ChangeLineFormatter(json: options.json, style: context.style)
+        self.store = options.json ? store : nil
         json = ChangeLineFormatter(json: true, style: Style(enabled: false))
         out = context.out
         err = context.err
@@ -158,13 +167,18 @@ final class SubscribeSink: Sendable {
     /// Writes the update's lines in writes of up to 64 KiB, the last as soon as they are formatted.
     private func print(_ update: MirrorUpdate) {
         var buffer = ""
-        formatter.forEachLine(for: update) { line in
+        let add = { (line: String) in
             buffer += line
             buffer += "\n"
             if buffer.utf8.count >= 1 << 16 {
-                out.write(buffer)
+                self.out.write(buffer)
                 buffer = ""
             }
+        }
+        if let store {
+            formatter.forEachLine(for: update, store: store, add)
+        } else {
+            formatter.forEachLine(for: update, add)
         }
         if !buffer.isEmpty { out.write(buffer) }
     }

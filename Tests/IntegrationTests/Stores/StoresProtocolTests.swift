@@ -23,6 +23,21 @@ import Testing
     static let emmaUpper = TestBook(id: "7", name: "Emma", author: "Jane AUSTEN")
     static let dubliners = TestBook(id: "10", name: "Dubliners", author: "James Joyce")
 
+    @Test("subscribe --json to one store (named, or a daemon's only one) ends each line with its store")
+    func oneStoreLinesNameTheirStore() async throws {
+        let single = try await DaemonHarness("stores-v2-one", books: [])
+        defer { single.shutdown() }
+        let sub = try await single.subscribe(initialCount: 0)
+        try await single.tools.must("printf '10|Dubliners|James Joyce\\n' >> books.txt")
+        await sub.expectEvents([.insert(Self.dubliners).in("default")])
+
+        let h = try await harness("stores-v2-one-named")
+        defer { h.shutdown() }
+        let fiction = try await h.subscribe(initialCount: 1, store: "fiction")
+        try await h.tools.must("sed -i s/Austen/AUSTEN/ fiction.txt")
+        await fiction.expectEvents([.update(Self.emmaUpper).in("fiction")])
+    }
+
     @Test("real editors in three stores reach one subscriber of every store, each line naming its store")
     func editorsAcrossStores() async throws {
         let h = try await harness("stores-v2-editors")

@@ -19,8 +19,10 @@ struct BookEvent: Decodable, Equatable, CustomStringConvertible {
 
     enum CodingKeys: String, CodingKey { case seq, kind, id, name, author, source, oldName, oldAuthor, store }
 
-    /// The book's key in a subscriber's state: its id, qualified by its store when there is one.
-    var key: String { store.map { "\($0)/\(id)" } ?? id }
+    /// The book's key in a subscriber's state: its id, qualified by its store when the line names
+    /// one other than `default` (a subscriber of one store sees lines naming it: its books are
+    /// keyed by id alone, see `Subscriber.key(of:)`).
+    var key: String { store.map { $0 == "default" ? id : "\($0)/\(id)" } ?? id }
 
     var description: String { raw.isEmpty ? "\(seq) \(kind) \(id) \(name)|\(author) (\(source))" : raw }
 
@@ -109,10 +111,13 @@ final class Subscriber: @unchecked Sendable {
     private(set) var state: [String: TestBook] = [:]  // reconstructed from all events
     /// The last seq seen, per store (sequence numbers are per store; "" without stores).
     private var lastSeq: [String: Int] = [:]
+    /// The one store followed (`--store`), whose books are keyed by id alone.
+    private let followed: String?
     let logPath: String
 
     init(harness: DaemonHarness, initial: Bool, store: String? = nil) throws {
         self.harness = harness
+        followed = store
         logPath = harness.logDir + "/subscribe-\(DaemonHarness.uniqueNumber()).log"
         var argv = [BuildProducts.booksctl, "--socket", harness.socket, "subscribe", "--json"]
         if initial { argv.append("--initial") }
@@ -154,7 +159,7 @@ final class Subscriber: @unchecked Sendable {
                 Issue.record("seq went backwards (\(last) → \(event.seq)): \(line)", sourceLocation: sourceLocation)
             }
             lastSeq[event.store ?? ""] = max(last, event.seq)
-            if event.kind == "update", let before = state[event.key] {
+            if event.kind == "update", let before = state[key(of: event)] {
                 if let oldName = event.oldName, oldName != before.name {
                     Issue.record(
                         "oldName \(oldName) but the last known name was \(before.name): \(line)",
@@ -166,10 +171,10 @@ final class Subscriber: @unchecked Sendable {
                         sourceLocation: sourceLocation)
                 }
             }
-            if event.kind == "update" || event.kind == "delete", state[event.key] == nil {
+            if event.kind == "update" || event.kind == "delete", state[key(of: event)] == nil {
                 Issue.record("\(event.kind) of an id the subscriber never saw: \(line)", sourceLocation: sourceLocation)
             }
-            if event.kind == "insert", event.source != "snapshot", state[event.key] != nil {
+            if event.kind == "insert", event.source != "snapshot", state[key(of: event)] != nil {
                 Issue.record("insert of an id that already exists: \(line)", sourceLocation: sourceLocation)
             }
             apply(event)
@@ -178,10 +183,13 @@ final class Subscriber: @unchecked Sendable {
         return nil
     }
 
+    /// `event.key`, or its id alone when this subscriber follows one store.
+    private func key(of event: BookEvent) -> String { followed == nil ? event.key : event.id }
+
     private func apply(_ e: BookEvent) {
         switch e.kind {
-        case "delete": state[e.key] = nil
-        default: state[e.key] = TestBook(id: e.id, name: e.name, author: e.author)
+        case "delete": state[key(of: e)] = nil
+        default: state[key(of: e)] = TestBook(id: e.id, name: e.name, author: e.author)
         }
     }
 
