@@ -31,7 +31,7 @@ enum SubscribeCommand {
         do throws(SubscribeFailure) {
             start = try startCursor(options)
         } catch {
-            err.line("booksctl: \(TextCell.escape(error.description))")
+            err.line("booksctl: \(TextCell.escapeLines(error.description))")
             return .usage
         }
         let notices = Mutex(ReconnectNotices(mirror: options.mirror || options.initial))

@@ -41,6 +41,20 @@ import Testing
         #expect(none.output.ranges(of: "fiction").count == 1, "\(none)")
     }
 
+    @Test("subscribe: --since with a made-up epoch and --coalesce without --exec are usage errors with a hint")
+    func subscribeOptionsThatDoNothing() async throws {
+        let h = try await DaemonHarness("firstuse-subscribe", books: Fixture.books(count: 2))
+        defer { h.shutdown() }
+        let bogus = try await h.tools.shell("\(Self.ctl) subscribe --since bogus:3 --once")
+        #expect(bogus.status == 2, "\(bogus)")
+        let lines = bogus.output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2 && lines.last?.hasPrefix("hint: EPOCH is the daemon's, a UUID") == true, "\(bogus)")
+        let coalesce = try await h.tools.shell("\(Self.ctl) subscribe --coalesce 500 --once")
+        #expect(coalesce.status == 2, "\(coalesce)")
+        #expect(coalesce.output.hasPrefix("booksctl: --coalesce needs --exec CMD"), "\(coalesce)")
+        #expect(coalesce.output.contains("see booksctl subscribe --help"), "\(coalesce)")
+    }
+
     @Test("id prefixes match in either case when that is unambiguous; the exact case wins")
     func caseInsensitivePrefixes() async throws {
         let books = [
