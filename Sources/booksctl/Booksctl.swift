@@ -15,6 +15,11 @@ enum Booksctl {
         do {
             let scanned = try NATSTarget.extract(from: arguments)
             nats = scanned.target
+            // No command at all: the usage, like `--help`, but on stderr and as a usage error.
+            if scanned.rest.isEmpty {
+                OutputWriter.standardError.write(HelpText.tool)
+                return .usage
+            }
             invocation = try CommandLineParser.parse(scanned.rest)
         } catch {
             OutputWriter.standardError.line(error.description)
@@ -69,7 +74,8 @@ enum Booksctl {
             case .delete(let ids, let version, let json):
                 return try await DeleteCommand.run(ids: ids, expectVersion: version, json: json, context)
             case .status(let json): return try await StatusCommand.run(json: json, context)
-            case .check(let path, let json): return CheckCommand.run(path: path, json: json, context)
+            case .check(let paths, let format, let json):
+                return CheckCommand.run(paths: paths, format: format, json: json, context)
             case .ping: return try await PingCommand.run(context)
             case .stores(let json): return try await StoresCommand.run(json: json, context)
             case .help, .completion, .version: return .success

@@ -36,7 +36,9 @@ import Testing
     }
 
     @Test func startCursorComesFromSinceAndRejectsMirror() throws {
-        #expect(try SubscribeCommand.startCursor(SubscribeOptions(since: "E-1:42")) == Cursor(epoch: "E-1", seq: 42))
+        let epoch = "5A09FBA9-438A-4C0B-9F6E-2B3D6E7F8A90"
+        #expect(
+            try SubscribeCommand.startCursor(SubscribeOptions(since: "\(epoch):42")) == Cursor(epoch: epoch, seq: 42))
         #expect(throws: SubscribeFailure.self) { try SubscribeCommand.startCursor(SubscribeOptions(since: "42")) }
         #expect(throws: SubscribeFailure.self) {
             try SubscribeCommand.startCursor(SubscribeOptions(mirror: true, since: "E:1"))

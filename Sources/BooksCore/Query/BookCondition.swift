@@ -8,6 +8,8 @@ public enum MatchOperator: String, Sendable, Hashable, Codable, CaseIterable {
     case containsIgnoringCase
     /// The field starts with the value.
     case prefix
+    /// The field starts with the value, ignoring case (both lowercased, as `containsIgnoringCase`).
+    case prefixIgnoringCase
 }
 
 /// One test on one field of a book, as a `#Predicate` clause would express it.
@@ -25,7 +27,7 @@ public struct BookCondition: Sendable, Hashable, Codable {
         }
     }
     private var storedValue: String
-    /// `value` lowercased once, for `containsIgnoringCase` (derived: not encoded, not compared).
+    /// `value` lowercased once, for the `…IgnoringCase` operators (derived: not encoded, not compared).
     private var foldedValue: String
 
     private enum CodingKeys: String, CodingKey {
@@ -81,6 +83,7 @@ public struct BookCondition: Sendable, Hashable, Codable {
         case .containsIgnoringCase:
             return value.isEmpty || TextSearch.contains(folded.value(of: field, in: book), foldedValue)
         case .prefix: return field.value(of: book).hasPrefix(value)
+        case .prefixIgnoringCase: return folded.value(of: field, in: book).hasPrefix(foldedValue)
         }
     }
     /// An upper estimate of the work (bytes compared) of testing `book`, for ``QueryMeter``: the
@@ -91,6 +94,7 @@ public struct BookCondition: Sendable, Hashable, Codable {
         let valueBytes = value.utf8.count
         switch op {
         case .equals, .prefix: return min(fieldBytes, valueBytes) + 1
+        case .prefixIgnoringCase: return min(fieldBytes, valueBytes) + 1 + fieldBytes
         case .contains: return (fieldBytes + 1) * (valueBytes + 1)
         case .containsIgnoringCase: return (fieldBytes + 1) * (valueBytes + 1) + fieldBytes
         }

@@ -184,13 +184,12 @@ extension ReconcilerStateMachine {
             actions.append(.broadcast(applied))
             if source == .client { revertDetector.record(applied.changes) }
             let c = applied.changes
+            // Named as the feed names its source: a save that only gave ids to typed rows is a file edit.
+            let what = source == .client ? "client write" : "file edit (ids given to new rows)"
             actions.append(
                 .log(
                     .info,
-                    """
-                    client write: \(c.inserted.count) inserted, \(c.updated.count) updated, \(c.deleted.count) \
-                    deleted
-                    """,
+                    "\(what): \(c.inserted.count) inserted, \(c.updated.count) updated, \(c.deleted.count) deleted",
                     seq: applied.seq))
         }
         if let late = result.lateEdit {

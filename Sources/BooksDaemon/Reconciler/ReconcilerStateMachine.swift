@@ -171,7 +171,9 @@ public struct ReconcilerStateMachine: Sendable {
             context = BookContext(document: document, epoch: context.epoch, retention: configuration.changeLogRetention)
             fileState = .present
             self.identity = identity
-            actions.append(.log(.info, "loaded \(document.bookCount) books, \(document.badLineCount) bad lines"))
+            let (books, bad) = (document.bookCount, document.badLineCount)
+            actions.append(
+                .log(.info, "loaded \(books) book\(books == 1 ? "" : "s"), \(bad) bad line\(bad == 1 ? "" : "s")"))
             if document.badLineCount > 0 {
                 actions.append(
                     .log(.warning, "the book file has \(document.badLineCount) bad line(s); see booksctl status"))

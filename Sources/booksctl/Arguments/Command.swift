@@ -22,8 +22,8 @@ enum Command: Equatable {
     /// `delete ID…` (each a full id or a unique prefix).
     case delete(ids: [String], expectVersion: UInt64?, json: Bool = false)
     case status(json: Bool)
-    /// `check FILE`: validate a book file offline.
-    case check(path: String, json: Bool)
+    /// `check FILE…`: validate book files offline (`-`: stdin); `format` nil: by extension.
+    case check(paths: [String], format: BookFileFormat?, json: Bool)
     case ping
     /// `stores`: every store of the daemon.
     case stores(json: Bool)

@@ -33,7 +33,7 @@ extension CommandCatalog {
         .value("nats-password", "PASSWORD", "NATS password (or BOOKS_NATS_PASSWORD)"),
         .value("nats-token", "TOKEN", "NATS token (or BOOKS_NATS_TOKEN)"),
         .value("nats-prefix", "PREFIX", "prefix of NATS subjects, streams and buckets (default books)"),
-        .value("store", "NAME", "the store to talk to (-s; or BOOKS_STORE; needed when booksd serves several)"),
+        .value("store", "NAME", short: "s", "the store to talk to (or BOOKS_STORE; needed when booksd serves several)"),
         .flag("help", short: "h", "show help"),
         .flag("version", "print booksctl's version and exit"),
     ]

@@ -103,7 +103,9 @@ enum CommandCatalog {
             """,
             """
             --json prints one {"id","name","author"} object per line; --json-array one JSON array of them. Books are \
-            printed as the daemon's pages arrive (a terminal table is aligned page by page).
+            printed as the daemon's pages arrive. A terminal table's columns are measured on the first page and \
+            kept, so they never drift; a longer value on a later page is cut with "…" (with -l/--full it is shown \
+            whole, widening only its row).
             """,
             """
             The table's columns are padded by display width (wide East Asian characters and emoji count two \
@@ -128,7 +130,8 @@ enum CommandCatalog {
             """,
             """
             Every ID may be a unique prefix of an id (like git's short hashes); an ambiguous prefix lists the \
-            candidates and exits 2. Several ids print one block (or JSON line) per book, in the order given.
+            candidates and exits 2. When no id starts with ID as typed, case is ignored (35bf names 35BF…, \
+            when unambiguous). Several ids print one block (or JSON line) per book, in the order given.
             """,
         ],
         examples: [("booksctl get 3F2504E0-4F89-11D3-9A0C-0305E82C3301", "show a book")],
@@ -220,18 +223,29 @@ enum CommandCatalog {
         ])
 
     static let check = CommandSpec(
-        name: "check", summary: "validate a book file offline",
-        positionals: [("FILE", "the book file (rows id|name|author)")],
-        options: [json],
+        name: "check", summary: "validate book files offline",
+        positionals: [("FILE…", "one or more book files (rows id|name|author, or a JSON array); - reads stdin")],
+        options: [
+            json,
+            .value("format", "FORMAT", "text or json (default: json for a FILE ending in .json, else text)"),
+        ],
         details: [
             """
-            Reads FILE as booksd would, without a daemon, and prints each bad line as FILE:LINE: MESSAGE (--json: \
-            one {"line","code","message","text"} object per line). Exit 0 when every line is a book, a new book, \
-            a comment or blank; 1 when there are bad lines; 2 when FILE cannot be read. For pre-commit hooks.
+            Reads each FILE as booksd would, without a daemon, and prints each bad line as FILE:LINE: MESSAGE \
+            (--json: one {"file","line","code","message","text"} object per line). A JSON file (FILE ending in \
+            .json, or --format json) that is not an array of {"id","name","author"} objects is one error, \
+            FILE: MESSAGE (line 0 in --json); a bad book in it is FILE: book N: MESSAGE. - reads stdin (text \
+            unless --format json), shown as <stdin>. Every FILE is checked. Exit 0 when every line is a book, a \
+            new book, a comment or blank; 1 when a file has bad lines; 2 when a FILE cannot be read. For \
+            pre-commit hooks: `git show :books.txt | booksctl check -` checks what is staged.
             """
         ],
-        examples: [("booksctl check books.txt", "exit 1 and list the bad lines if any")],
-        exitNotes: ["1  the file has bad lines", "2  the file cannot be read"])
+        examples: [
+            ("booksctl check books.txt", "exit 1 and list the bad lines if any"),
+            ("booksctl check lists/*.txt lists/*.json", "several files, text and JSON"),
+            ("git show :books.txt | booksctl check -", "the staged content (a pre-commit hook)"),
+        ],
+        exitNotes: ["1  a file has bad lines", "2  a file cannot be read"])
 
     static let ping = CommandSpec(
         name: "ping", summary: "check that the daemon answers",
@@ -245,7 +259,8 @@ enum CommandCatalog {
         details: [
             """
             One line per store: its name, state (present, missing, unavailable — with why — or confirming), \
-            number of books, bad lines, seq, format and path. --json prints one object per store per line: \
+            number of books, bad lines, seq, format and path; on a terminal, cut to its width with "…" like \
+            list's table. --json prints one object per store per line: \
             {"name","path","format","state"[,"problem"],"bookCount","badLines","epoch","seq"}.
             """,
             """

@@ -81,6 +81,9 @@ enum CommandLineParser {
         }
         switch spec.name {
         case "subscribe":
+            if args.values["coalesce"] != nil && args.rest["exec"] == nil {
+                throw fail("--coalesce needs --exec CMD (it merges the change sets of a burst into one run of CMD)")
+            }
             return .subscribe(
                 SubscribeOptions(
                     json: json, name: args.values["name"], author: args.values["author"],
@@ -114,8 +117,6 @@ enum CommandLineParser {
                 throw fail("nothing to change: give --name and/or --author")
             }
             return .update(options)
-        case "check":
-            return .check(path: p[0], json: json)
         case "status":
             return .status(json: json)
         case "ping":
@@ -132,7 +133,7 @@ enum CommandLineParser {
         }
     }
 
-    /// `get ID…`, `delete ID…` and `add -`; nil for the other commands.
+    /// `get ID…`, `delete ID…`, `check FILE…` and `add -`; nil for the other commands.
     private static func variadic(
         _ spec: CommandSpec, _ args: ScannedArguments, json: Bool
     ) throws(UsageError) -> Command? {
@@ -145,6 +146,16 @@ enum CommandLineParser {
             let expected = try version(args.values["expect-version"], spec)
             if expected != nil, args.positionals.count > 1 { throw fail("--expect-version needs exactly one ID") }
             return .delete(ids: args.positionals, expectVersion: expected, json: json)
+        case "check":
+            guard !args.positionals.isEmpty else { throw fail("missing argument FILE") }
+            if let empty = args.positionals.firstIndex(of: "") { throw fail("FILE \(empty + 1) must not be empty") }
+            let format = try args.values["format"].map { text throws(UsageError) in
+                guard let format = BookFileFormat(rawValue: text) else {
+                    throw fail("unknown --format '\(text)' (expected text or json)")
+                }
+                return format
+            }
+            return .check(paths: args.positionals, format: format, json: json)
         case "add" where args.positionals == ["-"]:
             return .addFromInput(json: json)
         default:

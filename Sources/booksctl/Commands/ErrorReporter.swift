@@ -1,6 +1,10 @@
 import BooksClient
 import BooksProtocol
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Prints a client error to stderr and chooses the exit code.
 enum ErrorReporter {
     /// The exit code for `error` (see `ExitCode`).
@@ -20,9 +24,19 @@ enum ErrorReporter {
     static func message(for error: BooksClientError) -> String {
         // Messages come from the daemon and may quote the file: escaped like every other output.
         if case .daemon(let e) = error, e.code == .storeRequired || e.code == .unknownStore {
-            let what = e.code == .storeRequired ? "name a store with --store NAME (or BOOKS_STORE)" : e.message
+            // The daemon's message may already end with the stores ("…; stores: a, b"): listed once, here.
+            let what =
+                e.code == .storeRequired
+                ? "name a store with --store NAME (or BOOKS_STORE)"
+                : String(e.message.split(separator: "; stores: ", maxSplits: 1).first ?? "")
             let names = (e.stores ?? []).map(TextCell.escape).joined(separator: ", ")
             return "booksctl: \(TextCell.escape(what)); stores: \(names.isEmpty ? "none" : names)"
+        }
+        if case .cannotConnect(let path, let code) = error {
+            // The hint is a line of its own (escaping the whole description would print "\\n").
+            let reason = strerror(code).map { String(cString: $0) } ?? "errno \(code)"
+            return "booksctl: cannot connect to booksd at \(TextCell.escape(path)): \(reason)\n"
+                + BooksClientError.startHint
         }
         guard case .daemon(let e) = error, e.code == .conflict else {
             return "booksctl: \(TextCell.escape("\(error)"))"

@@ -3,7 +3,8 @@ import BooksCore
 import BooksProtocol
 
 /// What a possibly shortened id argument names (pure): like git's short hashes, an argument is
-/// the id it equals, else the one id it is a prefix of.
+/// the id it equals, else the one id it is a prefix of; when no id starts with it in the case
+/// typed, the same ignoring case (`35bf` names `35BF…` when no other id starts with `35bf`).
 enum IDResolution: Equatable {
     /// The full id.
     case found(String)
@@ -14,8 +15,16 @@ enum IDResolution: Equatable {
 
     /// Decides from the books whose id starts with `argument` (at most a few: `candidates`) and
     /// how many there are in all (`total`).
-    static func resolve(_ argument: String, candidates: [String], total: Int) -> IDResolution {
+    /// With `ignoringCase`, the candidates start with the argument ignoring case, and one that
+    /// equals it ignoring case (when only one does) is the id named.
+    static func resolve(
+        _ argument: String, candidates: [String], total: Int, ignoringCase: Bool = false
+    ) -> IDResolution {
         if candidates.contains(argument) { return .found(argument) }
+        if ignoringCase {
+            let equal = candidates.filter { $0.lowercased() == argument.lowercased() }
+            if equal.count == 1 { return .found(equal[0]) }
+        }
         if total == 1, let only = candidates.first { return .found(only) }
         if total == 0 || candidates.isEmpty { return .none }
         return .ambiguous(candidates.sorted(), total: total)
@@ -49,10 +58,9 @@ enum IDResolver {
         }
         var ids: [String] = []
         for argument in arguments {
-            let filter = BookFilter([BookCondition(.id, .prefix, argument)])
-            // By id: the argument itself, when it is an id, sorts before every longer id it is a prefix of.
-            let page = try await client.list(BookQuery(filter: filter, sort: BookSort(.id), limit: shown, offset: 0))
-            switch IDResolution.resolve(argument, candidates: page.books.map(\.id), total: page.total) {
+            var resolution = try await candidates(argument, .prefix, client)
+            if resolution == .none { resolution = try await candidates(argument, .prefixIgnoringCase, client) }
+            switch resolution {
             case .found(let id): ids.append(id)
             case .none: throw .daemon(ProtocolError(.notFound, "no book with id \(argument)"))
             case .ambiguous(let candidates, let total):
@@ -61,5 +69,23 @@ enum IDResolver {
             }
         }
         return ids
+    }
+
+    /// The resolution of `argument` among the ids it is a prefix of by `op`; `.none` when the
+    /// daemon does not know `op` (one older than `prefixIgnoringCase` answers `bad-request`).
+    private static func candidates(
+        _ argument: String, _ op: MatchOperator, _ client: any BookRequests
+    ) async throws(BooksClientError) -> IDResolution {
+        let filter = BookFilter([BookCondition(.id, op, argument)])
+        // By id: the argument itself, when it is an id, sorts before every longer id it is a prefix of.
+        let query = BookQuery(filter: filter, sort: BookSort(.id), limit: shown, offset: 0)
+        do throws(BooksClientError) {
+            let page = try await client.list(query)
+            return IDResolution.resolve(
+                argument, candidates: page.books.map(\.id), total: page.total, ignoringCase: op != .prefix)
+        } catch {
+            if op != .prefix, case .daemon(let e) = error, e.code == .badRequest { return .none }
+            throw error
+        }
     }
 }

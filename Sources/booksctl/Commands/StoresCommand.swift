@@ -20,6 +20,14 @@ enum StoresCommand {
             for store in stores { context.out.line(jsonLine(store)) }
             return .success
         }
+        // On a terminal, cut to its width like `list` (the full values: --json).
+        let width = context.out.isTerminal ? TableLayout.terminalWidth() : nil
+        for line in table(stores, style: context.style, width: width) { context.out.line(line) }
+        return .success
+    }
+
+    /// The text table: a dimmed header, one row per store; cut to `width` columns when given.
+    static func table(_ stores: [StoreInfo], style: Style, width: Int?) -> [String] {
         let rows = stores.map { s -> [String] in
             [
                 s.name, s.state + (s.problem.map { " (\($0))" } ?? ""), String(s.bookCount), String(s.badLines),
@@ -27,13 +35,9 @@ enum StoresCommand {
             ].map(TextCell.escape)
         }
         let header = ["STORE", "STATE", "BOOKS", "BAD", "SEQ", "FORMAT", "PATH"]
-        let widths = header.indices.map { k in ([header] + rows).map { $0[k].count }.max() ?? 0 }
-        for (index, row) in ([header] + rows).enumerated() {
-            let text = row.enumerated().map { k, cell in k == row.count - 1 ? cell : cell.padding(widths[k]) }
-                .joined(separator: "  ")
-            context.out.line(index == 0 ? context.style.dim(text) : text)
-        }
-        return .success
+        let widths = TableLayout.widths(of: [header] + rows, available: width)
+        let lines = TableLayout.lines([header] + rows, widths: widths, available: width)
+        return lines.enumerated().map { index, text in index == 0 ? style.dim(text) : text }
     }
 
     /// `{"name","path","format","state"[,"problem"],"bookCount","badLines","epoch","seq"}`.

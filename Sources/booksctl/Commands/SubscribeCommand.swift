@@ -31,7 +31,7 @@ enum SubscribeCommand {
         do throws(SubscribeFailure) {
             start = try startCursor(options)
         } catch {
-            err.line("booksctl: \(TextCell.escape(error.description))")
+            err.line("booksctl: \(TextCell.escapeLines(error.description))")
             return .usage
         }
         let notices = Mutex(ReconnectNotices(mirror: options.mirror || options.initial))
@@ -73,9 +73,13 @@ enum SubscribeCommand {
                 description: "--since and --cursor-file cannot be combined with --mirror or --initial")
         }
         if let since = options.since {
-            guard let cursor = Cursor(parsing: since) else {
+            guard let cursor = Cursor(parsing: since), Cursor.isDaemonEpoch(cursor.epoch) else {
                 throw SubscribeFailure(
-                    description: "--since needs a cursor EPOCH:SEQ (as printed by subscribe --json), not '\(since)'")
+                    description: """
+                        --since needs a cursor EPOCH:SEQ (as printed by subscribe --json), not '\(since)'
+                        hint: EPOCH is the daemon's, a UUID (booksctl status shows it); e.g. --since \
+                        5A09FBA9-438A-4C0B-9F6E-2B3D6E7F8A90:17
+                        """)
             }
             return cursor
         }

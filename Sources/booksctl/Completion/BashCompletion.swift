@@ -19,7 +19,7 @@ struct BashCompletion {
                     command) COMPREPLY=($(compgen -c -- "$cur")) ;;
                     id) COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" __complete ids "$cur" "$@" 2>/dev/null | cut -f1)" -- "$cur")) ;;
                     store) COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" __complete stores "$cur" "$@" 2>/dev/null)" -- "$cur")) ;;
-                    choices:*) IFS=' '; COMPREPLY=($(compgen -W "${kind#choices:}" -- "$cur")) ;;
+                    choices:*) COMPREPLY=($(IFS=' '; compgen -W "${kind#choices:}" -- "$cur")) ;;
                     *) COMPREPLY=() ;;
                 esac
             }

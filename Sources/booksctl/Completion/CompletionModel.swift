@@ -1,3 +1,5 @@
+import BooksCore
+
 /// What a value on the command line is, for completion: derived from the catalog's placeholder
 /// names (`ID`, `PATH`, `FILE`, `CMD`, …) so that commands and options added to the catalog are
 /// completed without touching the generators.
@@ -20,6 +22,7 @@ enum ValueKind: Equatable, Sendable {
         switch long {
         case "sort": return .choices(["id", "name", "author", "-id", "-name", "-author"])
         case "store": return .store
+        case "format": return .choices(BookFileFormat.allCases.map(\.rawValue))
         default: return of(placeholder: placeholder)
         }
     }

@@ -8,8 +8,8 @@ import Glibc
 /// Commands for booksctl's own tooling, not listed in help:
 /// - `__complete ids PREFIX [--socket PATH]`: the ids starting with PREFIX (at most 100), one
 ///   `ID<TAB>NAME` line each, asked from the daemon — what the completion scripts call.
-/// - `__complete stores PREFIX [--socket PATH]`: the store names starting with PREFIX, taken from
-///   `booksctl stores` when the catalog has that command.
+/// - `__complete stores PREFIX [--socket PATH]`: the store names starting with PREFIX, one per
+///   line, asked from the daemon.
 /// - `__manpage`: booksctl(1), generated from the catalog (`ManPage`).
 ///
 /// Completion must never disturb the shell: every failure (no daemon, unknown command) prints
@@ -42,9 +42,7 @@ enum HiddenCommands {
         case .complete("ids", let prefix, let socket):
             for line in await Self.ids(prefix: prefix, socket: socket) { OutputWriter.standardOutput.line(line) }
         case .complete("stores", let prefix, let socket):
-            // Runs a child process and waits for it: on a dedicated thread, not the cooperative pool.
-            let names = await NATSBooksClient.onThread { Self.stores(prefix: prefix, socket: socket) }
-            for name in names { OutputWriter.standardOutput.line(name) }
+            for name in await Self.stores(prefix: prefix, socket: socket) { OutputWriter.standardOutput.line(name) }
         case .complete:
             break
         }
@@ -63,14 +61,14 @@ enum HiddenCommands {
         return page.books.map { $0.id + "\t" + TextCell.escape($0.name) }
     }
 
-    /// The store names starting with `prefix`: the first field of each line `booksctl stores`
-    /// prints, when that command exists; none otherwise.
-    static func stores(prefix: String, socket: String?) -> [String] {
-        guard CommandCatalog.spec(named: "stores") != nil else { return [] }
-        let arguments = (socket.map { ["--socket", $0] } ?? []) + ["stores"]
-        guard let output = ChildOutput.run(executable: "/proc/self/exe", arguments: arguments) else { return [] }
-        return output.split(separator: "\n").compactMap { line in
-            line.split(whereSeparator: { $0 == "\t" || $0 == " " }).first.map(String.init)
-        }.filter { $0.hasPrefix(prefix) }
+    /// The names of the daemon's stores that start with `prefix` (none without a daemon).
+    static func stores(prefix: String, socket: String?) async -> [String] {
+        let path = SocketPathResolver().resolve(explicit: socket).path
+        guard let client = try? await BooksClient.connect(socketPath: path, clientName: "booksctl-complete") else {
+            return []
+        }
+        defer { client.close() }
+        guard let stores = try? await client.stores() else { return [] }
+        return stores.map(\.name).filter { $0.hasPrefix(prefix) }
     }
 }

@@ -2,20 +2,21 @@ import BooksCore
 
 /// Formats a list of books for `list` and `get`.
 enum BookTable {
+    /// The header of the aligned table.
+    static let header = ["ID", "NAME", "AUTHOR"]
+
     /// An aligned table with a header (for terminals): columns padded by display width and, when
     /// `width` is given, cut with `…` to fit it (see `TableLayout`).
     static func aligned(_ books: [Book], style: Style, width: Int? = nil) -> [String] {
-        let rows = books.map { [TextCell.escape($0.id), TextCell.escape($0.name), TextCell.escape($0.author)] }
-        let header = ["ID", "NAME", "AUTHOR"]
-        var natural = header.map(DisplayWidth.of)
-        for row in rows { for (i, cell) in row.enumerated() { natural[i] = max(natural[i], DisplayWidth.of(cell)) } }
-        let widths = TableLayout.fit(natural, available: width)
-        func render(_ row: [String]) -> String {
-            let cells = row.enumerated().map { DisplayWidth.truncate($1, to: widths[$0]) }
-            return DisplayWidth.pad(cells[0], to: widths[0]) + "  " + DisplayWidth.pad(cells[1], to: widths[1])
-                + "  " + cells[2]
-        }
-        return [style.bold(render(header))] + rows.map(render)
+        let rows = cells(books)
+        let widths = TableLayout.widths(of: [header] + rows, available: width)
+        return [style.bold(TableLayout.lines([header], widths: widths, available: width)[0])]
+            + TableLayout.lines(rows, widths: widths, available: width)
+    }
+
+    /// Each book's id, name and author, escaped for a terminal.
+    static func cells(_ books: [Book]) -> [[String]] {
+        books.map { [TextCell.escape($0.id), TextCell.escape($0.name), TextCell.escape($0.author)] }
     }
 
     /// One line per book: id, name, author separated by tabs (for pipes).

@@ -2,8 +2,9 @@ import BooksCore
 
 /// Turns the pages of a streamed `list` into output bytes as they arrive (pure: the caller
 /// writes them). Formats: JSON lines, one JSON array, tab-separated lines (pipes), or a table
-/// aligned page by page with a header before the first page and a count after the last
-/// (terminals).
+/// with a header before the first page and a count after the last (terminals), whose column
+/// widths are measured on the first page and kept for every later one, so that columns never
+/// drift (a longer value later is cut with `…`; without a width, `--full`, only its row is wider).
 struct ListPrinter: Sendable {
     enum Format: Sendable {
         case jsonLines, jsonArray, tabSeparated
@@ -13,6 +14,8 @@ struct ListPrinter: Sendable {
 
     let format: Format
     private(set) var printed = 0
+    /// The table's column widths, set by its first page.
+    private var widths: [Int]?
 
     init(format: Format) { self.format = format }
 
@@ -37,8 +40,14 @@ struct ListPrinter: Sendable {
             for line in BookTable.tabSeparated(books) { out.append(contentsOf: Array((line + "\n").utf8)) }
         case .table(let style, let width):
             guard !books.isEmpty else { return [] }
-            var lines = BookTable.aligned(books, style: style, width: width)
-            if printed > 0 { lines.removeFirst() }  // the header, printed with the first page
+            let rows = BookTable.cells(books)
+            var lines: [String] = []
+            if widths == nil {
+                let measured = TableLayout.widths(of: [BookTable.header] + rows, available: width)
+                widths = measured
+                lines.append(style.bold(TableLayout.lines([BookTable.header], widths: measured, available: width)[0]))
+            }
+            lines += TableLayout.lines(rows, widths: widths ?? [], available: width)
             out.append(contentsOf: Array((lines.joined(separator: "\n") + "\n").utf8))
         }
         return out

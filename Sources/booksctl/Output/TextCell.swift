@@ -24,6 +24,13 @@ enum TextCell {
         return out
     }
 
+    /// `text` with each of its lines escaped (see `escape`) and the line breaks kept: for a
+    /// message followed by a hint line.
+    static func escapeLines(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { escape(String($0)) }.joined(
+            separator: "\n")
+    }
+
     /// Control characters and the invisible characters that change how text is displayed.
     static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {

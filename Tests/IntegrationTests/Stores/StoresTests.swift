@@ -134,7 +134,7 @@ import Testing
         #expect(
             await eventually(timeout: 60, interval: 0.2) {
                 let loaded = h.daemonLog(lastLines: 100_000).split(separator: "\n").filter {
-                    $0.contains("loaded 1 books") && $0.contains(" books_store=m")
+                    $0.contains("loaded 1 book,") && $0.contains(" books_store=m")
                 }
                 return Set(loaded).count == 1_000
             })
