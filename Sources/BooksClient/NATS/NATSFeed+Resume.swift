@@ -32,9 +32,16 @@ extension NATSFeed {
         public var streamSequence: UInt64
     }
 
-    /// The last message of the stream as a booksd position, or nil for an empty stream.
+    /// The last message of the stream as a booksd position, or nil for an empty stream or one
+    /// not created yet (booksd has not published: the feed waits for it).
     func lastPosition(_ jetStream: JetStream) throws(NATSError) -> (point: ResumePoint, sequence: UInt64)? {
-        guard let last = try jetStream.lastMessage(stream: names.stream, subject: subject),
+        let found: NATSMessage?
+        do {
+            found = try jetStream.lastMessage(stream: names.stream, subject: subject)
+        } catch where error.jetStreamCode == 10059 {  // stream not found
+            return nil
+        }
+        guard let last = found,
             let sequence = last.streamSequence, let event = Self.event(last)
         else { return nil }
         return (ResumePoint(epoch: event.epoch, seq: event.seq), sequence)

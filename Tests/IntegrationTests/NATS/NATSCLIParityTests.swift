@@ -128,6 +128,36 @@ struct NATSCLIParityTests {
         }
     }
 
+    @Test func mirrorOverNATSPrintsTheSocketsDifferenceAcrossANewEpoch() async throws {
+        let server = try NATSServerProcess()
+        let daemon = try await FeedDaemon(
+            rows: ["1|Dune|Herbert", "2|Emma|Austen"], settings: ["nats_url=\(server.url)", "state_directory=none"])
+        try await NATSFeedTests.waitForInitialSnapshot(url: server.url)
+        let out = (socket: daemon.directory + "/mirror-socket.out", nats: daemon.directory + "/mirror-nats.out")
+        let socket = try ChildProcess.spawn(
+            [BuildProducts.booksctl, "--socket", daemon.socket, "subscribe", "--mirror", "--json"],
+            stdout: .appendFile(out.socket))
+        let nats = try ChildProcess.spawn(
+            [BuildProducts.booksctl, "--nats", server.url, "subscribe", "--mirror", "--json"],
+            stdout: .appendFile(out.nats))
+        defer {
+            _ = socket.kill()
+            _ = nats.kill()
+        }
+        await MonotonicClock.pause(seconds: 2)  // both take their snapshot
+        daemon.stop()
+        try daemon.handWriteInPlace("2|Emma|Jane Austen\n3|Walden|Thoreau\n")
+        try await daemon.start()  // no history: a new epoch, the bucket reconciled, a snapshot marker
+        let lines = { (path: String) in (TestFiles.readText(path) ?? "").split(separator: "\n").map(String.init) }
+        let printed = await eventually(timeout: 30, interval: 0.1) {
+            lines(out.socket).count >= 3 && lines(out.nats).count >= 3
+        }
+        #expect(printed, "socket: \(lines(out.socket)), nats: \(lines(out.nats))")
+        let without = { (lines: [String]) in lines.map { Self.members($0).filter { $0.key != "time" } } }
+        #expect(without(lines(out.nats)) == without(lines(out.socket)), "the same difference on both")
+        #expect(lines(out.nats).allSatisfy { Self.members($0)["source"] == "resync" }, "\(lines(out.nats))")
+    }
+
     @Test func aListOf100kBooksOverNATSIsReadInPages() async throws {
         let rows = (0..<100_000).map { "id-\($0)|Title number \($0) of the big list|Author \($0 % 977)" }
         let server = try NATSServerProcess()
