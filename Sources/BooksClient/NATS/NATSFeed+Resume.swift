@@ -38,7 +38,8 @@ extension NATSFeed {
         let found: NATSMessage?
         do {
             found = try jetStream.lastMessage(stream: names.stream, subject: subject)
-        } catch where error.jetStreamCode == 10059 {  // stream not found
+        } catch {
+            guard error.jetStreamCode == 10059 else { throw error }  // 10059: stream not found
             return nil
         }
         guard let last = found,

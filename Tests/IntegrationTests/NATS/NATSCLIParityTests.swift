@@ -91,37 +91,54 @@ struct NATSCLIParityTests {
         #expect(nats.stderr == socket.stderr, "the same notice")
     }
 
+    /// The lines of a subscriber's output file.
+    static func lines(_ path: String) -> [String] {
+        (TestFiles.readText(path) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// Appends warm-up rows until every output printed the latest one: each subscriber is then
+    /// seeded and live. Returns how many lines each had printed.
+    static func warmUp(_ daemon: FeedDaemon, _ outputs: [String]) async throws -> [Int] {
+        for n in 1...60 {
+            try daemon.handAppend("warm-\(n)|Warm|Up")
+            let all = await eventually(timeout: 1, interval: 0.05) {
+                outputs.allSatisfy { lines($0).contains { members($0)["id"] == "warm-\(n)" } }
+            }
+            if all { return outputs.map { lines($0).count } }
+        }
+        throw TestSupportError("the subscribers never printed a warm-up row")
+    }
+
     @Test func initialAndMirrorOverNATSPrintWhatTheSocketPrints() async throws {
         let (server, daemon) = try await NATSFeedTests.publishingDaemon(rows: ["1|Dune|Herbert", "2|Emma|Austen"])
         for option in ["--initial", "--mirror"] {
             let out = (socket: daemon.directory + "/s\(option).out", nats: daemon.directory + "/n\(option).out")
-            let count = option == "--initial" ? "2" : "1"
             let socket = try ChildProcess.spawn(
-                [BuildProducts.booksctl, "--socket", daemon.socket, "subscribe", option, "--json", "--count", count],
+                [BuildProducts.booksctl, "--socket", daemon.socket, "subscribe", option, "--json"],
                 stdout: .appendFile(out.socket))
             let nats = try ChildProcess.spawn(
-                [BuildProducts.booksctl, "--nats", server.url, "subscribe", option, "--json", "--count", count],
+                [BuildProducts.booksctl, "--nats", server.url, "subscribe", option, "--json"],
                 stdout: .appendFile(out.nats))
             defer {
                 _ = socket.kill()
                 _ = nats.kill()
             }
+            var skip = [0, 0]
             if option == "--initial" {
                 let started = await eventually(timeout: 20, interval: 0.05) {
-                    [out.socket, out.nats].allSatisfy {
-                        (TestFiles.readText($0) ?? "").split(separator: "\n").count >= 2
-                    }
+                    [out.socket, out.nats].allSatisfy { Self.lines($0).count >= 2 }
                 }
                 #expect(started, "both print the initial books")
             } else {
-                // --mirror prints nothing at start: give both a moment to take their snapshot.
-                await MonotonicClock.pause(seconds: 2)
+                skip = try await Self.warmUp(daemon, [out.socket, out.nats])  // --mirror prints nothing at start
             }
             try daemon.handAppend("3\(option)|Walden|Thoreau")
-            let exited = await eventually(timeout: 20, interval: 0.05) { socket.poll() != nil && nats.poll() != nil }
-            #expect(exited, "both exit after --count \(count)")
-            let socketLines = (TestFiles.readText(out.socket) ?? "").split(separator: "\n").map(String.init)
-            let natsLines = (TestFiles.readText(out.nats) ?? "").split(separator: "\n").map(String.init)
+            let printed = await eventually(timeout: 20, interval: 0.05) {
+                [out.socket, out.nats].allSatisfy { Self.lines($0).contains { $0.contains("3\(option)") } }
+            }
+            #expect(printed, "both print the change")
+            let socketLines = Array(Self.lines(out.socket).dropFirst(skip[0]))
+            let natsLines = Array(Self.lines(out.nats).dropFirst(skip[1]))
             #expect(natsLines.count == (option == "--initial" ? 3 : 1), "\(option): \(natsLines)")
             let without = { (lines: [String]) in lines.map { Self.members($0).filter { $0.key != "time" } } }
             #expect(without(natsLines) == without(socketLines), "\(option)")
@@ -144,18 +161,20 @@ struct NATSCLIParityTests {
             _ = socket.kill()
             _ = nats.kill()
         }
-        await MonotonicClock.pause(seconds: 2)  // both take their snapshot
+        let skip = try await Self.warmUp(daemon, [out.socket, out.nats])
         daemon.stop()
         try daemon.handWriteInPlace("2|Emma|Jane Austen\n3|Walden|Thoreau\n")
         try await daemon.start()  // no history: a new epoch, the bucket reconciled, a snapshot marker
-        let lines = { (path: String) in (TestFiles.readText(path) ?? "").split(separator: "\n").map(String.init) }
+        let tail = { (path: String, skip: Int) in Array(Self.lines(path).dropFirst(skip)) }
         let printed = await eventually(timeout: 30, interval: 0.1) {
-            lines(out.socket).count >= 3 && lines(out.nats).count >= 3
+            [tail(out.socket, skip[0]), tail(out.nats, skip[1])].allSatisfy { lines in
+                lines.contains { $0.contains("\"id\":\"3\"") } && lines.contains { $0.contains("Jane Austen") }
+            }
         }
-        #expect(printed, "socket: \(lines(out.socket)), nats: \(lines(out.nats))")
+        #expect(printed, "socket: \(tail(out.socket, skip[0])), nats: \(tail(out.nats, skip[1]))")
         let without = { (lines: [String]) in lines.map { Self.members($0).filter { $0.key != "time" } } }
-        #expect(without(lines(out.nats)) == without(lines(out.socket)), "the same difference on both")
-        #expect(lines(out.nats).allSatisfy { Self.members($0)["source"] == "resync" }, "\(lines(out.nats))")
+        #expect(without(tail(out.nats, skip[1])) == without(tail(out.socket, skip[0])), "the same difference on both")
+        #expect(tail(out.nats, skip[1]).allSatisfy { Self.members($0)["source"] == "resync" })
     }
 
     @Test func aListOf100kBooksOverNATSIsReadInPages() async throws {
