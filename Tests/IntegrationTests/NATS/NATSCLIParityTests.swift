@@ -184,9 +184,9 @@ struct NATSCLIParityTests {
         let daemon = try await FeedDaemon(rows: rows, settings: ["nats_url=\(server.url)", "query_budget_ms=20000"])
         try await NATSFeedTests.waitForInitialSnapshot(url: server.url, timeout: 60)
         let queries = [
-            ["list", "--json"], ["list", "--json", "--sort", "-name", "--offset", "10", "--limit", "50000"],
+            ["list", "--json"], ["list", "--json", "--sort", "-name", "--offset", "10", "--limit", "20000"],
         ]
-        for (query, count) in zip(queries, [100_000, 50_000]) {
+        for (query, count) in zip(queries, [100_000, 20_000]) {
             let started = MonotonicClock.seconds()
             let nats = try await Self.booksctl(nats: server.url, daemon, query, timeout: 60)
             let seconds = MonotonicClock.seconds() - started
