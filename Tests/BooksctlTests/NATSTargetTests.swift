@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Testing
 
 @testable import booksctl
@@ -34,11 +35,13 @@ import Testing
         }
     }
 
-    @Test func sinceTakesASequenceOrATime() throws {
-        #expect(try NATSCommands.startPoint(nil) == .new)
-        #expect(try NATSCommands.startPoint("0") == .all)
-        #expect(try NATSCommands.startPoint("42") == .sequence(42))
-        #expect(try NATSCommands.startPoint("1970-01-01T00:00:01Z") == .time(1_000_000_000))
-        #expect(throws: (any Error).self) { try NATSCommands.startPoint("yesterday") }
+    @Test func sinceTakesACursorASeqOrATime() throws {
+        #expect(SinceOption(parsing: "0") == .seq(0))
+        #expect(SinceOption(parsing: "42") == .seq(42))
+        let epoch = "5A09FBA9-438A-4C0B-9F6E-2B3D6E7F8A90"
+        #expect(SinceOption(parsing: "\(epoch):42") == .cursor(Cursor(epoch: epoch, seq: 42)))
+        #expect(SinceOption(parsing: "E-1:42") == nil)
+        #expect(SinceOption(parsing: "1970-01-01T00:00:01Z") == .time(Date(timeIntervalSince1970: 1)))
+        #expect(SinceOption(parsing: "yesterday") == nil)
     }
 }

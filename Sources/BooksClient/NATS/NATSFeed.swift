@@ -22,6 +22,8 @@ public final class NATSFeed: Sendable {
 
     let connection: NATSConnection
     let subject: String
+    /// The store, its prefix, stream (`<prefix>_<store>_changes`) and bucket (`<prefix>_<store>`).
+    let names: (prefix: String, store: String, stream: String, bucket: String)
 
     /// Connects to `options.urls` for the feed of `store` under `prefix`.
     /// - Throws: `.nats` when no server can be reached.
@@ -36,6 +38,7 @@ public final class NATSFeed: Sendable {
             throw .nats(error.description)
         }
         subject = "\(prefix).\(store).changes"
+        names = (prefix, store, "\(prefix)_\(store)_changes", "\(prefix)_\(store)")
     }
 
     /// Delivers every message from `start` on, in order, until `deliver` returns false.

@@ -13,7 +13,8 @@ enum CommandCatalog {
             .flag("mirror", "keep a copy of the matching books, to print missed changes exactly after a resync"),
             .value(
                 "since", "EPOCH:SEQ",
-                "resume after this cursor (of a --json line); with --nats: a stream SEQ or an ISO 8601 TIME"),
+                "resume after this cursor (of a --json line); a plain SEQ: after that seq of the current epoch "
+                    + "(0: every change still available); with --nats also an ISO 8601 TIME"),
             .value("cursor-file", "PATH", "resume after the cursor saved in PATH; save each printed change's cursor"),
             .value("count", "N", "exit after N change sets"),
             .flag("once", "exit after one change set (--count 1)"),
@@ -72,6 +73,13 @@ enum CommandCatalog {
             booksctl resumes each store from its own point. Stores added, removed or not followed are reported on \
             stderr. With --store given once (or a daemon with one store), text lines are as above and JSON lines \
             end with that store's "store" (none from a daemon of protocol version 1).
+            """,
+            """
+            Over NATS (--nats URL): the store's JetStream stream, with the same options, meanings, lines ("store" \
+            included) and exit codes as over the socket: --since counts booksd's seqs, not stream sequences, and \
+            resumes after them; a gap in the stream prints the same resync line; --initial and --mirror start from \
+            the store's key-value bucket (--initial prints its books ordered by id); --since TIME (ISO 8601, the \
+            first change stored at or after it) works over NATS only. See docs/SCALE-OUT.md.
             """,
         ],
         examples: [

@@ -27,13 +27,18 @@ enum SubscribeCommand {
             case .one(let name): storeName = name
             }
         }
-        let start: Cursor?
+        let since: SinceOption?
         do throws(SubscribeFailure) {
-            start = try startCursor(options)
+            since = try SinceOption.start(options)
+            if case .time = since {
+                throw SubscribeFailure(
+                    description: "--since TIME needs --nats (the socket's feed resumes after EPOCH:SEQ or SEQ)")
+            }
         } catch {
             err.line("booksctl: \(TextCell.escapeLines(error.description))")
             return .usage
         }
+        let start = try await resumePoint(since, context)
         let notices = Mutex(ReconnectNotices(mirror: options.mirror || options.initial))
         var subscription = ResilientSubscription(
             socketPath: context.socketPath, filter: options.filter, initial: options.initial,
@@ -41,7 +46,7 @@ enum SubscribeCommand {
             onStatus: { status in
                 if let line = notices.withLock({ $0.notice(for: status) }) { err.line("booksctl: \(line)") }
             })
-        subscription.resumeFrom = start?.resumePoint
+        subscription.resumeFrom = start
         if stores.count == 1 { subscription.store = stores[0] }
         let (done, finish) = AsyncStream<Void>.makeStream()
         let sink: SubscribeSink
@@ -66,25 +71,22 @@ enum SubscribeCommand {
         return .success
     }
 
-    /// Where to start: `--since EPOCH:SEQ`, else the cursor file's cursor, else nil (now).
-    static func startCursor(_ options: SubscribeOptions) throws(SubscribeFailure) -> Cursor? {
-        if (options.since != nil || options.cursorFile != nil) && (options.mirror || options.initial) {
-            throw SubscribeFailure(
-                description: "--since and --cursor-file cannot be combined with --mirror or --initial")
-        }
-        if let since = options.since {
-            guard let cursor = Cursor(parsing: since), Cursor.isDaemonEpoch(cursor.epoch) else {
-                throw SubscribeFailure(
-                    description: """
-                        --since needs a cursor EPOCH:SEQ (as printed by subscribe --json), not '\(since)'
-                        hint: EPOCH is the daemon's, a UUID (booksctl status shows it); e.g. --since \
-                        5A09FBA9-438A-4C0B-9F6E-2B3D6E7F8A90:17
-                        """)
+    /// Where to start: after `since`'s cursor; after a plain seq of the daemon's current epoch
+    /// (asked with a ping); nil: now.
+    static func resumePoint(
+        _ since: SinceOption?, _ context: CommandContext
+    ) async throws(BooksClientError) -> ResumePoint? {
+        switch since {
+        case nil, .time: return nil
+        case .cursor(let cursor): return cursor.resumePoint
+        case .seq(let seq):
+            let client = try await context.connect()
+            defer { client.close() }
+            guard let point = try await client.ping() else {
+                throw .protocolError(ProtocolError(.badRequest, "--since \(seq): the daemon did not say its epoch"))
             }
-            return cursor
+            return ResumePoint(epoch: point.epoch, seq: seq)
         }
-        return try options.cursorFile.map { path throws(SubscribeFailure) in try CursorFile(path: path).load() }
-            ?? nil
     }
 }
 
