@@ -95,12 +95,14 @@ struct AppendIntentRecord: Equatable {
     /// Returns the record's path (the caller removes it after the append).
     static func write(_ record: AppendIntentRecord, for book: String) throws(StoreError) -> String {
         let usual = AppendWriter.intentPath(for: book)
+        var s = stat()
+        // Another user's entry is never replaced (not even by root): it is left alone.
+        if lstat(usual, &s) == 0, s.st_uid != geteuid() { return try writeUnique(record, prefix: usual + "-") }
         do {
             try write(record, at: usual)
             return usual
         } catch {
-            var s = stat()
-            guard lstat(usual, &s) == 0, s.st_uid != geteuid() || s.st_mode & S_IFMT == S_IFDIR else { throw error }
+            guard lstat(usual, &s) == 0, s.st_mode & S_IFMT == S_IFDIR else { throw error }
             return try writeUnique(record, prefix: usual + "-")
         }
     }

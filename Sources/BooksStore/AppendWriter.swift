@@ -184,11 +184,13 @@ public enum AppendWriter {
         case nil:
             break
         case .failure(let problem):
-            if unlink(intent) == 0 {
+            var s = stat()
+            let foreign = lstat(intent, &s) == 0 && s.st_uid != geteuid()
+            if !foreign, unlink(intent) == 0 {
                 notes.append("ignored and removed the append intent record \(intent): \(problem)")
             } else {
                 notes.append(
-                    "left alone \(intent), which booksd cannot remove (\(problem)): appends write their intent "
+                    "left alone \(intent), which booksd may not remove (\(problem)): appends write their intent "
                         + "record under a random name beside it")
             }
         case .success(let record):
