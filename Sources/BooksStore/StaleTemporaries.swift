@@ -48,7 +48,8 @@ extension AtomicFileWriter {
     /// one identical to the book file, or empty, is removed; one whose content differs is moved to
     /// a recovery file (`RecoveryFile.move`), because a writer killed between its swap and its
     /// check leaves the user's version there. A leftover is never read as the book file and
-    /// never followed. `listing`, when given, holds the entry names of the book's directory the
+    /// never followed; one owned by neither booksd's user nor the book file's owner (planted in
+    /// a shared folder) is left alone (`leftAlone`). `listing`, when given, holds the entry names of the book's directory the
     /// caller listed (one listing for many book files of one folder); only used when the path is
     /// not a symlink, else the directory is listed here.
     public static func cleanUpStaleTemporaries(beside path: String, listing: [String]? = nil) -> StaleTemporaries {
