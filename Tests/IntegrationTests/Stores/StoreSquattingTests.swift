@@ -31,4 +31,25 @@ extension StoresTests {
         #expect(await waitForLog(h, "store 'orders' removed"))
         #expect(await eventually(timeout: 10) { (try? await h.tools.must(ctl).output.contains("Squatter")) == true })
     }
+
+    @Test("with a state directory, the file whose snapshot names it keeps the store at a restart (orders.json first)")
+    func savedHistoryInTheStateDirectoryChoosesTheFile() async throws {
+        let h = try await DaemonHarness("stores-squat-state", confirmationMs: 300, start: false)
+        defer { h.shutdown() }
+        let lists = h.directory.makeDirectory("lists")
+        let state = h.directory.makeDirectory("state", mode: 0o700)
+        try TestFiles.write(#"[{"id":"2","name":"First JSON","author":"Owner"}]"# + "\n", to: lists + "/orders.json")
+        h.extraDaemonArguments = ["--dir", lists, "--state-directory", state]
+        try await h.startDaemon()
+        #expect(await waitForLog(h, "books_store=orders"))
+        try TestFiles.write("1|Later Text|Other\n", to: lists + "/orders.txt")
+        #expect(await waitForLog(h, "'orders.txt' in the watched folder \(lists) is not served"))
+        #expect(await eventually(timeout: 10) { TestFiles.names(in: state + "/orders").contains("snapshot") })
+        #expect(h.daemon?.stop() == 0)
+        // Without the history, NAME.txt would win; the snapshot names orders.json, so it stays.
+        try await h.startDaemon()
+        #expect(await waitForLog(h, "saved history restored from \(state)/orders"))
+        let served = try await h.tools.must(shellQuote(BuildProducts.booksctl) + " --store orders list").output
+        #expect(served.contains("First JSON") && !served.contains("Later Text"), "\(served)")
+    }
 }
