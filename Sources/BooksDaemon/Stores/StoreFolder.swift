@@ -24,12 +24,15 @@ public final class StoreFolder: Sendable {
     let pollTimer = TimerBox()
     let stopped = Atomic<Bool>(false)
     let origin = ContinuousClock.now
+    /// Whether a store file has a saved history (chooses among files of one store name at start).
+    let hasSavedHistory: @Sendable (StoreSpec) -> Bool
 
     /// A folder at `path` serving its files through `registry`.
     public init(
         path: String, registry: StoreRegistry, hub: InotifyHub?, logger: Logger, confirmation: Duration,
-        pollInterval: Duration
+        pollInterval: Duration, hasSavedHistory: @escaping @Sendable (StoreSpec) -> Bool = { _ in false }
     ) {
+        self.hasSavedHistory = hasSavedHistory
         self.path = path
         self.registry = registry
         self.hub = hub
@@ -68,7 +71,7 @@ public final class StoreFolder: Sendable {
         }
         logger.notice("watched folder \(path): \(names.count) entries, serving its *.txt and *.json files")
         queue.sync {
-            feed(.listed(names, initial: true, now: now))
+            feed(.listed(names, initial: true, now: now, withHistory: withHistory(names)))
             // Start-up: take every batch now (the daemon is not ready before its stores are).
             while machine.withLock({ !$0.pendingAdds.isEmpty }) { feed(.tick(now: now)) }
         }
@@ -102,6 +105,23 @@ public final class StoreFolder: Sendable {
     }
 
     var now: Duration { ContinuousClock.now - origin }
+
+    /// Of the files in `names` that would be the same store (`orders.txt`, `orders.json`), those
+    /// with a saved history (only such files are probed).
+    func withHistory(_ names: [String]) -> Set<String> {
+        var byStore: [StoreName: [(String, StoreSpec)]] = [:]
+        let folder = path.hasSuffix("/") ? path : path + "/"
+        for name in names {
+            guard let store = StoreFolderNames.store(for: name) else { continue }
+            byStore[store.name, default: []].append(
+                (name, StoreSpec(name: store.name, path: folder + name, format: store.format)))
+        }
+        var found: Set<String> = []
+        for files in byStore.values where files.count > 1 {
+            for (name, spec) in files where hasSavedHistory(spec) { found.insert(name) }
+        }
+        return found
+    }
 
     /// Runs `input` through the machine and carries out its actions; answers are fed back.
     func feed(_ input: StoreFolderInput) {

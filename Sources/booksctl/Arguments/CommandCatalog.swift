@@ -59,8 +59,11 @@ enum CommandCatalog {
             Its stdin is one JSON object {"epoch","time","seq","firstSeq","sets","changes":[--json lines]}; its \
             environment has BOOKS_EPOCH, BOOKS_SEQ, BOOKS_FIRST_SEQ, BOOKS_CURSOR, BOOKS_TIME, BOOKS_SETS, \
             BOOKS_CHANGES, BOOKS_INSERTED, BOOKS_UPDATED, BOOKS_DELETED, BOOKS_RESYNC, BOOKS_INITIAL, BOOKS_IDS \
-            (newline-separated, first 1000) and, when one book changed, BOOKS_KIND, BOOKS_ID, BOOKS_NAME, \
-            BOOKS_AUTHOR. A failing CMD is logged on stderr and never stops the feed. --coalesce MS waits MS ms \
+            (newline-separated, at most 1000 ids in 64 KiB) and, when one book changed, BOOKS_KIND, BOOKS_ID, \
+            BOOKS_NAME, BOOKS_AUTHOR; a value over 16 KiB is cut, ending with …[truncated], and BOOKS_TRUNCATED=1 \
+            says something was cut or left out (stdin has it all). A failing CMD is logged on stderr and never \
+            stops the feed; a CMD that cannot be started is retried 3 times (0.1, 0.5, 2 s), then booksctl exits \
+            1 without moving --cursor-file past that change set. --coalesce MS waits MS ms \
             after a change set and merges everything that arrived meanwhile (or while CMD ran) into one run. \
             --initial runs CMD once at start with every matching book as an insert (BOOKS_INITIAL=1, also when \
             none matches). \

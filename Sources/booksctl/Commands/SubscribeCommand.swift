@@ -67,7 +67,9 @@ enum SubscribeCommand {
         }
         for await _ in done {}
         task.cancel()
-        if let error = await task.value { throw error }
+        let failure = await task.value
+        if sink.execGaveUp { return .daemonError }
+        if let failure { throw failure }
         return .success
     }
 
@@ -139,8 +141,15 @@ final class SubscribeSink: Sendable {
                 return $0.ran
             }
             if let limit, ran >= limit { onDone() }
+        } onGiveUp: {
+            counts.value.withLock { $0.gaveUp = true }
+            onDone()
         }
     }
+
+    /// Whether `--exec`'s command could not be started and booksctl stops (exit 1, the cursor
+    /// before the change set that did not run).
+    var execGaveUp: Bool { counts.value.withLock { $0.gaveUp } }
 
     /// Handles one update (ignored once `--count` change sets were handled; a gap marker is
     /// printed but not counted).
@@ -150,6 +159,7 @@ final class SubscribeSink: Sendable {
         // A gap marker, and an empty --initial snapshot without --exec (it prints nothing), do not count.
         let counted = update.origin != .resyncRequired && (runner != nil || !update.changes.isEmpty)
         let number = counts.value.withLock { counts -> Int? in
+            if counts.gaveUp { return nil }
             if let limit, counts.handled >= limit { return nil }
             if counted { counts.handled += 1 }
             return counts.handled
@@ -197,7 +207,8 @@ extension Duration {
     }
 }
 
-/// How many change sets `subscribe` handled (printed or queued) and how many `--exec` runs covered.
+/// How many change sets `subscribe` handled (printed or queued), how many `--exec` runs covered,
+/// and whether `--exec` gave up on a command that could not be started.
 final class SubscribeCounts: Sendable {
-    let value = Mutex((handled: 0, ran: 0))
+    let value = Mutex((handled: 0, ran: 0, gaveUp: false))
 }
