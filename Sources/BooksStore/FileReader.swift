@@ -142,12 +142,14 @@ public enum FileReader {
         return .opened(fd: fd, size: size)
     }
 
-    /// How many leading bytes `binaryContent` looks at for a NUL.
+    /// How many leading bytes `binaryContent` looks at.
     public static let binaryProbeBytes = 4096
 
     /// Why the open file `fd` of `size` bytes is not a text book list, found without reading it
     /// whole: it has a hole (a sparse file, e.g. `truncate -s 1G`, reads as NUL bytes and costs
-    /// its creator no disk), or a NUL byte in its first ``binaryProbeBytes``. Nil for a text file.
+    /// its creator no disk), or its first ``binaryProbeBytes`` (all of it, when smaller) are NUL
+    /// bytes. Nil for a text file — also one with a NUL byte in a row (a client may write a name
+    /// holding one), which is read as before.
     /// Costs two `lseek`s (the offset is left at 0) and one `pread` of at most 4 KiB.
     static func binaryContent(_ fd: Int32, size: Int) -> String? {
         guard size > 0 else { return nil }
@@ -161,8 +163,8 @@ public enum FileReader {
         let count = min(size, binaryProbeBytes)
         var probe = [UInt8](repeating: 1, count: count)
         let n = probe.withUnsafeMutableBytes { buffer in Interrupted.retry { pread(fd, buffer.baseAddress, count, 0) } }
-        guard n > 0, let nul = probe[..<n].firstIndex(of: 0) else { return nil }
-        return "it holds a NUL byte (at byte \(nul)): a binary file, not a book list, so it is not read "
+        guard n > 0, probe[..<n].allSatisfy({ $0 == 0 }) else { return nil }
+        return "it begins with \(n) NUL bytes (a zero-filled file): not a book list, so it is not read "
             + "(rewrite it as text to serve it)"
     }
 

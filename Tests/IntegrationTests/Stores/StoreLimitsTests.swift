@@ -62,7 +62,7 @@ import Testing
         #expect(seen, "\(rows)\n\(h.daemonLog(lastLines: 80))")
         #expect(rows["s0"]?.problem?.contains("sparse file") == true, "\(rows["s0"].map { "\($0)" } ?? "none")")
         #expect(rows["t"]?.problem?.contains("sparse file") == true, "\(rows["t"].map { "\($0)" } ?? "none")")
-        #expect(rows["z"]?.problem?.contains("NUL byte") == true, "\(rows["z"].map { "\($0)" } ?? "none")")
+        #expect(rows["z"]?.problem?.contains("NUL bytes") == true, "\(rows["z"].map { "\($0)" } ?? "none")")
         #expect(refused.allSatisfy { rows[$0]?.bookCount == 0 })
         let hwm = Rel.memory(pid: h.daemon?.pid ?? 0).hwm
         print("[limits] sparse files: booksd VmHWM \(hwm) KiB; folder on disk \(Self.diskBytes(lists)) bytes")
