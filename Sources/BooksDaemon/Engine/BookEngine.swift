@@ -42,6 +42,9 @@ public final class BookEngine: Sendable {
     let watch = Mutex<WatchState>(WatchState())
     /// Events from a shared watcher thread, waiting for the queue.
     let mailbox = Mutex(FileEventMailbox())
+    /// Read requests waiting for the queue, in fair order between connections (one job on the
+    /// queue runs them one at a time; see `BookEngine+Requests`).
+    let reads = Mutex(ReadScheduler<PendingRead>())
     /// The store this engine serves (logs, status, NATS subjects).
     public let storeName: StoreName
     /// This store's status after the last input (see `BookEngine+Summary`).
@@ -169,10 +172,13 @@ public final class BookEngine: Sendable {
         queue.sync { run(.fileEvent(event)) }
     }
 
-    /// Blocks until every write and event queued so far was processed (a deferred comparison
-    /// included).
+    /// Blocks until every read, write and event queued so far was processed (a deferred
+    /// comparison included).
     public func drain() {
-        queue.sync { run(.drain(takeInbox())) }
+        queue.sync {
+            runWaitingReads()
+            run(.drain(takeInbox()))
+        }
     }
 
     /// Runs `body` on the engine's queue (watchdog probes).

@@ -149,8 +149,16 @@ public final class StoreFolder: Sendable {
             return .checked(results, now: now)
         case .add(let specs):
             let failures = registry.addAll(specs)
+            var overLimit: [(StoreSpec, StoresError)] = []
             for (spec, error) in failures {
+                if case .tooManyStores = error {
+                    overLimit.append((spec, error))
+                    continue
+                }
                 logger.error("watched folder \(path): '\(spec.path)' is not served: \(error)")
+            }
+            if let (_, first) = overLimit.first {  // one line per batch, not one per file
+                logger.error("watched folder \(path): \(overLimit.count) file(s) not served, the first: \(first)")
             }
             let added = specs.count - failures.count
             if added > 0 { logger.notice("watched folder \(path): \(added) store(s) added") }

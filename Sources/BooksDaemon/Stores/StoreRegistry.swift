@@ -14,7 +14,9 @@ import Synchronization
 ///   ``remove(_:reason:)`` began; observers hear `added` after the store serves and `removed`
 ///   after its engine stopped watching, in that order per store.
 /// - Each store's saved history lives in its own directory (see
-///   `DaemonConfiguration.stateDirectory(for:)`).
+///   `DaemonConfiguration.stateDirectory(for:)`); a removed store's descriptors are closed.
+/// - At most ``storeLimit(_:)`` stores (`max_stores`, bounded by `RLIMIT_NOFILE`): a store over
+///   it is refused with ``StoresError/tooManyStores(_:path:limit:reason:)``.
 /// - Safe from any thread; no lock is held while a file is read or an observer runs.
 public final class StoreRegistry: Sendable {
     /// What the registry needs to build an engine.
@@ -129,6 +131,7 @@ public final class StoreRegistry: Sendable {
             engine.stopWatching()
             engine.drain()
             engine.closeHistory()
+            engine.releaseHistory()  // its descriptors, now: the engine may outlive the store
         }
         let logger = environment.withLock { $0.logger }
         logger.notice(
@@ -198,8 +201,12 @@ public final class StoreRegistry: Sendable {
 
     private func reserve(_ spec: StoreSpec) throws(StoresError) {
         let key = StoreFileKey.of(spec.path)
+        let limit = Self.storeLimit(environment.withLock { $0.configuration })
         try entries.withLock { (all: inout [StoreName: Entry]) throws(StoresError) in
             if let existing = all[spec.name] { throw .duplicateName(spec.name, existingPath: existing.spec.path) }
+            if all.count >= limit.count {
+                throw .tooManyStores(spec.name, path: spec.path, limit: limit.count, reason: limit.reason)
+            }
             if let (other, entry) = all.first(where: { $0.value.key == key }) {
                 throw .sameFile(spec.name, path: spec.path, other: other, otherPath: entry.spec.path)
             }

@@ -39,6 +39,8 @@ final class DaemonHarness: @unchecked Sendable {
     private(set) var daemon: DaemonProcess?
     /// More booksd arguments (e.g. `--store`, `--dir`), set before `startDaemon()`.
     var extraDaemonArguments: [String] = []
+    /// A command the daemon is run through (e.g. `prlimit --nofile=256:256 --`).
+    var wrapper: [String] = []
     private var subscribers: [Subscriber] = []
     private static let counter = Mutex(0)
 
@@ -103,6 +105,7 @@ final class DaemonHarness: @unchecked Sendable {
         var options = DaemonOptions(file: file, socket: socket, logPath: daemonLogPath)
         options.environment = HarnessEnvironment.base(home: home)
         options.extraArguments = extraDaemonArguments
+        options.wrapper = wrapper
         if let confirmationMs {
             options.configFile = try directory.write("booksd.conf", "confirmation_ms = \(confirmationMs)\n")
         }
