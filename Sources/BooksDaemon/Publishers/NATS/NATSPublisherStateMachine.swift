@@ -15,6 +15,9 @@ import BooksCore
 /// - Memory is bounded: at most `bufferCapacity` change sets wait (more are dropped and later
 ///   fetched from the change log), plus one change-log batch.
 /// - At most one action with an answer is outstanding; nothing is started while disconnected.
+/// - The stream's last message is believed only when it matches the local history (the shell
+///   checks it, `NATSStreamCheck`); one that does not, and a change set that cannot be published
+///   at all, are logged and followed by a snapshot marker: nothing stops later change sets.
 /// - Change sets waiting in order are published as one batch (at most `batchLimit`): the cost of a
 ///   round trip to JetStream is paid per batch, not per change set.
 struct NATSPublisherStateMachine: Sendable {
@@ -107,6 +110,13 @@ struct NATSPublisherStateMachine: Sendable {
             streamEnd = .known(end)
             // The engine is at least where its own stream is (its hand-over may still be on the way).
             if let end, end.epoch == configuration.epoch { latestSeq = max(latestSeq, end.seq) }
+        case .streamEndUntrusted(let reason):
+            operation = nil
+            streamEnd = .known(nil)  // continued with a snapshot marker: consumers read the bucket
+            actions.append(
+                .log(
+                    .warning,
+                    "NATS stream's last message is not believed (\(reason)): publishing a snapshot marker after it"))
         case .lookupFailed(let reason):
             operation = nil
             actions += failure("cannot read the NATS stream's last message: \(reason)")
@@ -114,6 +124,14 @@ struct NATSPublisherStateMachine: Sendable {
             operation = nil
             streamEnd = .known(NATSStreamPosition(epoch: configuration.epoch, seq: seq))
             actions += recovered()
+        case .unpublishable(let seq, let reason):
+            operation = nil
+            streamEnd = .known(nil)  // the batch before it is stored; a snapshot marker covers seq
+            buffer.removeAll { $0.seq <= seq }
+            actions.append(
+                .log(
+                    .error,
+                    "NATS: change set \(seq) cannot be published (\(reason)): skipped, a snapshot marker follows"))
         case .publishFailed(let reason):
             operation = nil
             streamEnd = .unknown  // it may have been stored: read the stream's end again
