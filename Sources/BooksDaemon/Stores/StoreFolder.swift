@@ -23,6 +23,8 @@ public final class StoreFolder: Sendable {
     /// The re-listing timer when the folder is polled.
     let pollTimer = TimerBox()
     let stopped = Atomic<Bool>(false)
+    /// True once the stores of the folder's first listing were added (see `start`).
+    let startedUp = Atomic<Bool>(false)
     let origin = ContinuousClock.now
 
     /// A folder at `path` serving its files through `registry`.
@@ -71,6 +73,7 @@ public final class StoreFolder: Sendable {
             feed(.listed(names, initial: true, now: now))
             // Start-up: take every batch now (the daemon is not ready before its stores are).
             while machine.withLock({ !$0.pendingAdds.isEmpty }) { feed(.tick(now: now)) }
+            startedUp.store(true, ordering: .releasing)
         }
     }
 
@@ -128,7 +131,9 @@ public final class StoreFolder: Sendable {
             for name in names { results[name] = Self.isRegularFile(path + "/" + name) }
             return .checked(results, now: now)
         case .add(let specs):
-            let failures = registry.addAll(specs)
+            // After the start, a file that comes is a store that appears: it starts empty and its
+            // books are its first change set, as a store that goes ends with one deleting them.
+            let failures = registry.addAll(specs, appearing: startedUp.load(ordering: .acquiring))
             for (spec, error) in failures {
                 logger.error("watched folder \(path): '\(spec.path)' is not served: \(error)")
             }
