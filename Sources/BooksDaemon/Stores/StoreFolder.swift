@@ -23,6 +23,8 @@ public final class StoreFolder: Sendable {
     /// The re-listing timer when the folder is polled.
     let pollTimer = TimerBox()
     let stopped = Atomic<Bool>(false)
+    /// True once the stores of the folder's first listing were added (see `start`).
+    let startedUp = Atomic<Bool>(false)
     let origin = ContinuousClock.now
     /// Whether a store file has a saved history (chooses among files of one store name at start).
     let hasSavedHistory: @Sendable (StoreSpec) -> Bool
@@ -74,6 +76,7 @@ public final class StoreFolder: Sendable {
             feed(.listed(names, initial: true, now: now, withHistory: withHistory(names)))
             // Start-up: take every batch now (the daemon is not ready before its stores are).
             while machine.withLock({ !$0.pendingAdds.isEmpty }) { feed(.tick(now: now)) }
+            startedUp.store(true, ordering: .releasing)
         }
     }
 
@@ -148,7 +151,9 @@ public final class StoreFolder: Sendable {
             for name in names { results[name] = Self.isRegularFile(path + "/" + name) }
             return .checked(results, now: now)
         case .add(let specs):
-            let failures = registry.addAll(specs)
+            // After the start, a file that comes is a store that appears: it starts empty and its
+            // books are its first change set, as a store that goes ends with one deleting them.
+            let failures = registry.addAll(specs, appearing: startedUp.load(ordering: .acquiring))
             var overLimit: [(StoreSpec, StoresError)] = []
             for (spec, error) in failures {
                 if case .tooManyStores = error {

@@ -69,20 +69,21 @@ public final class StoreRegistry: Sendable {
         observers.withLock { $0.append(handler) }
     }
 
-    /// Loads, watches and registers the store; returns its engine.
+    /// Loads, watches and registers the store; returns its engine. `appearing`: the store appeared
+    /// while the daemon runs (see `BookEngine.load(listing:appearing:)`).
     /// - Throws: ``StoresError`` for a duplicate name, a file another store has, or a watch that
     ///   cannot be set up (the store is then not added).
     @discardableResult
-    public func add(_ spec: StoreSpec) throws(StoresError) -> BookEngine {
+    public func add(_ spec: StoreSpec, appearing: Bool = false) throws(StoresError) -> BookEngine {
         try reserve(spec)
         let engine = makeEngine(spec)
-        engine.load()
+        engine.load(appearing: appearing)
         return try activate(engine, spec: spec)
     }
 
     /// Adds every store of `specs`, loading up to one per CPU at once; returns the refused ones
-    /// with why (the others serve).
-    public func addAll(_ specs: [StoreSpec]) -> [(StoreSpec, StoresError)] {
+    /// with why (the others serve). `appearing`: as for ``add(_:appearing:)``.
+    public func addAll(_ specs: [StoreSpec], appearing: Bool = false) -> [(StoreSpec, StoresError)] {
         var accepted: [StoreSpec] = []
         var failures: [(StoreSpec, StoresError)] = []
         for spec in specs {
@@ -105,7 +106,7 @@ public final class StoreRegistry: Sendable {
         let refused = Mutex<[(StoreSpec, StoresError)]>([])
         let specs = accepted
         Self.inLanes(engines.count) { index in
-            engines[index].load(listing: candidates[index])
+            engines[index].load(listing: candidates[index], appearing: appearing)
             do throws(StoresError) { _ = try activate(engines[index], spec: specs[index]) } catch {
                 refused.withLock { $0.append((specs[index], error)) }
             }
@@ -123,13 +124,14 @@ public final class StoreRegistry: Sendable {
     }
 
     /// Stops serving the store `name`: no new requests reach it, its watch stops, pending writes
-    /// are committed, its history is closed.
+    /// are committed, a last change set deletes its books, its history is closed.
     /// - Throws: ``StoresError/unknownStore(_:)``.
     public func remove(_ name: StoreName, reason: String) throws(StoresError) {
         guard let entry = entries.withLock({ $0.removeValue(forKey: name) }) else { throw .unknownStore(name) }
         if let engine = entry.engine {
             engine.stopWatching()
             engine.drain()
+            engine.retire()
             engine.closeHistory()
             engine.releaseHistory()  // its descriptors, now: the engine may outlive the store
         }

@@ -74,7 +74,9 @@ enum CommandCatalog {
             those added later); --store NAME, given once or several times, follows those. Each text line then \
             starts with "STORE: " and each JSON line ends with "store":"NAME"; seq numbers are per store, and \
             booksctl resumes each store from its own point. Stores added, removed or not followed are reported on \
-            stderr. With --store given once (or a daemon with one store), text lines are as above and JSON lines \
+            stderr; a store that appears (a file created in or moved into the watched folder) starts empty, so its \
+            books are printed as inserts (its seq 1), as a store that goes prints its books as deletes, with or \
+            without --mirror. With --store given once (or a daemon with one store), text lines are as above and JSON lines \
             end with that store's "store" (none from a daemon of protocol version 1).
             """,
             """

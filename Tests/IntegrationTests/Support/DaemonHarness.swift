@@ -123,11 +123,14 @@ final class DaemonHarness: @unchecked Sendable {
         try await tools.run([BuildProducts.booksctl, "--socket", socket] + args, timeout: timeout)
     }
 
-    /// Starts `booksctl subscribe --json --initial` and waits until the initial books have arrived,
-    /// so that every later edit is seen.
-    func subscribe(initialCount: Int? = nil, store: String? = nil) async throws -> Subscriber {
-        let expected = initialCount ?? parseBooks(fileText).count
-        let sub = try Subscriber(harness: self, initial: true, store: store)
+    /// Starts `booksctl subscribe --json --initial` (without `--initial` when `initial` is false,
+    /// with `options` added) and waits until the initial books have arrived, so that every later
+    /// edit is seen.
+    func subscribe(
+        initialCount: Int? = nil, store: String? = nil, initial: Bool = true, options: [String] = []
+    ) async throws -> Subscriber {
+        let expected = initial ? initialCount ?? parseBooks(fileText).count : 0
+        let sub = try Subscriber(harness: self, initial: initial, store: store, options: options)
         subscribers.append(sub)
         try await sub.awaitInitial(count: expected, timeout: 10)
         return sub

@@ -41,6 +41,9 @@ struct NATSPublisherLoop {
             }
             let (inputs, stopping) = publisher.inbox.take()
             if stopping {
+                // What was handed over before the stop (a removed store's last change set) is
+                // still published when the connection is up.
+                for input in inputs { feed(input) }
                 if let ownerBucket { lease.release(ownerBucket) }
                 return
             }
@@ -198,13 +201,15 @@ struct NATSPublisherLoop {
         lastStreamSequence = try batchPublisher.publish(messages, timeoutMilliseconds: timeoutMilliseconds)
     }
 
-    /// Makes the bucket equal to the engine's books, then publishes a snapshot marker; returns its seq.
+    /// Makes the bucket equal to the engine's books (none, for `snapshotsEmptyStart`), then
+    /// publishes a snapshot marker; returns its seq.
     private mutating func publishSnapshot() throws(NATSError) -> UInt64 {
         guard let bucket, let jetStream else {
             throw NATSError(context: "publishing a snapshot", text: "not prepared")
         }
         let naming = publisher.naming
-        let (seq, books) = publisher.source.currentBooks()
+        // A store that appeared: its empty seq 0 first, its books then follow as change set 1.
+        let (seq, books) = machine.snapshotsEmptyStart ? (0, []) : publisher.source.currentBooks()
         // Only what differs is written (versions included: they are what conditional updates
         // compare), so an unchanged bucket costs one read.
         var stale = try bucket.values()

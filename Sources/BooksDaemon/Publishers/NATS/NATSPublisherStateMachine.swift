@@ -11,7 +11,9 @@ import BooksCore
 ///   `Nats-Msg-Id` covers a retry whose acknowledgement was lost).
 /// - When the stream ends in another lineage (a restarted engine), ends nowhere, or the change log
 ///   no longer reaches back to its end, one snapshot marker is published instead of the missing
-///   change sets, after the bucket was made equal to the books.
+///   change sets, after the bucket was made equal to the books. (A lineage that began empty —
+///   `Configuration.beganEmpty` — starts an empty stream with the marker of its empty seq 0,
+///   then its change sets from seq 1: see `snapshotsEmptyStart`.)
 /// - Memory is bounded: at most `bufferCapacity` change sets wait (more are dropped and later
 ///   fetched from the change log), plus one change-log batch.
 /// - At most one action with an answer is outstanding; nothing is started while disconnected.
@@ -31,6 +33,10 @@ struct NATSPublisherStateMachine: Sendable {
         var retryDelay: Duration = .milliseconds(500)
         /// Most change sets published in one batch (one round trip for the bucket, one for the stream).
         var batchLimit: Int = 256
+        /// The lineage began with no books at seq 0 (a store that appeared while the daemon runs):
+        /// an empty stream then gets the snapshot marker of that empty seq 0, and its change sets
+        /// from seq 1 (its books as inserts).
+        var beganEmpty = false
     }
 
     /// The outstanding action, if any.
@@ -71,6 +77,10 @@ struct NATSPublisherStateMachine: Sendable {
         self.configuration = configuration
         latestSeq = startSeq
     }
+
+    /// Whether the snapshot to publish now is the empty one at seq 0 (a lineage that began empty,
+    /// on a stream without messages), after which the change log is published from seq 1.
+    var snapshotsEmptyStart: Bool { configuration.beganEmpty && streamEnd == .known(nil) }
 
     /// The position the stream is known to have reached in this lineage (nil: unknown or other).
     var publishedSeq: UInt64? {
