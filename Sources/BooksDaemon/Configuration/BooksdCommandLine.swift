@@ -233,13 +233,16 @@ public struct BooksdCommandLine: Sendable, Equatable {
     /// Decides what `booksd` does for `arguments` (without the program name). Pure apart from the
     /// injected `readFile` and `resolver`: `--help` and `--version` win over everything; usage errors
     /// and configuration errors give status 2 with a message on stderr; `--check-config` prints the
-    /// effective settings on stdout with status 0; otherwise `.run` with the merged configuration.
+    /// effective settings on stdout with status 0, or the paths a start would fail on
+    /// (`DaemonConfiguration.pathProblems`, `isDirectory`) with status 2; otherwise `.run` with the
+    /// merged configuration.
     public static func evaluate(
         arguments: [String],
         environment: [String: String] = ProcessEnvironment.current(),
         resolver: AccountResolver = .system,
         readFile: (String) throws(ConfigurationError) -> String = ConfigurationFile.readText,
-        fileExists: (String) -> Bool = { access($0, F_OK) == 0 }
+        fileExists: (String) -> Bool = { access($0, F_OK) == 0 },
+        isDirectory: (String) -> Bool = DaemonConfiguration.isDirectory
     )
         -> BooksdLaunch
     {
@@ -266,6 +269,11 @@ public struct BooksdCommandLine: Sendable, Equatable {
             return .exit(status: 2, standardOutput: "", standardError: prefix + "\(error)\n")
         }
         if commandLine.checkConfig {
+            let problems = config.pathProblems(environment: environment, isDirectory: isDirectory)
+            if !problems.isEmpty {
+                return .exit(
+                    status: 2, standardOutput: "", standardError: problems.map { "booksd: \($0)\n" }.joined())
+            }
             return .exit(
                 status: 0,
                 standardOutput: summary(of: config, source: commandLine.configPath, environment: environment),
