@@ -82,7 +82,8 @@ public struct BooksdCommandLine: Sendable, Equatable {
                               exists and --config is not given; default book file
                               $XDG_DATA_HOME/booksd/books.txt (~/.local/share/…).
           --check-config      Validate the configuration file and flags, print the effective
-                              settings (or the first error) and exit: 0 if valid, 2 if not.
+                              settings (or the first error, or a book file or socket
+                              directory that does not exist) and exit: 0 if valid, 2 if not.
           -h, --help          Print this help and exit.
           --version           Print the version and exit.
 
