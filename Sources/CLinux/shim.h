@@ -133,6 +133,16 @@ static inline int books_fsetxattr(int fd, const char *name, const void *value, s
     return fsetxattr(fd, name, value, size, 0);
 }
 
+/// The value of the extended attribute `name` of `path` (followed); -1 with errno set.
+static inline long books_getxattr(const char *path, const char *name, void *value, size_t size) {
+    return (long)getxattr(path, name, value, size);
+}
+
+/// Sets the extended attribute `name` of `path` (followed); 0, or -1 with errno set.
+static inline int books_setxattr(const char *path, const char *name, const void *value, size_t size) {
+    return setxattr(path, name, value, size, 0);
+}
+
 
 #endif
 

@@ -4,7 +4,8 @@
 /// Guarantees: a context is restored only when the snapshot and the journal pass every check —
 /// both checksummed and complete, written for this book file, the journal continuing this very
 /// snapshot, no record after the last one ever published, no machine restart while the daemon was
-/// running (records not yet on disk could be lost), and every journal record yielding again the
+/// running (records not yet on disk could be lost), no state older than a change set already
+/// handed out in its epoch (a restored copy, `ServedMark`), and every journal record yielding again the
 /// change set it recorded — or, when the journal belongs to an earlier snapshot (a crash between
 /// the renames of a snapshot write), the snapshot alone with nothing after it published. Anything
 /// else is a new epoch with the reason; it never crashes.
@@ -19,13 +20,16 @@ public enum HistoryRecovery {
         public var lineLimit: Int
         /// How many change sets the restored log keeps.
         public var retention: Int
+        /// The last change set handed out, as recorded outside the state directory (nil: unknown).
+        public var served: ServedMark?
 
         /// Creates an expectation.
-        public init(fileKey: String, bootID: [UInt8], lineLimit: Int, retention: Int) {
+        public init(fileKey: String, bootID: [UInt8], lineLimit: Int, retention: Int, served: ServedMark? = nil) {
             self.fileKey = fileKey
             self.bootID = bootID
             self.lineLimit = lineLimit
             self.retention = retention
+            self.served = served
         }
     }
 
@@ -70,6 +74,13 @@ public enum HistoryRecovery {
         return abs(seconds(a) - seconds(b)) <= 30
     }
 
+    /// Why a state ending at `(epoch, seq)` is older than what was already handed out, if it is.
+    static func staleness(epoch: String, seq: UInt64, _ expectation: Expectation) -> String? {
+        guard let served = expectation.served, served.epoch == epoch, served.seq > seq else { return nil }
+        return "the saved state ends at seq \(seq) but seq \(served.seq) of its epoch was already handed out"
+            + " (an older copy of the state directory was put back)"
+    }
+
     /// The reason given when there is no snapshot at all (a first start).
     public static let noSavedHistory = "no saved history yet"
 
@@ -104,6 +115,9 @@ public enum HistoryRecovery {
             if header.baseSeq <= saved.context.seq, sameBoot(header.bootID, expectation.bootID),
                 let publishedSeq, publishedSeq <= saved.context.seq
             {
+                if let stale = staleness(epoch: saved.context.epoch, seq: saved.context.seq, expectation) {
+                    return .newEpoch(reason: stale)
+                }
                 let context = BookContext(restoring: saved.context, retention: expectation.retention)
                 return .restored(
                     Restored(
@@ -128,6 +142,9 @@ public enum HistoryRecovery {
         guard publishedSeq <= context.seq else {
             return .newEpoch(
                 reason: "seq \(publishedSeq) was published but the journal ends at seq \(context.seq) (records lost)")
+        }
+        if let stale = staleness(epoch: context.epoch, seq: context.seq, expectation) {
+            return .newEpoch(reason: stale)
         }
         _ = context.takeTransitions()
         return .restored(

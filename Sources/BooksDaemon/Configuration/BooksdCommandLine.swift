@@ -85,7 +85,8 @@ public struct BooksdCommandLine: Sendable, Equatable {
                               exists and --config is not given; default book file
                               $XDG_DATA_HOME/booksd/books.txt (~/.local/share/…).
           --check-config      Validate the configuration file and flags, print the effective
-                              settings (or the first error) and exit: 0 if valid, 2 if not.
+                              settings (or the first error, or a book file or socket
+                              directory that does not exist) and exit: 0 if valid, 2 if not.
           -h, --help          Print this help and exit.
           --version           Print the version and exit.
 
@@ -236,13 +237,16 @@ public struct BooksdCommandLine: Sendable, Equatable {
     /// Decides what `booksd` does for `arguments` (without the program name). Pure apart from the
     /// injected `readFile` and `resolver`: `--help` and `--version` win over everything; usage errors
     /// and configuration errors give status 2 with a message on stderr; `--check-config` prints the
-    /// effective settings on stdout with status 0; otherwise `.run` with the merged configuration.
+    /// effective settings on stdout with status 0, or the paths a start would fail on
+    /// (`DaemonConfiguration.pathProblems`, `isDirectory`) with status 2; otherwise `.run` with the
+    /// merged configuration.
     public static func evaluate(
         arguments: [String],
         environment: [String: String] = ProcessEnvironment.current(),
         resolver: AccountResolver = .system,
         readFile: (String) throws(ConfigurationError) -> String = ConfigurationFile.readText,
-        fileExists: (String) -> Bool = { access($0, F_OK) == 0 }
+        fileExists: (String) -> Bool = { access($0, F_OK) == 0 },
+        isDirectory: (String) -> Bool = DaemonConfiguration.isDirectory
     )
         -> BooksdLaunch
     {
@@ -269,6 +273,11 @@ public struct BooksdCommandLine: Sendable, Equatable {
             return .exit(status: 2, standardOutput: "", standardError: prefix + "\(error)\n")
         }
         if commandLine.checkConfig {
+            let problems = config.pathProblems(environment: environment, isDirectory: isDirectory)
+            if !problems.isEmpty {
+                return .exit(
+                    status: 2, standardOutput: "", standardError: problems.map { "booksd: \($0)\n" }.joined())
+            }
             return .exit(
                 status: 0,
                 standardOutput: summary(of: config, source: commandLine.configPath, environment: environment),

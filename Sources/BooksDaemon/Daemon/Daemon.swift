@@ -65,7 +65,8 @@ public final class Daemon: Sendable {
     }
 
     func start() throws {
-        // The socket: inherited from systemd, or bound here.
+        try refuseIfAnotherDaemonServes()
+        // The socket: inherited from systemd, or bound here (and removed again if the start fails).
         let inherited = try SocketActivation.listeningSockets().first
         let socketPath = configuration.effectiveSocketPath()
         let server = try SocketServer(
@@ -79,6 +80,16 @@ public final class Daemon: Sendable {
                 partialLineBudgetBytes: configuration.partialLineBudgetBytes,
                 pageBudgetBytes: configuration.pageBudgetBytes),
             inheritedListeningFD: inherited)
+        do {
+            try serve(server, inherited: inherited, socketPath: socketPath)
+        } catch {
+            if inherited == nil { unlink(socketPath) }
+            throw error
+        }
+    }
+
+    /// The rest of `start` once the socket is there.
+    private func serve(_ server: SocketServer, inherited: Int32?, socketPath: String) throws {
         try hub?.start()
         let (registry, router) = makeRegistry(server: server)
 

@@ -85,7 +85,8 @@ enum StoreHistory {
             }
             return try HistoryStore(
                 directory: directory, fileKey: HistoryStore.fileKey(bookPath: spec.path, format: spec.format),
-                replayBudget: Daemon.testReplayBudget ?? HistoryStore.replayBudgetBytes)
+                replayBudget: Daemon.testReplayBudget ?? HistoryStore.replayBudgetBytes,
+                servedMark: ServedMarkAttribute(bookPath: spec.path))
         } catch {
             logger.warning(
                 "the state directory cannot be used: \(error); history is not kept (a new epoch at every start)",

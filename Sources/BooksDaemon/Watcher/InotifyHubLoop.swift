@@ -22,7 +22,7 @@ struct InotifyHubLoop: ~Copyable {
         try library.open()
         let wakePath = "/proc/self/fd/\(session.wake.readEnd)"
         do {
-            wakeWatch = try library.addWatch(path: wakePath, mask: UInt32(IN_MODIFY), lookupKey: wakePath)
+            wakeWatch = try library.addWatch(path: wakePath, mask: UInt32(IN_MODIFY))
         } catch {
             wakeWatch = -1  // waking is an optimisation: rounds then wait up to a second
         }
@@ -92,10 +92,10 @@ struct InotifyHubLoop: ~Copyable {
 
     /// Forgets a directory's watch (the kernel dropped it) and schedules its re-adding.
     private mutating func lose(_ directory: String, watch: Int32) {
-        // libinotifytools keeps an entry for a kernel-removed watch; rename it so that the new
-        // watch's lookup by name cannot find the stale one, then let the library drop it.
-        inotifytools_set_filename_by_wd(watch, "\u{1}lost-\(watch)")
-        _ = inotifytools_remove_watch_by_wd(watch)
+        // A directory renamed away keeps its kernel watch (it follows the inode): drop it, so
+        // that the path is watched afresh wherever it now leads. Watch numbers are not reused
+        // soon (the kernel allocates them cyclically), so the removal's IN_IGNORED finds no route.
+        library.removeWatch(watch)
         hub.shared.withLock { $0.routes.setWatch(-1, for: directory) }
         lost.insert(directory)
         nextRetry = Self.now()
@@ -110,7 +110,7 @@ struct InotifyHubLoop: ~Copyable {
         }
         if library.isOpen {
             for (path, watch) in abandoned {
-                _ = inotifytools_remove_watch_by_wd(watch)
+                library.removeWatch(watch)
                 hub.shared.withLock { $0.routes.setWatch(-1, for: path) }
                 lost.remove(path)
             }
@@ -130,9 +130,8 @@ struct InotifyHubLoop: ~Copyable {
     }
 
     private mutating func add(_ path: String) {
-        let key = path.hasSuffix("/") ? path : path + "/"
         do {
-            let watch = try library.addWatch(path: path, mask: InotifyEventClassifier.directoryMask, lookupKey: key)
+            let watch = try library.addWatch(path: path, mask: InotifyEventClassifier.directoryMask)
             hub.shared.withLock { state in
                 state.routes.setWatch(watch, for: path)
                 state.failures[path] = nil

@@ -91,14 +91,26 @@ struct InotifyToolsLibrary: ~Copyable {
     }
 
     /// Adds a watch on `path` and returns its watch descriptor.
-    mutating func addWatch(path: String, mask: UInt32, lookupKey: String) throws(FileWatcherError) -> Int32 {
+    ///
+    /// Calls `inotify_add_watch` on the library's descriptor directly: libinotifytools' own
+    /// path→watch tables are never filled, so nothing it keeps can go stale. (It keeps the path of
+    /// a watch whose directory was renamed away or deleted, and adding a watch for that path again
+    /// corrupted its tree: a crash in `create_watch` → `rbsearch` → `strcmp`.) The caller keeps
+    /// the path→watch map (``InotifyHubRoutes``); events are still read through the library,
+    /// which does not consult its tables for that.
+    mutating func addWatch(path: String, mask: UInt32) throws(FileWatcherError) -> Int32 {
         precondition(isOpen)
-        guard inotifytools_watch_file(path, Int32(bitPattern: mask)) != 0 else {
-            throw .watchFailed(directory: path, errno: inotifytools_error())
-        }
-        let wd = inotifytools_wd_from_filename(lookupKey)
-        guard wd >= 0 else { throw .watchFailed(directory: path, errno: EINVAL) }
+        guard descriptor >= 0 else { throw .watchFailed(directory: path, errno: EBADF) }
+        let wd = inotify_add_watch(descriptor, path, mask)
+        guard wd >= 0 else { throw .watchFailed(directory: path, errno: errno) }
         return wd
+    }
+
+    /// Removes the watch `wd` (added by ``addWatch(path:mask:)``); harmless when the kernel
+    /// already dropped it (its directory was deleted or unmounted).
+    func removeWatch(_ wd: Int32) {
+        guard isOpen, descriptor >= 0, wd >= 0 else { return }
+        _ = inotify_rm_watch(descriptor, wd)
     }
 
     /// One raw event, copied out of libinotifytools' static buffer.

@@ -26,16 +26,11 @@ struct InotifyWatchLoop: ~Copyable {
         self.handler = handler
     }
 
-    /// The key libinotifytools files a directory watch under (it appends a `/`).
-    private var directoryKey: String {
-        target.directory.hasSuffix("/") ? target.directory : target.directory + "/"
-    }
-
     private mutating func openLibrary() throws(FileWatcherError) {
         try library.open()
         let wakePath = "/proc/self/fd/\(session.wake.readEnd)"
         do {
-            wakeWatch = try library.addWatch(path: wakePath, mask: UInt32(IN_MODIFY), lookupKey: wakePath)
+            wakeWatch = try library.addWatch(path: wakePath, mask: UInt32(IN_MODIFY))
         } catch {
             // Waking is an optimisation: without it stop() takes up to one poll period.
             wakeWatch = -1
@@ -43,10 +38,7 @@ struct InotifyWatchLoop: ~Copyable {
     }
 
     private mutating func addDirectoryWatch() throws(FileWatcherError) {
-        directoryWatch = try library.addWatch(
-            path: target.directory,
-            mask: InotifyEventClassifier.directoryMask,
-            lookupKey: directoryKey)
+        directoryWatch = try library.addWatch(path: target.directory, mask: InotifyEventClassifier.directoryMask)
     }
 
     mutating func run() {

@@ -4,23 +4,24 @@ import Glibc
 /// The daemon's saved history in its state directory — the one place that writes it.
 ///
 /// Files: `snapshot` (a whole context, `HistorySnapshotFormat`), `journal` (the transitions since
-/// that snapshot, `HistoryJournalFormat`) and `published` (a memory-mapped page holding the last
-/// seq handed to subscribers). Write path, in order:
-/// 1. `publish(_:)` before a change set is broadcast: one store into the mapped page (no system
-///    call), so a record missing after a crash is detected instead of reissued with another content.
+/// that snapshot, `HistoryJournalFormat`) and `published` (a page holding the last seq handed to
+/// subscribers). Write path, in order:
+/// 1. `publish(_:)` before a change set is broadcast: one `pwrite` of the page's first 16 bytes (no
+///    `fsync`; never a shared mapping, which a file shortened by someone else turns into SIGBUS),
+///    so a record missing after a crash is detected instead of reissued with another content.
 /// 2. `append(_:)` after the broadcast: one `pwrite` per transition, no `fsync`.
-/// 3. `writeSnapshot(_:)` when `snapshotDue` (the replay it saves outweighs the write): the
-///    snapshot and a fresh journal, each written to a new file and renamed into place.
+/// 3. `writeSnapshot(_:)` when `snapshotDue` (the replay it saves outweighs the write): the page,
+///    then the snapshot and a fresh journal, each written to a new file and renamed into place.
 /// 4. `writeSnapshot(_:durably:closing:)` at a clean stop: a final snapshot and a journal marked
-///    closed cleanly, with `fdatasync`s, then the published page with `msync` — the only state that
+///    closed cleanly, with `fdatasync`s, then the published page with `fdatasync` — the only state that
 ///    survives a machine restart.
 ///
 /// A process crash loses nothing the kernel accepted (page cache); a power cut while running
 /// costs the epoch (the journal's boot id tells), never a wrong event.
 ///
-/// `@unchecked Sendable` is safe: `restore` runs before the engine exists; after it, every method is called only from the engine's
-/// serial queue (`BookEngine+History` asserts it with `dispatchPrecondition`), so its mutable
-/// state is never touched by two threads; the mapped page is private to this object.
+/// `@unchecked Sendable` is safe: `restore` runs before the engine exists; after it, every method
+/// is called only from the engine's serial queue (`BookEngine+History` asserts it with
+/// `dispatchPrecondition`), so its mutable state is never touched by two threads.
 public final class HistoryStore: @unchecked Sendable {
     /// The state directory.
     public let directory: StateDirectory
@@ -28,9 +29,16 @@ public final class HistoryStore: @unchecked Sendable {
     public let fileKey: String
     /// The current boot id.
     public let bootID: [UInt8]
+    /// Where the last change set handed out is recorded outside the state directory (nil: nowhere).
+    public let servedMark: ServedMarkAttribute?
+    /// The epoch of the context being saved, once known (restored, or its first snapshot written).
+    private var epoch: String?
     private var journal: Int32 = -1
     private var journalEnd = 0
-    private var marker: UnsafeMutableRawPointer?
+    /// The open `published` page.
+    private var marker: Int32 = -1
+    /// Whether the page holds its magic (a snapshot exists): `publish` then writes magic and seq.
+    private var stamped = false
     private var snapshotID: UInt64 = 0
     private var baseSeq: UInt64 = 0
     /// Records replayed at start on top of the snapshot (each charged the whole content).
@@ -64,17 +72,19 @@ public final class HistoryStore: @unchecked Sendable {
     /// Opens the state directory at `path` for the book file `fileKey`; a snapshot is due when
     /// replaying the journal would move `replayBudget` bytes.
     public init(
-        directory path: String, fileKey: String, replayBudget: Int = HistoryStore.replayBudgetBytes
+        directory path: String, fileKey: String, replayBudget: Int = HistoryStore.replayBudgetBytes,
+        servedMark: ServedMarkAttribute? = nil
     ) throws(HistoryStoreError) {
         directory = try StateDirectory.open(path)
         self.fileKey = fileKey
+        self.servedMark = servedMark
         self.replayBudget = replayBudget
         bootID = Self.currentBootID()
         marker = try openMarker()
     }
 
     deinit {
-        if let marker { munmap(marker, Self.markerSize) }
+        if marker >= 0 { Glibc.close(marker) }
         if journal >= 0 { Glibc.close(journal) }
         Glibc.close(directory.fd)
     }
@@ -82,13 +92,16 @@ public final class HistoryStore: @unchecked Sendable {
     /// Reads the saved history and decides whether it can be continued (see `HistoryRecovery`).
     public func restore(lineLimit: Int, retention: Int) -> HistoryRecovery.Outcome {
         let expectation = HistoryRecovery.Expectation(
-            fileKey: fileKey, bootID: bootID, lineLimit: lineLimit, retention: retention)
+            fileKey: fileKey, bootID: bootID, lineLimit: lineLimit, retention: retention, served: servedMark?.read())
         do throws(HistoryStoreError) {
             let snapshot = try directory.read("snapshot")
             let journal = snapshot == nil ? nil : try directory.read("journal")
+            let published = publishedSeq
+            stamped = published != nil
             let outcome = HistoryRecovery.restore(
-                snapshot: snapshot, journal: journal, publishedSeq: publishedSeq, expectation: expectation)
+                snapshot: snapshot, journal: journal, publishedSeq: published, expectation: expectation)
             if case .restored(let restored) = outcome {
+                epoch = restored.context.epoch
                 snapshotID = restored.snapshotID
                 baseSeq = restored.snapshotSeq
                 restoredRecords = restored.replayed
@@ -104,11 +117,10 @@ public final class HistoryStore: @unchecked Sendable {
 
     /// The last seq recorded by `publish`, if the marker page is valid.
     var publishedSeq: UInt64? {
-        guard let marker else { return nil }
-        for (k, byte) in Self.markerMagic.enumerated() where marker.load(fromByteOffset: k, as: UInt8.self) != byte {
-            return nil
-        }
-        return UInt64(littleEndian: marker.load(fromByteOffset: 8, as: UInt64.self))
+        var bytes = [UInt8](repeating: 0, count: 16)
+        let n = bytes.withUnsafeMutableBytes { pread(marker, $0.baseAddress!, 16, 0) }
+        guard n == 16, Array(bytes[0..<8]) == Self.markerMagic else { return nil }
+        return bytes[8..<16].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
 
     /// Continues the restored history: marks the journal as written by this run (durably, before
@@ -138,9 +150,27 @@ public final class HistoryStore: @unchecked Sendable {
         isRunning = true
     }
 
-    /// Records that change set `seq` is about to be handed to subscribers.
+    /// Records that change set `seq` is about to be handed to subscribers (one `pwrite`, page
+    /// cache only), and in the served mark. When the page cannot be written (a shortened page on a
+    /// full disk), nothing more is appended until a snapshot succeeds: no record is kept that the
+    /// page does not cover.
     public func publish(_ seq: UInt64) {
-        marker?.storeBytes(of: seq.littleEndian, toByteOffset: 8, as: UInt64.self)
+        if !writePage(seq) { broken = true }
+    }
+
+    /// Writes `seq` into the page (with the magic once stamped) and the served mark; false when
+    /// the page could not be written.
+    private func writePage(_ seq: UInt64) -> Bool {
+        if let epoch { servedMark?.write(ServedMark(epoch: epoch, seq: seq)) }
+        var bytes = stamped ? Self.markerMagic : []
+        withUnsafeBytes(of: seq.littleEndian) { bytes.append(contentsOf: $0) }
+        let offset = stamped ? 0 : 8
+        do {
+            try StateDirectory.write(marker, [bytes], at: offset, path: directory.path + "/published")
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// Appends transitions to the journal (no `fsync`); `contentBytes` is the content's size after
@@ -184,6 +214,12 @@ public final class HistoryStore: @unchecked Sendable {
     )
         throws(HistoryStoreError)
     {
+        // The page first (stamped, with this seq, never lower than any published): a crash before
+        // both renames then finds either the earlier state with nothing published after it, or
+        // this snapshot with a valid page — never a finished snapshot behind an unstamped page.
+        stamped = true
+        epoch = saved.epoch
+        let pageWritten = writePage(saved.seq)
         var id: UInt64 = 0
         while id == 0 { id = UInt64.random(in: 1...UInt64.max) }
         let chunks = HistorySnapshotFormat.encode(saved, fileKey: fileKey, snapshotID: id)
@@ -199,14 +235,12 @@ public final class HistoryStore: @unchecked Sendable {
         baseSeq = saved.seq
         restoredRecords = 0
         replayCost = 0
-        broken = false
+        broken = !pageWritten
         isRunning = !closing
-        publish(saved.seq)
-        stampMarker()
-        // The page is stored through a mapping, which no fsync above covers: without this, a power
-        // cut after a clean stop could find it as first created (zeros) and end the epoch.
-        if durably, let marker, msync(marker, Self.markerSize, MS_SYNC) != 0 {
-            throw .system(operation: "msync", path: directory.path + "/published", errno: errno)
+        // Without this, a power cut after a clean stop could find the page as first created
+        // (zeros) and end the epoch.
+        if durably, fdatasync(marker) != 0 {
+            throw .system(operation: "fdatasync", path: directory.path + "/published", errno: errno)
         }
     }
 
@@ -240,8 +274,8 @@ public final class HistoryStore: @unchecked Sendable {
         return nil
     }
 
-    /// Opens (creating if needed) and maps the published-seq page.
-    private func openMarker() throws(HistoryStoreError) -> UnsafeMutableRawPointer {
+    /// Opens (creating if needed) the published-seq page, kept open for `publish`.
+    private func openMarker() throws(HistoryStoreError) -> Int32 {
         var file = openat(directory.fd, "published", O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if file < 0, errno == ENOENT {
             file = try directory.create("published")
@@ -252,21 +286,16 @@ public final class HistoryStore: @unchecked Sendable {
         } else if file < 0 {
             throw .system(operation: "open", path: directory.path + "/published", errno: errno)
         }
-        defer { Glibc.close(file) }
-        let size = try directory.checkOwnFile(file, name: "published")
-        if size != Self.markerSize, ftruncate(file, off_t(Self.markerSize)) != 0 {
-            throw .system(operation: "ftruncate", path: directory.path + "/published", errno: errno)
+        do throws(HistoryStoreError) {
+            let size = try directory.checkOwnFile(file, name: "published")
+            if size != Self.markerSize, ftruncate(file, off_t(Self.markerSize)) != 0 {
+                throw .system(operation: "ftruncate", path: directory.path + "/published", errno: errno)
+            }
+        } catch {
+            Glibc.close(file)
+            throw error
         }
-        let mapped = mmap(nil, Self.markerSize, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0)
-        guard let mapped, mapped != MAP_FAILED else {
-            throw .system(operation: "mmap", path: directory.path + "/published", errno: errno)
-        }
-        return mapped
-    }
-
-    /// Writes the marker's magic bytes (once a fresh snapshot exists, the marker is valid).
-    private func stampMarker() {
-        for (k, byte) in Self.markerMagic.enumerated() { marker?.storeBytes(of: byte, toByteOffset: k, as: UInt8.self) }
+        return file
     }
 
     /// `/proc/sys/kernel/random/boot_id` as 16 bytes; where it is hidden (systemd's

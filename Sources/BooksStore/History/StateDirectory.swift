@@ -37,10 +37,57 @@ public struct StateDirectory: Sendable {
         }
         // One daemon per state directory: a second one would interleave its journal writes.
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let holder = lockHolder(fd).map { " (pid \($0))" } ?? ""
             close(fd)
-            throw .refused(path: path, reason: "in use by another booksd (locked)")
+            throw .refused(path: path, reason: "in use by another booksd\(holder) (locked)")
         }
         return StateDirectory(path: path, fd: fd)
+    }
+
+    /// Whether another process holds the lock of the state directory at `path`: the holder's pid
+    /// (0 when it cannot be found), or nil when the directory is free, missing or not usable. The
+    /// probe's own lock, if it got one, is released before this returns.
+    public static func lockHolder(of path: String) -> pid_t? {
+        let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        guard flock(fd, LOCK_EX | LOCK_NB) != 0, errno == EWOULDBLOCK else { return nil }
+        return lockHolder(fd) ?? 0
+    }
+
+    /// The pid holding a `flock` on the open file `fd`, from `/proc/locks`.
+    static func lockHolder(_ fd: Int32) -> pid_t? {
+        var s = stat()
+        guard fstat(fd, &s) == 0, let file = fopen("/proc/locks", "r") else { return nil }
+        defer { fclose(file) }
+        var text: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = fread(&buffer, 1, buffer.count, file)
+            if n <= 0 { break }
+            text += buffer[..<n]
+        }
+        let dev = UInt64(s.st_dev)
+        let major = UInt32(truncatingIfNeeded: (dev >> 8) & 0xfff | (dev >> 32) & ~0xfff)
+        let minor = UInt32(truncatingIfNeeded: (dev & 0xff) | (dev >> 12) & ~0xff)
+        return lockHolder(
+            inLocks: String(decoding: text, as: UTF8.self), major: major, minor: minor, inode: UInt64(s.st_ino))
+    }
+
+    /// The pid of the `FLOCK` on device `major:minor`, inode `inode`, in the text of
+    /// `/proc/locks` (lines like `1: FLOCK  ADVISORY  WRITE 4242 fd:01:1234 0 EOF`; waiters, `->`,
+    /// are skipped). Pure.
+    public static func lockHolder(inLocks text: String, major: UInt32, minor: UInt32, inode: UInt64) -> pid_t? {
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 6, fields[1] == "FLOCK", let pid = pid_t(fields[4]) else { continue }
+            let identity = fields[5].split(separator: ":")
+            guard identity.count == 3, UInt32(identity[0], radix: 16) == major, UInt32(identity[1], radix: 16) == minor,
+                UInt64(identity[2]) == inode
+            else { continue }
+            return pid
+        }
+        return nil
     }
 
     /// The whole content of `name`, or nil when it does not exist.

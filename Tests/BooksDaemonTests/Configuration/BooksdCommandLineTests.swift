@@ -108,7 +108,7 @@ private func files(_ table: [String: String]) -> (String) throws(ConfigurationEr
         let read = files(["/c": "max_clients = 9\n"])
         let result = BooksdCommandLine.evaluate(
             arguments: ["--config", "/c", "--check-config", "--file", "/d/b.txt"],
-            environment: [:], resolver: accounts, readFile: read)
+            environment: [:], resolver: accounts, readFile: read, isDirectory: { $0 == "/d" })
         guard case .exit(0, let out, "") = result else {
             Issue.record("\(result)")
             return
@@ -117,6 +117,32 @@ private func files(_ table: [String: String]) -> (String) throws(ConfigurationEr
         #expect(out.contains("max_clients               = 9\n"))
         #expect(out.contains("file                      = /d/b.txt\n"))
         #expect(out.contains("socket                    = /d/.booksd.sock  (default)\n"))
+    }
+
+    @Test("--check-config fails (status 2) on a book file or socket whose directory does not exist")
+    func checkConfigMissingDirectories() {
+        let read = files(["/c": "socket = /run/x/booksd.sock\n"])
+        let result = BooksdCommandLine.evaluate(
+            arguments: ["--config", "/c", "--check-config", "--file", "/nowhere/b.txt"],
+            environment: [:], resolver: accounts, readFile: read, isDirectory: { $0 == "/d" })
+        guard case .exit(2, "", let err) = result else {
+            Issue.record("\(result)")
+            return
+        }
+        #expect(
+            err == """
+                booksd: the directory of the book file /nowhere/b.txt (store 'default') does not exist: /nowhere
+                booksd: the directory of the socket /run/x/booksd.sock does not exist: /run/x
+
+                """)
+        // Under socket activation the socket path is not bound by booksd.
+        let activated = BooksdCommandLine.evaluate(
+            arguments: ["--config", "/c", "--check-config", "--file", "/d/b.txt"],
+            environment: ["LISTEN_FDS": "1"], resolver: accounts, readFile: read, isDirectory: { $0 == "/d" })
+        guard case .exit(0, _, "") = activated else {
+            Issue.record("\(activated)")
+            return
+        }
     }
 
     @Test func checkConfigInvalid() {

@@ -1,6 +1,7 @@
 // Issue 16 × issue 12: every crash state of the durable history's write paths, each started
-// twice: as after a process crash (same boot: the page cache, the newest `published` page) and as
-// after a power cut (another boot id in the journal header; the `published` page old or new).
+// twice: as after a process crash (same boot: the page cache, so the `published` page with every
+// traced write) and as after a power cut (another boot id in the journal header; the page as the
+// crash-state model leaves it, `PublishedPage`).
 import BooksCore
 import BooksProtocol
 import BooksTestSupport
@@ -25,7 +26,7 @@ extension ReliabilitySuite.PowerCutTests {
     }
 
     /// Records a history scenario, enumerates its states and checks booksd on each (both
-    /// interpretations, every `published` page candidate); one line for the report.
+    /// interpretations); one line for the report.
     static func check(_ scenario: HistoryPowerCutScenario) throws -> String {
         let dir = TemporaryDirectory.scratch("power-history")
         let book = dir.path + "/book"
@@ -51,54 +52,46 @@ extension ReliabilitySuite.PowerCutTests {
             let running = scenario.cleanStop && state.crashPoint <= stopBegan
             duringStop += scenario.cleanStop && !running ? 1 : 0
             for interpretation in running ? [Interpretation.processCrash] : [.processCrash, .powerCut] {
-                var pages = PublishedPage.candidates(
-                    at: state.crashPoint, operations: operations, initial: recording.initial,
-                    reboot: interpretation == .powerCut)
-                // After a reboot, a journal not closed cleanly ends the epoch whatever the page says
-                // (checked below for the one page tried): the other candidate is not started.
-                let header = state.image[PublishedPage.directory + "/journal"].flatMap {
-                    JournalBootRewriter.header($0.bytes)
-                }
-                if interpretation == .powerCut, header?.closedCleanly != true { pages = Array(pages.prefix(1)) }
-                for page in pages {
-                    number += 1
-                    starts += 1
-                    let complete = scenario.cleanStop && state.crashPoint == operations.count
-                    let pageText = page.map { "seq \(PublishedPage.seq(of: $0).map(String.init) ?? "none")" }
-                    _ = try checkState(
-                        state, number: number, name: "\(scenario.name) [\(interpretation.rawValue)]",
-                        recording: recording, expected: history.expected, minimumStep: history.minimumStep(state),
-                        dir: dir, at: book,
-                        rewrite: { name, bytes in
-                            if name == PublishedPage.name { return page }
-                            if name == PublishedPage.directory + "/journal", interpretation == .powerCut {
-                                return JournalBootRewriter.rewrite(bytes)
-                            }
-                            return nil
-                        },
-                        inspect: { client, daemon, context in
-                            let kept = try checkHistory(
-                                client: client, daemon: daemon, history: history, state: state,
-                                interpretation: interpretation, stopCompleted: complete,
-                                context: context + " [published page: \(pageText ?? "as traced")]")
-                            if kept { continued[interpretation, default: 0] += 1 }
-
-                        })
-                }
+                number += 1
+                starts += 1
+                let complete = scenario.cleanStop && state.crashPoint == operations.count
+                // A process crash keeps the page cache: every write of the page up to the crash.
+                let newest =
+                    interpretation == .processCrash
+                    ? PublishedPage.newest(at: state.crashPoint, operations: operations, initial: recording.initial)
+                    : nil
+                let page = (newest ?? state.image[PublishedPage.name]?.bytes).flatMap { PublishedPage.seq(of: $0) }
+                _ = try checkState(
+                    state, number: number, name: "\(scenario.name) [\(interpretation.rawValue)]",
+                    recording: recording, expected: history.expected, minimumStep: history.minimumStep(state),
+                    dir: dir, at: book,
+                    rewrite: { name, bytes in
+                        if name == PublishedPage.name, let newest { return newest }
+                        if name == PublishedPage.directory + "/journal", interpretation == .powerCut {
+                            return JournalBootRewriter.rewrite(bytes)
+                        }
+                        return nil
+                    },
+                    inspect: { client, daemon, context in
+                        let kept = try checkHistory(
+                            client: client, daemon: daemon, history: history, state: state,
+                            interpretation: interpretation, stopCompleted: complete,
+                            context: context + " [published page: seq \(page.map(String.init) ?? "none")]")
+                        if kept { continued[interpretation, default: 0] += 1 }
+                    })
             }
         }
-        // What kill -9 can leave: everything up to a crash point, the page at its newest then.
+        // What kill -9 can leave: everything up to a crash point.
         var killed: [String: Int] = [:]
         for (k, image) in killStates(initial: recording.initial, operations: operations) {
             number += 1
-            let page = PublishedPage.newest(at: k, operations: operations, initial: recording.initial)
             let acknowledged = operations.prefix(k).compactMap { if case .output(let l?) = $0 { l } else { nil } }
             let state = CrashState(
                 image: image, acknowledged: acknowledged, crashPoint: k, journalPrefix: operations.count)
             _ = try checkState(
                 state, number: number, name: "\(scenario.name) [kill -9]", recording: recording,
                 expected: history.expected, minimumStep: history.minimumStep(state), dir: dir, at: book,
-                rewrite: { name, _ in name == PublishedPage.name ? page : nil },
+                rewrite: { _, _ in nil },
                 inspect: { client, daemon, context in
                     let kept = try checkHistory(
                         client: client, daemon: daemon, history: history, state: state,
@@ -134,10 +127,10 @@ extension ReliabilitySuite.PowerCutTests {
     ]
 
     /// The states a process crash (kill -9) can leave: every operation up to a crash point done;
-    /// one crash point per distinct image and published page (the latest).
+    /// one crash point per distinct image (the latest).
     static func killStates(initial: DirectoryImage, operations: [FileOperation]) -> [(Int, DirectoryImage)] {
         var image = initial
-        var latest: [VisibleDirectory: [[UInt8]?: (Int, DirectoryImage)]] = [:]
+        var latest: [VisibleDirectory: (Int, DirectoryImage)] = [:]
         for k in 0...operations.count {
             if k > 0 {
                 let operation = operations[k - 1]
@@ -146,10 +139,9 @@ extension ReliabilitySuite.PowerCutTests {
                     image.applyWrite(inode: inode, offset: offset, bytes: bytes)
                 }
             }
-            let page = PublishedPage.newest(at: k, operations: operations, initial: initial)
-            latest[image.visible, default: [:]][page] = (k, image)
+            latest[image.visible] = (k, image)
         }
-        return latest.values.flatMap(\.values).sorted { $0.0 < $1.0 }
+        return latest.values.sorted { $0.0 < $1.0 }
     }
 
     /// The history checks on a started daemon; returns whether it continued the recorded epoch.

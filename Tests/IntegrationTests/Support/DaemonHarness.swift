@@ -48,14 +48,15 @@ final class DaemonHarness: @unchecked Sendable {
     ///   - base: parent of the temp dir (`/var/tmp` by default; `/tmp` for the in-place editor variants).
     ///   - books: initial rows; nil = no books.txt at start.
     ///   - start: start the daemon and wait for readiness.
+    ///   - socketOutside: put the socket in `<root>/run/` instead of `data/` (tests that move `data/`).
     init(
         _ name: String, base: String = "/var/tmp", books: [TestBook]? = Fixture.books(),
-        confirmationMs: Int? = nil, start: Bool = true
+        confirmationMs: Int? = nil, start: Bool = true, socketOutside: Bool = false
     ) async throws {
         directory = try TemporaryDirectory(prefix: "booksync-tests-\(name)", base: base)
         dir = directory.makeDirectory("data")
         file = dir + "/books.txt"
-        socket = dir + "/booksd.sock"
+        socket = (socketOutside ? directory.makeDirectory("run") : dir) + "/booksd.sock"
         home = directory.makeDirectory("home")
         logDir = directory.makeDirectory("logs")
         self.confirmationMs = confirmationMs
