@@ -158,6 +158,8 @@ public final class BookEngine: Sendable {
                 logger.log(leftovers.kept.isEmpty ? .notice : .warning, message, fields)
             }
             beginHistory(resuming: true)
+            let conflicts = loadConflicts()
+            if !conflicts.isEmpty { run(.conflictsLoaded(conflicts)) }
             run(.loaded(store.fetch()))
             beginHistory(resuming: false)
         }

@@ -102,6 +102,13 @@ public struct ReconcilerStateMachine: Sendable {
     /// Set while the context restored from saved history waits for the file's content at start:
     /// the content is then compared with it (an ordinary change set) instead of replacing it.
     var resumingHistory = false
+    /// The recent versions of the file (seq and identity), to tell which one an editor loaded.
+    var fileVersions = FileVersions()
+    /// The editor locks seen beside the file when it was last compared (see ``ReconcilerInput/editorLocksSeen(_:then:)``).
+    var editorLocks: [EditorLock] = []
+    /// Conflicts of merged saves, not settled yet, oldest first.
+    public internal(set) var conflicts: [RecordedConflict] = []
+    var nextConflictID = 1
 
     /// Creates the machine with no books, in a new epoch, until ``ReconcilerInput/loaded(_:)``.
     public init(configuration: Configuration, epoch: String? = nil) {
@@ -122,7 +129,24 @@ public struct ReconcilerStateMachine: Sendable {
 
     /// Decides what `input` leads to.
     public mutating func handle(_ input: ReconcilerInput) -> [ReconcilerAction] {
+        let actions = decide(input)
+        noteVersion()
+        return actions
+    }
+
+    private mutating func decide(_ input: ReconcilerInput) -> [ReconcilerAction] {
         switch input {
+        case .editorLocksSeen(let locks, let next):
+            editorLocks = locks
+            defer { editorLocks = [] }
+            return decide(next)
+        case .mergedSaveWritten(let result, let merged): return mergedSaveWritten(result, merged: merged)
+        case .conflictsLoaded(let loaded):
+            conflicts = loaded
+            nextConflictID = (loaded.map(\.id).max() ?? 0) + 1
+            return []
+        case .resolveConflict(let id, let take, let requestID, let connection):
+            return resolveConflict(id, take: take, requestID: requestID, connection: connection)
         case .loaded(let snapshot): return loaded(snapshot)
         case .fileEvent(let event): return fileEvent(event)
         case .fileObserved(let observation, let purpose): return fileObserved(observation, for: purpose)
@@ -271,6 +295,9 @@ public struct ReconcilerStateMachine: Sendable {
             return []
         case .changed(let splice, let identity):
             lastLoggedProblem = nil
+            if !editorLocks.isEmpty, let stale = mergeStaleSave(splice) {
+                return applyStaleSave(stale, identity: identity)
+            }
             if let reason = destructiveReason(splice) {
                 return scheduleConfirmation(observed: splice.applied(to: context.document.bytes), reason: reason)
             }
