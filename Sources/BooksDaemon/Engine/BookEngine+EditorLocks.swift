@@ -52,7 +52,7 @@ extension BookEngine {
     }
 
     /// The name of the conflicts file in the state directory.
-    var conflictsFileName: String? { history.map { "\($0.fileKey).conflicts.json" } }
+    var conflictsFileName: String? { history == nil ? nil : "conflicts.json" }
 
     /// Keeps `conflicts` in the state directory (durably); logged when that fails.
     func storeConflicts(_ conflicts: [RecordedConflict]) {

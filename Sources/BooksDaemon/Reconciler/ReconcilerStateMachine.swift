@@ -76,6 +76,8 @@ public struct ReconcilerStateMachine: Sendable {
         var generation: Int
         var observed: [UInt8]?
         var reason: String
+        /// For a save from a stale buffer: the editor locks seen with it (it is merged once confirmed).
+        var locks: [EditorLock] = []
     }
 
     /// The settings in force.
@@ -295,11 +297,16 @@ public struct ReconcilerStateMachine: Sendable {
             return []
         case .changed(let splice, let identity):
             lastLoggedProblem = nil
-            if !editorLocks.isEmpty, let stale = mergeStaleSave(splice) {
-                return applyStaleSave(stale, identity: identity)
-            }
             if let reason = destructiveReason(splice) {
-                return scheduleConfirmation(observed: splice.applied(to: context.document.bytes), reason: reason)
+                return scheduleConfirmation(
+                    observed: splice.applied(to: context.document.bytes), reason: reason, locks: editorLocks)
+            }
+            // A save from a stale buffer is merged once it stands still: an editor may still be
+            // writing it, and a merge of half a save would re-apply the others' changes onto it.
+            if !editorLocks.isEmpty, mergeStaleSave(splice) != nil {
+                return scheduleConfirmation(
+                    observed: splice.applied(to: context.document.bytes), reason: "a save from a stale buffer",
+                    locks: editorLocks)
             }
             return applyFileEdit(identity: identity) { $0.apply(splice: splice, source: .file) }
         }
@@ -350,9 +357,12 @@ public struct ReconcilerStateMachine: Sendable {
     // MARK: Confirmation
 
     /// Waits for a destructive-looking state to stand still before believing it.
-    mutating func scheduleConfirmation(observed: [UInt8]?, reason: String) -> [ReconcilerAction] {
+    mutating func scheduleConfirmation(
+        observed: [UInt8]?, reason: String, locks: [EditorLock] = []
+    ) -> [ReconcilerAction] {
         confirmationGeneration += 1
-        confirmation = Confirmation(generation: confirmationGeneration, observed: observed, reason: reason)
+        confirmation = Confirmation(
+            generation: confirmationGeneration, observed: observed, reason: reason, locks: locks)
         fileState = .confirming(reason)
         let delay = configuration.confirmationDelay
         return [
@@ -378,6 +388,16 @@ public struct ReconcilerStateMachine: Sendable {
             actions.append(.log(.notice, "\(pending.reason), and stayed so: all books are gone"))
             actions += applyFileEdit(identity: nil) { $0.apply(bytes: [], source: .file) }
             actions.append(.publishStatus)
+        case (.present(let canonical, let identity), .some(let seen))
+        where ByteComparison.equal(canonical, seen) && !pending.locks.isEmpty:
+            editorLocks = pending.locks
+            defer { editorLocks = [] }
+            if let stale = mergeStaleSave(ByteSplice(from: context.document.bytes, to: canonical)) {
+                actions += applyStaleSave(stale, identity: identity)
+            } else {
+                actions += applyFileEdit(identity: identity) { $0.apply(bytes: canonical, source: .file) }
+                actions.append(.publishStatus)
+            }
         case (.present(let canonical, let identity), .some(let seen)) where ByteComparison.equal(canonical, seen):
             actions.append(.log(.notice, "\(pending.reason), and it stood still: applying it"))
             actions += applyFileEdit(identity: identity) { $0.apply(bytes: canonical, source: .file) }

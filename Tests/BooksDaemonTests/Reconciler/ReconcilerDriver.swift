@@ -112,6 +112,12 @@ struct ReconcilerDriver {
         return true
     }
 
+    /// Fires confirmation timers until none is pending (the file stood still).
+    mutating func settle() {
+        var rounds = 0
+        while fireConfirmation(), rounds < 10 { rounds += 1 }
+    }
+
     mutating func fireConfirmation() -> Bool { fire { if case .confirmation = $0 { true } else { false } } }
     mutating func fireVerification(writesWaiting: Bool = false) -> Bool {
         fire({ $0 == .verification }, writesWaiting: writesWaiting)

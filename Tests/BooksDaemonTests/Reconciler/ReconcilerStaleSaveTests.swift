@@ -8,6 +8,23 @@ import Testing
 /// Saves from a stale editor buffer, on the pure core (see `ReconcilerDriver`): with an editor
 /// lock naming the version the buffer came from, the save is merged with what others wrote since.
 @Suite struct ReconcilerStaleSaveTests {
+    @Test func aStaleSaveWaitsUntilItStandsStill() {
+        var driver = ReconcilerDriver(Self.two)
+        let lock = Self.swap(of: driver)
+        driver.write([("i", .insert([BookDraft(id: "4", name: "Middlemarch", author: "Eliot")]))])
+        let seen = driver.broadcasts.count
+        driver.locks = [lock]
+        driver.edit("1|Dune|Herbert\n")  // the editor is still writing its save
+        driver.event()
+        #expect(driver.broadcasts.count == seen, "nothing applied before the save stood still")
+        driver.edit("1|Dune|Herbert\n2|Emma|AUSTEN\n")
+        driver.event()
+        driver.settle()
+        #expect(driver.text == "1|Dune|Herbert\n2|Emma|AUSTEN\n4|Middlemarch|Eliot\n")
+        #expect(driver.broadcasts.dropFirst(seen).map(\.changes.updated.count) == [1])
+        #expect(driver.broadcasts.dropFirst(seen).allSatisfy { $0.changes.deleted.isEmpty })
+    }
+
     static let two = ReconcilerStateMachineTests.two  // 1|Dune|Herbert, 2|Emma|Austen
 
     /// A vim swap file naming the driver's file as it is now (inode 7, mtime = its version).
@@ -32,6 +49,7 @@ import Testing
         driver.locks = lock
         driver.edit(saved)
         driver.event()
+        driver.settle()
         return driver
     }
 
@@ -66,6 +84,7 @@ import Testing
         driver.locks = [Self.swap(of: driver)]  // loaded after the client's write: a deliberate delete
         driver.edit(Self.two)
         driver.event()
+        driver.settle()
         #expect(driver.text == Self.two)
         #expect(driver.broadcasts.last?.changes.deleted.map(\.id) == ["4"])
         #expect(driver.broadcasts.last?.mergedBase == nil)
@@ -79,6 +98,7 @@ import Testing
         ]
         driver.edit(Self.two)
         driver.event()
+        driver.settle()
         #expect(driver.text == Self.two)
     }
 
@@ -92,6 +112,7 @@ import Testing
         driver.locks = [first, second]
         driver.edit("1|Dune|Herbert\n2|Emma|AUSTEN\n4|Middlemarch|Eliot\n")
         driver.event()
+        driver.settle()
         #expect(driver.text == "1|Dune Messiah|Herbert\n2|Emma|AUSTEN\n4|Middlemarch|Eliot\n")
         #expect(driver.broadcasts.last?.mergedBase == 1)
     }
@@ -103,6 +124,7 @@ import Testing
         driver.locks = [lock]
         driver.edit("1|Dune|Herbert\n2|Sense and Sensibility|Austen\n")
         driver.event()
+        driver.settle()
         #expect(driver.text == "1|Dune|Herbert\n2|Sense and Sensibility|Austen\n")
         let conflict = try #require(driver.machine.conflicts.first)
         #expect(driver.machine.conflicts.count == 1 && driver.storedConflicts == driver.machine.conflicts)
@@ -133,6 +155,7 @@ import Testing
         }
         driver.edit("1|Dune|Herbert\n2|Emma|AUSTEN\n")
         driver.event()
+        driver.settle()
         #expect(driver.text == "1|Dune|HERBERT\n2|Emma|AUSTEN\n4|Middlemarch|Eliot\n")
         #expect(driver.machine.context.document.bytes == driver.file)
         #expect(driver.broadcasts.allSatisfy { $0.changes.deleted.isEmpty })
@@ -148,6 +171,7 @@ import Testing
         driver.edit("1|Dune|Herbert\n2|Emma|AUSTEN\n")
         let savedVersion = driver.fileVersion
         driver.event()
+        driver.settle()
         #expect(driver.text == "1|Dune|Herbert\n2|Emma|AUSTEN\n4|Middlemarch|Eliot\n")
         // vim wrote block 0 again: it names the version it saved.
         driver.locks = [
@@ -158,6 +182,7 @@ import Testing
         ]
         driver.edit("1|Dune|HERBERT\n2|Emma|AUSTEN\n")
         driver.event()
+        driver.settle()
         #expect(driver.text == "1|Dune|HERBERT\n2|Emma|AUSTEN\n4|Middlemarch|Eliot\n")
         #expect(driver.broadcasts.last?.changes.updated.map(\.new.author) == ["HERBERT"])
     }

@@ -1,0 +1,114 @@
+import BooksTestSupport
+import Glibc
+import Testing
+
+/// Saves from a stale editor buffer, with real vim in tmux: a client writes while vim has the
+/// file open; vim's save is merged with those writes (its swap file names the version it
+/// loaded), and deliberate reverts (no evidence of a stale buffer) stand.
+@Suite("Stale saves", .timeLimit(.minutes(3))) struct StaleSaveEditorTests {
+    static let middlemarch = (name: "Middlemarch", author: "George Eliot")
+
+    /// Opens `books.txt` in vim in tmux and waits until its swap file is beside it.
+    static func openVim(_ h: DaemonHarness) async throws -> TmuxSession {
+        let tmux = try await TmuxSession(tools: h.tools, command: "vim books.txt")
+        try await tmux.waitForScreen(containing: "Frank Herbert")
+        let swapped = await eventually(timeout: 10, interval: 0.05) { TestFiles.exists(h.dir + "/.books.txt.swp") }
+        #expect(swapped, "vim's swap file never appeared")
+        return tmux
+    }
+
+    /// A client inserts a book, renames book 2 and deletes book 3; returns the inserted id.
+    static func clientWrites(_ h: DaemonHarness, _ sub: Subscriber) async throws -> String {
+        let added = try await h.ctl(["add", middlemarch.name, middlemarch.author])
+        #expect(added.succeeded, "booksctl add: \(added)")
+        let id = added.output.split(separator: "\n").last.map { String($0).filter { !$0.isWhitespace } } ?? ""
+        let renamed = try await h.ctl(["update", Books.n(2).id, "--name", "Renamed By Client"])
+        #expect(renamed.succeeded, "booksctl update: \(renamed)")
+        let deleted = try await h.ctl(["delete", Books.n(3).id])
+        #expect(deleted.succeeded, "booksctl delete: \(deleted)")
+        _ = await sub.expectEvents(
+            [
+                .init(kind: "insert", id: id, name: middlemarch.name, author: middlemarch.author, source: "client"),
+                .update(
+                    TestBook(id: Books.n(2).id, name: "Renamed By Client", author: Books.n(2).author), source: "client"),
+                .delete(Books.n(3), source: "client"),
+            ], "client writes")
+        return id
+    }
+
+    /// `:w` of a buffer the file changed under: vim asks, the user answers `y`.
+    static func writeAnyway(_ tmux: TmuxSession) async throws {
+        try await tmux.type(":w")
+        try await tmux.send("Enter")
+        try await tmux.waitForScreen(containing: "Do you really want to write to it")
+        try await tmux.type("y")
+    }
+
+    static func quit(_ tmux: TmuxSession) async throws {
+        try await tmux.send("Escape")
+        try await tmux.type(":qa!")
+        try await tmux.send("Enter")
+        try await tmux.waitForExit()
+    }
+
+    @Test("vim answering y: the client's insert, update and delete survive, and the user's edit")
+    func vimStaleSaveIsMerged() async throws {
+        try await scenario("stale-vim") { h, sub in
+            let tmux = try await Self.openVim(h)
+            defer { tmux.kill() }
+            let id = try await Self.clientWrites(h, sub)
+            try await tmux.type(":%s/Frank Herbert/Frank HERBERT/")
+            try await tmux.send("Enter")
+            try await Self.writeAnyway(tmux)
+            // Only the user's real change is reported: nothing kept is deleted or re-inserted.
+            _ = await sub.expectEvents([.update(Books.duneUpper)], "vim's save, merged")
+            let expected = Books.text(
+                replacing: [
+                    Books.dune.id: Books.duneUpper,
+                    Books.n(2).id: TestBook(id: Books.n(2).id, name: "Renamed By Client", author: Books.n(2).author),
+                    Books.n(3).id: nil,
+                ],
+                appending: [TestBook(id: id, name: Self.middlemarch.name, author: Self.middlemarch.author)])
+            #expect(
+                await eventually(timeout: 8, interval: 0.05) { h.fileText == expected },
+                "file:\n\(h.fileText)\nlog:\n\(h.daemonLog())")
+            try await Self.quit(tmux)
+        }
+    }
+
+    @Test("a reloaded vim buffer (:e!) that deletes the client's row: the delete stands")
+    func reloadedBufferDeleteStands() async throws {
+        try await scenario("stale-vim-reload") { h, sub in
+            let tmux = try await Self.openVim(h)
+            defer { tmux.kill() }
+            let added = try await h.ctl(["add", Self.middlemarch.name, Self.middlemarch.author])
+            let id = added.output.split(separator: "\n").last.map { String($0).filter { !$0.isWhitespace } } ?? ""
+            let inserted = TestBook(id: id, name: Self.middlemarch.name, author: Self.middlemarch.author)
+            _ = await sub.expectEvents([.insert(inserted, source: "client")], "client add")
+            try await tmux.type(":e!")
+            try await tmux.send("Enter")
+            try await tmux.waitForScreen(containing: Self.middlemarch.name)
+            try await tmux.type(":g/Middlemarch/d")
+            try await tmux.send("Enter")
+            try await tmux.type(":w")
+            try await tmux.send("Enter")
+            _ = await sub.expectEvents([.delete(inserted)], "the deliberate delete")
+            #expect(h.fileText == Books.text())
+            try await Self.quit(tmux)
+        }
+    }
+
+    @Test("cp of a backup: stands as written")
+    func copyOfABackupStands() async throws {
+        try await scenario("stale-cp") { h, sub in
+            try await h.tools.must("cp books.txt backup.txt")
+            let added = try await h.ctl(["add", Self.middlemarch.name, Self.middlemarch.author])
+            let id = added.output.split(separator: "\n").last.map { String($0).filter { !$0.isWhitespace } } ?? ""
+            let inserted = TestBook(id: id, name: Self.middlemarch.name, author: Self.middlemarch.author)
+            _ = await sub.expectEvents([.insert(inserted, source: "client")], "client add")
+            try await h.tools.must("cp backup.txt books.txt")
+            _ = await sub.expectEvents([.delete(inserted)], "the restored backup")
+            #expect(h.fileText == Books.text())
+        }
+    }
+}
