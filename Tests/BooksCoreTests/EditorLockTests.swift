@@ -98,5 +98,9 @@ import Testing
         let trimmed = SwapFileHeader(program: "VIM 9.0", mtimeSeconds: 101, inode: 1, pid: 1, user: "", host: "")
         #expect(versions.version(namedBy: trimmed) == nil)
         #expect(versions.version(inPlaceAt: 104, nanoseconds: 9)?.seq == 4)
+        // An append within the same second keeps inode and mtime seconds: both are candidates.
+        versions.record(FileVersion(seq: 6, inode: 0x1_0000_0005, size: 20, mtimeSeconds: 105, mtimeNanoseconds: 7))
+        let named = SwapFileHeader(program: "VIM 9.0", mtimeSeconds: 105, inode: 5, pid: 1, user: "", host: "")
+        #expect(versions.candidates(namedBy: named).map(\.seq) == [6, 5])
     }
 }

@@ -109,6 +109,89 @@ import Testing
             try await h.tools.must("cp backup.txt books.txt")
             _ = await sub.expectEvents([.delete(inserted)], "the restored backup")
             #expect(h.fileText == Books.text())
+            #expect(try await h.status().reverts?.isEmpty == false, "status names the client write it undid")
+        }
+    }
+
+    /// vim opens the file, the client changes book 2 (rename), then vim changes book 2 too and
+    /// saves anyway; returns the daemon's status after the save was merged.
+    func vimAndClientOnBookTwo(
+        _ name: String, vimCommand: String, expected: TestBook, _ body: (DaemonHarness) async throws -> Void = { _ in }
+    ) async throws {
+        try await scenario(name) { h, sub in
+            let tmux = try await Self.openVim(h)
+            defer { tmux.kill() }
+            let two = Books.n(2)
+            let renamed = try await h.ctl(["update", two.id, "--name", "Client Title"])
+            #expect(renamed.succeeded, "booksctl update: \(renamed)")
+            _ = await sub.expectEvents(
+                [.update(TestBook(id: two.id, name: "Client Title", author: two.author), source: "client")], "client")
+            try await tmux.type(vimCommand)
+            try await tmux.send("Enter")
+            try await Self.writeAnyway(tmux)
+            _ = await sub.expectEvents([.update(expected)], "vim's save, merged")
+            #expect(
+                await eventually(timeout: 8, interval: 0.05) { h.fileBooks[two.id] == expected },
+                "file:\n\(h.fileText)\nlog:\n\(h.daemonLog())")
+            try await body(h)
+            try await Self.quit(tmux)
+        }
+    }
+
+    @Test("field-level merge: the client renames, vim changes the author of the same book: both")
+    func fieldLevelMerge() async throws {
+        let two = Books.n(2)
+        try await vimAndClientOnBookTwo(
+            "stale-vim-fields", vimCommand: ":%s/|\(two.author)$/|Vim Author/",
+            expected: TestBook(id: two.id, name: "Client Title", author: "Vim Author"))
+    }
+
+    @Test("same-field conflict: the saver's value in the file, the other in status' conflicts")
+    func sameFieldConflict() async throws {
+        let two = Books.n(2)
+        try await vimAndClientOnBookTwo(
+            "stale-vim-conflict", vimCommand: ":%s/|\(two.name)|/|Vim Title|/",
+            expected: TestBook(id: two.id, name: "Vim Title", author: two.author)
+        ) { h in
+            let status = try await h.status()
+            let conflict = try #require(status.conflicts?.first, "no conflict in status")
+            #expect(status.conflicts?.count == 1)
+            #expect(conflict.conflict.id == two.id && conflict.conflict.kind == "name")
+            #expect(conflict.conflict.mine?.name == "Vim Title" && conflict.conflict.theirs?.name == "Client Title")
+            let text = try await h.ctl(["status"])
+            #expect(text.output.contains("conflicts"), "\(text)")
+        }
+    }
+
+    @Test("two vims on one file: both edits kept")
+    func twoVims() async throws {
+        try await scenario("stale-two-vims") { h, sub in
+            let first = try await Self.openVim(h)
+            defer { first.kill() }
+            let second = try await TmuxSession(tools: h.tools, command: "vim books.txt")
+            defer { second.kill() }
+            try await second.waitForScreen(containing: "Found a swap file")
+            try await second.type("e")
+            try await second.waitForScreen(containing: "Frank Herbert")
+            let four = Books.n(4)
+            let five = Books.n(5)
+            let fourEdited = TestBook(id: four.id, name: four.name, author: "Second Vim")
+            let fiveEdited = TestBook(id: five.id, name: five.name, author: "First Vim")
+            try await second.type(":%s/|\(four.author)$/|Second Vim/")
+            try await second.send("Enter")
+            try await second.type(":w")
+            try await second.send("Enter")
+            _ = await sub.expectEvents([.update(fourEdited)], "the second vim's save")
+            try await first.type(":%s/|\(five.author)$/|First Vim/")
+            try await first.send("Enter")
+            try await Self.writeAnyway(first)
+            _ = await sub.expectEvents([.update(fiveEdited)], "the first vim's save, merged")
+            #expect(
+                await eventually(timeout: 8, interval: 0.05) {
+                    h.fileText == Books.text(replacing: [four.id: fourEdited, five.id: fiveEdited])
+                }, "file:\n\(h.fileText)\nlog:\n\(h.daemonLog())")
+            try await Self.quit(first)
+            try await Self.quit(second)
         }
     }
 }

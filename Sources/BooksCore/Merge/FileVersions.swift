@@ -64,9 +64,13 @@ public struct FileVersions: Sendable, Hashable, Codable {
     }
 
     /// The newest version a swap file names, if it is still recorded.
-    public func version(namedBy header: SwapFileHeader) -> FileVersion? {
-        guard header.namesVersion else { return nil }
-        return versions.last { $0.matches(header) }
+    public func version(namedBy header: SwapFileHeader) -> FileVersion? { candidates(namedBy: header).first }
+
+    /// Every recorded version a swap file may name, newest first: several when the file changed
+    /// within one second without a new inode (an append), which vim's block 0 cannot tell apart.
+    public func candidates(namedBy header: SwapFileHeader) -> [FileVersion] {
+        guard header.namesVersion else { return [] }
+        return versions.reversed().filter { $0.matches(header) }
     }
 
     /// The newest version whose file was in place at `seconds` (a lock's creation time): the last

@@ -182,7 +182,7 @@ extension ReconcilerStateMachine {
         }
         if let applied {
             actions.append(.broadcast(applied))
-            if source == .client { revertDetector.record(applied.changes) }
+            if source == .client { revertDetector.record(applied.changes, seq: applied.seq) }
             let c = applied.changes
             actions.append(
                 .log(

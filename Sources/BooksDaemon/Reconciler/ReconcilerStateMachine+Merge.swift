@@ -35,15 +35,16 @@ extension ReconcilerStateMachine {
     /// when the save stands as written (no lock, none names a known version, the saver's buffer
     /// was current, the change log no longer reaches back to it).
     func mergeStaleSave(_ splice: ByteSplice) -> StaleSave? {
-        let bases = editorLocks.compactMap { lock -> FileVersion? in
-            guard case .swap(let header) = lock else { return nil }
-            return fileVersions.version(namedBy: header)
+        let bases = editorLocks.flatMap { lock -> [FileVersion] in
+            guard case .swap(let header) = lock else { return [] }
+            return fileVersions.candidates(namedBy: header)
         }
         guard !bases.isEmpty else { return nil }
         var save = context.document
         let saveChanges = save.update(applying: splice).changes
         guard !saveChanges.isEmpty else { return nil }
-        // Several editors: the saver's base is the one the save differs least from.
+        // Several editors, or several versions within one second: the saver's base is the one
+        // the save differs least from (the newest of equals: candidates come newest first).
         var best: (base: FileVersion, theirs: NetChanges, distance: Int)?
         for base in bases {
             guard let theirs = changesSince(base) else { continue }

@@ -111,6 +111,8 @@ public struct ReconcilerStateMachine: Sendable {
     /// Conflicts of merged saves, not settled yet, oldest first.
     public internal(set) var conflicts: [RecordedConflict] = []
     var nextConflictID = 1
+    /// The seqs of client writes that file edits standing as written undid lately (for `status`).
+    public internal(set) var recentReverts: [UInt64] = []
 
     /// Creates the machine with no books, in a new epoch, until ``ReconcilerInput/loaded(_:)``.
     public init(configuration: Configuration, epoch: String? = nil) {
@@ -328,9 +330,14 @@ public struct ReconcilerStateMachine: Sendable {
         self.identity = identity
         var actions: [ReconcilerAction] = []
         let before = context.document.badLineCount
-        if let applied = change(&context) {
+        if var applied = change(&context) {
+            let reverted = revertDetector.isEmpty ? nil : revertDetector.reverted(by: applied.changes)
+            if reverted != nil {
+                applied.reverts = revertDetector.revertedSeqs
+                recentReverts = Array((recentReverts + revertDetector.revertedSeqs).suffix(16))
+            }
             actions.append(.broadcast(applied))
-            if !revertDetector.isEmpty, let reverted = revertDetector.reverted(by: applied.changes) {
+            if let reverted {
                 let ids = reverted.inserted.map { $0.id ?? "?" } + reverted.updated.map(\.id) + reverted.deleted
                 actions.append(
                     .log(

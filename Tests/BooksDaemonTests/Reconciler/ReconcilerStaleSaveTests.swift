@@ -76,6 +76,7 @@ import Testing
         #expect(driver.text == saved)
         let last = try #require(driver.broadcasts.last)
         #expect(last.mergedBase == nil && last.changes.inserted.map(\.id) == ["3"])
+        #expect(last.reverts == [1] && driver.machine.recentReverts == [1], "it names the client write it undid")
     }
 
     @Test func aLockNamingTheCurrentVersionLetsTheSaveStand() throws {
@@ -185,5 +186,23 @@ import Testing
         driver.settle()
         #expect(driver.text == "1|Dune|HERBERT\n2|Emma|AUSTEN\n4|Middlemarch|Eliot\n")
         #expect(driver.broadcasts.last?.changes.updated.map(\.new.author) == ["HERBERT"])
+    }
+
+    @Test func anAppendWithinTheSameSecondIsToldApartByTheContent() throws {
+        var driver = ReconcilerDriver(Self.two)
+        let lock = Self.swap(of: driver)
+        // The append keeps the inode and lands within the same second (vim's block 0 has whole seconds).
+        driver.fileVersion -= 1
+        driver.write([("i", .insert([BookDraft(id: "4", name: "Middlemarch", author: "Eliot")]))])
+        #expect(
+            driver.machine.fileVersions.candidates(namedBy: { if case .swap(let h) = lock { h } else { nil } }()!).count
+                == 2)
+        driver.write([("u", .update([BookPatch(id: "1", name: "Dune Messiah")]))])
+        driver.locks = [lock]
+        driver.edit("1|Dune|Herbert\n2|Emma|AUSTEN\n")
+        driver.event()
+        driver.settle()
+        #expect(driver.text == "1|Dune Messiah|Herbert\n2|Emma|AUSTEN\n4|Middlemarch|Eliot\n")
+        #expect(driver.broadcasts.last?.mergedBase == 0)
     }
 }
