@@ -70,13 +70,14 @@ public struct BookContext: Sendable {
     @discardableResult
     public mutating func apply(
         bytes: [UInt8], source: ChangeSource, time: Date = Date(),
-        remapped: [IdentifierRemap] = []
+        remapped: [IdentifierRemap] = [], mergedBase: UInt64? = nil
     ) -> SequencedChangeSet? {
         let update = document.update(to: bytes)
         let splice =
             recordsTransitions && update.path != .unchanged
             ? ByteSplice(range: update.oldRange, replacement: Array(bytes[update.newRange])) : nil
-        return record(update.changes, splice: splice, source: source, time: time, remapped: remapped)
+        return record(
+            update.changes, splice: splice, source: source, time: time, remapped: remapped, mergedBase: mergedBase)
     }
 
     /// Moves the context to its file content changed by `splice` (in place: the same result as
@@ -109,7 +110,7 @@ public struct BookContext: Sendable {
     /// Sequences and logs the change set of a document update.
     private mutating func record(
         _ documentChanges: ChangeSet, splice: ByteSplice?, source: ChangeSource, time: Date,
-        remapped: [IdentifierRemap]
+        remapped: [IdentifierRemap], mergedBase: UInt64? = nil
     ) -> SequencedChangeSet? {
         var changes = documentChanges
         resolveHeldBooks(&changes)
@@ -121,9 +122,10 @@ public struct BookContext: Sendable {
         for book in changes.inserted { versions[book.id] = seq }
         for update in changes.updated { versions[update.new.id] = seq }
         for book in changes.deleted { versions[book.id] = nil }
-        let applied = SequencedChangeSet(
+        var applied = SequencedChangeSet(
             epoch: epoch, seq: seq, source: source, time: time,
             changes: changes, remapped: remapped)
+        applied.mergedBase = mergedBase
         log.append(applied)
         lastChange = time
         if let splice { transitions.append(ContextTransition(splice: splice, applied: applied)) }

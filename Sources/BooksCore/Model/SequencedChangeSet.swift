@@ -17,6 +17,12 @@ public struct SequencedChangeSet: Sendable, Hashable, Codable {
     public var changes: ChangeSet
     /// Permanent ids assigned to hand-typed `name|author` rows in this change, if any.
     public var remapped: [IdentifierRemap]
+    /// For a save from a stale buffer that was rebased onto the content held: the seq of the
+    /// version the saver had loaded (the change set holds only the save's real changes).
+    public var mergedBase: UInt64?
+    /// For a file edit that undid recent client writes (a save that stands as written): the seqs
+    /// of those writes.
+    public var reverts: [UInt64]?
 
     /// Creates a sequenced change set.
     public init(

@@ -14,7 +14,16 @@ extension BookEngine {
             }
             // The copy is released on return, before the comparison is applied in place.
             let document = machine.withLock { $0.context.document }
-            return .fileObserved(.compared(store.compare(with: document)), for: purpose)
+            let comparison = store.compare(with: document)
+            // A changed file: what the editors beside it had loaded tells a stale save (read now,
+            // while their locks still name the version their buffers came from).
+            if purpose != .commit, case .changed = comparison {
+                let locks = readEditorLocks()
+                if !locks.isEmpty {
+                    return .editorLocksSeen(locks, then: .fileObserved(.compared(comparison), for: purpose))
+                }
+            }
+            return .fileObserved(.compared(comparison), for: purpose)
         case .save(let request, let document, let expected):
             do throws(StoreError) {
                 if let appended = try store.appendIfPossible(request, onto: document, expected: expected) {
@@ -31,6 +40,15 @@ extension BookEngine {
             } catch {
                 return .lateEditWritten(.failure(error), late: late, merged: merged)
             }
+        case .writeMergedSave(let merged, let replacing, let expected):
+            do throws(StoreError) {
+                let written = try store.writeCanonical(merged, replacing: replacing, expected: expected)
+                return .mergedSaveWritten(.success(written), merged: merged)
+            } catch {
+                return .mergedSaveWritten(.failure(error), merged: merged)
+            }
+        case .storeConflicts(let conflicts):
+            storeConflicts(conflicts)
         case .keepInRecoveryFile(let content, let message):
             let kept =
                 RecoveryFile.keep(content, beside: store.configuration.path) ?? "nowhere (it could not be written)"

@@ -166,6 +166,8 @@ public final class BookEngine: Sendable {
                 logger.log(leftovers.kept.isEmpty ? .notice : .warning, message, fields)
             }
             beginHistory(resuming: true)
+            let conflicts = loadConflicts()
+            if !conflicts.isEmpty { run(.conflictsLoaded(conflicts)) }
             if appearing {
                 let (seq, empty) = machine.withLock { ($0.context.seq, $0.context.bookCount == 0) }
                 appearedEmptyAtSeq.withLock { $0 = empty ? seq : nil }

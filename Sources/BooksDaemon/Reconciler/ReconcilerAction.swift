@@ -18,6 +18,12 @@ public enum ReconcilerAction: Sendable {
     /// Write `merged` (canonical text) over the version holding `replacing`. Answer:
     /// ``ReconcilerInput/lateEditWritten(_:late:merged:)``.
     case writeLateEdit(merged: [UInt8], replacing: [UInt8], expected: FileIdentity?, late: [UInt8])
+    /// Write `merged` (canonical text: a stale save rebased onto the content held) over the save,
+    /// whose canonical text is `replacing`, atomically and durably, only if the file is still
+    /// that version (`expected`). Answer: ``ReconcilerInput/mergedSaveWritten(_:merged:)``.
+    case writeMergedSave(merged: [UInt8], replacing: [UInt8], expected: FileIdentity?)
+    /// Keep the unsettled conflicts durably (they are listed after a restart).
+    case storeConflicts([RecordedConflict])
     /// Keep `content` in a recovery file beside the book file and log `message` followed by the
     /// recovery file's path, as an error: content that may be someone's edit is never dropped.
     case keepInRecoveryFile([UInt8], message: String)

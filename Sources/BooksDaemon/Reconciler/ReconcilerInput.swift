@@ -46,6 +46,16 @@ public enum ReconcilerInput: Sendable {
     /// The file's reads since seq `after` found the members outside `id|name|author` (a JSON
     /// file's `isbn`) of books `ids` edited (``BookStore/takeUnknownMemberEdits()``).
     case unknownMembersEdited([String], after: UInt64)
+    /// The editor locks found beside the file (vim swap files, nano and Emacs locks) when it was
+    /// read for an observation; `next` (that observation's answer) follows. The locks tell which
+    /// version a save came from; they count for `next` only.
+    indirect case editorLocksSeen([EditorLock], then: ReconcilerInput)
+    /// The answer to ``ReconcilerAction/writeMergedSave(merged:replacing:expected:)``.
+    case mergedSaveWritten(Result<AtomicWriteResult, StoreError>, merged: [UInt8])
+    /// The conflicts kept from before a restart.
+    case conflictsLoaded([RecordedConflict])
+    /// `resolve`: settle conflict `id` by taking one side's value (a write like any client's).
+    case resolveConflict(Int, take: ConflictSide, requestID: String, connection: ConnectionID)
 }
 
 /// Why the file is being looked at: decides what the observation leads to.

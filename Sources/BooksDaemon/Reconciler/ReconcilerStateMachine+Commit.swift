@@ -182,7 +182,7 @@ extension ReconcilerStateMachine {
         }
         if let applied {
             actions.append(.broadcast(applied))
-            if source == .client { revertDetector.record(applied.changes) }
+            if source == .client { revertDetector.record(applied.changes, seq: applied.seq) }
             let c = applied.changes
             // Named as the feed names its source: a save that only gave ids to typed rows is a file edit.
             let what = source == .client ? "client write" : "file edit (ids given to new rows)"

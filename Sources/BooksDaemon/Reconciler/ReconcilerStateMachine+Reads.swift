@@ -125,7 +125,7 @@ extension ReconcilerStateMachine {
         if watcherWarning == nil, case .polling = environment.watcher {
             watcherWarning = environment.watcher?.description
         }
-        return DaemonStatus(
+        var status = DaemonStatus(
             file: configuration.path, format: configuration.format.rawValue, fileState: fileState.word,
             fileProblem: fileState.problem, bookCount: context.bookCount,
             badLines: Array(context.document.badLines.prefix(1000)), heldBooks: context.held.keys.sorted(),
@@ -133,6 +133,9 @@ extension ReconcilerStateMachine {
             seq: context.seq, oldestReplayableSeq: context.seq - UInt64(min(context.log.count, Int(context.seq))),
             subscribers: stats.subscribers, clients: stats.clients, uptimeSeconds: environment.uptimeSeconds,
             lastChange: context.lastChange.map(ISO8601.format), server: configuration.serverName)
+        status.conflicts = conflicts.isEmpty ? nil : conflicts
+        status.reverts = recentReverts.isEmpty ? nil : recentReverts
+        return status
     }
 
     /// The one-line summary systemd shows (`STATUS=`), given the subscriber count.

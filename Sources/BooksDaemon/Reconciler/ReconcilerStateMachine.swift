@@ -76,6 +76,8 @@ public struct ReconcilerStateMachine: Sendable {
         var generation: Int
         var observed: [UInt8]?
         var reason: String
+        /// For a save from a stale buffer: the editor locks seen with it (it is merged once confirmed).
+        var locks: [EditorLock] = []
     }
 
     /// The settings in force.
@@ -102,6 +104,15 @@ public struct ReconcilerStateMachine: Sendable {
     /// Set while the context restored from saved history waits for the file's content at start:
     /// the content is then compared with it (an ordinary change set) instead of replacing it.
     var resumingHistory = false
+    /// The recent versions of the file (seq and identity), to tell which one an editor loaded.
+    var fileVersions = FileVersions()
+    /// The editor locks seen beside the file when it was last compared (see ``ReconcilerInput/editorLocksSeen(_:then:)``).
+    var editorLocks: [EditorLock] = []
+    /// Conflicts of merged saves, not settled yet, oldest first.
+    public internal(set) var conflicts: [RecordedConflict] = []
+    var nextConflictID = 1
+    /// The seqs of client writes that file edits standing as written undid lately (for `status`).
+    public internal(set) var recentReverts: [UInt64] = []
 
     /// Creates the machine with no books, in a new epoch, until ``ReconcilerInput/loaded(_:)``.
     public init(configuration: Configuration, epoch: String? = nil) {
@@ -122,7 +133,24 @@ public struct ReconcilerStateMachine: Sendable {
 
     /// Decides what `input` leads to.
     public mutating func handle(_ input: ReconcilerInput) -> [ReconcilerAction] {
+        let actions = decide(input)
+        noteVersion()
+        return actions
+    }
+
+    private mutating func decide(_ input: ReconcilerInput) -> [ReconcilerAction] {
         switch input {
+        case .editorLocksSeen(let locks, let next):
+            editorLocks = locks
+            defer { editorLocks = [] }
+            return decide(next)
+        case .mergedSaveWritten(let result, let merged): return mergedSaveWritten(result, merged: merged)
+        case .conflictsLoaded(let loaded):
+            conflicts = loaded
+            nextConflictID = (loaded.map(\.id).max() ?? 0) + 1
+            return []
+        case .resolveConflict(let id, let take, let requestID, let connection):
+            return resolveConflict(id, take: take, requestID: requestID, connection: connection)
         case .loaded(let snapshot): return loaded(snapshot)
         case .appeared(let snapshot): return appeared(snapshot)
         case .retired: return retired()
@@ -203,7 +231,7 @@ public struct ReconcilerStateMachine: Sendable {
     /// Looks at the file after an event. A write being retried reads the file itself (and tells
     /// the hand edit's rows from the client's); an event on a file that still looks as last seen
     /// is compared later.
-    private mutating func refresh(mayDefer: Bool) -> [ReconcilerAction] {
+    mutating func refresh(mayDefer: Bool) -> [ReconcilerAction] {
         if writeRetries > 0, !queued.isEmpty { return commitQueuedWrites() }
         let known = mayDefer && fileState == .present ? identity : nil
         return [.observeFile(.fileEvent, unlessIdentity: known)]
@@ -276,7 +304,15 @@ public struct ReconcilerStateMachine: Sendable {
         case .changed(let splice, let identity):
             lastLoggedProblem = nil
             if let reason = destructiveReason(splice) {
-                return scheduleConfirmation(observed: splice.applied(to: context.document.bytes), reason: reason)
+                return scheduleConfirmation(
+                    observed: splice.applied(to: context.document.bytes), reason: reason, locks: editorLocks)
+            }
+            // A save from a stale buffer is merged once it stands still: an editor may still be
+            // writing it, and a merge of half a save would re-apply the others' changes onto it.
+            if !editorLocks.isEmpty, mergeStaleSave(splice) != nil {
+                return scheduleConfirmation(
+                    observed: splice.applied(to: context.document.bytes), reason: "a save from a stale buffer",
+                    locks: editorLocks)
             }
             return applyFileEdit(identity: identity) { $0.apply(splice: splice, source: .file) }
         }
@@ -298,9 +334,14 @@ public struct ReconcilerStateMachine: Sendable {
         self.identity = identity
         var actions: [ReconcilerAction] = []
         let before = context.document.badLineCount
-        if let applied = change(&context) {
+        if var applied = change(&context) {
+            let reverted = revertDetector.isEmpty ? nil : revertDetector.reverted(by: applied.changes)
+            if reverted != nil {
+                applied.reverts = revertDetector.revertedSeqs
+                recentReverts = Array((recentReverts + revertDetector.revertedSeqs).suffix(16))
+            }
             actions.append(.broadcast(applied))
-            if !revertDetector.isEmpty, let reverted = revertDetector.reverted(by: applied.changes) {
+            if let reverted {
                 let ids = reverted.inserted.map { $0.id ?? "?" } + reverted.updated.map(\.id) + reverted.deleted
                 actions.append(
                     .log(
@@ -321,48 +362,6 @@ public struct ReconcilerStateMachine: Sendable {
         }
         let after = context.document.badLineCount
         if after != before { actions.append(.log(.warning, "the book file has \(after) bad line(s)")) }
-        return actions
-    }
-
-    // MARK: Confirmation
-
-    /// Waits for a destructive-looking state to stand still before believing it.
-    mutating func scheduleConfirmation(observed: [UInt8]?, reason: String) -> [ReconcilerAction] {
-        confirmationGeneration += 1
-        confirmation = Confirmation(generation: confirmationGeneration, observed: observed, reason: reason)
-        fileState = .confirming(reason)
-        let delay = configuration.confirmationDelay
-        return [
-            .log(.debug, "\(reason): waiting \(delay) for the file to stand still"),
-            .scheduleConfirmation(generation: confirmationGeneration, after: delay),
-        ]
-    }
-
-    private mutating func confirmationTimerFired(_ generation: Int) -> [ReconcilerAction] {
-        guard generation == confirmationGeneration, confirmation?.generation == generation else {
-            return [.publishStatus, .process(.writesDue)]  // superseded meanwhile
-        }
-        return [.readForConfirmation(generation: generation)]
-    }
-
-    private mutating func confirmationRead(_ snapshot: BookStoreSnapshot, generation: Int) -> [ReconcilerAction] {
-        guard generation == confirmationGeneration, let pending = confirmation, pending.generation == generation else {
-            return [.publishStatus, .process(.writesDue)]
-        }
-        var actions: [ReconcilerAction] = []
-        switch (snapshot, pending.observed) {
-        case (.missing, nil):
-            actions.append(.log(.notice, "\(pending.reason), and stayed so: all books are gone"))
-            actions += applyFileEdit(identity: nil) { $0.apply(bytes: [], source: .file) }
-            actions.append(.publishStatus)
-        case (.present(let canonical, let identity), .some(let seen)) where ByteComparison.equal(canonical, seen):
-            actions.append(.log(.notice, "\(pending.reason), and it stood still: applying it"))
-            actions += applyFileEdit(identity: identity) { $0.apply(bytes: canonical, source: .file) }
-            actions.append(.publishStatus)
-        default:
-            actions += refresh(mayDefer: false)  // it moved on: compare again
-        }
-        actions.append(.process(.writesDue))
         return actions
     }
 }

@@ -18,11 +18,14 @@ public struct RevertedWriteDetector: Sendable {
         var before: Book?
         var after: Book?
         var until: ContinuousClock.Instant
+        var seq: UInt64
     }
 
     /// How long a client write is protected.
     public var window: Duration
     private var protections: [String: Protection] = [:]
+    /// The seqs of the client writes the last `reverted(by:now:)` found undone, in order.
+    public private(set) var revertedSeqs: [UInt64] = []
 
     /// Creates a guard protecting writes for `window`.
     public init(window: Duration = .seconds(10)) {
@@ -33,26 +36,34 @@ public struct RevertedWriteDetector: Sendable {
     public var isEmpty: Bool { protections.isEmpty }
 
     /// Records the books a client write changed.
-    public mutating func record(_ changes: ChangeSet, now: ContinuousClock.Instant = .now) {
+    /// Records the books a client write changed (its change set's `seq`).
+    public mutating func record(_ changes: ChangeSet, seq: UInt64 = 0, now: ContinuousClock.Instant = .now) {
         let until = now + window
-        for book in changes.inserted { protections[book.id] = Protection(before: nil, after: book, until: until) }
-        for update in changes.updated {
-            protections[update.new.id] = Protection(before: update.old, after: update.new, until: until)
+        for book in changes.inserted {
+            protections[book.id] = Protection(before: nil, after: book, until: until, seq: seq)
         }
-        for book in changes.deleted { protections[book.id] = Protection(before: book, after: nil, until: until) }
+        for update in changes.updated {
+            protections[update.new.id] = Protection(before: update.old, after: update.new, until: until, seq: seq)
+        }
+        for book in changes.deleted {
+            protections[book.id] = Protection(before: book, after: nil, until: until, seq: seq)
+        }
     }
 
     /// The save that re-applies every protected client write that `fileChange` reverts; nil when
     /// it reverts none. Protections the change touches otherwise end; expired ones are dropped.
     public mutating func reverted(by fileChange: ChangeSet, now: ContinuousClock.Instant = .now) -> SaveRequest? {
         protections = protections.filter { $0.value.until > now }
+        revertedSeqs = []
         guard !protections.isEmpty else { return nil }
         var request = SaveRequest(assignIDsToNewRows: true)
+        var seqs = Set<UInt64>()
         for book in fileChange.deleted {
             guard let p = protections[book.id] else { continue }
             if p.before == nil, let after = p.after, after == book {
                 request.inserted.append(
                     .init(temporaryID: book.id, id: book.id, name: after.name, author: after.author))
+                seqs.insert(p.seq)
             } else {
                 protections[book.id] = nil
             }
@@ -61,6 +72,7 @@ public struct RevertedWriteDetector: Sendable {
             guard let p = protections[update.new.id] else { continue }
             if let before = p.before, let after = p.after, update.old == after, update.new == before {
                 request.updated.append(after)
+                seqs.insert(p.seq)
             } else {
                 protections[update.new.id] = nil
             }
@@ -69,10 +81,12 @@ public struct RevertedWriteDetector: Sendable {
             guard let p = protections[book.id] else { continue }
             if p.after == nil, let before = p.before, before == book {
                 request.deleted.append(book.id)
+                seqs.insert(p.seq)
             } else {
                 protections[book.id] = nil
             }
         }
+        revertedSeqs = seqs.sorted()
         return request.isEmpty ? nil : request
     }
 }

@@ -36,6 +36,8 @@ enum FastMessageDecoder {
         var books: [Book]?
         var reason: String?
         var more: Bool?
+        var merged: Event.MergedFrom?
+        var reverts: [UInt64]?
         var id: String?
         var ok: Bool?
         var result: ReplyResult?
@@ -61,6 +63,8 @@ enum FastMessageDecoder {
             case "books": return optional(&s, &books, FastMessageDecoder.books)
             case "reason": return optional(&s, &reason) { $0.string() }
             case "more": return optional(&s, &more) { $0.bool() }
+            case "merged": return optional(&s, &merged, FastMessageDecoder.mergedFrom)
+            case "reverts": return optional(&s, &reverts, FastMessageDecoder.seqs)
             case "id": return optional(&s, &id) { $0.string() }
             case "ok": return optional(&s, &ok) { $0.bool() }
             case "result": return optional(&s, &result, FastMessageDecoder.result)
@@ -72,15 +76,39 @@ enum FastMessageDecoder {
         var message: DaemonMessage? {
             if hasEvent {
                 guard let kind, let epoch, let seq else { return nil }
-                return .event(
-                    Event(
-                        event: kind, epoch: epoch, seq: seq, source: source, time: time, inserted: inserted,
-                        updated: updated, deleted: deleted, books: books, reason: reason, more: more,
-                        store: store))
+                var event = Event(
+                    event: kind, epoch: epoch, seq: seq, source: source, time: time, inserted: inserted,
+                    updated: updated, deleted: deleted, books: books, reason: reason, more: more,
+                    store: store)
+                event.merged = merged
+                event.reverts = reverts
+                return .event(event)
             }
             guard let ok else { return nil }
             return .reply(Reply(id: id, ok: ok, result: result, error: error))
         }
+    }
+
+    /// A `change` event's `merged`: `{"base": seq}`.
+    static func mergedFrom(_ s: inout JSONScanner) -> Event.MergedFrom? {
+        var base: UInt64?
+        let ok = s.object { s, key in
+            guard key == "base" else { return s.skipValue() }
+            base = s.unsigned()
+            return base != nil
+        }
+        return ok ? base.map(Event.MergedFrom.init(base:)) : nil
+    }
+
+    /// An array of sequence numbers.
+    static func seqs(_ s: inout JSONScanner) -> [UInt64]? {
+        var result: [UInt64] = []
+        let ok = s.array { s in
+            guard let seq = s.unsigned() else { return false }
+            result.append(seq)
+            return true
+        }
+        return ok ? result : nil
     }
 
     /// Reads an optional member: `null` leaves it nil; otherwise `read` must succeed.

@@ -56,6 +56,23 @@ public enum MessageEncoder {
             w.key("more", first: &first)
             w.bool(more)
         }
+        if let merged = event.merged {
+            w.key("merged", first: &first)
+            var inner = true
+            w.raw(UInt8(ascii: "{"))
+            w.key("base", first: &inner)
+            w.unsigned(merged.base)
+            w.raw(UInt8(ascii: "}"))
+        }
+        if let reverts = event.reverts {
+            w.key("reverts", first: &first)
+            w.raw(UInt8(ascii: "["))
+            for (k, seq) in reverts.enumerated() {
+                if k > 0 { w.raw(UInt8(ascii: ",")) }
+                w.unsigned(seq)
+            }
+            w.raw(UInt8(ascii: "]"))
+        }
         w.raw(UInt8(ascii: "}"))
         w.raw(UInt8(ascii: "\n"))
         return w.bytes
@@ -104,10 +121,13 @@ public enum MessageEncoder {
     ) -> Event? {
         let visible = change.changes.filtered(by: filter)
         if visible.isEmpty { return nil }
-        return Event(
+        var event = Event(
             event: .change, epoch: change.epoch, seq: change.seq, source: change.source,
             time: ISO8601.format(change.time), inserted: visible.inserted,
             updated: visible.updated, deleted: visible.deleted, store: store)
+        event.merged = change.mergedBase.map { Event.MergedFrom(base: $0) }
+        event.reverts = change.reverts
+        return event
     }
 
     private static func estimate(_ event: Event) -> Int {

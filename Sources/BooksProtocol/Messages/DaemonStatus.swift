@@ -31,6 +31,12 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     /// When the last change set was applied (nil when none since start).
     public var lastChange: String?
     public var server: String
+    /// Conflicts of saves from stale buffers that were merged, not settled yet (nil or empty:
+    /// none): the saver's value is in the file, the other side here.
+    public var conflicts: [RecordedConflict]?
+    /// Recent file edits that stood as written and undid client writes made shortly before (the
+    /// seqs of those writes), newest last; nil or empty: none.
+    public var reverts: [UInt64]?
 
     public init(
         file: String, format: String, fileState: String, fileProblem: String?, bookCount: Int,

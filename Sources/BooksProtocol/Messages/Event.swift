@@ -31,6 +31,19 @@ public struct Event: Sendable, Hashable, Codable {
     public var reason: String?
     /// `snapshot` sent in pages (`"paged":true` on `subscribe`): `true` on every page but the last.
     public var more: Bool?
+    /// `change`: a save from a stale buffer, rebased onto the current file: `{"base": seq}`, the
+    /// version the saver had loaded (the change holds only the save's real changes).
+    public var merged: MergedFrom?
+    /// `change`: a file edit that stands as written and undid recent client writes: their seqs.
+    public var reverts: [UInt64]?
+
+    /// Where a merged change's save came from.
+    public struct MergedFrom: Sendable, Hashable, Codable {
+        /// The seq of the version the saver had loaded.
+        public var base: UInt64
+        /// Creates the marker.
+        public init(base: UInt64) { self.base = base }
+    }
 
     public init(
         event: Kind, epoch: String, seq: UInt64, source: ChangeSource? = nil, time: String? = nil,

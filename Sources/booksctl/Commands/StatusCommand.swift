@@ -75,6 +75,21 @@ enum StatusCommand {
                 "held books",
                 "\(s.heldBooks.count) (kept at last good values): " + s.heldBooks.map(e).joined(separator: ", "))
         }
+        if let conflicts = s.conflicts, !conflicts.isEmpty {
+            row("conflicts", style.yellow("\(conflicts.count) (merged saves; the saver's value stands in the file)"))
+            for c in conflicts {
+                let theirs = c.conflict.theirsValue.map { "\"\(e($0))\"" } ?? "deleted"
+                let mine = c.conflict.mineValue.map { "\"\(e($0))\"" } ?? "deleted"
+                lines.append(
+                    "  #\(c.id) \(e(c.conflict.id)) \(c.conflict.field): file \(mine), others \(theirs) (seq \(c.seq))")
+            }
+        }
+        if let reverts = s.reverts, !reverts.isEmpty {
+            row(
+                "reverted",
+                style.yellow("file edits undid client writes (seq \(reverts.map(String.init).joined(separator: ", ")))")
+            )
+        }
         var watcher = e(s.watcherMode)
         if let warning = s.watcherWarning { watcher += " — " + style.yellow(e(warning)) }
         row("watcher", watcher)

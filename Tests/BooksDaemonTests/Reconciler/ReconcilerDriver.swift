@@ -33,6 +33,12 @@ struct ReconcilerDriver {
     var beforeSave: ((inout ReconcilerDriver) -> StoreError?)?
     /// When set, every read of the file fails with it (an I/O error).
     var readError: StoreError?
+    /// The editor locks beside the file (read with each comparison that finds a change).
+    var locks: [EditorLock] = []
+    /// The conflicts last stored.
+    var storedConflicts: [RecordedConflict]?
+    /// Runs before a merged save is written; returning an error makes the write fail with it.
+    var beforeMergedWrite: ((inout ReconcilerDriver) -> StoreError?)?
     private var nextID = 0
 
     init(_ text: String?, confirmation: Duration = .seconds(1)) {
@@ -106,6 +112,12 @@ struct ReconcilerDriver {
         return true
     }
 
+    /// Fires confirmation timers until none is pending (the file stood still).
+    mutating func settle() {
+        var rounds = 0
+        while fireConfirmation(), rounds < 10 { rounds += 1 }
+    }
+
     mutating func fireConfirmation() -> Bool { fire { if case .confirmation = $0 { true } else { false } } }
     mutating func fireVerification(writesWaiting: Bool = false) -> Bool {
         fire({ $0 == .verification }, writesWaiting: writesWaiting)
@@ -118,7 +130,11 @@ struct ReconcilerDriver {
         case .observeFile(let purpose, let unless):
             if let unless, identity == unless { return .fileObserved(.sameIdentity(unless), for: purpose) }
             fileReads += 1
-            return .fileObserved(.compared(compare()), for: purpose)
+            let comparison = compare()
+            if purpose != .commit, case .changed = comparison, !locks.isEmpty {
+                return .editorLocksSeen(locks, then: .fileObserved(.compared(comparison), for: purpose))
+            }
+            return .fileObserved(.compared(comparison), for: purpose)
         case .save(let request, let document, let expected):
             saves += 1
             if let error = beforeSave?(&self) { return .saveFinished(.failure(error)) }
@@ -129,6 +145,16 @@ struct ReconcilerDriver {
             fileVersion += 1
             return .lateEditWritten(
                 .success(AtomicWriteResult(identity: identity!, lateEdit: nil)), late: late, merged: merged)
+        case .writeMergedSave(let merged, let replacing, let expected):
+            if let error = beforeMergedWrite?(&self) { return .mergedSaveWritten(.failure(error), merged: merged) }
+            guard identity == expected, file == replacing else {
+                return .mergedSaveWritten(.failure(.changedDuringWrite(path: "books.txt")), merged: merged)
+            }
+            file = merged
+            fileVersion += 1
+            return .mergedSaveWritten(.success(AtomicWriteResult(identity: identity!, lateEdit: nil)), merged: merged)
+        case .storeConflicts(let conflicts):
+            storedConflicts = conflicts
         case .keepInRecoveryFile(_, let message):
             logs.append((.error, message))
         case .readForConfirmation(let generation):

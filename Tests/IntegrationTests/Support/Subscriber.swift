@@ -52,9 +52,22 @@ struct DaemonStatus: Decodable {
         let message: String
         let text: String
     }
+    /// A merged save's conflict: `{"id", "conflict": {"id", "kind", "mine", "theirs"}, …}`.
+    struct Conflict: Decodable {
+        struct Detail: Decodable {
+            let id: String
+            let kind: String
+            let mine: ListedBook?
+            let theirs: ListedBook?
+        }
+        let id: Int
+        let conflict: Detail
+    }
     let badLines: [BadLine]
     let bookCount: Int
     let subscribers: Int
+    let conflicts: [Conflict]?
+    let reverts: [UInt64]?
 }
 
 /// One element of `booksctl list --json`.

@@ -1,0 +1,81 @@
+/// What identified one version of the book file on disk: enough to tell which version an
+/// editor's lock names, without a copy of its content (the content of any recent version is the
+/// current one with the change sets since undone).
+public struct FileVersion: Sendable, Hashable, Codable {
+    /// The seq the context had with this content.
+    public var seq: UInt64
+    /// The file's inode, size and modification time (seconds and nanoseconds).
+    public var inode: UInt64
+    public var size: Int
+    public var mtimeSeconds: Int64
+    public var mtimeNanoseconds: Int64
+    /// The CRC-32C of the content, when it was computed (0 otherwise).
+    public var contentHash: UInt32
+    /// For a version that was never the content held — a stale save the daemon rebased and
+    /// rewrote — the net change from this version's books to those at `seq` (nil otherwise).
+    public var overlay: NetChanges?
+
+    /// Creates a version record.
+    public init(
+        seq: UInt64, inode: UInt64, size: Int, mtimeSeconds: Int64, mtimeNanoseconds: Int64,
+        contentHash: UInt32 = 0, overlay: NetChanges? = nil
+    ) {
+        self.overlay = overlay
+        self.seq = seq
+        self.inode = inode
+        self.size = size
+        self.mtimeSeconds = mtimeSeconds
+        self.mtimeNanoseconds = mtimeNanoseconds
+        self.contentHash = contentHash
+    }
+
+    /// True when a vim swap file's block 0 names this version (mtime seconds and the inode's low
+    /// 32 bits, as vim stores them).
+    public func matches(_ header: SwapFileHeader) -> Bool {
+        UInt32(truncatingIfNeeded: inode) == header.inode
+            && UInt32(truncatingIfNeeded: mtimeSeconds) == header.mtimeSeconds
+    }
+}
+
+/// The recent versions of the book file, newest last, bounded.
+///
+/// Guarantee: holds at most `capacity` versions (the oldest go first); recording a version
+/// again adds nothing. Several versions may share a seq (a comment edited: no book changed).
+public struct FileVersions: Sendable, Hashable, Codable {
+    /// How many versions are kept.
+    public let capacity: Int
+    /// The versions, oldest first.
+    public private(set) var versions: [FileVersion] = []
+
+    /// An empty record keeping at most `capacity` versions.
+    public init(capacity: Int = 256) { self.capacity = max(1, capacity) }
+
+    /// Records a version of the file; one already recorded (the same inode, size and mtime) is
+    /// kept as it was.
+    public mutating func record(_ version: FileVersion) {
+        if versions.reversed().contains(where: {
+            $0.inode == version.inode && $0.size == version.size && $0.mtimeSeconds == version.mtimeSeconds
+                && $0.mtimeNanoseconds == version.mtimeNanoseconds
+        }) {
+            return
+        }
+        versions.append(version)
+        if versions.count > capacity { versions.removeFirst(versions.count - capacity) }
+    }
+
+    /// The newest version a swap file names, if it is still recorded.
+    public func version(namedBy header: SwapFileHeader) -> FileVersion? { candidates(namedBy: header).first }
+
+    /// Every recorded version a swap file may name, newest first: several when the file changed
+    /// within one second without a new inode (an append), which vim's block 0 cannot tell apart.
+    public func candidates(namedBy header: SwapFileHeader) -> [FileVersion] {
+        guard header.namesVersion else { return [] }
+        return versions.reversed().filter { $0.matches(header) }
+    }
+
+    /// The newest version whose file was in place at `seconds` (a lock's creation time): the last
+    /// one modified at or before it.
+    public func version(inPlaceAt seconds: Int64, nanoseconds: Int64) -> FileVersion? {
+        versions.last { ($0.mtimeSeconds, $0.mtimeNanoseconds) <= (seconds, nanoseconds) }
+    }
+}

@@ -1,0 +1,80 @@
+import BooksCore
+import BooksStore
+import FoundationEssentials
+import Glibc
+
+/// The I/O shell of merged saves: reading the editor locks beside the book file, keeping the
+/// conflicts in the state directory.
+extension BookEngine {
+    /// The editor locks beside the book file now (vim swap files and nano locks: block 0; Emacs'
+    /// lock: its symlink's target). Each is a small read; a missing one costs a failed `open`.
+    func readEditorLocks() -> [EditorLock] {
+        let path = store.configuration.path
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        var locks: [EditorLock] = []
+        for candidate in EditorLock.candidateNames(for: name) {
+            let full = directory + candidate
+            if candidate.hasPrefix(".#") {
+                if let target = Self.symlinkTarget(full), let lock = EmacsLock(target: target) {
+                    locks.append(.emacs(lock))
+                }
+            } else if let block = Self.readPrefix(full, count: SwapFileHeader.headerSize),
+                let header = SwapFileHeader(parsing: block)
+            {
+                locks.append(.swap(header))
+            }
+        }
+        return locks
+    }
+
+    /// The first `count` bytes of the regular file at `path` (nil: absent, not regular, shorter).
+    static func readPrefix(_ path: String, count: Int) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var s = stat()
+        guard fstat(fd, &s) == 0, s.st_mode & S_IFMT == S_IFREG else { return nil }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, count, 0) }
+        return n == count ? bytes : nil
+    }
+
+    /// The target of the symlink at `path` (nil: absent or not a symlink).
+    static func symlinkTarget(_ path: String) -> String? {
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let n = buffer.withUnsafeMutableBytes {
+            readlink(path, $0.baseAddress!.assumingMemoryBound(to: CChar.self), 512)
+        }
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[..<n], as: UTF8.self)
+    }
+
+    /// The name of the conflicts file in the state directory.
+    var conflictsFileName: String? { history == nil ? nil : "conflicts.json" }
+
+    /// Keeps `conflicts` in the state directory (durably); logged when that fails.
+    func storeConflicts(_ conflicts: [RecordedConflict]) {
+        createDeferredHistory()
+        guard let history, let name = conflictsFileName else { return }
+        do {
+            let bytes = try Array(JSONEncoder().encode(conflicts))
+            try history.directory.replace(name, with: bytes)
+        } catch {
+            logger.error("cannot keep the merge conflicts in \(history.directory.path)/\(name): \(error)", fields)
+        }
+    }
+
+    /// The conflicts kept before a restart (none when there is no state directory or file).
+    func loadConflicts() -> [RecordedConflict] {
+        guard let history, let name = conflictsFileName else { return [] }
+        do {
+            guard let bytes = try history.directory.read(name, sizeLimit: 64 << 20) else { return [] }
+            return try JSONDecoder().decode([RecordedConflict].self, from: Data(bytes))
+        } catch {
+            logger.error("cannot read the merge conflicts in \(history.directory.path)/\(name): \(error)", fields)
+            return []
+        }
+    }
+}

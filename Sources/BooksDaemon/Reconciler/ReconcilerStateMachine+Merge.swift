@@ -1,0 +1,75 @@
+import BooksCore
+import BooksStore
+
+extension ReconcilerStateMachine {
+    /// A save from a stale buffer, rebased onto the current content (see ``mergeStaleSave(_:identity:)``).
+    struct StaleSave {
+        var base: FileVersion
+        var result: ThreeWayMerge.Result
+        var saved: [UInt8]
+    }
+
+    /// Records the file's current version (seq and identity), for telling later which version an
+    /// editor's buffer came from. Called after every input.
+    mutating func noteVersion() {
+        guard let identity, fileState == .present else { return }
+        fileVersions.record(
+            FileVersion(
+                seq: context.seq, inode: identity.inode, size: identity.size,
+                mtimeSeconds: Int64(identity.modified.tv_sec), mtimeNanoseconds: Int64(identity.modified.tv_nsec)))
+    }
+
+    /// The net change from the version `base` to the content held, when it can still be told
+    /// (the change log holds every change set since); nil when it cannot.
+    func changesSince(_ base: FileVersion) -> NetChanges? {
+        guard base.seq <= context.seq, let log = context.log.changes(after: base.seq, currentSeq: context.seq) else {
+            return nil
+        }
+        var net = base.overlay ?? NetChanges()
+        for change in log { net.append(change.changes) }
+        return net
+    }
+
+    /// When the editor locks seen beside the file name a version older than the content held (a
+    /// buffer loaded before others wrote), the save `splice` rebased onto the content held; nil
+    /// when the save stands as written (no lock, none names a known version, the saver's buffer
+    /// was current, the change log no longer reaches back to it).
+    func mergeStaleSave(_ splice: ByteSplice) -> StaleSave? {
+        let bases = editorLocks.flatMap { lock -> [FileVersion] in
+            guard case .swap(let header) = lock else { return [] }
+            return fileVersions.candidates(namedBy: header)
+        }
+        guard !bases.isEmpty else { return nil }
+        var save = context.document
+        let saveChanges = save.update(applying: splice).changes
+        guard !saveChanges.isEmpty else { return nil }
+        // Several editors, or several versions within one second: the saver's base is the one
+        // the save differs least from (the newest of equals: candidates come newest first).
+        var best: (base: FileVersion, theirs: NetChanges, distance: Int)?
+        for base in bases {
+            guard let theirs = changesSince(base) else { continue }
+            let distance = Self.distance(saveChanges: saveChanges, theirs: theirs)
+            if best == nil || distance < best!.distance { best = (base, theirs, distance) }
+        }
+        guard let best, !best.theirs.isEmpty else { return nil }
+        let result = ThreeWayMerge.merge(
+            save: save, current: context.document, saveChanges: saveChanges, theirs: best.theirs)
+        guard !result.isSave || !result.conflicts.isEmpty else { return nil }
+        return StaleSave(base: best.base, result: result, saved: save.bytes)
+    }
+
+    /// How many books differ between a base and the save, given the save's change from the
+    /// content held and the net change from the base to it.
+    static func distance(saveChanges: ChangeSet, theirs: NetChanges) -> Int {
+        var distance = theirs.count
+        func visit(_ id: String, current: Book?, save: Book?) {
+            let base = theirs[id].map(\.before) ?? current
+            if theirs[id] != nil { distance -= 1 }
+            if !base.isIdentical(to: save) { distance += 1 }
+        }
+        for book in saveChanges.inserted { visit(book.id, current: nil, save: book) }
+        for update in saveChanges.updated { visit(update.new.id, current: update.old, save: update.new) }
+        for book in saveChanges.deleted { visit(book.id, current: book, save: nil) }
+        return distance
+    }
+}

@@ -1,0 +1,139 @@
+import BooksCore
+import BooksProtocol
+import BooksStore
+import FoundationEssentials
+
+extension ReconcilerStateMachine {
+    /// Applies a stale save rebased onto the content held: the context moves to the merged
+    /// content (subscribers get only the save's real changes, marked with the base), the merged
+    /// content is written over the save, and its conflicts are kept.
+    mutating func applyStaleSave(_ stale: StaleSave, identity: FileIdentity) -> [ReconcilerAction] {
+        confirmationGeneration += 1
+        confirmation = nil
+        fileState = .present
+        self.identity = identity
+        let before = context.document.badLineCount
+        var actions: [ReconcilerAction] = []
+        let who = Self.who(editorLocks)
+        let applied = context.apply(bytes: stale.result.bytes, source: .file, mergedBase: stale.base.seq)
+        if let applied {
+            actions.append(.broadcast(applied))
+            let c = applied.changes
+            actions.append(
+                .log(
+                    .info,
+                    """
+                    file edit from a buffer loaded at seq \(stale.base.seq)\(who.isEmpty ? "" : " (\(who))"), merged \
+                    with the \(context.seq - 1 - stale.base.seq) change set(s) since: \(c.inserted.count) inserted, \
+                    \(c.updated.count) updated, \(c.deleted.count) deleted
+                    """, seq: applied.seq))
+        }
+        // The save itself is a version of the file too (an editor's buffer now holds it): its books
+        // are those held now with the others' re-applied changes undone.
+        fileVersions.record(
+            FileVersion(
+                seq: context.seq, inode: identity.inode, size: identity.size,
+                mtimeSeconds: Int64(identity.modified.tv_sec), mtimeNanoseconds: Int64(identity.modified.tv_nsec),
+                overlay: NetChanges(stale.result.reapplied)))
+        if !stale.result.conflicts.isEmpty {
+            let time = applied?.time ?? Date()
+            for conflict in stale.result.conflicts {
+                conflicts.append(
+                    RecordedConflict(
+                        id: nextConflictID, conflict: conflict, seq: context.seq, baseSeq: stale.base.seq, time: time,
+                        who: who))
+                nextConflictID += 1
+            }
+            actions.append(
+                .log(
+                    .warning,
+                    """
+                    a save from a stale buffer conflicts with changes made since on \(stale.result.conflicts.count) \
+                    field(s) (books \(Set(stale.result.conflicts.map(\.id)).sorted().joined(separator: ", "))): the \
+                    saver's values stand; see booksctl conflicts
+                    """, seq: context.seq))
+            actions.append(.storeConflicts(conflicts))
+        }
+        if !stale.result.isSave {
+            actions.append(.writeMergedSave(merged: stale.result.bytes, replacing: stale.saved, expected: identity))
+        }
+        let after = context.document.badLineCount
+        if after != before { actions.append(.log(.warning, "the book file has \(after) bad line(s)")) }
+        return actions + afterFileChange()
+    }
+
+    /// The merged content was written over the save (or the file had changed again: it is
+    /// compared again, and a newer save from a stale buffer is merged again).
+    mutating func mergedSaveWritten(
+        _ result: Result<AtomicWriteResult, StoreError>, merged: [UInt8]
+    ) -> [ReconcilerAction] {
+        switch result {
+        case .success(let written):
+            identity = written.identity
+            var actions: [ReconcilerAction] = [
+                .log(.debug, "merged save written: \(written.identity.traceDescription)")
+            ]
+            if !written.directorySynced {
+                actions.append(
+                    .log(.error, "the merged book file is in place, but syncing its directory failed (check the disk)"))
+            }
+            if written.lateEdit != nil { actions.append(.observeFile(.fileEvent, unlessIdentity: nil)) }
+            return actions
+        case .failure(let error):
+            return [
+                .log(.notice, "the file changed again before a merged save was written (\(error)); comparing again"),
+                .observeFile(.fileEvent, unlessIdentity: nil),
+            ]
+        }
+    }
+
+    /// Settles conflict `id`: taking the saver's side only drops it (their value is in the file);
+    /// taking the others' side writes their value like a client write, then drops it.
+    mutating func resolveConflict(
+        _ id: Int, take side: ConflictSide, requestID: String, connection: ConnectionID
+    ) -> [ReconcilerAction] {
+        guard let index = conflicts.firstIndex(where: { $0.id == id }) else {
+            return [.reply(.failure(requestID, ProtocolError(.notFound, "no conflict \(id)")), to: connection)]
+        }
+        let recorded = conflicts.remove(at: index)
+        var actions: [ReconcilerAction] = [.storeConflicts(conflicts)]
+        let current = context.book(id: recorded.conflict.id)
+        let wanted = recorded.settled(taking: side, current: current)
+        let operation: WriteOperation?
+        switch (current, wanted) {
+        case (nil, nil): operation = nil
+        case (.some(let now), nil): operation = .delete(ids: [now.id], expectedVersions: nil)
+        case (nil, .some(let book)): operation = .insert([BookDraft(id: book.id, name: book.name, author: book.author)])
+        case (.some(let now), .some(let book)):
+            operation =
+                now.isIdenticalValue(to: book)
+                ? nil : .update([BookPatch(id: book.id, name: book.name, author: book.author)])
+        }
+        guard let operation else {
+            let result = ReplyResult(epoch: context.epoch, seq: context.seq, books: current.map { [$0] } ?? [])
+            actions.append(.reply(.success(requestID, result), to: connection))
+            return actions + [.publishStatus]
+        }
+        actions.append(
+            .process(
+                .writesReceived([PendingWrite(requestID: requestID, connection: connection, operation: operation)])))
+        return actions
+    }
+
+    /// Who saved, as the editor locks name them.
+    static func who(_ locks: [EditorLock]) -> String {
+        locks.map { lock in
+            switch lock {
+            case .swap(let header): return "\(header.user)@\(header.host) pid \(header.pid)"
+            case .emacs(let emacs): return "\(emacs.user)@\(emacs.host) pid \(emacs.pid)"
+            }
+        }.joined(separator: ", ")
+    }
+}
+
+extension Book {
+    /// Byte-for-byte equality of name and author.
+    func isIdenticalValue(to other: Book) -> Bool {
+        name.utf8.elementsEqual(other.name.utf8) && author.utf8.elementsEqual(other.author.utf8)
+    }
+}
