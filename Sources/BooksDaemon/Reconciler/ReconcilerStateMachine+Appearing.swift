@@ -16,12 +16,7 @@ extension ReconcilerStateMachine {
         lastLoggedProblem = nil
         var actions: [ReconcilerAction] = []
         actions += applyFileEdit(identity: identity) { $0.apply(bytes: canonical, source: .file) }
-        let document = context.document
-        actions.append(.log(.info, "loaded \(document.bookCount) books, \(document.badLineCount) bad lines"))
-        if document.badLineCount > 0 {
-            actions.append(
-                .log(.warning, "the book file has \(document.badLineCount) bad line(s); see booksctl status"))
-        }
+        actions += Self.loadedLog(context.document)
         return actions + afterFileChange()
     }
 

@@ -201,13 +201,7 @@ public struct ReconcilerStateMachine: Sendable {
             context = BookContext(document: document, epoch: context.epoch, retention: configuration.changeLogRetention)
             fileState = .present
             self.identity = identity
-            let (books, bad) = (document.bookCount, document.badLineCount)
-            actions.append(
-                .log(.info, "loaded \(books) book\(books == 1 ? "" : "s"), \(bad) bad line\(bad == 1 ? "" : "s")"))
-            if document.badLineCount > 0 {
-                actions.append(
-                    .log(.warning, "the book file has \(document.badLineCount) bad line(s); see booksctl status"))
-            }
+            actions += Self.loadedLog(document)
         }
         return actions + afterFileChange()
     }
@@ -362,6 +356,19 @@ public struct ReconcilerStateMachine: Sendable {
         }
         let after = context.document.badLineCount
         if after != before { actions.append(.log(.warning, "the book file has \(after) bad line(s)")) }
+        return actions
+    }
+}
+
+extension ReconcilerStateMachine {
+    /// The log lines of a file read at a start or as a store appears: "loaded 1 book, 0 bad
+    /// lines", and a warning when it has bad lines.
+    static func loadedLog(_ document: BookDocument) -> [ReconcilerAction] {
+        let (books, bad) = (document.bookCount, document.badLineCount)
+        var actions: [ReconcilerAction] = [
+            .log(.info, "loaded \(books) book\(books == 1 ? "" : "s"), \(bad) bad line\(bad == 1 ? "" : "s")")
+        ]
+        if bad > 0 { actions.append(.log(.warning, "the book file has \(bad) bad line(s); see booksctl status")) }
         return actions
     }
 }
