@@ -31,7 +31,9 @@ import Testing
             #expect(error.description.contains("\nhint: EPOCH is the daemon's, a UUID"), "\(error)")
         }
         let lower = "5a09fba9-438a-4c0b-9f6e-2b3d6e7f8a90"
-        #expect(try SubscribeCommand.startCursor(SubscribeOptions(since: lower + ":0")) == Cursor(epoch: lower, seq: 0))
+        #expect(
+            try SubscribeCommand.startCursor(SubscribeOptions(since: lower + ":0"))
+                == .cursor(Cursor(epoch: lower, seq: 0)))
     }
 
     /// The display column where the last column (after the last run of two spaces) starts.

@@ -38,8 +38,14 @@ import Testing
     @Test func startCursorComesFromSinceAndRejectsMirror() throws {
         let epoch = "5A09FBA9-438A-4C0B-9F6E-2B3D6E7F8A90"
         #expect(
-            try SubscribeCommand.startCursor(SubscribeOptions(since: "\(epoch):42")) == Cursor(epoch: epoch, seq: 42))
-        #expect(throws: SubscribeFailure.self) { try SubscribeCommand.startCursor(SubscribeOptions(since: "42")) }
+            try SubscribeCommand.startCursor(SubscribeOptions(since: "\(epoch):42"))
+                == .cursor(Cursor(epoch: epoch, seq: 42)))
+        #expect(try SubscribeCommand.startCursor(SubscribeOptions(since: "42")) == .seq(42))
+        for time in ["-10m", "today", "2026-12-01T08:00Z"] {
+            #expect(throws: SubscribeFailure.self, "\(time)") {
+                try SubscribeCommand.startCursor(SubscribeOptions(since: time))
+            }
+        }
         #expect(throws: SubscribeFailure.self) {
             try SubscribeCommand.startCursor(SubscribeOptions(mirror: true, since: "E:1"))
         }

@@ -27,13 +27,16 @@ enum SubscribeCommand {
             case .one(let name): storeName = name
             }
         }
-        let start: Cursor?
+        let given: SubscribeStart?
         do throws(SubscribeFailure) {
-            start = try startCursor(options)
+            given = try startCursor(options)
         } catch {
             err.line("booksctl: \(TextCell.escapeLines(error.description))")
             return .usage
         }
+        var storeContext = context
+        if stores.count == 1 { storeContext.store = stores[0] }
+        let start = try await resolve(given, storeContext)
         let notices = Mutex(ReconnectNotices(mirror: options.mirror || options.initial))
         var subscription = ResilientSubscription(
             socketPath: context.socketPath, filter: options.filter, initial: options.initial,
@@ -66,26 +69,67 @@ enum SubscribeCommand {
         return .success
     }
 
-    /// Where to start: `--since EPOCH:SEQ`, else the cursor file's cursor, else nil (now).
-    static func startCursor(_ options: SubscribeOptions) throws(SubscribeFailure) -> Cursor? {
+    /// Where to start: `--since` (a cursor `EPOCH:SEQ`, or a seq of the current epoch), else the
+    /// cursor file's cursor, else nil (now). A time (`-10m`, `today`, ISO 8601) is refused for
+    /// now: the daemon does not yet resolve times to seqs on the socket.
+    static func startCursor(
+        _ options: SubscribeOptions, now: Date = Date(), zone: HistoryTimeZone = .system
+    ) throws(SubscribeFailure) -> SubscribeStart? {
         if (options.since != nil || options.cursorFile != nil) && (options.mirror || options.initial) {
             throw SubscribeFailure(
                 description: "--since and --cursor-file cannot be combined with --mirror or --initial")
         }
         if let since = options.since {
-            guard let cursor = Cursor(parsing: since), Cursor.isDaemonEpoch(cursor.epoch) else {
+            let point: HistoryPoint
+            do throws(HistoryPointError) {
+                point = try HistoryPoint.parse(since, now: now, zone: zone)
+            } catch {
                 throw SubscribeFailure(
                     description: """
-                        --since needs a cursor EPOCH:SEQ (as printed by subscribe --json), not '\(since)'
-                        hint: EPOCH is the daemon's, a UUID (booksctl status shows it); e.g. --since \
-                        5A09FBA9-438A-4C0B-9F6E-2B3D6E7F8A90:17
+                        --since '\(error.text)' is not a WHEN: \(error.reason)
+                        hint: EPOCH is the daemon's, a UUID (booksctl status shows it and the seq), e.g. --since \
+                        5A09FBA9-438A-4C0B-9F6E-2B3D6E7F8A90:17; WHEN is \(HistoryPoint.forms)
                         """)
             }
-            return cursor
+            switch point {
+            case .cursor(let epoch, let seq): return .cursor(Cursor(epoch: epoch, seq: seq))
+            case .seq(let seq): return .seq(seq)
+            case .time:
+                throw SubscribeFailure(
+                    description: """
+                        --since '\(since)': over the socket --since takes a seq or EPOCH:SEQ for now, not a time
+                        hint: booksctl status shows the current seq; with --nats, --since takes times too
+                        """)
+            }
         }
         return try options.cursorFile.map { path throws(SubscribeFailure) in try CursorFile(path: path).load() }
-            ?? nil
+            .flatMap { $0 }.map(SubscribeStart.cursor)
     }
+
+    /// The cursor `start` names: a plain seq is of the epoch the daemon (the store) is in now.
+    static func resolve(
+        _ start: SubscribeStart?, _ context: CommandContext
+    ) async throws(BooksClientError) -> Cursor? {
+        switch start {
+        case nil: return nil
+        case .cursor(let cursor): return cursor
+        case .seq(let seq):
+            let client = try await context.connect()
+            defer { client.close() }
+            guard let point = try await client.ping() else {
+                throw .protocolError(ProtocolError(.invalidArgument, "the daemon did not say its epoch"))
+            }
+            return Cursor(epoch: point.epoch, seq: seq)
+        }
+    }
+}
+
+/// Where `--since` or `--cursor-file` starts the feed.
+enum SubscribeStart: Sendable, Equatable {
+    /// After this change set.
+    case cursor(Cursor)
+    /// After this seq of the daemon's current epoch (resolved by a ping before subscribing).
+    case seq(UInt64)
 }
 
 /// What `subscribe` does with each update, on the connection's reader thread: prints it (or
