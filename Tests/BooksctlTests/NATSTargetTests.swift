@@ -1,3 +1,5 @@
+import BooksProtocol
+import FoundationEssentials
 import Testing
 
 @testable import booksctl
@@ -39,6 +41,10 @@ import Testing
         #expect(try NATSCommands.startPoint("0") == .all)
         #expect(try NATSCommands.startPoint("42") == .sequence(42))
         #expect(try NATSCommands.startPoint("1970-01-01T00:00:01Z") == .time(1_000_000_000))
-        #expect(throws: (any Error).self) { try NATSCommands.startPoint("yesterday") }
+        let now = Date(timeIntervalSince1970: 86_400 * 2 + 600)
+        #expect(try NATSCommands.startPoint("-10m", now: now, zone: .utc) == .time(86_400 * 2 * 1_000_000_000))
+        #expect(try NATSCommands.startPoint("yesterday", now: now, zone: .utc) == .time(86_400 * 1_000_000_000))
+        #expect(throws: (any Error).self) { try NATSCommands.startPoint("soon") }
+        #expect(throws: (any Error).self) { try NATSCommands.startPoint("5A09FBA9-438A-4C0B-9F6E-2B3D6E7F8A90:3") }
     }
 }

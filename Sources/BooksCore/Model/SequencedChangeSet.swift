@@ -17,11 +17,13 @@ public struct SequencedChangeSet: Sendable, Hashable, Codable {
     public var changes: ChangeSet
     /// Permanent ids assigned to hand-typed `name|author` rows in this change, if any.
     public var remapped: [IdentifierRemap]
+    /// Who made it, as far as known (nil in history written before attribution was kept).
+    public var actor: ChangeActor?
 
     /// Creates a sequenced change set.
     public init(
         epoch: String, seq: UInt64, source: ChangeSource, time: Date,
-        changes: ChangeSet, remapped: [IdentifierRemap] = []
+        changes: ChangeSet, remapped: [IdentifierRemap] = [], actor: ChangeActor? = nil
     ) {
         self.epoch = epoch
         self.seq = seq
@@ -29,5 +31,6 @@ public struct SequencedChangeSet: Sendable, Hashable, Codable {
         self.time = time
         self.changes = changes
         self.remapped = remapped
+        self.actor = actor
     }
 }

@@ -102,6 +102,11 @@ public struct ReconcilerStateMachine: Sendable {
     /// Set while the context restored from saved history waits for the file's content at start:
     /// the content is then compared with it (an ordinary change set) instead of replacing it.
     var resumingHistory = false
+    /// How hand edits are attributed (the file owner's name).
+    public var attribution = ReconcilerAttribution()
+    /// What an editor's swap or lock file says about the edit being applied, when the engine found
+    /// such evidence; nil: hand edits are attributed to the file's owner.
+    public var editorEvidence: EditorEvidence?
 
     /// Creates the machine with no books, in a new epoch, until ``ReconcilerInput/loaded(_:)``.
     public init(configuration: Configuration, epoch: String? = nil) {
@@ -263,7 +268,9 @@ public struct ReconcilerStateMachine: Sendable {
             lastLoggedProblem = error.description
             return [.log(.error, "cannot use the book file: \(error)")] + reread
         case .missing:
-            if context.bookCount == 0 { return applyFileEdit(identity: nil) { $0.apply(bytes: [], source: .file) } }
+            if context.bookCount == 0 {
+                return applyFileEdit(identity: nil) { $0.apply(bytes: [], source: .file, actor: $1) }
+            }
             return scheduleConfirmation(observed: nil, reason: "the file disappeared")
         case .unchanged(let identity):
             lastLoggedProblem = nil
@@ -276,7 +283,7 @@ public struct ReconcilerStateMachine: Sendable {
             if let reason = destructiveReason(splice) {
                 return scheduleConfirmation(observed: splice.applied(to: context.document.bytes), reason: reason)
             }
-            return applyFileEdit(identity: identity) { $0.apply(splice: splice, source: .file) }
+            return applyFileEdit(identity: identity) { $0.apply(splice: splice, source: .file, actor: $1) }
         }
     }
 
@@ -288,15 +295,16 @@ public struct ReconcilerStateMachine: Sendable {
     /// Applies a file edit with `change`: broadcast, then logs (subscribers first).
     mutating func applyFileEdit(
         identity: FileIdentity?,
-        _ change: (inout BookContext) -> SequencedChangeSet?
+        _ change: (inout BookContext, ChangeActor) -> SequencedChangeSet?
     ) -> [ReconcilerAction] {
+        let actor = fileActor(identity)
         confirmationGeneration += 1
         confirmation = nil
         fileState = identity == nil ? .missing : .present
         self.identity = identity
         var actions: [ReconcilerAction] = []
         let before = context.document.badLineCount
-        if let applied = change(&context) {
+        if let applied = change(&context, actor) {
             actions.append(.broadcast(applied))
             if !revertDetector.isEmpty, let reverted = revertDetector.reverted(by: applied.changes) {
                 let ids = reverted.inserted.map { $0.id ?? "?" } + reverted.updated.map(\.id) + reverted.deleted
@@ -351,11 +359,11 @@ public struct ReconcilerStateMachine: Sendable {
         switch (snapshot, pending.observed) {
         case (.missing, nil):
             actions.append(.log(.notice, "\(pending.reason), and stayed so: all books are gone"))
-            actions += applyFileEdit(identity: nil) { $0.apply(bytes: [], source: .file) }
+            actions += applyFileEdit(identity: nil) { $0.apply(bytes: [], source: .file, actor: $1) }
             actions.append(.publishStatus)
         case (.present(let canonical, let identity), .some(let seen)) where ByteComparison.equal(canonical, seen):
             actions.append(.log(.notice, "\(pending.reason), and it stood still: applying it"))
-            actions += applyFileEdit(identity: identity) { $0.apply(bytes: canonical, source: .file) }
+            actions += applyFileEdit(identity: identity) { $0.apply(bytes: canonical, source: .file, actor: $1) }
             actions.append(.publishStatus)
         default:
             actions += refresh(mayDefer: false)  // it moved on: compare again

@@ -36,6 +36,7 @@ enum FastMessageDecoder {
         var books: [Book]?
         var reason: String?
         var more: Bool?
+        var actor: ChangeActor?
         var id: String?
         var ok: Bool?
         var result: ReplyResult?
@@ -61,6 +62,7 @@ enum FastMessageDecoder {
             case "books": return optional(&s, &books, FastMessageDecoder.books)
             case "reason": return optional(&s, &reason) { $0.string() }
             case "more": return optional(&s, &more) { $0.bool() }
+            case "actor": return optional(&s, &actor, FastMessageDecoder.actor)
             case "id": return optional(&s, &id) { $0.string() }
             case "ok": return optional(&s, &ok) { $0.bool() }
             case "result": return optional(&s, &result, FastMessageDecoder.result)
@@ -76,7 +78,7 @@ enum FastMessageDecoder {
                     Event(
                         event: kind, epoch: epoch, seq: seq, source: source, time: time, inserted: inserted,
                         updated: updated, deleted: deleted, books: books, reason: reason, more: more,
-                        store: store))
+                        store: store, actor: actor))
             }
             guard let ok else { return nil }
             return .reply(Reply(id: id, ok: ok, result: result, error: error))
@@ -255,7 +257,7 @@ enum FastMessageDecoder {
     }
 
     /// Marks `bit` in `seen`; false when it was already marked (a duplicate key).
-    @inline(__always) private static func once(_ seen: inout Int, _ bit: Int) -> Bool {
+    @inline(__always) static func once(_ seen: inout Int, _ bit: Int) -> Bool {
         guard seen & bit == 0 else { return false }
         seen |= bit
         return true

@@ -32,6 +32,10 @@ public enum MessageEncoder {
             w.key("time", first: &first)
             w.string(time)
         }
+        if let actor = event.actor {
+            w.key("actor", first: &first)
+            w.actor(actor)
+        }
         if let inserted = event.inserted {
             w.key("inserted", first: &first)
             w.books(inserted)
@@ -107,7 +111,7 @@ public enum MessageEncoder {
         return Event(
             event: .change, epoch: change.epoch, seq: change.seq, source: change.source,
             time: ISO8601.format(change.time), inserted: visible.inserted,
-            updated: visible.updated, deleted: visible.deleted, store: store)
+            updated: visible.updated, deleted: visible.deleted, store: store, actor: change.actor)
     }
 
     private static func estimate(_ event: Event) -> Int {

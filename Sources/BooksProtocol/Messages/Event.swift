@@ -31,11 +31,14 @@ public struct Event: Sendable, Hashable, Codable {
     public var reason: String?
     /// `snapshot` sent in pages (`"paged":true` on `subscribe`): `true` on every page but the last.
     public var more: Bool?
+    /// `change`: who made it, as far as the daemon knows (nil from daemons that did not keep it).
+    public var actor: ChangeActor?
 
     public init(
         event: Kind, epoch: String, seq: UInt64, source: ChangeSource? = nil, time: String? = nil,
         inserted: [Book]? = nil, updated: [BookUpdate]? = nil, deleted: [Book]? = nil,
-        books: [Book]? = nil, reason: String? = nil, more: Bool? = nil, store: String? = nil
+        books: [Book]? = nil, reason: String? = nil, more: Bool? = nil, store: String? = nil,
+        actor: ChangeActor? = nil
     ) {
         self.event = event
         self.store = store
@@ -49,6 +52,7 @@ public struct Event: Sendable, Hashable, Codable {
         self.books = books
         self.reason = reason
         self.more = more
+        self.actor = actor
     }
 
     /// Event kinds.

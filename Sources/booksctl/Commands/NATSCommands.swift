@@ -51,7 +51,7 @@ enum NATSCommands {
                 let update = MirrorUpdate(
                     epoch: event.epoch, seq: event.seq, source: event.source,
                     time: event.time.flatMap(ISO8601.parse) ?? Date(), origin: .live,
-                    changes: changes)
+                    changes: changes, actor: event.actor)
                 for line in formatter.lines(for: update) { out.line(line) }
                 return true
             }
@@ -59,13 +59,24 @@ enum NATSCommands {
         return .success
     }
 
-    /// `--since`: a stream sequence, or an ISO 8601 time; none: only new messages.
-    static func startPoint(_ since: String?) throws(BooksClientError) -> NATSDeliveryStart {
+    /// `--since`: a stream sequence or a WHEN time (``HistoryPoint``: `-10m`, `today`, an ISO 8601
+    /// time, …; relative to `now`, local times in `zone`); none: only new messages.
+    static func startPoint(
+        _ since: String?, now: Date = Date(), zone: HistoryTimeZone = .system
+    ) throws(BooksClientError) -> NATSDeliveryStart {
         guard let since else { return .new }
-        if let sequence = UInt64(since) { return sequence == 0 ? .all : .sequence(sequence) }
-        guard let date = try? Date(since, strategy: .iso8601) else {
-            throw .protocolError(ProtocolError(.invalidArgument, "--since needs a stream sequence or an ISO 8601 time"))
+        let point: HistoryPoint
+        do throws(HistoryPointError) {
+            point = try HistoryPoint.parse(since, now: now, zone: zone)
+        } catch {
+            throw .protocolError(ProtocolError(.invalidArgument, "--since \(error.description)"))
         }
-        return .time(Int64(date.timeIntervalSince1970 * 1_000_000_000))
+        switch point {
+        case .seq(let sequence): return sequence == 0 ? .all : .sequence(sequence)
+        case .time(let date): return .time(Int64(date.timeIntervalSince1970 * 1_000_000_000))
+        case .cursor:
+            throw .protocolError(
+                ProtocolError(.invalidArgument, "--since with --nats takes a stream sequence or a time, not EPOCH:SEQ"))
+        }
     }
 }
