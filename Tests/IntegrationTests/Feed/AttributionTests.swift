@@ -1,3 +1,5 @@
+import BooksClient
+import BooksNATS
 import BooksTestSupport
 import Foundation
 import Glibc
@@ -50,5 +52,24 @@ struct AttributionTests {
         #expect(daemon.stop() == 0)
         try await daemon.start()
         check(try await lines())
+    }
+
+    @Test(
+        "a NATS write: source nats and actor {program: nats} on the socket feed",
+        .enabled(if: NATSServerProcess.isInstalled, "needs nats-server (Debian package nats-server)"))
+    func natsWrite() async throws {
+        let (server, daemon) = try await NATSFeedTests.publishingDaemon(rows: ["b1|Dune|Herbert"])
+        let remote = try NATSBooksClient(options: NATSConnectOptions(urls: [server.url]))
+        defer { remote.close() }
+        _ = try await remote.update([BookPatch(id: "b1", name: "Dune Messiah")])
+        let ctl = "\(shellQuote(BuildProducts.booksctl)) --socket \(shellQuote(daemon.socket))"
+        let result = try await ChildProcess.run(
+            ["sh", "-c", "\(ctl) subscribe --json --since 0 --count 1"], timeout: 30)
+        #expect(result.succeeded, "\(result)")
+        let line = result.output.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }.first
+        #expect(line?["source"] as? String == "nats", "\(result)")
+        #expect((line?["actor"] as? [String: Any])?["program"] as? String == "nats", "\(result)")
     }
 }
