@@ -3,7 +3,8 @@
 #
 #   Benchmarks/run-all.sh           core (parse/diff vs Python), edit-to-subscriber latency at 1k, 10k,
 #                                   100k and 1M rows vs inotifywait / watchdog / watchman, fan-out to
-#                                   1, 100, 1,000 and 10,000 subscribers (first change after joining
+#                                   1, 100, 1,000 and 10,000 subscribers (first change after joining, also
+#                                   on a booksd that had no change before they joined,
 #                                   and later ones; churn; 50 filters; the benchmark raises its
 #                                   RLIMIT_NOFILE to the hard limit, which must be >= 10,100),
 #                                   durable writes (1 and 32 writers), context saves beside inserts (1 and 32),

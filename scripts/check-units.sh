@@ -9,6 +9,8 @@
 #    build in .build/, else /bin/true's directory as a stand-in).
 # 2. systemd-analyze security --offline=yes: fails if the exposure score is
 #    above MAX_SCORE (default 1.5).
+#    Then the same unit with the NATS drop-in (systemd/booksd-nats.conf) in booksd.service.d/:
+#    verify, it must apply, and the score must stay at most MAX_NATS_SCORE (default 2.5).
 # 3. sysusers.d and tmpfiles.d entries applied to a scratch root directory.
 # 4. systemd-analyze --user verify on the user units in systemd/user/ (the per-user service,
 #    systemctl --user enable --now booksd.socket), with a scratch XDG_RUNTIME_DIR.
@@ -16,6 +18,8 @@
 set -eu
 
 MAX_SCORE=${MAX_SCORE:-1.5}
+# With systemd/booksd-nats.conf (network for NATS) the exposure may be higher, but bounded.
+MAX_NATS_SCORE=${MAX_NATS_SCORE:-2.5}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 binary=${1:-}
 if [ -z "$binary" ]; then
@@ -53,6 +57,24 @@ elif awk -v s="$score" -v m="$MAX_SCORE" 'BEGIN { exit !(s <= m) }'; then
 else
     echo "FAIL: exposure score $score > $MAX_SCORE" >&2; status=1
 fi
+
+echo "== booksd.service with the NATS drop-in (systemd/booksd-nats.conf; max $MAX_NATS_SCORE)"
+mkdir -p "$scratch/booksd.service.d"
+cp "$repo/systemd/booksd-nats.conf" "$scratch/booksd.service.d/nats.conf"
+if systemd-analyze verify --man=no "$scratch/booksd.service" "$scratch/booksd.socket"; then
+    echo "ok: verify"
+else
+    echo "FAIL: systemd-analyze verify with the drop-in" >&2; status=1
+fi
+report=$(systemd-analyze security --offline=yes "$scratch/booksd.service" 2>&1) || true
+score=$(printf '%s\n' "$report" | sed -n 's/.*Overall exposure level for booksd.service: \([0-9.]*\).*/\1/p')
+if printf '%s\n' "$report" | grep -q '✗ PrivateNetwork=' \
+   && [ -n "$score" ] && awk -v s="$score" -v m="$MAX_NATS_SCORE" 'BEGIN { exit !(s <= m) }'; then
+    echo "ok: the drop-in applies (PrivateNetwork= off), exposure score $score"
+else
+    printf '%s\n' "$report" | grep -E '✗' >&2; echo "FAIL: with the drop-in: score ${score:-none} (max $MAX_NATS_SCORE)" >&2; status=1
+fi
+rm -rf "$scratch/booksd.service.d"
 
 echo "== sysusers.d / tmpfiles.d in a scratch root"
 root="$scratch/root"

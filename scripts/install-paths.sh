@@ -42,6 +42,8 @@ else
 fi
 FISHCOMPDIR=${FISHCOMPDIR:-$PREFIX/share/fish/vendor_completions.d}
 CONFFILE=$SYSCONFDIR/booksd/booksd.conf
+# The NATS drop-in example (systemd/booksd-nats.conf), enabled by copying it into booksd.service.d/.
+NATSDROPIN=${NATSDROPIN:-$PREFIX/share/booksd/booksd-nats.conf}
 
 # Files owned by the package (without DESTDIR); the configuration file is handled apart.
 installed_files() {
@@ -51,7 +53,8 @@ installed_files() {
         "$SYSUSERSDIR/booksd.conf" "$TMPFILESDIR/booksd.conf" \
         "$MANDIR/man8/booksd.8" "$MANDIR/man1/booksctl.1" "$MANDIR/man5/booksd.conf.5" \
         "$USERUNITDIR/booksd.service" "$USERUNITDIR/booksd.socket" \
-        "$BASHCOMPDIR/booksctl" "$ZSHCOMPDIR/_booksctl" "$FISHCOMPDIR/booksctl.fish"
+        "$BASHCOMPDIR/booksctl" "$ZSHCOMPDIR/_booksctl" "$FISHCOMPDIR/booksctl.fish" \
+        "$NATSDROPIN"
 }
 
 # True when installing into the live system with systemd as init and root privileges.

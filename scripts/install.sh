@@ -48,6 +48,8 @@ put 0644 systemd/booksd.tmpfiles "$TMPFILESDIR/booksd.conf"
 sed -e "s|@BINDIR@|$BINDIR|g" systemd/user/booksd.service > "$scratch/booksd.user.service"
 put 0644 "$scratch/booksd.user.service" "$USERUNITDIR/booksd.service"
 put 0644 systemd/user/booksd.socket "$USERUNITDIR/booksd.socket"
+# Not active until the admin copies it into booksd.service.d/ (it opens the network for NATS).
+put 0644 systemd/booksd-nats.conf "$NATSDROPIN"
 
 "$bin/booksctl" completion bash > "$scratch/booksctl.bash"
 "$bin/booksctl" completion zsh > "$scratch/_booksctl"

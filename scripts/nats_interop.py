@@ -5,7 +5,8 @@
 
 Reads the whole stream <prefix>_<store>_changes (an ordered consumer), watches the bucket
 <prefix>_<store> for its initial values, and prints one JSON object:
-  {"messages": [{"event", "epoch", "seq", "streamSeq", "msgId"}...],
+  {"messages": [{"event", "epoch", "seq", "streamSeq", "parts", "msgId"}...] (a change set sent
+   in parts is listed once, at its last part),
    "applied": [books after applying every change event to an empty list],
    "bucket": [books in the bucket, ids decoded from the keys]}
 """
@@ -41,9 +42,12 @@ async def main(url, store, prefix):
         while True:
             msg = await sub.next_msg(timeout=10)
             event = json.loads(msg.data)
-            messages.append({"event": event["event"], "epoch": event["epoch"], "seq": event["seq"],
-                             "streamSeq": msg.metadata.sequence.stream,
-                             "msgId": (msg.headers or {}).get("Nats-Msg-Id")})
+            # A change set larger than max_payload comes as parts 1..n ("part", "parts"), each with a
+            # slice of its books: applying each part in turn applies the change set; it is listed once.
+            if event.get("part", event.get("parts", 1)) == event.get("parts", 1):
+                messages.append({"event": event["event"], "epoch": event["epoch"], "seq": event["seq"],
+                                 "streamSeq": msg.metadata.sequence.stream, "parts": event.get("parts", 1),
+                                 "msgId": (msg.headers or {}).get("Nats-Msg-Id")})
             if event["event"] == "change":
                 for book in event.get("inserted", []):
                     books[book["id"]] = book

@@ -16,7 +16,7 @@
 #
 # Contents: the tree scripts/install.sh stages with PREFIX=/usr (binaries, system and user units,
 # sysusers.d/tmpfiles.d entries, man pages, /etc/booksd/booksd.conf as a conffile, bash/zsh/fish
-# completion), plus /usr/share/doc/booksd (copyright, changelog) and the maintainer scripts in
+# completion), plus /usr/share/doc/booksd (copyright, changelog, the guides docs/*.md gzipped) and the maintainer scripts in
 # packaging/debian (postinst: create the books user, /var/lib/booksd, daemon-reload, restart on
 # upgrade; prerm: stop; postrm: daemon-reload, purge removes the saved history).
 set -eu
@@ -62,6 +62,8 @@ ARCH=$(dpkg --print-architecture)
 doc=$root/usr/share/doc/booksd
 install -d -m 0755 "$doc"
 install -m 0644 packaging/debian/copyright "$doc/copyright"
+# The guides the man pages cite (docs/*.md), compressed like dh_compress does.
+for guide in docs/*.md; do gzip -9n < "$guide" > "$doc/$(basename "$guide").gz"; done
 {
     echo "booksd ($VERSION) unstable; urgency=medium"
     echo

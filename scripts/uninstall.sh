@@ -23,6 +23,7 @@ for file in $(installed_files); do
         rm -f "$DESTDIR$file"; say "removed $file"
     fi
 done
+rmdir "$DESTDIR$(dirname "$NATSDROPIN")" 2>/dev/null || true
 
 if [ -e "$DESTDIR$CONFFILE" ]; then
     if cmp -s "$DESTDIR$CONFFILE" "$repo/config/booksd.conf"; then

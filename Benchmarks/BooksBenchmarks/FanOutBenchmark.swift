@@ -5,7 +5,8 @@ import Glibc
 /// sockets, one epoll loop). Per count and round, a fresh booksd: the subscribers join together,
 /// stay idle for a second, then the FIRST change after they joined and later ones are timed until
 /// the last subscriber has them; booksd CPU per change, VmRSS per idle subscriber, and a burst of
-/// client inserts. Then subscribers joining and leaving while changes flow (`FanOutChurn`), and
+/// client inserts; and the first change of a booksd the subscribers joined before any change
+/// (`FanOutColdStart`). Then subscribers joining and leaving while changes flow (`FanOutChurn`), and
 /// 1,000 subscribers on 50 filters (`FanOutFilters`).
 struct FanOutBenchmark {
     static let heading = "## Live: fan-out to subscribers"
@@ -14,6 +15,9 @@ struct FanOutBenchmark {
         var subscribers: Int
         /// Per round: ms until the last subscriber had the first change after joining.
         var firstChange: [Double]
+        /// Per round, on a booksd that had no change before they joined (the daemon's first
+        /// change since it started): ms until the last subscriber had it.
+        var coldFirstChange: [Double] = []
         /// Later changes: first and last subscriber.
         var first: Distribution
         var last: Distribution
@@ -24,6 +28,7 @@ struct FanOutBenchmark {
         var burst: Int
         var burstMS: Double
         var firstChangeMedian: Double { Distribution(firstChange).p50 }
+        var coldFirstChangeMedian: Double { Distribution(coldFirstChange).p50 }
         var deliveriesPerSecond: Double { Double(subscribers * burst) / (burstMS / 1000) }
         var changesPerSecond: Double { Double(burst) / (burstMS / 1000) }
     }
@@ -60,7 +65,13 @@ struct FanOutBenchmark {
                     "  skipped \(count) subscribers: RLIMIT_NOFILE \(limit) < \(count + 200) (raise the hard limit)")
                 continue
             }
-            guard let row = measure(subscribers: count) else { exit(1) }
+            guard var row = measure(subscribers: count) else { exit(1) }
+            for round in 0..<rounds {
+                guard let ms = FanOutColdStart.firstChange(benchmark: self, subscribers: count, round: round) else {
+                    exit(1)
+                }
+                row.coldFirstChange.append(ms)
+            }
             rows.append(row)
         }
         let quiet = rows.first { $0.subscribers == (options.quick ? 10 : 1_000) }?.last.p50 ?? .nan

@@ -176,3 +176,32 @@ public enum NATSDeliveryStart: Sendable, Equatable {
     /// The first message stored at or after this time (nanoseconds since 1970).
     case time(Int64)
 }
+
+extension JetStream {
+    /// The message with stream sequence `sequence` in `stream`, or nil when the stream has no
+    /// such message (never stored, deleted, or aged out).
+    public func message(stream: String, sequence: UInt64) throws(NATSError) -> NATSMessage? {
+        var message: OpaquePointer?
+        var code = jsErrCode(rawValue: 0)
+        let status = js_GetMsg(&message, pointer, stream, sequence, nil, &code)
+        if status == NATS_NOT_FOUND || code.rawValue == 10037 { return nil }
+        guard status == NATS_OK, let message else {
+            throw NATSError("reading message \(sequence) of \(stream)", status, jetStream: code)
+        }
+        defer { natsMsg_Destroy(message) }
+        return NATSMessage(copying: message)
+    }
+
+    /// The names of every stream the account can see.
+    public func streamNames() throws(NATSError) -> [String] {
+        var list: UnsafeMutablePointer<jsStreamNamesList>?
+        var code = jsErrCode(rawValue: 0)
+        let status = js_StreamNames(&list, pointer, nil, &code)
+        if status == NATS_NOT_FOUND { return [] }
+        guard status == NATS_OK, let list else {
+            throw NATSError("listing the JetStream streams", status, jetStream: code)
+        }
+        defer { jsStreamNamesList_Destroy(list) }
+        return (0..<Int(list.pointee.Count)).compactMap { list.pointee.List[$0].map { String(cString: $0) } }
+    }
+}

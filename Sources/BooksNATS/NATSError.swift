@@ -34,12 +34,25 @@ public struct NATSError: Error, Sendable, Equatable, CustomStringConvertible {
         }
         var lastStatus = NATS_OK
         if let last = nats_GetLastError(&lastStatus) {
-            let text = String(cString: last)
-            if !text.isEmpty, text != detail { detail += ": " + text }
+            let text = Self.withoutSourceLocation(String(cString: last))
+            if text.hasPrefix(detail) {
+                detail = text.isEmpty ? detail : text  // the same words, perhaps with more after them
+            } else if !text.isEmpty {
+                detail += ": " + text
+            }
         }
         self.init(
             context: context, status: Int32(bitPattern: status.rawValue),
             jetStreamCode: Int32(bitPattern: jetStream.rawValue), text: detail)
+    }
+
+    /// The library's last-error text without its leading `(conn.c:2088): ` (where in its
+    /// source it failed), which would otherwise make the same words appear twice.
+    static func withoutSourceLocation(_ text: String) -> String {
+        guard text.hasPrefix("("), let close = text.firstIndex(of: ")"),
+            text[text.index(after: close)...].hasPrefix(": "), text[..<close].contains(":")
+        else { return text }
+        return String(text[text.index(close, offsetBy: 3)...])
     }
 
     /// True when the request timed out (the server may still have done it).

@@ -88,6 +88,50 @@ struct AppendIntentRecord: Equatable {
         // synced separately (one journal commit less per insert).
     }
 
+    /// Writes the record for an append to `book` at its usual path (`AppendWriter.intentPath`);
+    /// when that name is held by something booksd cannot replace (another user's file or
+    /// directory in a sticky folder), under a new random name beside it instead (`mkstemp`,
+    /// which nobody can pre-create), found by `AppendWriter.recover` like the usual one.
+    /// Returns the record's path (the caller removes it after the append).
+    static func write(_ record: AppendIntentRecord, for book: String) throws(StoreError) -> String {
+        let usual = AppendWriter.intentPath(for: book)
+        var s = stat()
+        // Another user's entry is never replaced (not even by root): it is left alone.
+        if lstat(usual, &s) == 0, s.st_uid != geteuid() { return try writeUnique(record, prefix: usual + "-") }
+        do {
+            try write(record, at: usual)
+            return usual
+        } catch {
+            guard lstat(usual, &s) == 0, s.st_mode & S_IFMT == S_IFDIR else { throw error }
+            return try writeUnique(record, prefix: usual + "-")
+        }
+    }
+
+    /// Writes the record to a new file `prefix` + six random characters (mode 0600, synced) and
+    /// returns its path.
+    static func writeUnique(_ record: AppendIntentRecord, prefix: String) throws(StoreError) -> String {
+        let (fd, path) = Interrupted.makeTemporary(prefix + "XXXXXX")
+        guard fd >= 0 else {
+            throw .system(path: PathParts(prefix).directory, operation: "create append intent record in", errno: errno)
+        }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        var failure: (String, Int32)?
+        if fchmod(fd, 0o600) != 0 {
+            failure = ("chmod", errno)
+        } else if !writeAll(fd, record.encoded) {
+            failure = ("write", errno)
+        } else if Interrupted.retry({ fdatasync(fd) }) != 0 {
+            failure = ("fdatasync", errno)  // durable before the append, as in `write(_:at:)`
+        }
+        close(fd)
+        if let (operation, code) = failure {
+            unlink(path)
+            throw .system(path: path, operation: "\(operation) append intent record", errno: code)
+        }
+        // Its directory entry is journaled before the append's size update (see `write(_:at:)`).
+        return path
+    }
+
     /// Reads the record at `path` without following a symlink and checks that it can be trusted.
     static func readTrusted(at path: String) -> Result<AppendIntentRecord, IntentProblem>? {
         let fd = Interrupted.retry { open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) }

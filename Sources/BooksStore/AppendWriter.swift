@@ -46,11 +46,10 @@ public enum AppendWriter {
         try FileFidelity.checkWritable(before, path: file)  // root too: a 0444 file is read-only
         // The intent record lets a restart cut off an append torn by a crash (a write can be
         // interrupted between two pages): the file appended to, its size before, the bytes.
-        let intent = intentPath(for: path)
         let record = AppendIntentRecord(
             device: UInt64(before.st_dev), inode: UInt64(before.st_ino),
             originalSize: Int(before.st_size), payload: bytes)
-        try AppendIntentRecord.write(record, at: intent)
+        let intent = try AppendIntentRecord.write(record, for: path)
         defer { unlink(intent) }
         var written = 0
         while written < bytes.count {
@@ -144,7 +143,8 @@ public enum AppendWriter {
         return true
     }
 
-    /// The intent record's path for `path`: `.books.txt.booksd-append-intent`.
+    /// The intent record's usual path for `path`: `.books.txt.booksd-append-intent` (when another
+    /// user holds that name, a record gets a random name beside it: `AppendIntentRecord.write(_:for:)`).
     public static func intentPath(for path: String) -> String {
         let parts = PathParts(path)
         return parts.directory + "/" + AtomicFileWriter.temporaryPrefix(for: path) + "append-intent"
@@ -160,19 +160,42 @@ public enum AppendWriter {
     @discardableResult
     public static func recover(path: String, listing: [String]? = nil) -> String? {
         let intent = intentPath(for: path)
-        let leftovers = removeIntentTemporaries(beside: path, listing: listing)
+        let found = intentTemporaries(beside: path, listing: listing)
         var notes: [String] = []
-        if !leftovers.isEmpty {
-            notes.append("removed unfinished append intent records: \(leftovers.joined(separator: ", "))")
+        var removed: [String] = []
+        // A record under a random name was written because another user holds the usual name:
+        // it is complete (synced before the append began) and is used like the usual one.
+        for name in found.own {
+            let candidate = PathParts(path).directory + "/" + name
+            if case .success(let record) = AppendIntentRecord.readTrusted(at: candidate) {
+                notes.append(contentsOf: cutTornAppend(record, path: path, intent: candidate).map { [$0] } ?? [])
+            }
+            if unlink(candidate) == 0 { removed.append(name) }
         }
-        defer { unlink(intent) }
+        if !removed.isEmpty {
+            notes.append("removed append intent records and unfinished ones: \(removed.joined(separator: ", "))")
+        }
+        if !found.foreign.isEmpty {
+            notes.append(
+                "left alone files named like booksd's append intent records that another user owns: "
+                    + found.foreign.joined(separator: ", "))
+        }
         switch AppendIntentRecord.readTrusted(at: intent) {
         case nil:
             break
         case .failure(let problem):
-            notes.append("ignored and removed the append intent record \(intent): \(problem)")
+            var s = stat()
+            let foreign = lstat(intent, &s) == 0 && s.st_uid != geteuid()
+            if !foreign, unlink(intent) == 0 {
+                notes.append("ignored and removed the append intent record \(intent): \(problem)")
+            } else {
+                notes.append(
+                    "left alone \(intent), which booksd may not remove (\(problem)): appends write their intent "
+                        + "record under a random name beside it")
+            }
         case .success(let record):
             notes.append(contentsOf: cutTornAppend(record, path: path, intent: intent).map { [$0] } ?? [])
+            unlink(intent)
         }
         return notes.isEmpty ? nil : notes.joined(separator: "; ")
     }
@@ -211,20 +234,28 @@ public enum AppendWriter {
         return "cut off \(tail.count) bytes of an append interrupted by a crash"
     }
 
-    /// Removes the temporary files a killed `AppendIntentRecord.write` left (never followed:
-    /// unlink removes a name only); returns their names.
-    static func removeIntentTemporaries(beside path: String, listing: [String]? = nil) -> [String] {
+    /// The files named like an intent record's temporary (`.books.txt.booksd-append-intent-XXXXXX`:
+    /// one a killed `AppendIntentRecord.write` left, or a record written under a random name):
+    /// booksd's own (its user's), and others (`name (uid N)`), which are never touched.
+    static func intentTemporaries(beside path: String, listing: [String]? = nil) -> (own: [String], foreign: [String]) {
         let parts = PathParts(path)
         let prefix = PathParts(intentPath(for: path)).base + "-"
         var names: [String] = listing ?? []
         if listing == nil {
-            guard let dir = opendir(parts.directory) else { return [] }
+            guard let dir = opendir(parts.directory) else { return ([], []) }
             while let entry = readdir(dir) { names.append(String(cString: books_dirent_name(entry))) }
             closedir(dir)
         }
-        return names.filter { name in
-            name.hasPrefix(prefix) && name.utf8.count == prefix.utf8.count + 6
-                && unlink(parts.directory + "/" + name) == 0
+        var found: (own: [String], foreign: [String]) = ([], [])
+        for name in names.sorted() where name.hasPrefix(prefix) && name.utf8.count == prefix.utf8.count + 6 {
+            var s = stat()
+            guard lstat(parts.directory + "/" + name, &s) == 0 else { continue }
+            if s.st_uid == geteuid() {
+                found.own.append(name)
+            } else {
+                found.foreign.append("\(name) (uid \(s.st_uid))")
+            }
         }
+        return found
     }
 }

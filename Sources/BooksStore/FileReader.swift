@@ -135,7 +135,37 @@ public enum FileReader {
             close(fd)
             return .unavailable(.tooLarge(path: path, size: size, limit: sizeLimit))
         }
+        if let problem = binaryContent(fd, size: size) {
+            close(fd)
+            return .unavailable(.invalidContent(path: path, detail: problem))
+        }
         return .opened(fd: fd, size: size)
+    }
+
+    /// How many leading bytes `binaryContent` looks at.
+    public static let binaryProbeBytes = 4096
+
+    /// Why the open file `fd` of `size` bytes is not a text book list, found without reading it
+    /// whole: it has a hole (a sparse file, e.g. `truncate -s 1G`, reads as NUL bytes and costs
+    /// its creator no disk), or its first ``binaryProbeBytes`` (all of it, when smaller) are NUL
+    /// bytes. Nil for a text file — also one with a NUL byte in a row (a client may write a name
+    /// holding one), which is read as before.
+    /// Costs two `lseek`s (the offset is left at 0) and one `pread` of at most 4 KiB.
+    static func binaryContent(_ fd: Int32, size: Int) -> String? {
+        guard size > 0 else { return nil }
+        let seekHole: Int32 = 4  // SEEK_HOLE on Linux; Glibc does not import it (a _GNU_SOURCE name)
+        let hole = lseek(fd, 0, seekHole)
+        _ = lseek(fd, 0, SEEK_SET)  // SEEK_HOLE moved the offset: the reader starts at 0
+        if hole >= 0, hole < size {
+            return "it is a sparse file (\(size) bytes, a hole at byte \(hole)): a hole reads as NUL bytes, "
+                + "so it is not a book list and is not read (rewrite it as text to serve it)"
+        }
+        let count = min(size, binaryProbeBytes)
+        var probe = [UInt8](repeating: 1, count: count)
+        let n = probe.withUnsafeMutableBytes { buffer in Interrupted.retry { pread(fd, buffer.baseAddress, count, 0) } }
+        guard n > 0, probe[..<n].allSatisfy({ $0 == 0 }) else { return nil }
+        return "it begins with \(n) NUL bytes (a zero-filled file): not a book list, so it is not read "
+            + "(rewrite it as text to serve it)"
     }
 
     static func kindName(_ mode: mode_t) -> String {

@@ -17,12 +17,22 @@ public struct StaleTemporaries: Sendable, Hashable {
     public var removed: [String] = []
     /// Leftovers whose content differs from the book file, moved to recovery files.
     public var kept: [Kept] = []
+    /// Files with a temporary's name that booksd cannot have written (owned by a user that is
+    /// neither booksd's nor the book file's, e.g. planted in a shared sticky folder): left alone,
+    /// as `name (uid N)`. They are never read, moved or followed, and never block a write (each
+    /// write creates a new temporary with a random name).
+    public var leftAlone: [String] = []
 
     /// One line for the log, nil when nothing was found.
     public var logMessage: String? {
         var parts: [String] = []
         if !removed.isEmpty {
             parts.append("removed temporary files left by an interrupted write: \(removed.joined(separator: ", "))")
+        }
+        if !leftAlone.isEmpty {
+            parts.append(
+                "left alone files named like booksd's temporaries that another user owns (booksd did not write "
+                    + "them): \(leftAlone.joined(separator: ", "))")
         }
         for entry in kept {
             parts.append(
@@ -38,7 +48,8 @@ extension AtomicFileWriter {
     /// one identical to the book file, or empty, is removed; one whose content differs is moved to
     /// a recovery file (`RecoveryFile.move`), because a writer killed between its swap and its
     /// check leaves the user's version there. A leftover is never read as the book file and
-    /// never followed. `listing`, when given, holds the entry names of the book's directory the
+    /// never followed; one owned by neither booksd's user nor the book file's owner (planted in
+    /// a shared folder) is left alone (`leftAlone`). `listing`, when given, holds the entry names of the book's directory the
     /// caller listed (one listing for many book files of one folder); only used when the path is
     /// not a symlink, else the directory is listed here.
     public static func cleanUpStaleTemporaries(beside path: String, listing: [String]? = nil) -> StaleTemporaries {
@@ -59,10 +70,18 @@ extension AtomicFileWriter {
             closedir(dir)
         }
         var bookContent: FileSnapshot?
+        var bookStatus = stat()
+        let bookOwner = stat(book, &bookStatus) == 0 ? bookStatus.st_uid : geteuid()
         for name in names.sorted() {
             let leftover = parts.directory + "/" + name
             var s = stat()
             guard lstat(leftover, &s) == 0 else { continue }
+            // booksd's temporaries are its own user's (or, as root, the book file's owner's: the
+            // owner is copied). Anything else was put there by someone else.
+            if s.st_uid != geteuid(), s.st_uid != bookOwner {
+                result.leftAlone.append("\(name) (uid \(s.st_uid))")
+                continue
+            }
             if s.st_mode & S_IFMT == S_IFREG, s.st_size > 0 {
                 if bookContent == nil { bookContent = FileReader.read(book) }
                 if !sameContent(leftover, size: Int(s.st_size), as: bookContent!) {

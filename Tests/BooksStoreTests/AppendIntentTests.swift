@@ -89,3 +89,33 @@ import Testing
         #expect(AppendIntentRecord.decode(damaged) == .failure(.malformed("checksum mismatch")))
     }
 }
+
+/// Another user's file at the intent record's name (a sticky shared folder) is left alone and
+/// blocks no append.
+@Suite struct ForeignIntentRecordTests {
+    @Test(.enabled(if: geteuid() == 0, "needs root to plant a file of another user"))
+    func anotherUsersRecordIsLeftAloneAndAppendsUseARandomName() throws {
+        let dir = try TemporaryDirectory(prefix: "booksync-store")
+        defer { dir.remove() }
+        let path = dir.file("books.txt")
+        try dir.write("books.txt", Array("1|a|x\n".utf8))
+        let intent = AppendWriter.intentPath(for: path)
+        try dir.write(PathParts(intent).base, Array("planted\n".utf8))
+        chown(intent, 65534, 65534)
+        let message = AppendWriter.recover(path: path)
+        #expect(message?.contains("left alone") == true, "\(message ?? "nil")")
+        let identity = try #require(FileIdentity.of(path: path))
+        try AppendWriter.append(Array("2|b|y\n".utf8), to: path, expected: identity)
+        #expect(dir.read("books.txt") == Array("1|a|x\n2|b|y\n".utf8))
+        #expect(dir.read(PathParts(intent).base) == Array("planted\n".utf8), "the planted file is untouched")
+        #expect(dir.names().sorted() == [PathParts(intent).base, "books.txt"], "the random-name record is removed")
+        // A record under a random name left by a killed append is used at the next start.
+        let torn = AppendIntentRecord(
+            device: identity.device, inode: identity.inode, originalSize: 12, payload: Array("3|c|z\n".utf8))
+        let record = try AppendIntentRecord.writeUnique(torn, prefix: intent + "-")
+        try TestFiles.append(Array("3|c".utf8), to: path)
+        #expect(AppendWriter.recover(path: path)?.contains("cut off") == true)
+        #expect(dir.read("books.txt") == Array("1|a|x\n2|b|y\n".utf8))
+        #expect(!TestFiles.names(in: dir.path).contains(PathParts(record).base))
+    }
+}

@@ -33,6 +33,20 @@ import Testing
         }
     }
 
+    @Test func cursorFileSaveDoesNotFollowAPlantedTemporarySymlink() throws {
+        let dir = try TemporaryDirectory(prefix: "cursor")
+        defer { dir.remove() }
+        let victim = try dir.write("victim", "someone else's data\n")
+        #expect(symlink(victim, dir.file("c.tmp")) == 0)
+        let file = CursorFile(path: dir.file("c"))
+        try file.save(Cursor(epoch: "E", seq: 7))
+        #expect(dir.readText("victim") == "someone else's data\n", "the planted link's target is untouched")
+        #expect(try file.load() == Cursor(epoch: "E", seq: 7))
+        var info = stat()
+        #expect(lstat(dir.file("c"), &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG, "the cursor is a plain file")
+        #expect(Set(dir.names()) == ["c", "c.tmp", "victim"], "the decoy stays, no temporary is left behind")
+    }
+
     static let formatter = ChangeLineFormatter(json: true, style: Style(enabled: false))
 
     static func update(_ seq: UInt64, inserted: [Book] = [], deleted: [Book] = []) -> MirrorUpdate {

@@ -22,18 +22,16 @@ import Testing
     @Test func sinceNeedsTheDaemonsKindOfEpoch() throws {
         for bad in ["bogus:3", "E:1", "5A09FBA9-438A:17", "5A09FBA9-438A-4C0B-9F6E-2B3D6E7F8A9G:1"] {
             #expect(throws: SubscribeFailure.self, "\(bad)") {
-                try SubscribeCommand.startCursor(SubscribeOptions(since: bad))
+                try SinceOption.start(SubscribeOptions(since: bad))
             }
         }
         do {
-            _ = try SubscribeCommand.startCursor(SubscribeOptions(since: "bogus:3"))
+            _ = try SinceOption.start(SubscribeOptions(since: "bogus:3"))
         } catch {
             #expect(error.description.contains("\nhint: EPOCH is the daemon's, a UUID"), "\(error)")
         }
         let lower = "5a09fba9-438a-4c0b-9f6e-2b3d6e7f8a90"
-        #expect(
-            try SubscribeCommand.startCursor(SubscribeOptions(since: lower + ":0"))
-                == .cursor(Cursor(epoch: lower, seq: 0)))
+        #expect(try SinceOption.start(SubscribeOptions(since: lower + ":0")) == .cursor(Cursor(epoch: lower, seq: 0)))
     }
 
     /// The display column where the last column (after the last run of two spaces) starts.

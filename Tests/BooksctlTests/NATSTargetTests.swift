@@ -36,15 +36,17 @@ import Testing
         }
     }
 
-    @Test func sinceTakesASequenceOrATime() throws {
-        #expect(try NATSCommands.startPoint(nil) == .new)
-        #expect(try NATSCommands.startPoint("0") == .all)
-        #expect(try NATSCommands.startPoint("42") == .sequence(42))
-        #expect(try NATSCommands.startPoint("1970-01-01T00:00:01Z") == .time(1_000_000_000))
+    @Test func sinceTakesACursorASeqOrATime() throws {
+        #expect(SinceOption(parsing: "0") == .seq(0))
+        #expect(SinceOption(parsing: "42") == .seq(42))
+        let epoch = "5A09FBA9-438A-4C0B-9F6E-2B3D6E7F8A90"
+        #expect(SinceOption(parsing: "\(epoch):42") == .cursor(Cursor(epoch: epoch, seq: 42)))
+        #expect(SinceOption(parsing: "E-1:42") == nil)
+        #expect(SinceOption(parsing: "1970-01-01T00:00:01Z") == .time(Date(timeIntervalSince1970: 1)))
         let now = Date(timeIntervalSince1970: 86_400 * 2 + 600)
-        #expect(try NATSCommands.startPoint("-10m", now: now, zone: .utc) == .time(86_400 * 2 * 1_000_000_000))
-        #expect(try NATSCommands.startPoint("yesterday", now: now, zone: .utc) == .time(86_400 * 1_000_000_000))
-        #expect(throws: (any Error).self) { try NATSCommands.startPoint("soon") }
-        #expect(throws: (any Error).self) { try NATSCommands.startPoint("5A09FBA9-438A-4C0B-9F6E-2B3D6E7F8A90:3") }
+        #expect(SinceOption(parsing: "-10m", now: now, zone: .utc) == .time(Date(timeIntervalSince1970: 86_400 * 2)))
+        #expect(SinceOption(parsing: "yesterday", now: now, zone: .utc) == .time(Date(timeIntervalSince1970: 86_400)))
+        #expect(SinceOption(parsing: "2026-12-01T08:30+01:00") == .time(Date(timeIntervalSince1970: 1_796_110_200)))
+        #expect(SinceOption(parsing: "soon") == nil)
     }
 }

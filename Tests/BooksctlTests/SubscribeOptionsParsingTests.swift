@@ -35,21 +35,21 @@ import Testing
         #expect(message(["subscribe", "--count", "2", "--once"]) == "give --count or --once, not both")
     }
 
-    @Test func startCursorComesFromSinceAndRejectsMirror() throws {
+    @Test func sinceIsACursorASeqOrATimeAndRejectsMirror() throws {
         let epoch = "5A09FBA9-438A-4C0B-9F6E-2B3D6E7F8A90"
-        #expect(
-            try SubscribeCommand.startCursor(SubscribeOptions(since: "\(epoch):42"))
-                == .cursor(Cursor(epoch: epoch, seq: 42)))
-        #expect(try SubscribeCommand.startCursor(SubscribeOptions(since: "42")) == .seq(42))
-        for time in ["-10m", "today", "2026-12-01T08:00Z"] {
-            #expect(throws: SubscribeFailure.self, "\(time)") {
-                try SubscribeCommand.startCursor(SubscribeOptions(since: time))
-            }
+        #expect(try SinceOption.start(SubscribeOptions(since: "\(epoch):42")) == .cursor(Cursor(epoch: epoch, seq: 42)))
+        #expect(try SinceOption.start(SubscribeOptions(since: "42")) == .seq(42))
+        #expect(try SinceOption.start(SubscribeOptions(since: "0")) == .seq(0))
+        guard case .time? = try SinceOption.start(SubscribeOptions(since: "2026-01-01T00:00:00Z")) else {
+            Issue.record("an ISO 8601 time is a time")
+            return
         }
+        #expect(throws: SubscribeFailure.self) { try SinceOption.start(SubscribeOptions(since: "bogus")) }
+        #expect(throws: SubscribeFailure.self) { try SinceOption.start(SubscribeOptions(since: "bogus:3")) }
         #expect(throws: SubscribeFailure.self) {
-            try SubscribeCommand.startCursor(SubscribeOptions(mirror: true, since: "E:1"))
+            try SinceOption.start(SubscribeOptions(mirror: true, since: "E:1"))
         }
-        #expect(try SubscribeCommand.startCursor(SubscribeOptions()) == nil)
+        #expect(try SinceOption.start(SubscribeOptions()) == nil)
     }
 
     @Test func addFromStandardInputAndDashNames() throws {

@@ -2,7 +2,7 @@ import BooksTestSupport
 import Glibc
 import Testing
 
-/// Editors, in place and by rename (see shared/EVENTS.md).
+/// Editors, in place and by rename (see docs/EVENTS.md).
 @Suite("Editors", .timeLimit(.minutes(3))) struct EditorTests {
     static let vimSubstitute = "-c '%s/Frank Herbert/Frank HERBERT/'"
 

@@ -2,7 +2,7 @@ import BooksTestSupport
 import Glibc
 import Testing
 
-/// Non-interactive tools and shell idioms (see shared/EVENTS.md).
+/// Non-interactive tools and shell idioms (see docs/EVENTS.md).
 @Suite("Shell tools", .timeLimit(.minutes(3))) struct ShellToolTests {
     static let renamed2 = TestBook(id: fixtureID(2), name: "Book Two", author: "Author 2")
     static let newRow = TestBook(id: fixtureID(100), name: "Neuromancer", author: "William Gibson")

@@ -14,6 +14,8 @@ public final class NATSBooksClient: BookRequests, Sendable {
     public let subject: String
     /// How long a request waits for its reply.
     public let timeoutMilliseconds: Int64
+    /// The prefix and store the subject names (to tell an unknown store from a stopped booksd).
+    let names: (prefix: String, store: String)
 
     /// Connects to `options.urls` (no background retry: an unreachable server is an error).
     /// - Throws: `.nats` with the library's explanation.
@@ -27,6 +29,7 @@ public final class NATSBooksClient: BookRequests, Sendable {
             throw .nats(error.description)
         }
         subject = "\(prefix).\(store).api"
+        names = (prefix, store)
         self.timeoutMilliseconds = timeoutMilliseconds
     }
 
@@ -50,6 +53,13 @@ public final class NATSBooksClient: BookRequests, Sendable {
         switch answer {
         case .success(let reply): message = reply
         case .failure(let error) where error.isNoResponders:
+            let (prefix, store) = names
+            let lookup: Result<Void, BooksClientError> = await Self.onThread {
+                Result { () throws(BooksClientError) in
+                    try NATSStoreDirectory.checkKnown(connection, prefix: prefix, store: store)
+                }
+            }
+            try lookup.get()
             throw .nats("no booksd answers on \(subject) (is it running with nats_url set?)")
         case .failure(let error): throw .nats(error.description)
         }

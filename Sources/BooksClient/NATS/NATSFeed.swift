@@ -5,6 +5,9 @@ import Glibc
 /// A store's change feed read from its JetStream stream (`<prefix>.<store>.changes`) with an
 /// ephemeral ordered consumer: every message in stream order, none twice.
 ///
+/// A change set booksd split into parts (it was larger than the server's `max_payload`) is
+/// delivered once, whole, with the stream sequence of its last part (`NATSPartAssembler`).
+///
 /// After a failure of the consumer (a server restart, a lost connection the library could not
 /// bridge), `run` re-creates it at the stream sequence after the last one delivered, so the caller
 /// sees no gap and no repeat. Blocking: call `run` from a dedicated thread.
@@ -22,6 +25,8 @@ public final class NATSFeed: Sendable {
 
     let connection: NATSConnection
     let subject: String
+    /// The store, its prefix, stream (`<prefix>_<store>_changes`) and bucket (`<prefix>_<store>`).
+    let names: (prefix: String, store: String, stream: String, bucket: String)
 
     /// Connects to `options.urls` for the feed of `store` under `prefix`.
     /// - Throws: `.nats` when no server can be reached.
@@ -36,6 +41,7 @@ public final class NATSFeed: Sendable {
             throw .nats(error.description)
         }
         subject = "\(prefix).\(store).changes"
+        names = (prefix, store, "\(prefix)_\(store)_changes", "\(prefix)_\(store)")
     }
 
     /// Delivers every message from `start` on, in order, until `deliver` returns false.
@@ -51,6 +57,7 @@ public final class NATSFeed: Sendable {
         var lastSequence: UInt64?
         var failures = 0
         let decoder = MessageDecoder()
+        var parts = NATSPartAssembler()
         while !isCancelled() {
             let subscription: NATSOrderedSubscription
             do {
@@ -80,8 +87,11 @@ public final class NATSFeed: Sendable {
                     onNotice("skipped an unreadable message at sequence \(message.streamSequence ?? 0)")
                     continue
                 }
+                let outcome = parts.add(event, part: NATSPartAssembler.part(of: message.data))
+                if let dropped = outcome.dropped { onNotice(dropped) }
+                guard let whole = outcome.event else { continue }
                 let item = Item(
-                    streamSequence: message.streamSequence ?? 0, store: Self.store(of: message.data), event: event)
+                    streamSequence: message.streamSequence ?? 0, store: Self.store(of: message.data), event: whole)
                 if !deliver(item) { return }
             }
         }

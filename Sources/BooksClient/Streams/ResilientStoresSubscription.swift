@@ -52,6 +52,16 @@ public struct ResilientStoresSubscription: Sendable {
         }
     }
 
+    /// The state of a store that appeared at `point`: known to hold no books there.
+    static func emptyState(at point: ResumePoint, fresh: StoreState) -> StoreState {
+        switch fresh {
+        case .plain: return .plain(PlainFeedState(resumingAt: point))
+        case .mirror(var mirror):
+            _ = mirror.apply(.snapshot(FeedSnapshot(epoch: point.epoch, seq: point.seq, books: [])))
+            return .mirror(mirror)
+        }
+    }
+
     /// Calls `body` with each store's updates, in order per store, on the connection's reader
     /// thread, until the calling task is cancelled (returns) or an error reconnecting cannot fix
     /// (thrown), as `ResilientSubscription.forEachUpdate`.
@@ -97,7 +107,13 @@ public struct ResilientStoresSubscription: Sendable {
                         case .storeRemoved(let store, _):
                             _ = states.withLock { $0.removeValue(forKey: store) }
                             config.onStoreEvent?(item)
-                        case .storeAdded, .subscribeFailed:
+                        case .storeAdded(let store, let point):
+                            // A store that appears starts empty here: its books come as inserts
+                            // (its first change sets, or a snapshot diffed against nothing), as a
+                            // store that goes ends with its books deleted.
+                            states.withLock { $0[store] = Self.emptyState(at: point, fresh: fresh()) }
+                            config.onStoreEvent?(item)
+                        case .subscribeFailed:
                             config.onStoreEvent?(item)
                         }
                     }

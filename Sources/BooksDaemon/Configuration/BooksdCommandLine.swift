@@ -60,6 +60,9 @@ public struct BooksdCommandLine: Sendable, Equatable {
           --dir DIR           Serve every *.txt and *.json in DIR as a store named after the
                               file (config key "store_folder"); files created, moved in,
                               moved out or deleted add or remove their store live.
+                              At most max_stores (default 10000) stores, fewer when
+                              RLIMIT_NOFILE leaves fewer descriptors after those kept
+                              for clients; sparse or zero-filled files are refused.
           --socket PATH       Listening socket path (config key "socket"). Default:
                               $XDG_RUNTIME_DIR/booksd.sock, else <dir of file>/.booksd.sock.
                               Ignored when systemd passes a socket (socket activation).

@@ -42,6 +42,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
     case natsAllowWrites = "nats_allow_writes"
     case natsBuffer = "nats_buffer"
     case natsBatch = "nats_batch"
+    case maxStores = "max_stores"
 
     /// What a valid value looks like, as shown in `invalidValue` errors.
     public var expected: String {
@@ -67,6 +68,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .idleTimeoutSeconds: "an integer number of seconds between 0 (off) and 86400"
         case .queryBudgetMilliseconds: "an integer number of milliseconds between 0 (no budget) and 3600000"
         case .logLevel: "one of: " + LogLevel.allCases.map(\.rawValue).joined(separator: ", ")
+        case .maxStores: "an integer between 1 and 1000000"
         default: natsExpected
         }
     }
@@ -165,6 +167,8 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .logLevel:
             guard let level = LogLevel(rawValue: value.lowercased()) else { throw bad }
             config.logLevel = level
+        case .maxStores:
+            config.maxStores = try Self.integer(value, 1...1_000_000, or: bad)
         default:
             try applyNATS(value, to: &config.nats, or: bad)
         }
@@ -201,6 +205,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .queryBudgetMilliseconds: String(config.queryBudgetMilliseconds)
         case .maxLineBytes: String(config.maxLineBytes)
         case .logLevel: config.logLevel.rawValue
+        case .maxStores: String(config.maxStores)
         default: natsFormattedValue(in: config.nats)
         }
     }

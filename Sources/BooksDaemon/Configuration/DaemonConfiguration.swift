@@ -54,6 +54,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Maximum simultaneous connections from one uid (`max_clients_per_uid`); 0 means no limit.
     /// Root and the daemon's own effective uid are exempt (still bound by `max_clients`). Default 64.
     public var maxClientsPerUID: Int = 64
+    /// Maximum stores served at once (`max_stores`); fewer when `RLIMIT_NOFILE` leaves fewer
+    /// descriptors after those kept for clients (`StoreRegistry.storeLimit`). Default 10000.
+    public var maxStores: Int = 10_000
     /// Maximum size of one client request line (`max_request_bytes`). Default 1 MiB.
     public var maxRequestBytes: Int = 1 << 20
     /// Bound of each client's output queue; a slower client is disconnected (`client_queue_bytes`).

@@ -29,10 +29,11 @@ extension Daemon {
         for engine in registry.engines { try links.attach(engine, checkStream: true) }
         links.follow(registry)
         if !shared.connection.isConnected {
+            let hint = NATSNetworkProbe.blockedHint().map { "; \($0)" } ?? ""
             logger.warning(
                 """
                 NATS is not reachable at \(settings.urls.joined(separator: ",")); serving locally and retrying in the \
-                background
+                background\(hint)
                 """)
         }
         return links

@@ -143,7 +143,8 @@ public final class Daemon: Sendable {
         let folder = StoreFolder(
             path: path, registry: registry, hub: hub, logger: logger,
             confirmation: .milliseconds(configuration.confirmationMilliseconds),
-            pollInterval: .milliseconds(configuration.pollIntervalMilliseconds))
+            pollInterval: .milliseconds(configuration.pollIntervalMilliseconds),
+            hasSavedHistory: { [configuration] in StoreHistory.exists(for: $0, configuration: configuration) })
         try folder.start()
         return folder
     }

@@ -86,7 +86,8 @@ final class NATSStoreLinks: Sendable {
         guard let link else { return }
         link.responder.start(engine: engine)
         link.publisher.onOwnershipChange { [responder = link.responder] owner in responder.setActive(owner) }
-        try link.publisher.start(startSeq: engine.position.seq)
+        try link.publisher.start(
+            startSeq: engine.position.seq, beganEmpty: engine.appearedEmptyAtSeq.withLock { $0 } == 0)
     }
 
     /// Follows `registry`: a store added later is linked and started, a removed one stops.

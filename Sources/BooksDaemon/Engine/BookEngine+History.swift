@@ -114,6 +114,13 @@ extension BookEngine {
         }
     }
 
+    /// After ``closeHistory()`` of a removed store: closes the history's descriptors (its locked
+    /// state directory and its journal), so a folder whose files come and go does not keep them.
+    public func releaseHistory() {
+        guard historyHandle != nil else { return }
+        queue.sync { historyHandle?.release() }
+    }
+
     private func historyFailed(_ what: String, _ error: any Error) {
         guard !historyFailing.exchange(true, ordering: .relaxed) else { return }
         logger.warning(

@@ -1,12 +1,22 @@
 import BooksCore
 import BooksProtocol
+import Dispatch
 import FoundationEssentials
 
-/// Requests from the socket server, taken on its thread without waiting for a disk.
+/// A read request waiting for the engine's queue.
+struct PendingRead: Sendable {
+    var request: Request
+    var environment: ReadEnvironment
+}
+
+/// Requests from the socket server, taken on its thread without waiting for a disk. Reads run
+/// one at a time on the engine's queue in fair order between connections (``ReadScheduler``):
+/// a connection sending costly queries waits behind its own, not another's `get`.
 extension BookEngine: SocketServerDelegate {
     /// Takes a request (on the server thread; answers later, except `ping`, answered at once from
     /// the published position). Writes are checked, authorized and given ids here, then wait in
-    /// the inbox for the next group commit; reads are answered from the engine's queue.
+    /// the inbox for the next group commit; reads are answered from the engine's queue, in fair
+    /// order between connections.
     public func server(
         _ server: SocketServer, didReceive request: Request, from connection: ConnectionID,
         peer: PeerCredentials
@@ -21,6 +31,7 @@ extension BookEngine: SocketServerDelegate {
 
     /// A client went away: the subscriber count may have changed.
     public func server(_ server: SocketServer, connectionClosed connection: ConnectionID) {
+        _ = reads.withLock { $0.drop(connection) }
         guard notifier.isEnabled else { return }
         queue.async { self.publishStatus() }
     }
@@ -34,9 +45,31 @@ extension BookEngine: SocketServerDelegate {
             let (epoch, seq) = position
             channel?.send(.success(request.id, ReplyResult(epoch: epoch, seq: seq)), to: connection)
         default:
-            let environment = readEnvironment()
-            queue.async { self.run(.read(request, from: connection, environment)) }
+            let read = PendingRead(request: request, environment: readEnvironment())
+            if reads.withLock({ $0.enqueue(read, from: connection) }) { queue.async { self.runNextRead() } }
         }
+    }
+
+    /// Runs the read that is next in fair order (on the queue), then queues itself again behind
+    /// whatever else arrived meanwhile (writes, file events) while reads wait.
+    func runNextRead() {
+        guard let more = runOneRead() else { return }
+        if more { queue.async { self.runNextRead() } }
+    }
+
+    /// Runs every read waiting now, in fair order (on the queue; `drain()`).
+    func runWaitingReads() {
+        while runOneRead() != nil {}
+    }
+
+    /// Runs the read next in fair order; returns whether more wait, or nil when none did.
+    private func runOneRead() -> Bool? {
+        dispatchPrecondition(condition: .onQueue(queue))
+        let start = ContinuousClock.now
+        guard let (connection, read) = reads.withLock({ $0.next(now: start - startTime) }) else { return nil }
+        run(.read(read.request, from: connection, read.environment))
+        let end = ContinuousClock.now
+        return reads.withLock { $0.finished(connection, cost: end - start, now: end - startTime) }
     }
 
     private func accept(write request: Request, from connection: ConnectionID, peer: PeerCredentials) {

@@ -42,6 +42,9 @@ public final class BookEngine: Sendable {
     let watch = Mutex<WatchState>(WatchState())
     /// Events from a shared watcher thread, waiting for the queue.
     let mailbox = Mutex(FileEventMailbox())
+    /// Read requests waiting for the queue, in fair order between connections (one job on the
+    /// queue runs them one at a time; see `BookEngine+Requests`).
+    let reads = Mutex(ReadScheduler<PendingRead>())
     /// The store this engine serves (logs, status, NATS subjects).
     public let storeName: StoreName
     /// This store's status after the last input (see `BookEngine+Summary`).
@@ -63,6 +66,9 @@ public final class BookEngine: Sendable {
     let historyStarting = Atomic<Bool>(true)
     /// A due snapshot is owed (the journal holds everything meanwhile): written by `historyReady()`.
     let snapshotOwed = Atomic<Bool>(false)
+    /// For a store that appeared while the daemon runs and started empty: the seq it started at
+    /// (its books are the change sets after it); nil otherwise. Set once, by `load`.
+    let appearedEmptyAtSeq = Mutex<UInt64?>(nil)
 
     /// The watcher and how it watches (for `status`).
     struct WatchState: Sendable {
@@ -151,7 +157,9 @@ public final class BookEngine: Sendable {
     /// temporary files of an interrupted write (keeping, in a recovery file, any that may hold
     /// someone's edit), loads the books, gives ids to hand-typed rows. `listing`: the names in the
     /// file's directory that may be temporaries, when the caller listed it (many stores, one folder).
-    public func load(listing: [String]? = nil) {
+    /// `appearing`: the store appeared while the daemon runs; it starts with no books and its
+    /// file's books are its first change set (see ``ReconcilerInput/appeared(_:)``).
+    public func load(listing: [String]? = nil, appearing: Bool = false) {
         queue.sync {
             let path = store.configuration.path
             if let repaired = AppendWriter.recover(path: path, listing: listing) { logger.warning(repaired, fields) }
@@ -160,7 +168,13 @@ public final class BookEngine: Sendable {
                 logger.log(leftovers.kept.isEmpty ? .notice : .warning, message, fields)
             }
             beginHistory(resuming: true)
-            run(.loaded(store.fetch()))
+            if appearing {
+                let (seq, empty) = machine.withLock { ($0.context.seq, $0.context.bookCount == 0) }
+                appearedEmptyAtSeq.withLock { $0 = empty ? seq : nil }
+                run(.appeared(store.fetch()))
+            } else {
+                run(.loaded(store.fetch()))
+            }
             beginHistory(resuming: false)
         }
     }
@@ -171,10 +185,19 @@ public final class BookEngine: Sendable {
         queue.sync { run(.fileEvent(event)) }
     }
 
-    /// Blocks until every write and event queued so far was processed (a deferred comparison
-    /// included).
+    /// The store stops being served: its books are deleted in a last change set (see
+    /// ``ReconcilerInput/retired``). Call after `stopWatching()` and `drain()`.
+    public func retire() {
+        queue.sync { run(.retired) }
+    }
+
+    /// Blocks until every read, write and event queued so far was processed (a deferred
+    /// comparison included).
     public func drain() {
-        queue.sync { run(.drain(takeInbox())) }
+        queue.sync {
+            runWaitingReads()
+            run(.drain(takeInbox()))
+        }
     }
 
     /// Runs `body` on the engine's queue (watchdog probes).

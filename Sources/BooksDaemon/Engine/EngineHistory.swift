@@ -5,7 +5,8 @@ import BooksStore
 /// directory and its files are created after the daemon is ready, on the engine's queue — see
 /// `BookEngine.historyReady()` — so a cold start of many stores does not wait for the disk).
 ///
-/// `@unchecked Sendable` is safe: `store` and `create` change only in `createIfDeferred()`, which
+/// `@unchecked Sendable` is safe: `store` and `create` change only in `createIfDeferred()` and
+/// `release()`, which
 /// the engine calls only on its serial queue, where every other use of the history also runs
 /// (`BookEngine+History`), so no two threads touch them.
 final class EngineHistory: @unchecked Sendable {
@@ -18,6 +19,13 @@ final class EngineHistory: @unchecked Sendable {
 
     /// A history created on the first `createIfDeferred()`; `create` logs why it failed, if it does.
     init(creating create: @escaping @Sendable () -> HistoryStore?) { self.create = create }
+
+    /// Lets go of the history (after its final snapshot): its descriptors are closed once no
+    /// write holds it, and a deferred one is never created.
+    func release() {
+        store = nil
+        create = nil
+    }
 
     /// Creates the deferred history now (once); true when this call created it.
     func createIfDeferred() -> Bool {

@@ -9,6 +9,13 @@ import BooksStore
 public enum ReconcilerInput: Sendable {
     /// The file as read at start (its content is the baseline, seq 0, not a change).
     case loaded(BookStoreSnapshot)
+    /// The file of a store that appeared while the daemon runs, as first read: the store starts
+    /// with no books at seq 0 and the file's books are its first change set (seq 1, all inserted),
+    /// as a store that disappears ends with one deleting them all.
+    case appeared(BookStoreSnapshot)
+    /// The store stops being served (its file left the watched folder): its books are deleted in a
+    /// last change set (source `file`), whatever the file's confirmation timer would have decided.
+    case retired
     /// The watcher reported an event on the file.
     case fileEvent(FileWatchEvent)
     /// The answer to ``ReconcilerAction/observeFile(_:unlessIdentity:)``.

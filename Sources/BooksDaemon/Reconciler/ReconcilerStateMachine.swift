@@ -129,6 +129,8 @@ public struct ReconcilerStateMachine: Sendable {
     public mutating func handle(_ input: ReconcilerInput) -> [ReconcilerAction] {
         switch input {
         case .loaded(let snapshot): return loaded(snapshot)
+        case .appeared(let snapshot): return appeared(snapshot)
+        case .retired: return retired()
         case .fileEvent(let event): return fileEvent(event)
         case .fileObserved(let observation, let purpose): return fileObserved(observation, for: purpose)
         case .writesReceived(let writes):
@@ -156,7 +158,7 @@ public struct ReconcilerStateMachine: Sendable {
 
     // MARK: Loading and file events
 
-    private mutating func loaded(_ snapshot: BookStoreSnapshot) -> [ReconcilerAction] {
+    mutating func loaded(_ snapshot: BookStoreSnapshot) -> [ReconcilerAction] {
         if resumingHistory { return resumed(snapshot) }
         var actions: [ReconcilerAction] = []
         switch snapshot {

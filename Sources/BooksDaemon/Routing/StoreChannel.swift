@@ -30,7 +30,7 @@ public final class StoreChannel: ClientChannel {
     /// `subscribe-failed` event.
     public func send(_ reply: Reply, to connection: ConnectionID) {
         guard let id = reply.id, router.takeFanOut(connection, store: store, requestID: id) else {
-            server.post(.send(connection, MessageEncoder.encode(reply)))
+            server.post(.send(connection, MessageEncoder.encode(reply), failure: !reply.ok))
             return
         }
         let (epoch, seq) = router.directory.engine(named: store)?.position ?? ("", 0)

@@ -75,10 +75,15 @@ extension StoreRouter {
     }
 
     /// A store was added (call after its engine is loaded and attached to `channel(for:)`): every
-    /// version-2 subscriber gets `store-added`; those following every store also follow it.
+    /// version-2 subscriber gets `store-added`; those following every store also follow it. A
+    /// store that appeared empty (see `BookEngine.load(listing:appearing:)`) is announced at the
+    /// seq it started at and followed from there (its first change sets are replayed when already
+    /// made), so its books reach every such subscriber as inserts, snapshot or not.
     public func storeAdded(_ name: String) {
         guard let engine = directory.engine(named: name) else { return }
-        let (epoch, seq) = engine.position
+        var (epoch, seq) = engine.position
+        let startedEmpty = engine.appearedEmptyAtSeq.withLock { $0 }
+        if let startedEmpty { seq = startedEmpty }
         let notice = MessageEncoder.encode(Event(event: .storeAdded, epoch: epoch, seq: seq, store: name))
         let followers = routes.withLock { routes -> [(ConnectionID, (request: Request, peer: PeerCredentials)?)] in
             var result: [(ConnectionID, (request: Request, peer: PeerCredentials)?)] = []
@@ -92,7 +97,7 @@ extension StoreRouter {
             server.post(.sendEvent(connection, notice))
             if let every {
                 var part = every.request
-                part.resumes = nil
+                part.resumes = startedEmpty.map { [name: ResumePoint(epoch: epoch, seq: $0)] }
                 subscribePart(part, store: name, connection: connection, peer: every.peer)
             }
         }

@@ -91,6 +91,12 @@ extension ConnectionStateMachine {
     public enum OutputKind: Sendable, Hashable {
         /// The one reply to a delivered request: always queued.
         case reply
+        /// The one reply to a delivered request, an error: queued like `reply`, unless the
+        /// client left more than an eighth of `queueLimit` of error replies unread: then it is
+        /// not reading its replies while it keeps sending requests that fail (each error costs
+        /// the daemon more than the request), and it is closed as lagged, like a subscriber that
+        /// does not keep up.
+        case failure
         /// Output that answers no delivered request (the hello reply, a snapshot or replayed
         /// changes, a shutdown notice): always queued.
         case unsolicited

@@ -35,6 +35,10 @@ import BooksProtocol
 /// except that one event is always accepted when no broadcast bytes are pending (so a change
 /// set larger than the limit reaches a subscriber that keeps up).
 ///
+/// Error replies count against a budget of their own: a client that leaves more than an eighth
+/// of `queueLimit` of them unread while it keeps sending requests that fail is sent a
+/// `limit-exceeded` line and closed as lagged.
+///
 /// Shutdown: `beginShutdown` queues the shutdown notice for a subscriber, stops input and enters
 /// `draining`; queued output is still written, and `.close(.shutdown)` follows once it is all
 /// written (at once when nothing is queued).
@@ -54,6 +58,11 @@ public struct ConnectionStateMachine: Sendable {
     public private(set) var isInputClosed = false
     /// The output limit in bytes.
     public let queueLimit: Int
+    /// Error replies queued and not yet written (see `OutputKind.failure`).
+    var unreadErrors = UnreadErrors()
+    /// The most bytes of error replies left unread before the connection is closed: an eighth
+    /// of `queueLimit` (1 MiB by default, a thousand errors and more).
+    var errorBudget: Int { max(queueLimit / 8, 1024) }
     /// The most requests delivered and not yet answered; further complete lines wait (and
     /// reading stops) until an answer is queued.
     public let maxPendingRequests: Int
@@ -170,8 +179,21 @@ public struct ConnectionStateMachine: Sendable {
         guard state.isLive else { return [] }
         if !stream.isNone { return holdBack(bytes, kind: kind, lagNotice: lagNotice) }
         switch kind {
-        case .reply, .unsolicited:
-            if kind == .reply {
+        case .failure where unreadErrors.bytes + bytes.count > errorBudget:
+            let notice = MessageEncoder.encode(
+                Reply.failure(
+                    nil,
+                    ProtocolError(
+                        .limitExceeded,
+                        "\(unreadErrors.bytes) bytes of error replies unread (more than client_queue_bytes / 8) "
+                            + "while requests keep failing: closing")))
+            queuedBytes += notice.count
+            return [.send(notice)] + close(.lagged)
+        case .reply, .unsolicited, .failure:
+            if kind == .failure {
+                unreadErrors.queued(bytes.count, endingAt: unreadErrors.written + queuedBytes + bytes.count)
+            }
+            if kind != .unsolicited {
                 pendingReplies = max(0, pendingReplies - 1)
                 if pendingReplies == 0 { exclusiveInFlight = false }
             }
@@ -219,6 +241,7 @@ public struct ConnectionStateMachine: Sendable {
     public mutating func drained(_ count: Int) -> [Action] {
         queuedBytes = max(0, queuedBytes - count)
         exemptBytes = max(0, exemptBytes - count)
+        unreadErrors.drained(count)
         if outputOverLimit && queuedBytes <= queueLimit / 2 { outputOverLimit = false }
         switch state {
         case .closing: return []

@@ -3,7 +3,8 @@ import BooksProtocol
 
 /// A request from another thread to the server thread.
 enum ServerCommand: Sendable {
-    case send(ConnectionID, [UInt8])
+    /// A reply; `failure` when it is an error (see `ConnectionStateMachine.OutputKind.failure`).
+    case send(ConnectionID, [UInt8], failure: Bool = false)
     /// Output that answers no request (an event for this connection alone).
     case sendEvent(ConnectionID, [UInt8])
     /// `reply` is queued as `replyKind` (`.unsolicited` when it is a per-store `subscribed` event

@@ -3,6 +3,7 @@ import CLinux
 import Glibc
 
 /// Accepting connections: the listening socket, the `maxClients` and `maxClientsPerUID` limits
+/// (one uid holds at most half of `maxClients`, see `effectiveMaxClientsPerUID`)
 /// (refused with a `limit-exceeded` line naming the limit), pausing while the process is out of
 /// descriptors, and closing the listener.
 extension ServerLoop {
@@ -34,7 +35,7 @@ extension ServerLoop {
                     pid: cred.pid, uid: cred.uid, gid: cred.gid, user: UserNames.shared.name(of: cred.uid),
                     program: processName(pid: cred.pid))
                 : PeerCredentials(pid: 0, uid: UInt32.max, gid: UInt32.max)
-            let perUID = configuration.maxClientsPerUID
+            let perUID = configuration.effectiveMaxClientsPerUID
             if perUID > 0, connectionsPerUID[peer.uid, default: 0] >= perUID,
                 !configuration.uidLimitExemptions.contains(peer.uid)
             {
@@ -42,7 +43,12 @@ extension ServerLoop {
                     $0.rejected += 1
                     $0.rejectedPerUID += 1
                 }
-                refuse(fd, "too many connections from uid \(peer.uid) (max_clients_per_uid \(perUID))")
+                let limit =
+                    perUID == configuration.maxClientsPerUID
+                    ? "max_clients_per_uid \(perUID)"
+                    : "max_clients_per_uid \(configuration.maxClientsPerUID), at most half of max_clients "
+                        + "\(configuration.maxClients): \(perUID)"
+                refuse(fd, "too many connections from uid \(peer.uid) (\(limit))")
                 continue
             }
             let id = nextID

@@ -11,9 +11,9 @@ extension ServerLoop {
 
     private func apply(_ command: ServerCommand) {
         switch command {
-        case .send(let id, let bytes):
+        case .send(let id, let bytes, let failure):
             guard let connection = connections[id.raw] else { return }
-            perform(connection.machine.enqueue(bytes, kind: .reply), on: connection)
+            perform(connection.machine.enqueue(bytes, kind: failure ? .failure : .reply), on: connection)
 
         case .sendEvent(let id, let bytes):
             guard let connection = connections[id.raw] else { return }

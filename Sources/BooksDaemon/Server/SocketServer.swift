@@ -98,7 +98,7 @@ public final class SocketServer: Sendable {
 
     /// Queues `reply` for `connection` (ignored if the connection is gone). Never blocks.
     public func send(_ reply: Reply, to connection: ConnectionID) {
-        channel.post(.send(connection, MessageEncoder.encode(reply)))
+        channel.post(.send(connection, MessageEncoder.encode(reply), failure: !reply.ok))
     }
 
     /// Makes `connection` a subscriber with `filter`: first writes `reply`, then `initialEvents`

@@ -22,7 +22,8 @@ public struct SocketServerConfiguration: Sendable {
     public var serverName: String
     /// The most connections open at once from one uid (`SO_PEERCRED`), counting those that have
     /// not said hello; the next one gets `limit-exceeded` and is closed. 0 means no per-uid limit.
-    /// Uids in `uidLimitExemptions` are not limited. Default 64.
+    /// Uids in `uidLimitExemptions` are not limited. Default 64. Bounded by half of
+    /// `maxClients` (see `effectiveMaxClientsPerUID`).
     public var maxClientsPerUID: Int
     /// Uids exempt from `maxClientsPerUID` (still bound by `maxClients`); default root and the
     /// daemon's own effective uid.
@@ -44,6 +45,13 @@ public struct SocketServerConfiguration: Sendable {
     /// read on the other core, and a second sending thread would take it from them (measured in
     /// docs/BENCHMARKS.md, fan-out).
     public var parallelSendThreshold = SocketServerConfiguration.defaultParallelSendThreshold
+
+    /// The per-uid limit applied: `maxClientsPerUID`, but at most half of `maxClients` (at least
+    /// 1), so one uid that is not exempt can never hold every slot and another user always gets
+    /// in; 0 (no per-uid limit) when `maxClientsPerUID` is 0.
+    public var effectiveMaxClientsPerUID: Int {
+        maxClientsPerUID == 0 ? 0 : min(maxClientsPerUID, max(1, maxClients / 2))
+    }
 
     /// The default `parallelSendThreshold` for this machine.
     public static var defaultParallelSendThreshold: Int { sysconf(Int32(_SC_NPROCESSORS_ONLN)) >= 4 ? 128 : Int.max }

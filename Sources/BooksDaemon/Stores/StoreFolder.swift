@@ -23,13 +23,18 @@ public final class StoreFolder: Sendable {
     /// The re-listing timer when the folder is polled.
     let pollTimer = TimerBox()
     let stopped = Atomic<Bool>(false)
+    /// True once the stores of the folder's first listing were added (see `start`).
+    let startedUp = Atomic<Bool>(false)
     let origin = ContinuousClock.now
+    /// Whether a store file has a saved history (chooses among files of one store name at start).
+    let hasSavedHistory: @Sendable (StoreSpec) -> Bool
 
     /// A folder at `path` serving its files through `registry`.
     public init(
         path: String, registry: StoreRegistry, hub: InotifyHub?, logger: Logger, confirmation: Duration,
-        pollInterval: Duration
+        pollInterval: Duration, hasSavedHistory: @escaping @Sendable (StoreSpec) -> Bool = { _ in false }
     ) {
+        self.hasSavedHistory = hasSavedHistory
         self.path = path
         self.registry = registry
         self.hub = hub
@@ -68,9 +73,10 @@ public final class StoreFolder: Sendable {
         }
         logger.notice("watched folder \(path): \(names.count) entries, serving its *.txt and *.json files")
         queue.sync {
-            feed(.listed(names, initial: true, now: now))
+            feed(.listed(names, initial: true, now: now, withHistory: withHistory(names)))
             // Start-up: take every batch now (the daemon is not ready before its stores are).
             while machine.withLock({ !$0.pendingAdds.isEmpty }) { feed(.tick(now: now)) }
+            startedUp.store(true, ordering: .releasing)
         }
     }
 
@@ -103,6 +109,23 @@ public final class StoreFolder: Sendable {
 
     var now: Duration { ContinuousClock.now - origin }
 
+    /// Of the files in `names` that would be the same store (`orders.txt`, `orders.json`), those
+    /// with a saved history (only such files are probed).
+    func withHistory(_ names: [String]) -> Set<String> {
+        var byStore: [StoreName: [(String, StoreSpec)]] = [:]
+        let folder = path.hasSuffix("/") ? path : path + "/"
+        for name in names {
+            guard let store = StoreFolderNames.store(for: name) else { continue }
+            byStore[store.name, default: []].append(
+                (name, StoreSpec(name: store.name, path: folder + name, format: store.format)))
+        }
+        var found: Set<String> = []
+        for files in byStore.values where files.count > 1 {
+            for (name, spec) in files where hasSavedHistory(spec) { found.insert(name) }
+        }
+        return found
+    }
+
     /// Runs `input` through the machine and carries out its actions; answers are fed back.
     func feed(_ input: StoreFolderInput) {
         dispatchPrecondition(condition: .onQueue(queue))
@@ -128,9 +151,19 @@ public final class StoreFolder: Sendable {
             for name in names { results[name] = Self.isRegularFile(path + "/" + name) }
             return .checked(results, now: now)
         case .add(let specs):
-            let failures = registry.addAll(specs)
+            // After the start, a file that comes is a store that appears: it starts empty and its
+            // books are its first change set, as a store that goes ends with one deleting them.
+            let failures = registry.addAll(specs, appearing: startedUp.load(ordering: .acquiring))
+            var overLimit: [(StoreSpec, StoresError)] = []
             for (spec, error) in failures {
+                if case .tooManyStores = error {
+                    overLimit.append((spec, error))
+                    continue
+                }
                 logger.error("watched folder \(path): '\(spec.path)' is not served: \(error)")
+            }
+            if let (_, first) = overLimit.first {  // one line per batch, not one per file
+                logger.error("watched folder \(path): \(overLimit.count) file(s) not served, the first: \(first)")
             }
             let added = specs.count - failures.count
             if added > 0 { logger.notice("watched folder \(path): \(added) store(s) added") }

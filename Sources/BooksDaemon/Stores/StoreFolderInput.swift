@@ -1,8 +1,10 @@
 /// What happened to a watched folder (input of ``StoreFolderStateMachine``). `now` is a
 /// monotonic time (any fixed origin).
 public enum StoreFolderInput: Sendable, Hashable {
-    /// The folder's entry names (`initial`: at start, served at once).
-    case listed([String], initial: Bool, now: Duration)
+    /// The folder's entry names (`initial`: at start, served at once). `withHistory`: of the
+    /// files that would be the same store (`orders.txt`, `orders.json`), those with a saved
+    /// history — at start the store is served from one of them.
+    case listed([String], initial: Bool, now: Duration, withHistory: Set<String> = [])
     /// The folder could not be listed (gone, permission).
     case listFailed(String)
     /// An event on the entry `name` (empty name for `.overflow` / `.watchLost`).
@@ -14,7 +16,7 @@ public enum StoreFolderInput: Sendable, Hashable {
 
     var now: Duration {
         switch self {
-        case .listed(_, _, let now), .entry(_, _, let now), .tick(let now), .checked(_, let now): now
+        case .listed(_, _, let now, _), .entry(_, _, let now), .tick(let now), .checked(_, let now): now
         case .listFailed: .zero
         }
     }

@@ -15,10 +15,17 @@ enum StoreHistory {
         spec: StoreSpec, configuration: DaemonConfiguration, logger: Logger
     ) -> (EngineHistory?, BookContext?) {
         let fields = ["BOOKS_FILE": spec.path, "BOOKS_STORE": spec.name.rawValue]
-        guard let directory = configuration.stateDirectory(for: spec) else {
+        guard var usual = configuration.stateDirectory(for: spec) else {
             logger.info("no state directory (state_directory = none): a new epoch at every start", fields)
             return (nil, nil)
         }
+        if configuration.sharedStateDirectory() == nil {
+            // Beside the book file, where another user may hold the usual name (a sticky folder).
+            let location = StateDirectoryLocation.resolve(usual)
+            usual = location.path
+            if let note = location.note { logger.warning(note, fields) }
+        }
+        let directory = usual
         var status = stat()
         if lstat(directory, &status) != 0, errno == ENOENT {
             logger.info("new epoch: \(HistoryRecovery.noSavedHistory) (state directory \(directory))", fields)
@@ -47,6 +54,24 @@ enum StoreHistory {
             logger.log(first ? .info : .warning, "new epoch: \(reason) (state directory \(directory))", fields)
             return (EngineHistory(history), nil)
         }
+    }
+
+    /// Whether `spec`'s file has a saved history: its own directory beside it, or (with a shared
+    /// state directory, one per store name) a snapshot that names this file. Cheap: reads at most
+    /// the snapshot's first 64 KiB. Used to choose among files of one store name (`--dir`).
+    static func exists(for spec: StoreSpec, configuration: DaemonConfiguration) -> Bool {
+        guard let directory = configuration.stateDirectory(for: spec) else { return false }
+        var status = stat()
+        guard lstat(directory, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return false }
+        guard configuration.sharedStateDirectory() != nil else { return true }
+        let fd = Glibc.open(directory + "/snapshot", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: 1 << 16)
+        let count = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return false }
+        let key = Array(HistoryStore.fileKey(bookPath: spec.path, format: spec.format).utf8)
+        return head[..<count].firstRange(of: key) != nil
     }
 
     /// Opens (creating if needed) the state directory `directory` of `spec`; nil, logged, when it

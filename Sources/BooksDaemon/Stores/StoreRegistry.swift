@@ -14,7 +14,9 @@ import Synchronization
 ///   ``remove(_:reason:)`` began; observers hear `added` after the store serves and `removed`
 ///   after its engine stopped watching, in that order per store.
 /// - Each store's saved history lives in its own directory (see
-///   `DaemonConfiguration.stateDirectory(for:)`).
+///   `DaemonConfiguration.stateDirectory(for:)`); a removed store's descriptors are closed.
+/// - At most ``storeLimit(_:)`` stores (`max_stores`, bounded by `RLIMIT_NOFILE`): a store over
+///   it is refused with ``StoresError/tooManyStores(_:path:limit:reason:)``.
 /// - Safe from any thread; no lock is held while a file is read or an observer runs.
 public final class StoreRegistry: Sendable {
     /// What the registry needs to build an engine.
@@ -67,20 +69,21 @@ public final class StoreRegistry: Sendable {
         observers.withLock { $0.append(handler) }
     }
 
-    /// Loads, watches and registers the store; returns its engine.
+    /// Loads, watches and registers the store; returns its engine. `appearing`: the store appeared
+    /// while the daemon runs (see `BookEngine.load(listing:appearing:)`).
     /// - Throws: ``StoresError`` for a duplicate name, a file another store has, or a watch that
     ///   cannot be set up (the store is then not added).
     @discardableResult
-    public func add(_ spec: StoreSpec) throws(StoresError) -> BookEngine {
+    public func add(_ spec: StoreSpec, appearing: Bool = false) throws(StoresError) -> BookEngine {
         try reserve(spec)
         let engine = makeEngine(spec)
-        engine.load()
+        engine.load(appearing: appearing)
         return try activate(engine, spec: spec)
     }
 
     /// Adds every store of `specs`, loading up to one per CPU at once; returns the refused ones
-    /// with why (the others serve).
-    public func addAll(_ specs: [StoreSpec]) -> [(StoreSpec, StoresError)] {
+    /// with why (the others serve). `appearing`: as for ``add(_:appearing:)``.
+    public func addAll(_ specs: [StoreSpec], appearing: Bool = false) -> [(StoreSpec, StoresError)] {
         var accepted: [StoreSpec] = []
         var failures: [(StoreSpec, StoresError)] = []
         for spec in specs {
@@ -103,7 +106,7 @@ public final class StoreRegistry: Sendable {
         let refused = Mutex<[(StoreSpec, StoresError)]>([])
         let specs = accepted
         Self.inLanes(engines.count) { index in
-            engines[index].load(listing: candidates[index])
+            engines[index].load(listing: candidates[index], appearing: appearing)
             do throws(StoresError) { _ = try activate(engines[index], spec: specs[index]) } catch {
                 refused.withLock { $0.append((specs[index], error)) }
             }
@@ -121,14 +124,16 @@ public final class StoreRegistry: Sendable {
     }
 
     /// Stops serving the store `name`: no new requests reach it, its watch stops, pending writes
-    /// are committed, its history is closed.
+    /// are committed, a last change set deletes its books, its history is closed.
     /// - Throws: ``StoresError/unknownStore(_:)``.
     public func remove(_ name: StoreName, reason: String) throws(StoresError) {
         guard let entry = entries.withLock({ $0.removeValue(forKey: name) }) else { throw .unknownStore(name) }
         if let engine = entry.engine {
             engine.stopWatching()
             engine.drain()
+            engine.retire()
             engine.closeHistory()
+            engine.releaseHistory()  // its descriptors, now: the engine may outlive the store
         }
         let logger = environment.withLock { $0.logger }
         logger.notice(
@@ -198,8 +203,12 @@ public final class StoreRegistry: Sendable {
 
     private func reserve(_ spec: StoreSpec) throws(StoresError) {
         let key = StoreFileKey.of(spec.path)
+        let limit = Self.storeLimit(environment.withLock { $0.configuration })
         try entries.withLock { (all: inout [StoreName: Entry]) throws(StoresError) in
             if let existing = all[spec.name] { throw .duplicateName(spec.name, existingPath: existing.spec.path) }
+            if all.count >= limit.count {
+                throw .tooManyStores(spec.name, path: spec.path, limit: limit.count, reason: limit.reason)
+            }
             if let (other, entry) = all.first(where: { $0.value.key == key }) {
                 throw .sameFile(spec.name, path: spec.path, other: other, otherPath: entry.spec.path)
             }

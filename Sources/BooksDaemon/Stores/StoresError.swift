@@ -13,6 +13,9 @@ public enum StoresError: Error, Sendable, Hashable, CustomStringConvertible {
     case unknownStore(StoreName)
     /// The store's file watch could not be established.
     case watchFailed(StoreName, FileWatcherError)
+    /// The daemon already serves its limit of stores (`max_stores`, or what `RLIMIT_NOFILE`
+    /// leaves after the descriptors kept for clients): `reason` says which.
+    case tooManyStores(StoreName, path: String, limit: Int, reason: String)
 
     /// One line for logs and usage errors.
     public var description: String {
@@ -30,6 +33,8 @@ public enum StoresError: Error, Sendable, Hashable, CustomStringConvertible {
             return "no store named '\(name)'"
         case .watchFailed(let name, let error):
             return "store '\(name)': \(error)"
+        case .tooManyStores(let name, let path, let limit, let reason):
+            return "store '\(name)' (\(path)) is not served: the daemon serves its limit of \(limit) stores (\(reason))"
         }
     }
 }

@@ -15,7 +15,7 @@ import Synchronization
 /// - ONE watch per directory, however many files or listeners it serves; a directory's watch is
 ///   removed when its last registration goes.
 /// - Events are classified exactly like ``InotifyFileWatcher``'s (exact file name, editors' swap,
-///   backup and temporary names ignored; see docs/../shared/EVENTS.md) and delivered on the hub
+///   backup and temporary names ignored; see docs/EVENTS.md) and delivered on the hub
 ///   thread, serially. Handlers must return at once (post work elsewhere): a handler that
 ///   blocks delays every store.
 /// - A registration returns once its directory is watched (or throws why not); after its

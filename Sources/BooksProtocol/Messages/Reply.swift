@@ -93,7 +93,8 @@ public struct ProtocolError: Error, Sendable, Hashable, Codable, CustomStringCon
     public var currentVersion: UInt64?
     /// On a `save`'s `conflict`: every conflicting book, with its current values.
     public var conflicts: [BookConflict]?
-    /// On `unknown-store` and `store-required`: the names of the stores there are, sorted.
+    /// On `unknown-store` and `store-required`: the names of the stores there are, sorted; at
+    /// most 20 of them (those nearest to the name asked) when there are more.
     public var stores: [String]?
 
     /// Creates an error.

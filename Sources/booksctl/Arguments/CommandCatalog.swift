@@ -13,10 +13,9 @@ enum CommandCatalog {
             .flag("mirror", "keep a copy of the matching books, to print missed changes exactly after a resync"),
             .value(
                 "since", "WHEN",
-                """
-                resume after this cursor EPOCH:SEQ (of a --json line) or SEQ (of the current epoch); with --nats: \
-                a stream SEQ or a time (-10m, -2h, -3d, today, yesterday, ISO 8601)
-                """),
+                "resume after this cursor (of a --json line); a plain SEQ: after that seq of the current epoch "
+                    + "(0: every change still available); with --nats also a time: -10m, -2h, -3d, today, "
+                    + "yesterday or ISO 8601"),
             .value("cursor-file", "PATH", "resume after the cursor saved in PATH; save each printed change's cursor"),
             .value("count", "N", "exit after N change sets"),
             .flag("once", "exit after one change set (--count 1)"),
@@ -65,8 +64,11 @@ enum CommandCatalog {
             Its stdin is one JSON object {"epoch","time","seq","firstSeq","sets","changes":[--json lines]}; its \
             environment has BOOKS_EPOCH, BOOKS_SEQ, BOOKS_FIRST_SEQ, BOOKS_CURSOR, BOOKS_TIME, BOOKS_SETS, \
             BOOKS_CHANGES, BOOKS_INSERTED, BOOKS_UPDATED, BOOKS_DELETED, BOOKS_RESYNC, BOOKS_INITIAL, BOOKS_IDS \
-            (newline-separated, first 1000) and, when one book changed, BOOKS_KIND, BOOKS_ID, BOOKS_NAME, \
-            BOOKS_AUTHOR. A failing CMD is logged on stderr and never stops the feed. --coalesce MS waits MS ms \
+            (newline-separated, at most 1000 ids in 64 KiB) and, when one book changed, BOOKS_KIND, BOOKS_ID, \
+            BOOKS_NAME, BOOKS_AUTHOR; a value over 16 KiB is cut, ending with …[truncated], and BOOKS_TRUNCATED=1 \
+            says something was cut or left out (stdin has it all). A failing CMD is logged on stderr and never \
+            stops the feed; a CMD that cannot be started is retried 3 times (0.1, 0.5, 2 s), then booksctl exits \
+            1 without moving --cursor-file past that change set. --coalesce MS waits MS ms \
             after a change set and merges everything that arrived meanwhile (or while CMD ran) into one run. \
             --initial runs CMD once at start with every matching book as an insert (BOOKS_INITIAL=1, also when \
             none matches). \
@@ -77,8 +79,17 @@ enum CommandCatalog {
             those added later); --store NAME, given once or several times, follows those. Each text line then \
             starts with "STORE: " and each JSON line ends with "store":"NAME"; seq numbers are per store, and \
             booksctl resumes each store from its own point. Stores added, removed or not followed are reported on \
-            stderr. With --store given once (or a daemon with one store), text lines are as above and JSON lines \
+            stderr; a store that appears (a file created in or moved into the watched folder) starts empty, so its \
+            books are printed as inserts (its seq 1), as a store that goes prints its books as deletes, with or \
+            without --mirror. With --store given once (or a daemon with one store), text lines are as above and JSON lines \
             end with that store's "store" (none from a daemon of protocol version 1).
+            """,
+            """
+            Over NATS (--nats URL): the store's JetStream stream, with the same options, meanings, lines ("store" \
+            included) and exit codes as over the socket: --since counts booksd's seqs, not stream sequences, and \
+            resumes after them; a gap in the stream prints the same resync line; --initial and --mirror start from \
+            the store's key-value bucket (--initial prints its books ordered by id); --since TIME (ISO 8601, the \
+            first change stored at or after it) works over NATS only. See docs/SCALE-OUT.md.
             """,
         ],
         examples: [

@@ -27,16 +27,18 @@ enum SubscribeCommand {
             case .one(let name): storeName = name
             }
         }
-        let given: SubscribeStart?
+        let since: SinceOption?
         do throws(SubscribeFailure) {
-            given = try startCursor(options)
+            since = try SinceOption.start(options)
+            if case .time = since {
+                throw SubscribeFailure(
+                    description: "--since TIME needs --nats (the socket's feed resumes after EPOCH:SEQ or SEQ)")
+            }
         } catch {
             err.line("booksctl: \(TextCell.escapeLines(error.description))")
             return .usage
         }
-        var storeContext = context
-        if stores.count == 1 { storeContext.store = stores[0] }
-        let start = try await resolve(given, storeContext)
+        let start = try await resumePoint(since, context)
         let notices = Mutex(ReconnectNotices(mirror: options.mirror || options.initial))
         var subscription = ResilientSubscription(
             socketPath: context.socketPath, filter: options.filter, initial: options.initial,
@@ -44,7 +46,7 @@ enum SubscribeCommand {
             onStatus: { status in
                 if let line = notices.withLock({ $0.notice(for: status) }) { err.line("booksctl: \(line)") }
             })
-        subscription.resumeFrom = start?.resumePoint
+        subscription.resumeFrom = start
         if stores.count == 1 { subscription.store = stores[0] }
         let (done, finish) = AsyncStream<Void>.makeStream()
         let sink: SubscribeSink
@@ -65,71 +67,29 @@ enum SubscribeCommand {
         }
         for await _ in done {}
         task.cancel()
-        if let error = await task.value { throw error }
+        let failure = await task.value
+        if sink.execGaveUp { return .daemonError }
+        if let failure { throw failure }
         return .success
     }
 
-    /// Where to start: `--since` (a cursor `EPOCH:SEQ`, or a seq of the current epoch), else the
-    /// cursor file's cursor, else nil (now). A time (`-10m`, `today`, ISO 8601) is refused for
-    /// now: the daemon does not yet resolve times to seqs on the socket.
-    static func startCursor(
-        _ options: SubscribeOptions, now: Date = Date(), zone: HistoryTimeZone = .system
-    ) throws(SubscribeFailure) -> SubscribeStart? {
-        if (options.since != nil || options.cursorFile != nil) && (options.mirror || options.initial) {
-            throw SubscribeFailure(
-                description: "--since and --cursor-file cannot be combined with --mirror or --initial")
-        }
-        if let since = options.since {
-            let point: HistoryPoint
-            do throws(HistoryPointError) {
-                point = try HistoryPoint.parse(since, now: now, zone: zone)
-            } catch {
-                throw SubscribeFailure(
-                    description: """
-                        --since '\(error.text)' is not a WHEN: \(error.reason)
-                        hint: EPOCH is the daemon's, a UUID (booksctl status shows it and the seq), e.g. --since \
-                        5A09FBA9-438A-4C0B-9F6E-2B3D6E7F8A90:17; WHEN is \(HistoryPoint.forms)
-                        """)
-            }
-            switch point {
-            case .cursor(let epoch, let seq): return .cursor(Cursor(epoch: epoch, seq: seq))
-            case .seq(let seq): return .seq(seq)
-            case .time:
-                throw SubscribeFailure(
-                    description: """
-                        --since '\(since)': over the socket --since takes a seq or EPOCH:SEQ for now, not a time
-                        hint: booksctl status shows the current seq; with --nats, --since takes times too
-                        """)
-            }
-        }
-        return try options.cursorFile.map { path throws(SubscribeFailure) in try CursorFile(path: path).load() }
-            .flatMap { $0 }.map(SubscribeStart.cursor)
-    }
-
-    /// The cursor `start` names: a plain seq is of the epoch the daemon (the store) is in now.
-    static func resolve(
-        _ start: SubscribeStart?, _ context: CommandContext
-    ) async throws(BooksClientError) -> Cursor? {
-        switch start {
-        case nil: return nil
-        case .cursor(let cursor): return cursor
+    /// Where to start: after `since`'s cursor; after a plain seq of the daemon's current epoch
+    /// (asked with a ping); nil: now.
+    static func resumePoint(
+        _ since: SinceOption?, _ context: CommandContext
+    ) async throws(BooksClientError) -> ResumePoint? {
+        switch since {
+        case nil, .time: return nil
+        case .cursor(let cursor): return cursor.resumePoint
         case .seq(let seq):
             let client = try await context.connect()
             defer { client.close() }
             guard let point = try await client.ping() else {
-                throw .protocolError(ProtocolError(.invalidArgument, "the daemon did not say its epoch"))
+                throw .protocolError(ProtocolError(.badRequest, "--since \(seq): the daemon did not say its epoch"))
             }
-            return Cursor(epoch: point.epoch, seq: seq)
+            return ResumePoint(epoch: point.epoch, seq: seq)
         }
     }
-}
-
-/// Where `--since` or `--cursor-file` starts the feed.
-enum SubscribeStart: Sendable, Equatable {
-    /// After this change set.
-    case cursor(Cursor)
-    /// After this seq of the daemon's current epoch (resolved by a ping before subscribing).
-    case seq(UInt64)
 }
 
 /// What `subscribe` does with each update, on the connection's reader thread: prints it (or
@@ -181,8 +141,15 @@ final class SubscribeSink: Sendable {
                 return $0.ran
             }
             if let limit, ran >= limit { onDone() }
+        } onGiveUp: {
+            counts.value.withLock { $0.gaveUp = true }
+            onDone()
         }
     }
+
+    /// Whether `--exec`'s command could not be started and booksctl stops (exit 1, the cursor
+    /// before the change set that did not run).
+    var execGaveUp: Bool { counts.value.withLock { $0.gaveUp } }
 
     /// Handles one update (ignored once `--count` change sets were handled; a gap marker is
     /// printed but not counted).
@@ -192,6 +159,7 @@ final class SubscribeSink: Sendable {
         // A gap marker, and an empty --initial snapshot without --exec (it prints nothing), do not count.
         let counted = update.origin != .resyncRequired && (runner != nil || !update.changes.isEmpty)
         let number = counts.value.withLock { counts -> Int? in
+            if counts.gaveUp { return nil }
             if let limit, counts.handled >= limit { return nil }
             if counted { counts.handled += 1 }
             return counts.handled
@@ -239,7 +207,8 @@ extension Duration {
     }
 }
 
-/// How many change sets `subscribe` handled (printed or queued) and how many `--exec` runs covered.
+/// How many change sets `subscribe` handled (printed or queued), how many `--exec` runs covered,
+/// and whether `--exec` gave up on a command that could not be started.
 final class SubscribeCounts: Sendable {
-    let value = Mutex((handled: 0, ran: 0))
+    let value = Mutex((handled: 0, ran: 0, gaveUp: false))
 }

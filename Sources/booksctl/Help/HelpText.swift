@@ -23,9 +23,10 @@ enum HelpText {
               -s, --store NAME  the store to work on (or BOOKS_STORE; also after the command): needed
                               when the daemon serves several; subscribe takes it several times
                               and, without it, follows every store
-              --nats URL[,URL…]  talk to booksd through NATS instead (or BOOKS_NATS): subscribe
-                              reads the JetStream stream (--since SEQ|TIME), the other commands
-                              are requests on <prefix>.<store>.api (docs/SCALE-OUT.md); with
+              --nats URL[,URL…]  talk to booksd through NATS instead (or BOOKS_NATS), with the
+                              same options and meanings: subscribe reads the JetStream stream,
+                              the other commands are requests on <prefix>.<store>.api (a long
+                              list in pages; docs/SCALE-OUT.md); with
                               --nats-creds FILE, --nats-user U --nats-password P, --nats-token T
                               (or BOOKS_NATS_CREDS, _USER, _PASSWORD, _TOKEN), --nats-prefix P
                               (default books) and --store NAME (default default)
@@ -36,7 +37,7 @@ enum HelpText {
               booksctl list --author austen
               booksctl add 'Dune' 'Frank Herbert'
               booksctl subscribe --json
-              booksctl --nats nats://nats1:4222 subscribe --since 0
+              booksctl --nats nats://nats1:4222 subscribe --json --since 0
               source <(booksctl completion bash)
 
             """

@@ -78,15 +78,17 @@ struct ChangeSetPayload: Sendable, Equatable {
             + lines.joined(separator: ",") + "]}\n"
     }
 
-    /// The `BOOKS_*` variables (values without NUL bytes, which an environment cannot hold).
+    /// The `BOOKS_*` variables, within `ExecEnvironment`'s limits (values without NUL bytes,
+    /// which an environment cannot hold): `BOOKS_TRUNCATED` is `1` when a value was shortened or
+    /// ids were left out of `BOOKS_IDS` (stdin always has the whole change).
     var environment: [(String, String)] {
+        var limits = ExecEnvironment()
         var vars: [(String, String)] = [
             ("BOOKS_EPOCH", cursor.epoch), ("BOOKS_SEQ", String(cursor.seq)), ("BOOKS_FIRST_SEQ", String(firstSeq)),
             ("BOOKS_CURSOR", cursor.text), ("BOOKS_TIME", cursor.time ?? ""), ("BOOKS_SETS", String(sets)),
             ("BOOKS_CHANGES", String(inserted + updated + deleted)), ("BOOKS_INSERTED", String(inserted)),
             ("BOOKS_UPDATED", String(updated)), ("BOOKS_DELETED", String(deleted)),
             ("BOOKS_RESYNC", resync ? "1" : "0"), ("BOOKS_INITIAL", initial ? "1" : "0"),
-            ("BOOKS_IDS", ids.prefix(Self.maxIDs).joined(separator: "\n")),
         ]
         if let single {
             vars += [
@@ -94,9 +96,9 @@ struct ChangeSetPayload: Sendable, Equatable {
                 ("BOOKS_AUTHOR", single.book.author),
             ]
         }
-        return vars.map { ($0.0, String($0.1.unicodeScalars.filter { $0 != "\0" })) }
+        vars = vars.map { ($0.0, limits.value($0.1)) }
+        vars.append(("BOOKS_IDS", limits.ids(ids)))
+        vars.append(("BOOKS_TRUNCATED", limits.truncated ? "1" : "0"))
+        return vars
     }
-
-    /// At most this many ids go into `BOOKS_IDS` (the environment is limited; stdin has them all).
-    static let maxIDs = 1000
 }

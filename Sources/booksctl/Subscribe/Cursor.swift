@@ -37,6 +37,16 @@ struct Cursor: Sendable, Equatable {
         self.init(epoch: epoch, seq: seq)
     }
 
+    /// True when `epoch` has the shape of the epochs booksd makes: a UUID
+    /// (`XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX`, hexadecimal digits in either case).
+    static func isDaemonEpoch(_ epoch: String) -> Bool {
+        let utf8 = Array(epoch.utf8)
+        guard utf8.count == 36 else { return false }
+        return utf8.enumerated().allSatisfy { index, byte in
+            [8, 13, 18, 23].contains(index) ? byte == UInt8(ascii: "-") : Character(Unicode.Scalar(byte)).isHexDigit
+        }
+    }
+
     /// A cursor at `epoch`/`seq`.
     init(epoch: String, seq: UInt64, time: String? = nil) {
         self.epoch = epoch

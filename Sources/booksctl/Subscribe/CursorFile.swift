@@ -2,7 +2,7 @@ import Glibc
 
 /// A file that holds one cursor (`EPOCH:SEQ` and a newline), like `journalctl --cursor-file`.
 ///
-/// `save` writes a temporary file next to it and renames it over the old one, so a reader (or a
+/// `save` writes a temporary file with a random name next to it and renames it over the old one, so a reader (or a
 /// booksctl killed mid-write) sees the old cursor or the new one, never a torn one.
 struct CursorFile: Sendable {
     /// The file's path.
@@ -34,13 +34,17 @@ struct CursorFile: Sendable {
         return cursor
     }
 
-    /// Replaces the file's content with `cursor` atomically (temporary file, then `rename`).
+    /// Replaces the file's content with `cursor` atomically: a new temporary file with a random
+    /// name in the same directory (`mkstemp`: created exclusively, never through a symlink
+    /// someone planted, mode 0600), then `rename` over the cursor file.
     func save(_ cursor: Cursor) throws(SubscribeFailure) {
-        let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        var template = Array((path + ".XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard fd >= 0 else {
             throw SubscribeFailure(description: "cannot write \(temporary): \(String(cString: strerror(errno)))")
         }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         var text = cursor.text + "\n"
         let written = text.withUTF8 { write(fd, $0.baseAddress, $0.count) }
         let ok = written == text.utf8.count

@@ -6,10 +6,11 @@ import Synchronization
 /// time, in order (see `ExecQueue`); the feed never waits for it.
 ///
 /// Each run gets the change set as JSON on stdin and as `BOOKS_*` variables (`ChangeSetPayload`).
-/// A non-zero exit, a signal or a command that cannot be started is logged on stderr and the feed
-/// goes on. It lives as long as the process (its thread and wake-up pipe are never released).
-/// `onRun` is called after each run with the number of change sets it covered and the
-/// last one's cursor.
+/// A non-zero exit or a signal is logged on stderr and the feed goes on. A command that cannot be
+/// started is logged and retried (`ExecQueue.retryDelaysMilliseconds`); when it still cannot be
+/// started the runner stops and calls `onGiveUp` — that run never counts as run. It lives as long
+/// as the process (its thread and wake-up pipe are never released). `onRun` is called after each
+/// run with the number of change sets it covered and the last one's cursor.
 final class ExecRunner: Sendable {
     private let argv: [String]
     private let coalesceMilliseconds: Int
@@ -17,16 +18,18 @@ final class ExecRunner: Sendable {
     private let wake: (read: Int32, write: Int32)
     private let err: OutputWriter
     private let onRun: @Sendable (Int, Cursor) -> Void
+    private let onGiveUp: @Sendable () -> Void
 
     init(
         argv: [String], coalesceMilliseconds: Int, err: OutputWriter,
-        onRun: @escaping @Sendable (Int, Cursor) -> Void
+        onRun: @escaping @Sendable (Int, Cursor) -> Void, onGiveUp: @escaping @Sendable () -> Void
     ) throws(SubscribeFailure) {
         self.argv = argv
         self.coalesceMilliseconds = coalesceMilliseconds
         self.queue = Mutex(ExecQueue(coalesce: coalesceMilliseconds > 0))
         self.err = err
         self.onRun = onRun
+        self.onGiveUp = onGiveUp
         var fds: [Int32] = [0, 0]
         guard Self.makePipe(&fds) else { throw SubscribeFailure(description: "cannot create a pipe for --exec") }
         wake = (fds[0], fds[1])
@@ -54,15 +57,30 @@ final class ExecRunner: Sendable {
                 if coalesceMilliseconds > 0 { usleep(UInt32(min(coalesceMilliseconds, 60_000)) * 1000) }
                 continue
             }
-            run(payload)
+            if let failure = run(payload) {
+                switch queue.withLock({ $0.notStarted(payload) }) {
+                case .after(let milliseconds):
+                    report("\(failure); retrying in \(milliseconds) ms")
+                    usleep(UInt32(milliseconds) * 1000)
+                case .giveUp(let attempts):
+                    report(
+                        "\(failure); gave up after \(attempts) attempts, the cursor stays before seq \(payload.firstSeq)"
+                    )
+                    onGiveUp()
+                    return
+                }
+                continue
+            }
+            queue.withLock { $0.ran() }
             onRun(payload.sets, payload.cursor)
         }
     }
 
-    /// Starts the command, writes the JSON to its stdin, waits for it and logs a failure.
-    private func run(_ payload: ChangeSetPayload) {
+    /// Starts the command, writes the JSON to its stdin, waits for it and logs a failing exit.
+    /// Returns why the command could not be started, or nil when it ran.
+    private func run(_ payload: ChangeSetPayload) -> String? {
         var fds: [Int32] = [0, 0]
-        guard Self.makePipe(&fds) else { return report("cannot create a pipe") }
+        guard Self.makePipe(&fds) else { return "cannot create a pipe: \(String(cString: strerror(errno)))" }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -85,7 +103,8 @@ final class ExecRunner: Sendable {
         close(fds[0])
         guard rc == 0 else {
             close(fds[1])
-            return report("cannot run \(argv[0]): \(String(cString: strerror(rc)))")
+            return
+                "cannot run \(argv[0]) (change set up to seq \(payload.cursor.seq)): \(String(cString: strerror(rc)))"
         }
         OutputWriter(fd: fds[1]).writeIgnoringClosedPipe(payload.json)
         close(fds[1])
@@ -97,6 +116,7 @@ final class ExecRunner: Sendable {
         } else if (status >> 8) & 0xff != 0 {
             report("\(argv[0]) exited with status \((status >> 8) & 0xff) (change set up to seq \(payload.cursor.seq))")
         }
+        return nil
     }
 
     /// `pipe(2)` with both ends close-on-exec (the child gets its stdin by `dup2`).

@@ -91,6 +91,7 @@ private func error(_ text: String) -> ConfigurationError? {
             nats_allow_writes = no
             nats_buffer = 128
             nats_batch = 8
+            max_stores = 500
             """
         let c = try load(text)
         var expected = DaemonConfiguration()
@@ -136,6 +137,7 @@ private func error(_ text: String) -> ConfigurationError? {
         expected.nats.allowWrites = false
         expected.nats.bufferCapacity = 128
         expected.nats.batchLimit = 8
+        expected.maxStores = 500
         #expect(c == expected)
         #expect(Set(try ConfigurationFile.parse(text).entries.map(\.key)) == Set(ConfigurationKey.allCases))
     }

@@ -23,6 +23,10 @@ struct NATSPublisherDriver {
     var retryScheduled = false
     var logs: [(LogLevel, String)] = []
     var snapshots = 0
+    /// Change sets the shell cannot publish at all (`.unpublishable`).
+    var unpublishable: Set<UInt64> = []
+    /// How many of the next lookups find a last message that does not match the local history.
+    var untrustedLookups = 0
     /// The seqs of each `.publish` action, in order.
     var batches: [[UInt64]] = []
 
@@ -117,10 +121,16 @@ struct NATSPublisherDriver {
             return reachable ? .prepared : .prepareFailed(reason: "unreachable")
         case .lookUpStreamPosition:
             guard reachable else { return .lookupFailed(reason: "unreachable") }
+            if untrustedLookups > 0 {
+                untrustedLookups -= 1
+                return .streamEndUntrusted(reason: "it differs from the local history")
+            }
             return .streamPositionFound(stream.last.flatMap(Self.naming.position(fromMessageID:)))
-        case .publish(let changes):
+        case .publish(let all):
             guard reachable else { return .publishFailed(reason: "unreachable") }
-            batches.append(changes.map(\.seq))
+            batches.append(all.map(\.seq))
+            let bad = all.first { unpublishable.contains($0.seq) }
+            let changes = all.prefix { !unpublishable.contains($0.seq) }
             let failure = failNextPublishes.isEmpty ? nil : failNextPublishes.removeFirst()
             if failure == .beforeStore { return .publishFailed(reason: "timeout") }
             for change in changes {
@@ -128,6 +138,7 @@ struct NATSPublisherDriver {
                 if !stream.suffix(100).contains(id) { stream.append(id) }  // the duplicate window
             }
             if failure == .afterStore { return .publishFailed(reason: "ack lost") }
+            if let bad { return .unpublishable(seq: bad.seq, reason: "a book is larger than max_payload") }
             return .published(seq: changes[changes.count - 1].seq)
         case .fetchChangeLog(let after):
             guard after >= logReachesBackTo else { return .changeLogFetched(after: after, nil) }

@@ -205,6 +205,35 @@ import Testing
     }
 }
 
+@Suite struct NATSPublisherSkippingTests {
+    @Test func aChangeSetThatCannotBePublishedIsSkippedWithASnapshotMarkerAndLaterOnesFollow() {
+        var driver = NATSPublisherDriver()
+        driver.connect()
+        driver.unpublishable = [2]
+        driver.edits(3)
+        #expect(driver.publishedSeqs == [1], "the batch before it is stored")
+        #expect(driver.stream.last == "default:E:3:snapshot", "a snapshot marker covers it and what followed")
+        #expect(driver.logs.contains { $0.0 == .error && $0.1.contains("change set 2 cannot be published") })
+        driver.edit()
+        driver.edit()
+        #expect(driver.publishedSeqs == [1, 4, 5])
+        #expect(!driver.retryScheduled)
+    }
+
+    @Test func aStreamEndNotWrittenByThisBooksdIsFollowedByASnapshotMarkerAndPublishingGoesOn() {
+        var driver = NATSPublisherDriver(stream: ["default:E:9999"])
+        driver.untrustedLookups = 1
+        driver.edit(handOver: false)
+        driver.connect()
+        #expect(driver.stream.last == "default:E:1:snapshot")
+        #expect(driver.logs.contains { $0.0 == .warning && $0.1.contains("not believed") })
+        driver.edit()
+        driver.edit()
+        #expect(driver.publishedSeqs.suffix(2) == [2, 3])
+        #expect(driver.machine.publishedSeq == 3)
+    }
+}
+
 @Suite struct NATSNamingTests {
     @Test func bookIDsRoundTripThroughBucketKeys() {
         let ids = ["plain-ID_1", "a.b", "with space", "ü/ñ=x", "=41", "*>", "9F2C-UUID"]

@@ -5,7 +5,7 @@ import Testing
 @testable import BooksDaemon
 @testable import BooksStore
 
-/// The reconciler's decisions, replayed from the edit methods of `shared/EVENTS.md` with the
+/// The reconciler's decisions, replayed from the edit methods of `docs/EVENTS.md` with the
 /// driver's in-memory file: no file, thread, sleep or clock.
 @Suite struct ReconcilerStateMachineTests {
     static let two = "1|Dune|Herbert\n2|Emma|Austen\n"

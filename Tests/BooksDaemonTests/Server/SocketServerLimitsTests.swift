@@ -38,6 +38,27 @@ extension SocketServerTests {
         #expect(d.hello()?.ok == true)
     }
 
+    @Test func oneUIDHoldsAtMostHalfOfMaxClients() throws {
+        let dir = try TemporaryDirectory()
+        let server = try makeServer(dir) {
+            $0.maxClients = 4
+            $0.maxClientsPerUID = 64
+            $0.uidLimitExemptions = []
+        }
+        defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
+        let held = (0..<2).compactMap { _ in TestClient(path: dir.socketPath) }
+        for client in held { #expect(client.hello()?.ok == true) }
+        let c = try #require(TestClient(path: dir.socketPath))
+        let refused = c.readReply()
+        #expect(refused?.error?.code == .limitExceeded)
+        #expect(
+            refused?.error?.message
+                == "too many connections from uid \(geteuid()) (max_clients_per_uid 64, at most half of max_clients 4: 2)"
+        )
+        #expect(c.isClosedByServer())
+        #expect(eventuallyBlocking(timeout: 5) { server.statistics.rejectedPerUID == 1 })
+    }
+
     @Test func exemptUIDsAreNotCappedPerUID() throws {
         let dir = try TemporaryDirectory()
         let server = try makeServer(dir) { $0.maxClientsPerUID = 1 }  // this process's euid is exempt

@@ -135,4 +135,57 @@ import Testing
         let removal = m.handle(.checked(["a.txt": false], now: .seconds(11)))
         #expect(removed(removal) == ["a"])
     }
+
+    @Test func aSecondFileOfAServedStoreNameIsShadowedUntilTheFirstGoes() {
+        var m = machine()
+        _ = m.handle(.listed(["orders.txt"], initial: true, now: .zero))
+        _ = m.handle(.entry("orders.json", .created, now: .seconds(1)))
+        var actions = m.handle(.checked(["orders.json": true], now: .seconds(2)))
+        #expect(added(actions).isEmpty, "the squatter is not added")
+        #expect(
+            actions.contains { if case .log(.warning, let line) = $0 { line.contains("'orders.txt'") } else { false } })
+        #expect(m.handle(.entry("orders.json", .contentMayHaveChanged, now: .seconds(3))).isEmpty, "logged once")
+        // orders.txt leaves: its store is removed, then served from orders.json.
+        _ = m.handle(.entry("orders.txt", .removed, now: .seconds(4)))
+        actions = m.handle(.checked(["orders.txt": false], now: .seconds(5)))
+        #expect(removed(actions) == ["orders"])
+        #expect(checks(actions) == ["orders.json"])
+        actions = m.handle(.checked(["orders.json": true], now: .seconds(5)))
+        #expect(added(actions) == ["orders"])
+        guard case .add(let specs)? = actions.first(where: { if case .add = $0 { true } else { false } }) else {
+            return
+        }
+        #expect(specs.map(\.path) == ["/f/orders.json"])
+    }
+
+    @Test func atStartTheFileWithSavedHistoryWinsElseTheTextFile() {
+        func served(_ names: [String], withHistory: Set<String>) -> [String] {
+            var m = machine()
+            let actions = m.handle(.listed(names, initial: true, now: .zero, withHistory: withHistory))
+            return actions.flatMap { action -> [String] in
+                if case .add(let specs) = action { return specs.map(\.path) }
+                return []
+            }
+        }
+        // A listing is sorted: orders.json comes first, yet orders.txt (with the history) serves.
+        #expect(
+            served(["a.txt", "orders.json", "orders.txt"], withHistory: ["orders.txt"]) == [
+                "/f/a.txt", "/f/orders.txt",
+            ])
+        #expect(served(["orders.json", "orders.txt"], withHistory: ["orders.json"]) == ["/f/orders.json"])
+        #expect(served(["orders.json", "orders.txt"], withHistory: []) == ["/f/orders.txt"])
+        #expect(
+            served(["orders.json", "orders.txt"], withHistory: ["orders.json", "orders.txt"]) == ["/f/orders.txt"])
+    }
+
+    @Test func aShadowedFileThatLeavesIsForgotten() {
+        var m = machine()
+        _ = m.handle(.listed(["orders.json", "orders.txt"], initial: true, now: .zero))
+        _ = m.handle(.entry("orders.json", .removed, now: .seconds(1)))
+        _ = m.handle(.entry("orders.txt", .removed, now: .seconds(1)))
+        let actions = m.handle(.checked(["orders.txt": false], now: .seconds(2)))
+        #expect(removed(actions) == ["orders"])
+        #expect(checks(actions).isEmpty, "no file is waiting for the name")
+        #expect(m.servingNames.isEmpty)
+    }
 }

@@ -109,6 +109,8 @@ import Testing
         let a = try #require(recorded.channels.withLock { $0[try StoreName("a")] })
         #expect(eventuallyBlocking(timeout: 5, interval: 0.02) { b.changes.withLock { $0.count } == 1 })
         #expect(a.changes.withLock { $0.isEmpty })
-        #expect(registry.engine(named: try StoreName("b"))?.storeStatus.seq == 1)
+        // The status copy is published just after the broadcast.
+        let engine = registry.engine(named: try StoreName("b"))
+        #expect(eventuallyBlocking(timeout: 5, interval: 0.02) { engine?.storeStatus.seq == 1 })
     }
 }

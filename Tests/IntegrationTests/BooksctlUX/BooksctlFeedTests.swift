@@ -87,6 +87,55 @@ import Testing
         #expect(errors.ranges(of: "exited with status 7").count == 3, "\(errors)")
     }
 
+    @Test("--exec runs for a 200 KB name and for 1,000 long ids (variables cut, BOOKS_TRUNCATED=1, stdin whole)")
+    func execEnvironmentIsCapped() async throws {
+        let h = try await DaemonHarness("execcap", books: Fixture.books(count: 3))
+        defer { h.shutdown() }
+        let c = Self.ctl
+        let hook =
+            #"echo "$BOOKS_SEQ $(printf %s "$BOOKS_NAME" | wc -c) $BOOKS_TRUNCATED $(printf '%s\n' "$BOOKS_IDS" | wc -l) $(wc -c)""#
+        let result = try await h.tools.must(
+            #"""
+            \#(c) subscribe --count 2 --cursor-file ../cursor --exec sh -c \#(shellQuote(hook + " >> ../runs")) 2> ../exec.err &
+            until \#(c) status --json | grep -q '"subscribers" : 1'; do sleep 0.05; done
+            { head -c 200000 /dev/zero | tr '\0' n; printf '\tAuthor\n'; } | \#(c) add - > /dev/null
+            long=$(head -c 150 /dev/zero | tr '\0' i)
+            i=0; while [ $i -lt 1000 ]; do printf '{"id":"%s%04d","name":"n","author":"a"}\n' "$long" $i; i=$((i+1)); done \
+                | \#(c) add - > /dev/null
+            wait $!; echo "exit=$?"; cat ../runs; cat ../cursor
+            """#, timeout: 60)
+        let lines = result.output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(lines.first == ["exit=0"], "\(result)")
+        #expect(
+            lines.count == 4, "two runs and the cursor: \(result) \(TestFiles.readText(h.root + "/exec.err") ?? "")")
+        guard lines.count == 4 else { return }
+        // Cut to 16 KiB, the marker "…[truncated]" included.
+        #expect(lines[1].prefix(4) == ["1", "16384", "1", "1"], "\(lines[1])")
+        #expect((Int(lines[1][4]) ?? 0) > 200_000, "stdin carries the whole name")
+        #expect(lines[2].prefix(3) == ["2", "0", "1"], "\(lines[2])")
+        #expect((Int(lines[2][3]) ?? 0) > 100 && (Int(lines[2][3]) ?? 0) < 1000, "\(lines[2])")
+        #expect((Int(lines[2][4]) ?? 0) > 150_000, "stdin carries every id")
+        #expect(lines[3].first?.hasSuffix(":2") == true)
+    }
+
+    @Test("--exec whose command cannot be started retries, then exits 1 without moving the cursor past it")
+    func execThatCannotStartKeepsTheCursor() async throws {
+        let h = try await DaemonHarness("execfail", books: Fixture.books(count: 3))
+        defer { h.shutdown() }
+        let c = Self.ctl
+        let result = try await h.tools.must(
+            """
+            \(c) subscribe --count 1 --cursor-file ../cursor --exec ../no-such-hook 2> ../exec.err &
+            until \(c) status --json | grep -q '"subscribers" : 1'; do sleep 0.05; done
+            \(c) add One X > /dev/null
+            wait $!; echo "exit=$?"; cat ../cursor 2>/dev/null || echo no-cursor
+            """, timeout: 60)
+        #expect(result.output.split(separator: "\n").map(String.init) == ["exit=1", "no-cursor"], "\(result)")
+        let errors = TestFiles.readText(h.root + "/exec.err") ?? ""
+        #expect(errors.ranges(of: "retrying in").count == 3, "\(errors)")
+        #expect(errors.contains("gave up after 4 attempts, the cursor stays before seq 1"), "\(errors)")
+    }
+
     @Test("--initial --exec runs once at start, also when no book matches")
     func initialRun() async throws {
         let h = try await DaemonHarness("initial", books: Fixture.books(count: 3))

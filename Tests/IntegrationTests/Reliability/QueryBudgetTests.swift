@@ -20,15 +20,21 @@ extension ReliabilitySuite {
 
         static func absent(_ n: Int) -> String { "\u{FC}" + String(repeating: "x", count: 1000) + "\(n)" }
 
-        @Test func aCostlyQueryIsStoppedAndDoesNotDelayOtherClients() throws {
-            let dir = TemporaryDirectory.scratch("budget")
+        /// booksd on a file of `books` padded books with `query_budget_ms` set.
+        static func startDaemon(_ name: String, budgetMilliseconds: Int) throws -> (TemporaryDirectory, DaemonProcess) {
+            let dir = TemporaryDirectory.scratch(name)
             let padding = String(repeating: "lorem ipsum ", count: 40)
             Rel.writeRenameOver(
                 dir.bookFile,
                 BookFile.render((0..<Self.books).map { "b\($0)|Name \($0) \(padding)|Author \($0)" }))
             let daemon = try DaemonProcess(
-                file: dir.bookFile, socket: dir.socket, log: dir.log, extra: ["--set", "query_budget_ms=50"],
-                logLevel: "notice")
+                file: dir.bookFile, socket: dir.socket, log: dir.log,
+                extra: ["--set", "query_budget_ms=\(budgetMilliseconds)"], logLevel: "notice")
+            return (dir, daemon)
+        }
+
+        @Test func aCostlyQueryIsStoppedAndDoesNotDelayOtherClients() throws {
+            let (dir, daemon) = try Self.startDaemon("budget", budgetMilliseconds: 50)
             let heavy = try RequestClient(socket: dir.socket)
             let other = try RequestClient(socket: dir.socket)
 
@@ -86,6 +92,54 @@ extension ReliabilitySuite {
             #expect(p90(pings) < 0.2)
             #expect(p90(gets) < 0.2)
             #expect((gets.max() ?? .infinity) < 1)
+            #expect(daemon.isRunning)
+        }
+
+        /// Ten connections each looping costly `list`s just under the budget (one outstanding
+        /// each) must not make another connection's `get` wait for all of them: reads are
+        /// scheduled fairly between connections (a connection that used the engine least goes
+        /// first), so the `get` waits for at most the one costly query already running.
+        @Test func heavyReadersOnOtherConnectionsDoNotStallAGet() throws {
+            let (dir, daemon) = try Self.startDaemon("fair", budgetMilliseconds: 150)
+            let flag = StopFlag()
+            let group = ThreadGroup()
+            let socket = dir.socket
+            for _ in 0..<10 {
+                group.spawn {
+                    guard let heavy = try? RequestClient(socket: socket) else { return }
+                    defer { heavy.close() }
+                    while !flag.isStopped {
+                        let request = Request(id: heavy.makeID(), op: .list, filter: Self.heavyFilter)
+                        guard let reply = try? heavy.request(request, timeout: 30) else { return }
+                        flag.count(reply.error?.code == .queryTooExpensive ? "refused" : "other")
+                    }
+                }
+            }
+            let other = try RequestClient(socket: dir.socket)
+            // Every costly reader has run (twice, in all): none is new to the scheduler any more.
+            #expect(eventuallyBlocking(timeout: 30, interval: 0.05) { flag["refused"] >= 20 })
+            var gets: [Double] = []
+            let end = MonotonicClock.seconds() + 4
+            while MonotonicClock.seconds() < end {
+                let start = MonotonicClock.seconds()
+                let get = try other.request(
+                    Request(id: other.makeID(), op: .get, ids: ["b\(gets.count)"]), timeout: 20)
+                gets.append(MonotonicClock.seconds() - start)
+                #expect(get.result?.books?.first?.id == "b\(gets.count - 1)")
+                MonotonicClock.sleep(seconds: 0.02)
+            }
+            flag.stop()
+            group.wait()
+            let p90 = gets.sorted()[gets.count * 9 / 10]
+            print(
+                """
+                fair reads: \(flag["refused"]) costly queries refused; \(gets.count) gets p90 \(p90 * 1000) ms \
+                max \((gets.max() ?? .infinity) * 1000) ms
+                """)
+            #expect(flag["other"] == 0)
+            #expect(gets.count >= 5)
+            // Before: each get waited behind the ten queued costly queries (1.5 s and more).
+            #expect(p90 < 0.5, "get p90 \(p90 * 1000) ms behind ten costly readers")
             #expect(daemon.isRunning)
         }
     }

@@ -116,10 +116,10 @@ import Testing
         let sub = try await h.subscribe(initialCount: 22)
         let lists = h.root + "/lists"
         try TestFiles.write("1|A|B\n", to: lists + "/b.txt")
-        await sub.expectEvents([.insert(TestBook(id: "1", name: "A", author: "B"), source: "snapshot").in("b")])
+        await sub.expectEvents([.insert(TestBook(id: "1", name: "A", author: "B")).in("b")])
         try await h.tools.must(
             "printf '[{\"id\":\"2\",\"name\":\"C\",\"author\":\"D\"}]' > ../c.json && mv ../c.json ../lists/")
-        await sub.expectEvents([.insert(TestBook(id: "2", name: "C", author: "D"), source: "snapshot").in("c")])
+        await sub.expectEvents([.insert(TestBook(id: "2", name: "C", author: "D")).in("c")])
         for noise in [".b.txt.swp", "b.txt~", "4913", "#b.txt#", ".b.txt.XyZ123", "sedAb12Cd"] {
             try TestFiles.write("x|y|z\n", to: lists + "/" + noise)
         }
@@ -135,6 +135,34 @@ import Testing
         let stderr = TestFiles.readText(sub.logPath) ?? ""
         #expect(stderr.contains("store b added") && stderr.contains("store c added"), "\(stderr)")
         #expect(stderr.contains("store b removed") && stderr.contains("store c removed"), "\(stderr)")
+    }
+
+    @Test("a store that appears is announced like one that leaves: its books as inserts, then as deletes")
+    func appearingStoreIsAnnouncedLikeALeavingOne() async throws {
+        let h = try await harness("stores-v2-appear")
+        defer { h.shutdown() }
+        let mirror = try await h.subscribe(initial: false, options: ["--mirror"])
+        let plain = try await h.subscribe(initial: false)
+        // Both feeds are live once an edit reaches them.
+        let persuasion = TestBook(id: "11", name: "Persuasion", author: "Jane Austen")
+        try await h.tools.must("printf '11|Persuasion|Jane Austen\\n' >> fiction.txt")
+        for sub in [mirror, plain] { await sub.expectEvents([.insert(persuasion).in("fiction")]) }
+        let books = (1...3).map { TestBook(id: "c\($0)", name: "Book \($0)", author: "Author") }
+        try TestFiles.write(books.map { "\($0.id)|\($0.name)|\($0.author)\n" }.joined(), to: h.root + "/c.txt")
+        func inStore(_ sub: Subscriber) -> [String: TestBook] { sub.state.filter { $0.key.hasPrefix("c/") } }
+        let folder = Dictionary(uniqueKeysWithValues: books.map { ("c/\($0.id)", $0) })
+        for round in 1...2 {
+            try await h.tools.must("mv ../c.txt ../lists/")
+            for sub in [mirror, plain] {
+                await sub.expectEvents(books.map { .insert($0).in("c") }, timeout: 15, "round \(round): c appears")
+                #expect(inStore(sub) == folder, "round \(round)")
+            }
+            try await h.tools.must("mv ../lists/c.txt ../c.txt")
+            for sub in [mirror, plain] {
+                await sub.expectEvents(books.map { .delete($0).in("c") }, timeout: 15, "round \(round): c leaves")
+                #expect(inStore(sub).isEmpty, "round \(round)")
+            }
+        }
     }
 
     @Test("a subscriber of every store resumes each store across a daemon restart")

@@ -39,6 +39,8 @@ final class DaemonHarness: @unchecked Sendable {
     private(set) var daemon: DaemonProcess?
     /// More booksd arguments (e.g. `--store`, `--dir`), set before `startDaemon()`.
     var extraDaemonArguments: [String] = []
+    /// A command the daemon is run through (e.g. `prlimit --nofile=256:256 --`).
+    var wrapper: [String] = []
     private var subscribers: [Subscriber] = []
     private static let counter = Mutex(0)
 
@@ -103,6 +105,7 @@ final class DaemonHarness: @unchecked Sendable {
         var options = DaemonOptions(file: file, socket: socket, logPath: daemonLogPath)
         options.environment = HarnessEnvironment.base(home: home)
         options.extraArguments = extraDaemonArguments
+        options.wrapper = wrapper
         if let confirmationMs {
             options.configFile = try directory.write("booksd.conf", "confirmation_ms = \(confirmationMs)\n")
         }
@@ -120,11 +123,14 @@ final class DaemonHarness: @unchecked Sendable {
         try await tools.run([BuildProducts.booksctl, "--socket", socket] + args, timeout: timeout)
     }
 
-    /// Starts `booksctl subscribe --json --initial` and waits until the initial books have arrived,
-    /// so that every later edit is seen.
-    func subscribe(initialCount: Int? = nil, store: String? = nil) async throws -> Subscriber {
-        let expected = initialCount ?? parseBooks(fileText).count
-        let sub = try Subscriber(harness: self, initial: true, store: store)
+    /// Starts `booksctl subscribe --json --initial` (without `--initial` when `initial` is false,
+    /// with `options` added) and waits until the initial books have arrived, so that every later
+    /// edit is seen.
+    func subscribe(
+        initialCount: Int? = nil, store: String? = nil, initial: Bool = true, options: [String] = []
+    ) async throws -> Subscriber {
+        let expected = initial ? initialCount ?? parseBooks(fileText).count : 0
+        let sub = try Subscriber(harness: self, initial: initial, store: store, options: options)
         subscribers.append(sub)
         try await sub.awaitInitial(count: expected, timeout: 10)
         return sub

@@ -108,20 +108,22 @@ final class Subscriber: @unchecked Sendable {
     private let lines: LineReader
     private weak var harness: DaemonHarness?
     private(set) var received: [BookEvent] = []  // after the initial snapshot
-    private(set) var state: [String: TestBook] = [:]  // reconstructed from all events
+    private(set) var state: [String: TestBook] = [:]  // reconstructed from all events (keyed as `key(of:)`)
     /// The last seq seen, per store (sequence numbers are per store; "" without stores).
     private var lastSeq: [String: Int] = [:]
     /// The one store followed (`--store`), whose books are keyed by id alone.
     private let followed: String?
     let logPath: String
 
-    init(harness: DaemonHarness, initial: Bool, store: String? = nil) throws {
+    /// `options`: more `subscribe` options (e.g. `--mirror`).
+    init(harness: DaemonHarness, initial: Bool, store: String? = nil, options: [String] = []) throws {
         self.harness = harness
         followed = store
         logPath = harness.logDir + "/subscribe-\(DaemonHarness.uniqueNumber()).log"
         var argv = [BuildProducts.booksctl, "--socket", harness.socket, "subscribe", "--json"]
         if initial { argv.append("--initial") }
         if let store { argv += ["--store", store] }
+        argv += options
         process = try ChildProcess.spawn(
             argv, environment: harness.tools.environment,
             stdout: .pipe, stderr: .appendFile(logPath))

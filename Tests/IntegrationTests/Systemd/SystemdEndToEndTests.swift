@@ -9,9 +9,9 @@ import Testing
 /// Set BOOKSD_E2E=0 to skip it on purpose.
 @Suite("booksd under a real systemd manager", .serialized)
 struct SystemdEndToEndTests {
-    @Test("scripts/systemd-e2e.sh: install, activation, hand edit, reload, kill -9 + restart, stop")
+    @Test("scripts/systemd-e2e.sh: install, activation, hand edit, reload, kill -9 + restart, stop, NATS drop-in")
     func endToEnd() throws {
-        try run("systemd-e2e.sh", timeout: 170)
+        try run("systemd-e2e.sh", timeout: 210)
     }
 
     @Test("scripts/user-service-e2e.sh: the per-user units under systemd --user, XDG config and book file")

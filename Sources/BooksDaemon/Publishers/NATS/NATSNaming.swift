@@ -32,19 +32,53 @@ public struct NATSNaming: Sendable, Equatable {
     /// The key-value bucket mirroring the current books: `<prefix>_<store>`.
     public var bucketName: String { "\(prefix)_\(store)" }
 
-    /// `Nats-Msg-Id` of a change set: `<store>:<epoch>:<seq>`; of a snapshot marker, with `:snapshot`.
-    public func messageID(epoch: String, seq: UInt64, snapshot: Bool = false) -> String {
-        "\(store):\(epoch):\(seq)" + (snapshot ? ":snapshot" : "")
+    /// `Nats-Msg-Id` of a change set: `<store>:<epoch>:<seq>`; of a snapshot marker, with `:snapshot`;
+    /// of part `k` of `n` of a change set split to fit the server's `max_payload`, with `:p<k>-<n>`;
+    /// then, with `token`, `:t<token>` (booksd adds a token nobody else can predict, so that no
+    /// message published ahead of booksd can take the id of one of its messages).
+    public func messageID(
+        epoch: String, seq: UInt64, snapshot: Bool = false, part: NATSMessagePart? = nil, token: String? = nil
+    ) -> String {
+        var id = "\(store):\(epoch):\(seq)"
+        if snapshot { id += ":snapshot" }
+        if let part { id += ":p\(part.index)-\(part.count)" }
+        if let token { id += ":t\(token)" }
+        return id
     }
 
     /// The position a `Nats-Msg-Id` written by `messageID` names, or nil for another store's id or
-    /// a malformed one.
+    /// a malformed one. A change set's part before its last names the seq before it (the stream
+    /// holds that change set whole, not this one).
     public func position(fromMessageID id: String) -> NATSStreamPosition? {
-        let parts = id.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3 || (parts.count == 4 && parts[3] == "snapshot"), parts[0] == store,
-            !parts[1].isEmpty, let seq = UInt64(parts[2])
-        else { return nil }
-        return NATSStreamPosition(epoch: String(parts[1]), seq: seq)
+        guard let parsed = parse(messageID: id) else { return nil }
+        guard let part = parsed.part, part.index < part.count else {
+            return NATSStreamPosition(epoch: parsed.epoch, seq: parsed.seq)
+        }
+        return parsed.seq == 0 ? nil : NATSStreamPosition(epoch: parsed.epoch, seq: parsed.seq - 1)
+    }
+
+    /// The fields of a `Nats-Msg-Id` written by `messageID` (the token left out), or nil for
+    /// another store's id or a malformed one.
+    public func parse(messageID id: String) -> (epoch: String, seq: UInt64, snapshot: Bool, part: NATSMessagePart?)? {
+        let fields = id.split(separator: ":", omittingEmptySubsequences: false)
+        guard fields.count >= 3, fields[0] == store, !fields[1].isEmpty, let seq = UInt64(fields[2]) else { return nil }
+        var snapshot = false
+        var part: NATSMessagePart?
+        var token = false
+        for field in fields.dropFirst(3) {
+            if field == "snapshot", !snapshot, part == nil, !token {
+                snapshot = true
+            } else if field.first == "p", part == nil, !snapshot, !token,
+                let parsed = NATSMessagePart(field.dropFirst())
+            {
+                part = parsed
+            } else if field.first == "t", field.count > 1, !token {
+                token = true
+            } else {
+                return nil
+            }
+        }
+        return (String(fields[1]), seq, snapshot, part)
     }
 
     /// A book id as a bucket key: bytes outside `A-Z a-z 0-9 _ -` become `=XX` (hex), so every id
@@ -115,4 +149,27 @@ public struct NATSStreamPosition: Sendable, Hashable, CustomStringConvertible {
 
     /// `epoch:seq`.
     public var description: String { "\(epoch):\(seq)" }
+}
+
+/// Which part of a change set a stream message holds (a change set larger than the server's
+/// `max_payload` is split into several messages with the same seq): `index` of `count`, from 1.
+public struct NATSMessagePart: Sendable, Hashable {
+    /// The part's number, 1 to `count`.
+    public var index: Int
+    /// How many parts the change set has (at least 2).
+    public var count: Int
+
+    /// Part `index` of `count`; nil unless `1 <= index <= count` and `count >= 2`.
+    public init?(index: Int, count: Int) {
+        guard count >= 2, index >= 1, index <= count else { return nil }
+        self.index = index
+        self.count = count
+    }
+
+    /// Parses `<index>-<count>` (as in a message id).
+    init?(_ text: Substring) {
+        let numbers = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard numbers.count == 2, let index = Int(numbers[0]), let count = Int(numbers[1]) else { return nil }
+        self.init(index: index, count: count)
+    }
 }

@@ -84,11 +84,13 @@ public final class NATSPublisher: Sendable {
         return options
     }
 
-    /// Starts the publishing thread; the engine is at `startSeq`.
-    public func start(startSeq: UInt64) throws(DedicatedThreadError) {
+    /// Starts the publishing thread; the engine is at `startSeq`. `beganEmpty`: the engine's lineage
+    /// began with no books at seq 0 (a store that appeared): an empty stream gets its change sets.
+    public func start(startSeq: UInt64, beganEmpty: Bool = false) throws(DedicatedThreadError) {
         let machine = NATSPublisherStateMachine(
             configuration: .init(
-                epoch: source.epoch, bufferCapacity: settings.bufferCapacity, batchLimit: settings.batchLimit),
+                epoch: source.epoch, bufferCapacity: settings.bufferCapacity, batchLimit: settings.batchLimit,
+                beganEmpty: beganEmpty),
             startSeq: startSeq)
         let connected = connection.isConnected
         let started = try DedicatedThread.start(name: "booksd-nats") { [self] in

@@ -21,10 +21,17 @@ enum NATSPublisherInput: Sendable {
     case prepareFailed(reason: String)
     /// Answer to `.lookUpStreamPosition`: the last message of this store in the stream (nil: none).
     case streamPositionFound(NATSStreamPosition?)
+    /// Answer to `.lookUpStreamPosition`: the stream's last message is not one this booksd wrote
+    /// (`NATSStreamCheck`; `reason` says why): the stream is continued with a snapshot marker.
+    case streamEndUntrusted(reason: String)
     /// Answer to `.lookUpStreamPosition`: the stream could not be read.
     case lookupFailed(reason: String)
     /// Answer to `.publish`: the stream holds the batch up to the change set with `seq` (stored now or before).
     case published(seq: UInt64)
+    /// Answer to `.publish`: the change set `seq` cannot be published (`reason`: one of its books
+    /// alone is larger than the server's `max_payload`); the batch's change sets before it are
+    /// stored. It is skipped: a snapshot marker follows, telling consumers to read the bucket.
+    case unpublishable(seq: UInt64, reason: String)
     /// Answer to `.publish` or `.publishSnapshot`: it may or may not have been stored.
     case publishFailed(reason: String)
     /// Answer to `.fetchChangeLog(after:)`: the change sets after `after`, oldest first; nil when
@@ -51,8 +58,10 @@ enum NATSPublisherAction: Sendable, Equatable {
     case lookUpStreamPosition
     /// Apply the change sets (consecutive seqs, the first right after the stream's end) to the
     /// bucket (puts, deletes), then publish them to the stream in order, each with
-    /// `Nats-Msg-Id: <store>:<epoch>:<seq>` (bucket first: a retry after a failure redoes both).
-    /// Answered `.published(seq:)` with the last seq once every one is stored.
+    /// `Nats-Msg-Id: <store>:<epoch>:<seq>` (bucket first: a retry after a failure redoes both);
+    /// a change set larger than the server's `max_payload` goes out as several parts
+    /// (`NATSPayload.changeMessages`). Answered `.published(seq:)` with the last seq once every
+    /// one is stored, or `.unpublishable` for the first that cannot go out at all.
     case publish([SequencedChangeSet])
     /// Ask the engine for its change sets after `after`.
     case fetchChangeLog(after: UInt64)

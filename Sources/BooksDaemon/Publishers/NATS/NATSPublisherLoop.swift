@@ -19,6 +19,8 @@ struct NATSPublisherLoop {
     /// server lost can never be followed by a stored one.
     var lastStreamSequence: UInt64?
     var lease: NATSOwnerLease
+    /// The key of the message ids' tokens (random per publisher).
+    let tokenKey = UInt64.random(in: .min ... .max)
     /// How long one JetStream call may take before it counts as failed.
     let timeoutMilliseconds: Int64 = 2000
 
@@ -39,6 +41,9 @@ struct NATSPublisherLoop {
             }
             let (inputs, stopping) = publisher.inbox.take()
             if stopping {
+                // What was handed over before the stop (a removed store's last change set) is
+                // still published when the connection is up.
+                for input in inputs { feed(input) }
                 if let ownerBucket { lease.release(ownerBucket) }
                 return
             }
@@ -113,13 +118,27 @@ struct NATSPublisherLoop {
             do throws(NATSError) {
                 let last = try jetStream.lastMessage(stream: naming.streamName, subject: naming.changesSubject)
                 lastStreamSequence = last?.streamSequence ?? 0
-                return .streamPositionFound(last?.messageID.flatMap(naming.position(fromMessageID:)))
+                return checked(last)
             } catch {
                 return .lookupFailed(reason: error.description)
             }
         case .publish(let changes):
             do throws(NATSError) {
-                try publish(changes)
+                let limit = messageLimit
+                var publishable: [(change: SequencedChangeSet, parts: [[UInt8]])] = []
+                for change in changes {
+                    guard let parts = NATSPayload.changeMessages(change, store: naming.store, limit: limit) else {
+                        break
+                    }
+                    publishable.append((change, parts))
+                }
+                if !publishable.isEmpty { try publish(publishable, limit: limit) }
+                if publishable.count < changes.count {
+                    return .unpublishable(
+                        seq: changes[publishable.count].seq,
+                        reason: "one of its books alone is larger than the server's max_payload (\(limit) bytes usable)"
+                    )
+                }
                 return .published(seq: changes[changes.count - 1].seq)
             } catch {
                 lastStreamSequence = nil
@@ -145,16 +164,18 @@ struct NATSPublisherLoop {
     /// for deleted ones), then the change sets to the stream, each chained to the one before it
     /// (`Nats-Expected-Last-Subject-Sequence` for the first, `Nats-Expected-Last-Msg-Id` after):
     /// two round trips whatever the batch's size, and a refused message refuses all after it.
-    private mutating func publish(_ changes: [SequencedChangeSet]) throws(NATSError) {
+    private mutating func publish(
+        _ changes: [(change: SequencedChangeSet, parts: [[UInt8]])], limit: Int
+    ) throws(NATSError) {
         guard let batchPublisher else { throw NATSError(context: "publishing", text: "not prepared") }
         let naming = publisher.naming
         var updates: [NATSOutgoingMessage] = []
-        for change in changes {
+        for (change, _) in changes {
             for book in change.changes.inserted + change.changes.updated.map(\.new) {
+                let value = NATSPayload.bucketValue(book, version: change.seq)
+                guard fitsBucket(value, book: book, limit: limit) else { continue }
                 updates.append(
-                    .keyValuePut(
-                        bucket: naming.bucketName, key: NATSNaming.key(forBookID: book.id),
-                        value: NATSPayload.bucketValue(book, version: change.seq)))
+                    .keyValuePut(bucket: naming.bucketName, key: NATSNaming.key(forBookID: book.id), value: value))
             }
             for book in change.changes.deleted {
                 updates.append(.keyValueDelete(bucket: naming.bucketName, key: NATSNaming.key(forBookID: book.id)))
@@ -163,26 +184,32 @@ struct NATSPublisherLoop {
         try batchPublisher.publish(updates, timeoutMilliseconds: timeoutMilliseconds)
         var messages: [NATSOutgoingMessage] = []
         var previousID: String?
-        for change in changes {
-            let id = naming.messageID(epoch: change.epoch, seq: change.seq)
-            messages.append(
-                NATSOutgoingMessage(
-                    subject: naming.changesSubject, data: NATSPayload.change(change, store: naming.store),
-                    messageID: id, expectedLastMessageID: previousID,
-                    expectedLastSubjectSequence: previousID == nil ? lastStreamSequence : nil))
-            previousID = id
+        for (change, parts) in changes {
+            for (index, data) in parts.enumerated() {
+                let part = NATSMessagePart(index: index + 1, count: parts.count)
+                let id = naming.messageID(
+                    epoch: change.epoch, seq: change.seq, part: part,
+                    token: token(change.epoch, change.seq, part: index + 1))
+                messages.append(
+                    NATSOutgoingMessage(
+                        subject: naming.changesSubject, data: data, messageID: id, expectedLastMessageID: previousID,
+                        expectedLastSubjectSequence: previousID == nil ? lastStreamSequence : nil))
+                previousID = id
+            }
         }
         lastStreamSequence = nil
         lastStreamSequence = try batchPublisher.publish(messages, timeoutMilliseconds: timeoutMilliseconds)
     }
 
-    /// Makes the bucket equal to the engine's books, then publishes a snapshot marker; returns its seq.
+    /// Makes the bucket equal to the engine's books (none, for `snapshotsEmptyStart`), then
+    /// publishes a snapshot marker; returns its seq.
     private mutating func publishSnapshot() throws(NATSError) -> UInt64 {
         guard let bucket, let jetStream else {
             throw NATSError(context: "publishing a snapshot", text: "not prepared")
         }
         let naming = publisher.naming
-        let (seq, books) = publisher.source.currentBooks()
+        // A store that appeared: its empty seq 0 first, its books then follow as change set 1.
+        let (seq, books) = machine.snapshotsEmptyStart ? (0, []) : publisher.source.currentBooks()
         // Only what differs is written (versions included: they are what conditional updates
         // compare), so an unchanged bucket costs one read.
         var stale = try bucket.values()
@@ -191,7 +218,7 @@ struct NATSPublisherLoop {
         for (book, version) in books {
             let key = NATSNaming.key(forBookID: book.id)
             let value = NATSPayload.bucketValue(book, version: version)
-            if stale.removeValue(forKey: key) != value {
+            if stale.removeValue(forKey: key) != value, fitsBucket(value, book: book, limit: messageLimit) {
                 updates.append(.keyValuePut(bucket: naming.bucketName, key: key, value: value))
                 written += 1
             }
@@ -207,7 +234,9 @@ struct NATSPublisherLoop {
         lastStreamSequence = nil
         lastStreamSequence = try jetStream.publish(
             marker, to: naming.changesSubject,
-            messageID: naming.messageID(epoch: publisher.source.epoch, seq: seq, snapshot: true),
+            messageID: naming.messageID(
+                epoch: publisher.source.epoch, seq: seq, snapshot: true,
+                token: token(publisher.source.epoch, seq, part: 0)),
             timeoutMilliseconds: timeoutMilliseconds
         ).sequence
         publisher.logger.notice(
@@ -217,5 +246,47 @@ struct NATSPublisherLoop {
             """,
             ["BOOKS_NATS_STREAM": naming.streamName])
         return seq
+    }
+
+    /// The largest stream message or bucket value: the server's `max_payload` as the connection
+    /// reports it, less room for the headers.
+    var messageLimit: Int { max(publisher.connection.maxPayload, 8192) - 1024 }
+
+    /// A bucket value that fits the server's limit; one that does not is logged and left out.
+    private func fitsBucket(_ value: [UInt8], book: Book, limit: Int) -> Bool {
+        guard value.count > limit else { return true }
+        publisher.logger.error(
+            "NATS: book \(book.id) (\(value.count) bytes) is larger than the server's max_payload: not in the bucket",
+            ["BOOKS_NATS_STREAM": publisher.naming.streamName])
+        return false
+    }
+
+    /// The part of a message id nobody else can predict (a keyed hash of the position): a message
+    /// published ahead of booksd cannot take the id of a later one and be kept as a duplicate.
+    private func token(_ epoch: String, _ seq: UInt64, part: Int) -> String {
+        var hasher = Hasher()  // seeded at random per process
+        hasher.combine(tokenKey)
+        hasher.combine(epoch)
+        hasher.combine(seq)
+        hasher.combine(part)
+        return String(UInt64(bitPattern: Int64(hasher.finalize())), radix: 16)
+    }
+
+    /// The stream's last message as an answer: its position if it matches the local history.
+    private func checked(_ last: NATSMessage?) -> NATSPublisherInput {
+        let check = NATSStreamCheck(naming: publisher.naming, epoch: publisher.source.epoch)
+        let compared = check.seqToCompare(messageID: last?.messageID)
+        let local = compared.flatMap { seq in
+            seq == 0 ? nil : publisher.source.changes(after: seq - 1)?.first { $0.seq == seq }
+        }
+        let latest = publisher.source.changes(after: machine.latestSeq)?.last?.seq ?? machine.latestSeq
+        switch check.verdict(data: last?.data, messageID: last?.messageID, latestSeq: latest, local: local) {
+        case .position(let position): return .streamPositionFound(position)
+        case .untrusted(let reason):
+            return .streamEndUntrusted(
+                reason:
+                    "stream sequence \(last?.streamSequence ?? 0): \(reason); check who may publish on \(publisher.naming.changesSubject)"
+            )
+        }
     }
 }

@@ -11,10 +11,15 @@ import BooksCore
 ///   `Nats-Msg-Id` covers a retry whose acknowledgement was lost).
 /// - When the stream ends in another lineage (a restarted engine), ends nowhere, or the change log
 ///   no longer reaches back to its end, one snapshot marker is published instead of the missing
-///   change sets, after the bucket was made equal to the books.
+///   change sets, after the bucket was made equal to the books. (A lineage that began empty —
+///   `Configuration.beganEmpty` — starts an empty stream with the marker of its empty seq 0,
+///   then its change sets from seq 1: see `snapshotsEmptyStart`.)
 /// - Memory is bounded: at most `bufferCapacity` change sets wait (more are dropped and later
 ///   fetched from the change log), plus one change-log batch.
 /// - At most one action with an answer is outstanding; nothing is started while disconnected.
+/// - The stream's last message is believed only when it matches the local history (the shell
+///   checks it, `NATSStreamCheck`); one that does not, and a change set that cannot be published
+///   at all, are logged and followed by a snapshot marker: nothing stops later change sets.
 /// - Change sets waiting in order are published as one batch (at most `batchLimit`): the cost of a
 ///   round trip to JetStream is paid per batch, not per change set.
 struct NATSPublisherStateMachine: Sendable {
@@ -28,6 +33,10 @@ struct NATSPublisherStateMachine: Sendable {
         var retryDelay: Duration = .milliseconds(500)
         /// Most change sets published in one batch (one round trip for the bucket, one for the stream).
         var batchLimit: Int = 256
+        /// The lineage began with no books at seq 0 (a store that appeared while the daemon runs):
+        /// an empty stream then gets the snapshot marker of that empty seq 0, and its change sets
+        /// from seq 1 (its books as inserts).
+        var beganEmpty = false
     }
 
     /// The outstanding action, if any.
@@ -69,6 +78,10 @@ struct NATSPublisherStateMachine: Sendable {
         latestSeq = startSeq
     }
 
+    /// Whether the snapshot to publish now is the empty one at seq 0 (a lineage that began empty,
+    /// on a stream without messages), after which the change log is published from seq 1.
+    var snapshotsEmptyStart: Bool { configuration.beganEmpty && streamEnd == .known(nil) }
+
     /// The position the stream is known to have reached in this lineage (nil: unknown or other).
     var publishedSeq: UInt64? {
         guard case .known(let end?) = streamEnd, end.epoch == configuration.epoch else { return nil }
@@ -107,6 +120,13 @@ struct NATSPublisherStateMachine: Sendable {
             streamEnd = .known(end)
             // The engine is at least where its own stream is (its hand-over may still be on the way).
             if let end, end.epoch == configuration.epoch { latestSeq = max(latestSeq, end.seq) }
+        case .streamEndUntrusted(let reason):
+            operation = nil
+            streamEnd = .known(nil)  // continued with a snapshot marker: consumers read the bucket
+            actions.append(
+                .log(
+                    .warning,
+                    "NATS stream's last message is not believed (\(reason)): publishing a snapshot marker after it"))
         case .lookupFailed(let reason):
             operation = nil
             actions += failure("cannot read the NATS stream's last message: \(reason)")
@@ -114,6 +134,14 @@ struct NATSPublisherStateMachine: Sendable {
             operation = nil
             streamEnd = .known(NATSStreamPosition(epoch: configuration.epoch, seq: seq))
             actions += recovered()
+        case .unpublishable(let seq, let reason):
+            operation = nil
+            streamEnd = .known(nil)  // the batch before it is stored; a snapshot marker covers seq
+            buffer.removeAll { $0.seq <= seq }
+            actions.append(
+                .log(
+                    .error,
+                    "NATS: change set \(seq) cannot be published (\(reason)): skipped, a snapshot marker follows"))
         case .publishFailed(let reason):
             operation = nil
             streamEnd = .unknown  // it may have been stored: read the stream's end again

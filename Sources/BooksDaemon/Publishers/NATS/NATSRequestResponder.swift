@@ -77,9 +77,10 @@ public final class NATSRequestResponder: Sendable {
     }
 
     /// Answers the request `connection` stands for with a streamed list reply, encoded whole:
-    /// a NATS reply is one message (requests over NATS are never paged). A reply larger than the
+    /// a NATS reply is one message (a reply is never split into pages). A reply larger than the
     /// server's `max_payload` is not built past it (memory stays bounded whatever the list): the
-    /// request gets `too-large`, to be asked again with `limit`/`offset`.
+    /// request gets `too-large`, to be asked again with `limit`/`offset` (`NATSBooksClient`'s
+    /// paged `list` does that: one request per page, halving a page that is too large).
     public func send(_ stream: BookStreamEncoder, to connection: ConnectionID) {
         guard let subject = pending.withLock({ $0.removeValue(forKey: connection.raw) }) else { return }
         let limit = self.connection.maxPayload > 0 ? self.connection.maxPayload : 1 << 20
