@@ -134,21 +134,25 @@ import Testing
     @Test func perUpdatePartsWriteExactlyTheSlowPathsLine() {
         let nasty = Book(id: "x\"1", name: "Tab\there\nnew \\ back \u{1} ☃", author: "Zoë \u{2028} 漢字")
         let old = Book(id: "x\"1", name: "Old \"name\"", author: "")
+        let actors = [nil, ChangeActor(uid: 1000, user: "zoë \"z\"", pid: 42, program: "booksctl")]
         for time in [nil, "2026-12-01T10:00:00.000Z"] {
-            let update = MirrorUpdate(
-                epoch: "E\"1", seq: 12, source: .file, time: time.flatMap(ISO8601.parse), origin: .live,
-                changes: ChangeSet(inserted: [nasty], updated: [BookUpdate(old: old, new: nasty)], deleted: [old]))
-            let cursor = Cursor(epoch: "E\"1", seq: 12, time: time)
-            let fast = ChangeLineFormatter(json: true, style: Style(enabled: false)).lines(for: update)
-            let slow = [
-                ChangeLineFormatter.jsonLine(
-                    seq: 12, kind: "insert", book: nasty, old: nil, source: "file", cursor: cursor),
-                ChangeLineFormatter.jsonLine(
-                    seq: 12, kind: "update", book: nasty, old: old, source: "file", cursor: cursor),
-                ChangeLineFormatter.jsonLine(
-                    seq: 12, kind: "delete", book: old, old: nil, source: "file", cursor: cursor),
-            ]
-            #expect(fast == slow)
+            for actor in actors {
+                let update = MirrorUpdate(
+                    epoch: "E\"1", seq: 12, source: .file, time: time.flatMap(ISO8601.parse), origin: .live,
+                    changes: ChangeSet(inserted: [nasty], updated: [BookUpdate(old: old, new: nasty)], deleted: [old]),
+                    actor: actor)
+                let cursor = Cursor(epoch: "E\"1", seq: 12, time: time)
+                let fast = ChangeLineFormatter(json: true, style: Style(enabled: false)).lines(for: update)
+                let slow = [
+                    ChangeLineFormatter.jsonLine(
+                        seq: 12, kind: "insert", book: nasty, old: nil, source: "file", cursor: cursor, actor: actor),
+                    ChangeLineFormatter.jsonLine(
+                        seq: 12, kind: "update", book: nasty, old: old, source: "file", cursor: cursor, actor: actor),
+                    ChangeLineFormatter.jsonLine(
+                        seq: 12, kind: "delete", book: old, old: nil, source: "file", cursor: cursor, actor: actor),
+                ]
+                #expect(fast == slow)
+            }
         }
     }
 }

@@ -1,3 +1,4 @@
+import BooksProtocol
 import FoundationEssentials
 import Testing
 
@@ -42,6 +43,10 @@ import Testing
         #expect(SinceOption(parsing: "\(epoch):42") == .cursor(Cursor(epoch: epoch, seq: 42)))
         #expect(SinceOption(parsing: "E-1:42") == nil)
         #expect(SinceOption(parsing: "1970-01-01T00:00:01Z") == .time(Date(timeIntervalSince1970: 1)))
-        #expect(SinceOption(parsing: "yesterday") == nil)
+        let now = Date(timeIntervalSince1970: 86_400 * 2 + 600)
+        #expect(SinceOption(parsing: "-10m", now: now, zone: .utc) == .time(Date(timeIntervalSince1970: 86_400 * 2)))
+        #expect(SinceOption(parsing: "yesterday", now: now, zone: .utc) == .time(Date(timeIntervalSince1970: 86_400)))
+        #expect(SinceOption(parsing: "2026-12-01T08:30+01:00") == .time(Date(timeIntervalSince1970: 1_796_110_200)))
+        #expect(SinceOption(parsing: "soon") == nil)
     }
 }

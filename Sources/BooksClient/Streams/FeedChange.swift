@@ -13,13 +13,19 @@ public struct FeedChange: Sendable, Hashable {
     public var time: Date?
     /// The books that changed.
     public var changes: ChangeSet
+    /// Who made it, as far as the daemon knows (nil when the daemon did not say).
+    public var actor: ChangeActor?
 
     /// Creates a change.
-    public init(epoch: String, seq: UInt64, source: ChangeSource, time: Date? = nil, changes: ChangeSet) {
+    public init(
+        epoch: String, seq: UInt64, source: ChangeSource, time: Date? = nil, changes: ChangeSet,
+        actor: ChangeActor? = nil
+    ) {
         self.epoch = epoch
         self.seq = seq
         self.source = source
         self.time = time
         self.changes = changes
+        self.actor = actor
     }
 }

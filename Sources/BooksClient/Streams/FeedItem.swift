@@ -36,7 +36,8 @@ public enum FeedItem: Sendable, Hashable {
                     time: event.time.flatMap(ISO8601.parse),
                     changes: ChangeSet(
                         inserted: event.inserted ?? [], updated: event.updated ?? [],
-                        deleted: event.deleted ?? [])))
+                        deleted: event.deleted ?? []),
+                    actor: event.actor))
         case .resyncRequired:
             self = .resyncRequired(epoch: event.epoch, seq: event.seq, reason: event.reason ?? "")
         case .heartbeat:

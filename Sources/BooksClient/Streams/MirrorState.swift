@@ -129,7 +129,7 @@ public struct MirrorState: Sendable, Hashable {
         guard !result.isEmpty else { return nil }
         return MirrorUpdate(
             epoch: change.epoch, seq: change.seq, source: change.source, time: change.time,
-            origin: .live, changes: result)
+            origin: .live, changes: result, actor: change.actor)
     }
 
     /// The changes that turn `old` into `new`: inserts and updates in `new`'s order, deletes in `old`'s.

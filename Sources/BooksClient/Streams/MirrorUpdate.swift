@@ -35,11 +35,13 @@ public struct MirrorUpdate: Sendable, Hashable {
     public var changes: ChangeSet
     /// `.resyncRequired`: why the daemon could not replay.
     public var reason: String?
+    /// Who made the change, as far as the daemon knows (`.live` only).
+    public var actor: ChangeActor?
 
     /// Creates an update.
     public init(
         epoch: String, seq: UInt64, source: ChangeSource?, time: Date?, origin: Origin, changes: ChangeSet,
-        reason: String? = nil
+        reason: String? = nil, actor: ChangeActor? = nil
     ) {
         self.epoch = epoch
         self.seq = seq
@@ -48,5 +50,6 @@ public struct MirrorUpdate: Sendable, Hashable {
         self.origin = origin
         self.changes = changes
         self.reason = reason
+        self.actor = actor
     }
 }

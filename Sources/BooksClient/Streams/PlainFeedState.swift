@@ -34,7 +34,7 @@ public struct PlainFeedState: Sendable, Hashable {
             guard !change.changes.isEmpty else { return nil }
             return MirrorUpdate(
                 epoch: change.epoch, seq: change.seq, source: change.source, time: change.time, origin: .live,
-                changes: change.changes)
+                changes: change.changes, actor: change.actor)
         case .resyncRequired(let epoch, let seq, let reason):
             resumePoint = ResumePoint(epoch: epoch, seq: seq)
             return MirrorUpdate(

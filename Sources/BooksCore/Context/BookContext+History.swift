@@ -31,12 +31,12 @@ extension BookContext {
         if splice.range.isEmpty, splice.replacement.isEmpty, let recorded, recorded.changes.isTouch {
             // A `touch`: books reported as updated with their row unchanged.
             let ids = recorded.changes.updated.map(\.new.id)
-            return touch(ids: ids, source: recorded.source, time: recorded.time) == recorded
+            return touch(ids: ids, source: recorded.source, time: recorded.time, actor: recorded.actor) == recorded
         }
         let applied = apply(
             splice: splice, source: recorded?.source ?? .file,
             time: recorded?.time ?? lastChange ?? Date(timeIntervalSinceReferenceDate: 0),
-            remapped: recorded?.remapped ?? [])
+            remapped: recorded?.remapped ?? [], actor: recorded?.actor)
         return applied == recorded
     }
 

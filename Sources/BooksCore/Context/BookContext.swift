@@ -70,14 +70,15 @@ public struct BookContext: Sendable {
     @discardableResult
     public mutating func apply(
         bytes: [UInt8], source: ChangeSource, time: Date = Date(),
-        remapped: [IdentifierRemap] = [], mergedBase: UInt64? = nil
+        remapped: [IdentifierRemap] = [], mergedBase: UInt64? = nil, actor: ChangeActor? = nil
     ) -> SequencedChangeSet? {
         let update = document.update(to: bytes)
         let splice =
             recordsTransitions && update.path != .unchanged
             ? ByteSplice(range: update.oldRange, replacement: Array(bytes[update.newRange])) : nil
         return record(
-            update.changes, splice: splice, source: source, time: time, remapped: remapped, mergedBase: mergedBase)
+            update.changes, splice: splice, source: source, time: time, remapped: remapped, mergedBase: mergedBase,
+            actor: actor)
     }
 
     /// Moves the context to its file content changed by `splice` (in place: the same result as
@@ -85,18 +86,20 @@ public struct BookContext: Sendable {
     @discardableResult
     public mutating func apply(
         splice: ByteSplice, source: ChangeSource, time: Date = Date(),
-        remapped: [IdentifierRemap] = []
+        remapped: [IdentifierRemap] = [], actor: ChangeActor? = nil
     ) -> SequencedChangeSet? {
         let update = document.update(applying: splice)
         let kept = recordsTransitions && update.path != .unchanged ? splice : nil
-        return record(update.changes, splice: kept, source: source, time: time, remapped: remapped)
+        return record(update.changes, splice: kept, source: source, time: time, remapped: remapped, actor: actor)
     }
 
     /// Reports the books `ids` as updated although their `id|name|author` did not change: a
     /// member of theirs that the canonical text does not hold (a JSON file's `isbn`) was edited.
     /// Ids not in the document are skipped; nil when none is left.
     @discardableResult
-    public mutating func touch(ids: [String], source: ChangeSource, time: Date = Date()) -> SequencedChangeSet? {
+    public mutating func touch(
+        ids: [String], source: ChangeSource, time: Date = Date(), actor: ChangeActor? = nil
+    ) -> SequencedChangeSet? {
         var seen = Set<String>()
         let updated = ids.compactMap { id -> BookUpdate? in
             guard seen.insert(id).inserted, let book = document.book(id: id) else { return nil }
@@ -104,13 +107,14 @@ public struct BookContext: Sendable {
         }
         // For the journal: no content moved (an empty splice), see `replay(_:)`.
         let splice = recordsTransitions ? ByteSplice(range: 0..<0, replacement: []) : nil
-        return record(ChangeSet(updated: updated), splice: splice, source: source, time: time, remapped: [])
+        return record(
+            ChangeSet(updated: updated), splice: splice, source: source, time: time, remapped: [], actor: actor)
     }
 
     /// Sequences and logs the change set of a document update.
     private mutating func record(
         _ documentChanges: ChangeSet, splice: ByteSplice?, source: ChangeSource, time: Date,
-        remapped: [IdentifierRemap], mergedBase: UInt64? = nil
+        remapped: [IdentifierRemap], mergedBase: UInt64? = nil, actor: ChangeActor?
     ) -> SequencedChangeSet? {
         var changes = documentChanges
         resolveHeldBooks(&changes)
@@ -124,7 +128,7 @@ public struct BookContext: Sendable {
         for book in changes.deleted { versions[book.id] = nil }
         var applied = SequencedChangeSet(
             epoch: epoch, seq: seq, source: source, time: time,
-            changes: changes, remapped: remapped)
+            changes: changes, remapped: remapped, actor: actor)
         applied.mergedBase = mergedBase
         log.append(applied)
         lastChange = time

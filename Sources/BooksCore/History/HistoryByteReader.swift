@@ -93,8 +93,16 @@ public struct HistoryByteReader: Sendable {
     public mutating func changeSet() throws(HistoryFormatError) -> SequencedChangeSet {
         let epoch = try string()
         let seq = try u64()
-        let sourceByte = try u8()
-        guard sourceByte <= 1 else { throw invalid() }
+        let layout = try u8()
+        let source: ChangeSource
+        switch layout {
+        case 0: source = .file
+        case 1: source = .client
+        case 2:
+            guard let named = ChangeSource(rawValue: try string()) else { throw invalid() }
+            source = named
+        default: throw invalid()
+        }
         let time = try time()
         var changes = ChangeSet(inserted: try books())
         let updates = try count(minimumSize: 48)
@@ -105,7 +113,22 @@ public struct HistoryByteReader: Sendable {
             remapped.append(IdentifierRemap(temporaryID: try string(), permanentID: try string()))
         }
         return SequencedChangeSet(
-            epoch: epoch, seq: seq, source: sourceByte == 0 ? .file : .client, time: time, changes: changes,
-            remapped: remapped)
+            epoch: epoch, seq: seq, source: source, time: time, changes: changes, remapped: remapped,
+            actor: layout == 2 ? try actor() : nil)
+    }
+
+    /// Reads an actor (see ``HistoryByteWriter/actor(_:)``).
+    public mutating func actor() throws(HistoryFormatError) -> ChangeActor? {
+        let mask = try u8()
+        guard mask != 0 else { return nil }
+        guard mask & 0x80 != 0, mask & 0x40 == 0 else { throw invalid() }
+        var actor = ChangeActor()
+        if mask & 1 != 0 { actor.uid = try u32() }
+        if mask & 2 != 0 { actor.user = try string() }
+        if mask & 4 != 0 { actor.pid = Int32(bitPattern: try u32()) }
+        if mask & 8 != 0 { actor.program = try string() }
+        if mask & 16 != 0 { actor.host = try string() }
+        if mask & 32 != 0 { actor.editor = try string() }
+        return actor
     }
 }

@@ -47,11 +47,15 @@ public struct HistoryByteWriter: Sendable {
         for item in list { book(item) }
     }
 
-    /// Appends a change set with its seq, source, time and id remaps.
+    /// Appends a change set with its seq, source, time, id remaps and actor. The byte after the
+    /// seq says the layout: 0 or 1 (a file or client change set without an actor, as written
+    /// before attribution was kept; still read), 2 (the source's name follows, and the actor
+    /// after the remaps: ``actor(_:)``).
     public mutating func changeSet(_ change: SequencedChangeSet) {
         string(change.epoch)
         u64(change.seq)
-        u8(change.source == .file ? 0 : 1)
+        u8(2)
+        string(change.source.rawValue)
         time(change.time)
         books(change.changes.inserted)
         u64(UInt64(change.changes.updated.count))
@@ -65,5 +69,21 @@ public struct HistoryByteWriter: Sendable {
             string(remap.temporaryID)
             string(remap.permanentID)
         }
+        actor(change.actor)
+    }
+
+    /// Appends an actor: a byte with a bit for each field present (bit 7: an actor at all;
+    /// bits 0-5: uid, user, pid, program, host, editor), then those fields in that order.
+    public mutating func actor(_ actor: ChangeActor?) {
+        guard let actor else { return u8(0) }
+        let fields: [Bool] = [
+            actor.uid != nil, actor.user != nil, actor.pid != nil, actor.program != nil, actor.host != nil,
+            actor.editor != nil,
+        ]
+        u8(fields.enumerated().reduce(0x80) { $0 | ($1.element ? 1 << UInt8($1.offset) : 0) })
+        if let uid = actor.uid { u32(uid) }
+        if let user = actor.user { string(user) }
+        if let pid = actor.pid { u32(UInt32(bitPattern: pid)) }
+        for text in [actor.program, actor.host, actor.editor] { if let text { string(text) } }
     }
 }

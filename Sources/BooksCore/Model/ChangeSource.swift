@@ -4,4 +4,6 @@ public enum ChangeSource: String, Sendable, Hashable, Codable {
     case file
     /// A write requested by a client through the daemon.
     case client
+    /// A write requested over NATS (the store's `api` subject).
+    case nats
 }

@@ -23,11 +23,13 @@ public struct SequencedChangeSet: Sendable, Hashable, Codable {
     /// For a file edit that undid recent client writes (a save that stands as written): the seqs
     /// of those writes.
     public var reverts: [UInt64]?
+    /// Who made it, as far as known (nil in history written before attribution was kept).
+    public var actor: ChangeActor?
 
     /// Creates a sequenced change set.
     public init(
         epoch: String, seq: UInt64, source: ChangeSource, time: Date,
-        changes: ChangeSet, remapped: [IdentifierRemap] = []
+        changes: ChangeSet, remapped: [IdentifierRemap] = [], actor: ChangeActor? = nil
     ) {
         self.epoch = epoch
         self.seq = seq
@@ -35,5 +37,6 @@ public struct SequencedChangeSet: Sendable, Hashable, Codable {
         self.time = time
         self.changes = changes
         self.remapped = remapped
+        self.actor = actor
     }
 }

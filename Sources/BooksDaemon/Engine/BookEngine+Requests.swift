@@ -98,7 +98,10 @@ extension BookEngine: SocketServerDelegate {
             channel?.send(.failure(request.id, error), to: connection)
             return
         }
-        var write = PendingWrite(requestID: request.id, connection: connection, operation: operation)
+        let overNATS = NATSRequestResponder.owns(connection)
+        var write = PendingWrite(
+            requestID: request.id, connection: connection, operation: operation, source: overNATS ? .nats : .client,
+            actor: overNATS ? .nats : peer.actor)
         if case .insert(let drafts) = operation {
             // Ids are fixed when the write is accepted, so a retried write that did land is not
             // inserted twice.

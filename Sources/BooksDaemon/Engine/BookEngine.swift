@@ -119,9 +119,11 @@ public final class BookEngine: Sendable {
         settings = Mutex(configuration)
         writers = Mutex((configuration.writerUIDs, configuration.writerGroups))
         let machineConfiguration = Self.machineConfiguration(configuration, store: store)
-        machine = Mutex(
+        var initial =
             restored.map { ReconcilerStateMachine(configuration: machineConfiguration, restoring: $0) }
-                ?? ReconcilerStateMachine(configuration: machineConfiguration, epoch: epoch))
+            ?? ReconcilerStateMachine(configuration: machineConfiguration, epoch: epoch)
+        initial.attribution = ReconcilerAttribution(userName: { UserNames.shared.name(of: $0) })
+        machine = Mutex(initial)
         publishedSeq.store(restored?.seq ?? 0, ordering: .relaxed)
         summary = Mutex(
             StoreStatus(

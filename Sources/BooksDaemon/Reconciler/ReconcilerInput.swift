@@ -87,13 +87,22 @@ public struct PendingWrite: Sendable {
     /// Ids the daemon gave to this write's inserts; kept across retries, so a retry of a write
     /// that did land finds its books instead of adding them twice.
     public var assignedIDs: [String]
+    /// Where the write came from: `client` (the socket) or `nats`.
+    public var source: ChangeSource
+    /// Who asked for it (the socket peer's credentials and program; ``ChangeActor/nats``).
+    public var actor: ChangeActor?
 
     /// Creates a pending write.
-    public init(requestID: String, connection: ConnectionID, operation: WriteOperation, assignedIDs: [String] = []) {
+    public init(
+        requestID: String, connection: ConnectionID, operation: WriteOperation, assignedIDs: [String] = [],
+        source: ChangeSource = .client, actor: ChangeActor? = nil
+    ) {
         self.requestID = requestID
         self.connection = connection
         self.operation = operation
         self.assignedIDs = assignedIDs
+        self.source = source
+        self.actor = actor
     }
 }
 

@@ -15,7 +15,7 @@ extension ReconcilerStateMachine {
         else { return loaded(snapshot) }
         lastLoggedProblem = nil
         var actions: [ReconcilerAction] = []
-        actions += applyFileEdit(identity: identity) { $0.apply(bytes: canonical, source: .file) }
+        actions += applyFileEdit(identity: identity) { $0.apply(bytes: canonical, source: .file, actor: $1) }
         actions += Self.loadedLog(context.document)
         return actions + afterFileChange()
     }
@@ -24,6 +24,6 @@ extension ReconcilerStateMachine {
     /// every subscriber of the store sees its books go, as it saw them come.
     mutating func retired() -> [ReconcilerAction] {
         guard !context.document.bytes.isEmpty else { return [] }
-        return applyFileEdit(identity: nil) { $0.apply(bytes: [], source: .file) } + [.publishStatus]
+        return applyFileEdit(identity: nil) { $0.apply(bytes: [], source: .file, actor: $1) } + [.publishStatus]
     }
 }

@@ -114,12 +114,13 @@ extension ReconcilerStateMachine {
                 actions += applyTheirsFirst(content: canonical, ours: Set(writes.flatMap(\.assignedIDs)))
                 self.identity = identity
                 fileState = .present
-                if let applied = context.apply(bytes: canonical, source: .client) {
+                let (source, actor) = commitAttribution(writes)
+                if let applied = context.apply(bytes: canonical, source: source, actor: actor) {
                     revertDetector.record(applied.changes)
                     actions.append(.broadcast(applied))
                 }
             } else {
-                actions += applyFileEdit(identity: identity) { $0.apply(splice: splice, source: .file) }
+                actions += applyFileEdit(identity: identity) { $0.apply(splice: splice, source: .file, actor: $1) }
             }
             return nil
         }
@@ -172,20 +173,20 @@ extension ReconcilerStateMachine {
         }
         // Without client writes, the save only gave ids to rows typed by hand: that change is the
         // hand edit's, so it is reported with source `file`.
-        let source: ChangeSource = commit.accepted.isEmpty ? .file : .client
+        let (source, actor) = commitAttribution(commit.accepted.map(\.ticket))
         let base = result.lateEdit == nil ? [] : context.document.bytes  // rare: keep a copy
         let applied: SequencedChangeSet?
         if let content = separateForeignEdits(result, into: &actions) {
-            applied = context.apply(bytes: content, source: source, remapped: result.remapped)
+            applied = context.apply(bytes: content, source: source, remapped: result.remapped, actor: actor)
         } else {
-            applied = context.apply(splice: result.splice, source: source, remapped: result.remapped)
+            applied = context.apply(splice: result.splice, source: source, remapped: result.remapped, actor: actor)
         }
         if let applied {
             actions.append(.broadcast(applied))
-            if source == .client { revertDetector.record(applied.changes, seq: applied.seq) }
+            if source != .file { revertDetector.record(applied.changes, seq: applied.seq) }
             let c = applied.changes
             // Named as the feed names its source: a save that only gave ids to typed rows is a file edit.
-            let what = source == .client ? "client write" : "file edit (ids given to new rows)"
+            let what = source != .file ? "\(source.rawValue) write" : "file edit (ids given to new rows)"
             actions.append(
                 .log(
                     .info,
@@ -227,7 +228,9 @@ extension ReconcilerStateMachine {
         switch result {
         case .success(let written):
             identity = written.identity
-            if let applied = context.apply(bytes: merged, source: .file) { actions.append(.broadcast(applied)) }
+            if let applied = context.apply(bytes: merged, source: .file, actor: fileActor()) {
+                actions.append(.broadcast(applied))
+            }
             if let again = written.lateEdit {
                 actions.append(
                     .keepInRecoveryFile(again, message: "another late write to the replaced book file was kept in"))
@@ -318,7 +321,7 @@ extension ReconcilerStateMachine {
         let document = BookDocument(parsing: content, lineLimit: configuration.maxLineBytes, previous: context.document)
         let edits = ours.compactMap { id in document.lineIndex(ofBook: id).map { DocumentEdit.delete(line: $0) } }
         let theirs = edits.isEmpty ? content : document.rendering(edits)
-        guard let applied = context.apply(bytes: theirs, source: .file) else { return [] }
+        guard let applied = context.apply(bytes: theirs, source: .file, actor: fileActor()) else { return [] }
         return [
             .broadcast(applied),
             .log(.info, "a file edit raced with a client write; reported separately", seq: applied.seq),

@@ -33,7 +33,7 @@ extension ReconcilerStateMachine {
         switch (snapshot, pending.observed) {
         case (.missing, nil):
             actions.append(.log(.notice, "\(pending.reason), and stayed so: all books are gone"))
-            actions += applyFileEdit(identity: nil) { $0.apply(bytes: [], source: .file) }
+            actions += applyFileEdit(identity: nil) { $0.apply(bytes: [], source: .file, actor: $1) }
             actions.append(.publishStatus)
         case (.present(let canonical, let identity), .some(let seen))
         where ByteComparison.equal(canonical, seen) && !pending.locks.isEmpty:
@@ -42,12 +42,12 @@ extension ReconcilerStateMachine {
             if let stale = mergeStaleSave(ByteSplice(from: context.document.bytes, to: canonical)) {
                 actions += applyStaleSave(stale, identity: identity)
             } else {
-                actions += applyFileEdit(identity: identity) { $0.apply(bytes: canonical, source: .file) }
+                actions += applyFileEdit(identity: identity) { $0.apply(bytes: canonical, source: .file, actor: $1) }
                 actions.append(.publishStatus)
             }
         case (.present(let canonical, let identity), .some(let seen)) where ByteComparison.equal(canonical, seen):
             actions.append(.log(.notice, "\(pending.reason), and it stood still: applying it"))
-            actions += applyFileEdit(identity: identity) { $0.apply(bytes: canonical, source: .file) }
+            actions += applyFileEdit(identity: identity) { $0.apply(bytes: canonical, source: .file, actor: $1) }
             actions.append(.publishStatus)
         default:
             actions += refresh(mayDefer: false)  // it moved on: compare again

@@ -31,7 +31,7 @@ extension ReconcilerStateMachine {
                 actions += scheduleConfirmation(observed: canonical, reason: reason)
             } else {
                 lastLoggedProblem = nil
-                actions += applyFileEdit(identity: identity) { $0.apply(bytes: canonical, source: .file) }
+                actions += applyFileEdit(identity: identity) { $0.apply(bytes: canonical, source: .file, actor: $1) }
             }
         }
         return actions + afterFileChange()

@@ -6,7 +6,7 @@ extension ReconcilerStateMachine {
     /// longer in the file is not reported again.
     mutating func unknownMembersEdited(_ ids: [String], reportedAfter after: UInt64) -> [ReconcilerAction] {
         let unreported = ids.filter { context.version(of: $0) <= after }
-        guard let applied = context.touch(ids: unreported, source: .file) else { return [] }
+        guard let applied = context.touch(ids: unreported, source: .file, actor: fileActor()) else { return [] }
         return [
             .broadcast(applied),
             .log(

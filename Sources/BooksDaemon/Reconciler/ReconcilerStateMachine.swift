@@ -113,6 +113,11 @@ public struct ReconcilerStateMachine: Sendable {
     var nextConflictID = 1
     /// The seqs of client writes that file edits standing as written undid lately (for `status`).
     public internal(set) var recentReverts: [UInt64] = []
+    /// How hand edits are attributed (the file owner's name).
+    public var attribution = ReconcilerAttribution()
+    /// What an editor's swap or lock file says about the edit being applied, when the engine found
+    /// such evidence; nil: hand edits are attributed to the file's owner.
+    public var editorEvidence: EditorEvidence?
 
     /// Creates the machine with no books, in a new epoch, until ``ReconcilerInput/loaded(_:)``.
     public init(configuration: Configuration, epoch: String? = nil) {
@@ -287,7 +292,9 @@ public struct ReconcilerStateMachine: Sendable {
             lastLoggedProblem = error.description
             return [.log(.error, "cannot use the book file: \(error)")] + reread
         case .missing:
-            if context.bookCount == 0 { return applyFileEdit(identity: nil) { $0.apply(bytes: [], source: .file) } }
+            if context.bookCount == 0 {
+                return applyFileEdit(identity: nil) { $0.apply(bytes: [], source: .file, actor: $1) }
+            }
             return scheduleConfirmation(observed: nil, reason: "the file disappeared")
         case .unchanged(let identity):
             lastLoggedProblem = nil
@@ -308,7 +315,7 @@ public struct ReconcilerStateMachine: Sendable {
                     observed: splice.applied(to: context.document.bytes), reason: "a save from a stale buffer",
                     locks: editorLocks)
             }
-            return applyFileEdit(identity: identity) { $0.apply(splice: splice, source: .file) }
+            return applyFileEdit(identity: identity) { $0.apply(splice: splice, source: .file, actor: $1) }
         }
     }
 
@@ -320,15 +327,16 @@ public struct ReconcilerStateMachine: Sendable {
     /// Applies a file edit with `change`: broadcast, then logs (subscribers first).
     mutating func applyFileEdit(
         identity: FileIdentity?,
-        _ change: (inout BookContext) -> SequencedChangeSet?
+        _ change: (inout BookContext, ChangeActor) -> SequencedChangeSet?
     ) -> [ReconcilerAction] {
+        let actor = fileActor(identity)
         confirmationGeneration += 1
         confirmation = nil
         fileState = identity == nil ? .missing : .present
         self.identity = identity
         var actions: [ReconcilerAction] = []
         let before = context.document.badLineCount
-        if var applied = change(&context) {
+        if var applied = change(&context, actor) {
             let reverted = revertDetector.isEmpty ? nil : revertDetector.reverted(by: applied.changes)
             if reverted != nil {
                 applied.reverts = revertDetector.revertedSeqs

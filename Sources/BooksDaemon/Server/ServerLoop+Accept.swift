@@ -31,7 +31,9 @@ extension ServerLoop {
             var cred = books_ucred()
             let peer =
                 books_peer_credentials(fd, &cred) == 0
-                ? PeerCredentials(pid: cred.pid, uid: cred.uid, gid: cred.gid)
+                ? PeerCredentials(
+                    pid: cred.pid, uid: cred.uid, gid: cred.gid, user: UserNames.shared.name(of: cred.uid),
+                    program: processName(pid: cred.pid))
                 : PeerCredentials(pid: 0, uid: UInt32.max, gid: UInt32.max)
             let perUID = configuration.effectiveMaxClientsPerUID
             if perUID > 0, connectionsPerUID[peer.uid, default: 0] >= perUID,

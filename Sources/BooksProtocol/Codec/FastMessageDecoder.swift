@@ -38,6 +38,7 @@ enum FastMessageDecoder {
         var more: Bool?
         var merged: Event.MergedFrom?
         var reverts: [UInt64]?
+        var actor: ChangeActor?
         var id: String?
         var ok: Bool?
         var result: ReplyResult?
@@ -65,6 +66,7 @@ enum FastMessageDecoder {
             case "more": return optional(&s, &more) { $0.bool() }
             case "merged": return optional(&s, &merged, FastMessageDecoder.mergedFrom)
             case "reverts": return optional(&s, &reverts, FastMessageDecoder.seqs)
+            case "actor": return optional(&s, &actor, FastMessageDecoder.actor)
             case "id": return optional(&s, &id) { $0.string() }
             case "ok": return optional(&s, &ok) { $0.bool() }
             case "result": return optional(&s, &result, FastMessageDecoder.result)
@@ -79,7 +81,7 @@ enum FastMessageDecoder {
                 var event = Event(
                     event: kind, epoch: epoch, seq: seq, source: source, time: time, inserted: inserted,
                     updated: updated, deleted: deleted, books: books, reason: reason, more: more,
-                    store: store)
+                    store: store, actor: actor)
                 event.merged = merged
                 event.reverts = reverts
                 return .event(event)
@@ -283,7 +285,7 @@ enum FastMessageDecoder {
     }
 
     /// Marks `bit` in `seen`; false when it was already marked (a duplicate key).
-    @inline(__always) private static func once(_ seen: inout Int, _ bit: Int) -> Bool {
+    @inline(__always) static func once(_ seen: inout Int, _ bit: Int) -> Bool {
         guard seen & bit == 0 else { return false }
         seen |= bit
         return true

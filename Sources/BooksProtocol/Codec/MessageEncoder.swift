@@ -32,6 +32,10 @@ public enum MessageEncoder {
             w.key("time", first: &first)
             w.string(time)
         }
+        if let actor = event.actor {
+            w.key("actor", first: &first)
+            w.actor(actor)
+        }
         if let inserted = event.inserted {
             w.key("inserted", first: &first)
             w.books(inserted)
@@ -124,7 +128,7 @@ public enum MessageEncoder {
         var event = Event(
             event: .change, epoch: change.epoch, seq: change.seq, source: change.source,
             time: ISO8601.format(change.time), inserted: visible.inserted,
-            updated: visible.updated, deleted: visible.deleted, store: store)
+            updated: visible.updated, deleted: visible.deleted, store: store, actor: change.actor)
         event.merged = change.mergedBase.map { Event.MergedFrom(base: $0) }
         event.reverts = change.reverts
         return event

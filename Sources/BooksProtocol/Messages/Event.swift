@@ -44,11 +44,14 @@ public struct Event: Sendable, Hashable, Codable {
         /// Creates the marker.
         public init(base: UInt64) { self.base = base }
     }
+    /// `change`: who made it, as far as the daemon knows (nil from daemons that did not keep it).
+    public var actor: ChangeActor?
 
     public init(
         event: Kind, epoch: String, seq: UInt64, source: ChangeSource? = nil, time: String? = nil,
         inserted: [Book]? = nil, updated: [BookUpdate]? = nil, deleted: [Book]? = nil,
-        books: [Book]? = nil, reason: String? = nil, more: Bool? = nil, store: String? = nil
+        books: [Book]? = nil, reason: String? = nil, more: Bool? = nil, store: String? = nil,
+        actor: ChangeActor? = nil
     ) {
         self.event = event
         self.store = store
@@ -62,6 +65,7 @@ public struct Event: Sendable, Hashable, Codable {
         self.books = books
         self.reason = reason
         self.more = more
+        self.actor = actor
     }
 
     /// Event kinds.

@@ -12,9 +12,10 @@ enum CommandCatalog {
             .flag("initial", "first print every matching book as an insert (seq of the snapshot); implies --mirror"),
             .flag("mirror", "keep a copy of the matching books, to print missed changes exactly after a resync"),
             .value(
-                "since", "EPOCH:SEQ",
+                "since", "WHEN",
                 "resume after this cursor (of a --json line); a plain SEQ: after that seq of the current epoch "
-                    + "(0: every change still available); with --nats also an ISO 8601 TIME"),
+                    + "(0: every change still available); with --nats also a time: -10m, -2h, -3d, today, "
+                    + "yesterday or ISO 8601"),
             .value("cursor-file", "PATH", "resume after the cursor saved in PATH; save each printed change's cursor"),
             .value("count", "N", "exit after N change sets"),
             .flag("once", "exit after one change set (--count 1)"),
@@ -38,7 +39,7 @@ enum CommandCatalog {
             """
             --json output: exactly one JSON object per changed book per line, written as each change arrives:
               {"seq":N,"kind":"insert"|"update"|"delete",\
-            "id":"…","name":"…","author":"…","source":"file"|"client"}
+            "id":"…","name":"…","author":"…","source":"file"|"client"|"nats"}
             A delete carries the last known name and author; an update the new values, followed by "oldName" and \
             "oldAuthor". "source" is "resync" for changes computed from a snapshot after a reconnect and "snapshot" \
             for --initial lines. Without --mirror, a gap is one line
@@ -47,8 +48,12 @@ enum CommandCatalog {
             """,
             """
             Cursors: every --json line also carries "epoch" and "time" (ISO 8601, when the daemon applied the \
-            change; booksctl's clock for resync and snapshot lines). --since EPOCH:SEQ (socket) resumes after that \
-            change: the daemon replays what came later. --cursor-file PATH does the same with the cursor saved in \
+            change; booksctl's clock for resync and snapshot lines), and "actor" when the daemon said who made \
+            the change: {"uid","user","pid","program"} for a client (from the kernel, not the client's word), \
+            {"program":"nats"} for a NATS write, {"uid","user","editor":"unknown"} (the file's owner) or the \
+            editor's {"user","host","pid","editor"} for a hand edit. --since EPOCH:SEQ (socket) resumes after that \
+            change: the daemon replays what came later; a plain SEQ means that seq of the daemon's current epoch. \
+            Times (-10m, today, 2026-12-01T08:30) work with --nats only for now; on the socket they are refused. --cursor-file PATH does the same with the cursor saved in \
             PATH (none yet: start now) and rewrites PATH atomically (temporary file + rename) after each printed \
             change set, or after each --exec run, so a restarted booksctl goes on where it stopped. A stale \
             cursor (a new epoch, or history trimmed) resyncs: one "kind":"resync" line, then the changes from the \

@@ -46,15 +46,15 @@ struct ChangeLineFormatter: Sendable {
         let cursor = Cursor(epoch: update.epoch, seq: update.seq, time: update.time.map(ISO8601.format))
         if json {
             // The parts shared by every line of the update are encoded once.
-            let parts = JSONParts(cursor: cursor, source: source)
+            let parts = JSONParts(cursor: cursor, source: source, actor: update.actor)
             for book in update.changes.inserted { body(parts.line(parts.insert, book, nil)) }
             for change in update.changes.updated { body(parts.line(parts.update, change.new, change.old)) }
             for book in update.changes.deleted { body(parts.line(parts.delete, book, nil)) }
             return
         }
-        for book in update.changes.inserted { body(line(cursor, "insert", book, nil, source)) }
-        for change in update.changes.updated { body(line(cursor, "update", change.new, change.old, source)) }
-        for book in update.changes.deleted { body(line(cursor, "delete", book, nil, source)) }
+        for book in update.changes.inserted { body(textLine(cursor, "insert", book, nil, source)) }
+        for change in update.changes.updated { body(textLine(cursor, "update", change.new, change.old, source)) }
+        for book in update.changes.deleted { body(textLine(cursor, "delete", book, nil, source)) }
     }
 
     /// The bytes of a `--json` line that are the same for every book of one update: exactly what
@@ -66,14 +66,14 @@ struct ChangeLineFormatter: Sendable {
         let source: [UInt8]
         let tail: [UInt8]
 
-        init(cursor: Cursor, source: String) {
+        init(cursor: Cursor, source: String, actor: ChangeActor? = nil) {
             func head(_ kind: String) -> [UInt8] { Array(#"{"seq":\#(cursor.seq),"kind":"\#(kind)","id":"#.utf8) }
             insert = head("insert")
             update = head("update")
             delete = head("delete")
             self.source = Array((#","source":"# + JSONLine.string(source)).utf8)
-            tail = Array(
-                ("," + cursor.jsonPairs.map { JSONLine.string($0.0) + ":" + $0.1 }.joined(separator: ",") + "}").utf8)
+            let pairs = cursor.jsonPairs + (actor.map { [("actor", JSONLine.actor($0))] } ?? [])
+            tail = Array(("," + pairs.map { JSONLine.string($0.0) + ":" + $0.1 }.joined(separator: ",") + "}").utf8)
         }
 
         /// One line: `head` (seq and kind), the book, the source, the old values, the cursor.
@@ -99,9 +99,11 @@ struct ChangeLineFormatter: Sendable {
     }
 
     /// `{"seq":N,"kind":…,"id":…,"name":…,"author":…,"source":…[,"oldName":…,"oldAuthor":…],
-    /// "epoch":…,"time":…}` (`epoch` and `time` only when `cursor` is given).
+    /// "epoch":…,"time":…[,"actor":{…}]}` (`epoch` and `time` only when `cursor` is given,
+    /// `actor` when the daemon said who made the change).
     static func jsonLine(
-        seq: UInt64, kind: String, book: Book, old: Book?, source: String, cursor: Cursor? = nil
+        seq: UInt64, kind: String, book: Book, old: Book?, source: String, cursor: Cursor? = nil,
+        actor: ChangeActor? = nil
     ) -> String {
         var pairs: [(String, String)] = [
             ("seq", String(seq)), ("kind", JSONLine.string(kind)), ("id", JSONLine.string(book.id)),
@@ -113,6 +115,7 @@ struct ChangeLineFormatter: Sendable {
             pairs.append(("oldAuthor", JSONLine.string(old.author)))
         }
         if let cursor { pairs += cursor.jsonPairs }
+        if let actor { pairs.append(("actor", JSONLine.actor(actor))) }
         return JSONLine.object(pairs)
     }
 
@@ -131,9 +134,8 @@ struct ChangeLineFormatter: Sendable {
             + "changes before this point were not replayed; use --mirror to get them"
     }
 
-    private func line(_ cursor: Cursor, _ kind: String, _ book: Book, _ old: Book?, _ source: String) -> String {
+    private func textLine(_ cursor: Cursor, _ kind: String, _ book: Book, _ old: Book?, _ source: String) -> String {
         let seq = cursor.seq
-        if json { return Self.jsonLine(seq: seq, kind: kind, book: book, old: old, source: source, cursor: cursor) }
         let text = { (b: Book) in "\(TextCell.escape(b.name)) — \(TextCell.escape(b.author))" }
         let label: String
         switch kind {

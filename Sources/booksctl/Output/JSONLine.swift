@@ -9,4 +9,17 @@ enum JSONLine {
     static func object(_ pairs: [(String, String)]) -> String {
         "{" + pairs.map { string($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
     }
+
+    /// `actor` as an object of the members known, in the order uid, user, pid, program, host,
+    /// editor (the daemon's `"actor"`).
+    static func actor(_ actor: ChangeActor) -> String {
+        var pairs: [(String, String)] = []
+        if let uid = actor.uid { pairs.append(("uid", String(uid))) }
+        if let user = actor.user { pairs.append(("user", string(user))) }
+        if let pid = actor.pid { pairs.append(("pid", String(pid))) }
+        if let program = actor.program { pairs.append(("program", string(program))) }
+        if let host = actor.host { pairs.append(("host", string(host))) }
+        if let editor = actor.editor { pairs.append(("editor", string(editor))) }
+        return object(pairs)
+    }
 }

@@ -1,3 +1,4 @@
+import BooksProtocol
 import FoundationEssentials
 
 /// `subscribe --since`, one meaning on both transports: resume *after* a booksd position.
@@ -5,23 +6,21 @@ import FoundationEssentials
 /// - `EPOCH:SEQ` (a cursor of a `--json` line): after change set SEQ of lineage EPOCH;
 /// - `SEQ` (a number): after change set SEQ of the daemon's current lineage (`0`: every change
 ///   set it can still replay: from the socket, its change log; over NATS, the stream);
-/// - an ISO 8601 time (`--nats` only: the stream keeps when each message was stored): from the
-///   first change set stored at or after it.
+/// - a time (`--nats` only: the stream keeps when each message was stored): `-10m`, `-2h`, `-3d`,
+///   `today`, `yesterday`, an ISO 8601 date or time; from the first change set stored at or after it.
 enum SinceOption: Sendable, Equatable {
     case cursor(Cursor)
     case seq(UInt64)
     case time(Date)
 
-    /// Parses the value of `--since`; nil for anything else.
-    init?(parsing text: String) {
-        if let seq = UInt64(text) {
-            self = .seq(seq)
-        } else if let date = try? Date(text, strategy: .iso8601) {
-            self = .time(date)
-        } else if let cursor = Cursor(parsing: text), Cursor.isDaemonEpoch(cursor.epoch) {
-            self = .cursor(cursor)
-        } else {
-            return nil
+    /// Parses the value of `--since` (a WHEN: ``HistoryPoint``; relative times count back from
+    /// `now`, local times are in `zone`); nil for anything else.
+    init?(parsing text: String, now: Date = Date(), zone: HistoryTimeZone = .system) {
+        switch try? HistoryPoint.parse(text, now: now, zone: zone) {
+        case .seq(let seq): self = .seq(seq)
+        case .time(let date): self = .time(date)
+        case .cursor(let epoch, let seq): self = .cursor(Cursor(epoch: epoch, seq: seq))
+        case nil: return nil
         }
     }
 
@@ -39,7 +38,7 @@ enum SinceOption: Sendable, Equatable {
                 throw SubscribeFailure(
                     description: """
                         --since needs a cursor EPOCH:SEQ (as printed by subscribe --json), a SEQ, or (with --nats) \
-                        an ISO 8601 time, not '\(since)'
+                        a time (-10m, -2h, -3d, today, yesterday, ISO 8601), not '\(since)'
                         hint: EPOCH is the daemon's, a UUID (booksctl status shows it); e.g. --since \
                         5A09FBA9-438A-4C0B-9F6E-2B3D6E7F8A90:17
                         """)

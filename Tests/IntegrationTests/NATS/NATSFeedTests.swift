@@ -29,7 +29,7 @@ struct NATSFeedTests {
         let lines = subscriber.lines
         #expect(lines.map(\.seq) == Array(1...6))
         #expect(lines.map(\.kind) == ["insert", "insert", "insert", "insert", "update", "delete"])
-        #expect(lines.map(\.source) == ["file", "file", "client", "client", "file", "file"])
+        #expect(lines.map(\.source) == ["file", "file", "client", "nats", "file", "file"])
         #expect(lines[4].author == "Jane Austen" && lines[5].id == "1")
 
         let fileBooks = try daemon.fileBooks().sorted { $0.id < $1.id }
