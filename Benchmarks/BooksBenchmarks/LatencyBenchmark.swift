@@ -127,6 +127,13 @@ struct LatencyBenchmark {
             for _ in 0..<options.edits(forRows: rows) {
                 // Let late lines from the previous edit (and a peer's re-read) pass first.
                 cell.unexpected += unexpectedCount(child.drain(quiet: settle, cap: 10_000_000_000), peer: peer)
+                if let preparation = kind.preparation {
+                    let (prepared, at) = file.perform(preparation)
+                    cell.unexpected +=
+                        awaitChange(prepared, from: child, peer: peer, since: at, timeoutNS: timeoutNS)
+                        .unexpected
+                    cell.unexpected += unexpectedCount(child.drain(quiet: settle, cap: 10_000_000_000), peer: peer)
+                }
                 let (expected, at) = file.perform(kind)
                 let outcome = awaitChange(expected, from: child, peer: peer, since: at, timeoutNS: timeoutNS)
                 cell.unexpected += outcome.unexpected
@@ -218,7 +225,9 @@ struct LatencyBenchmark {
                 + "`sed -i`) to the `read()` of the matching line from the subscriber's stdout pipe, both on "
                 + "CLOCK_MONOTONIC in the benchmark process. Edits: **append** one row (O_APPEND write, close); "
                 + "**in-place rewrite** (O_TRUNC, whole file with one name changed, close); **atomic replace** "
-                + "(temp file + rename, one row deleted); **sed -i** changing one name. Every line is checked: the "
+                + "(temp file + rename, one row deleted); **sed -i** changing one name; **append after sed -i** (a sed -i, its "
+                + "change awaited untimed, then one timed append: the first event after a rename changed the "
+                + "file's inode). Every line is checked: the "
                 + "right id and kind (booksd also `source: file`); other lines count as unexpected. Peers run one "
                 + "at a time on the same file and edit sequence: `inotifywait -m` on the directory (floor: first "
                 + "event naming books.txt), `booksctl subscribe --json` against a private booksd (default "

@@ -11,6 +11,12 @@ enum LiveEditKind: String, Sendable, CaseIterable {
     case replace = "atomic replace"
     /// `sed -i` changing one row's name (timed from sed's exit): one update.
     case sed = "sed -i"
+    /// One append right after a `sed -i` (the sed's change is awaited first, untimed): the next
+    /// event on a file whose identity (inode) a rename has just changed.
+    case appendAfterSed = "append after sed -i"
+
+    /// The edit made (and awaited, untimed) before each timed one, if any.
+    var preparation: LiveEditKind? { self == .appendAfterSed ? .sed : nil }
 
     var slug: String {
         switch self {
@@ -18,6 +24,7 @@ enum LiveEditKind: String, Sendable, CaseIterable {
         case .rewrite: "rewrite"
         case .replace: "replace"
         case .sed: "sed"
+        case .appendAfterSed: "append-after-sed"
         }
     }
 }
@@ -54,7 +61,7 @@ struct LiveBookFile {
     mutating func perform(_ kind: LiveEditKind) -> (expected: ExpectedChange, at: UInt64) {
         counter += 1
         switch kind {
-        case .append:
+        case .append, .appendAfterSed:
             let row = generator.row()
             let id = String(decoding: row[..<36], as: UTF8.self)
             content += row

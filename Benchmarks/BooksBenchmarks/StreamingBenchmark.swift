@@ -21,6 +21,9 @@ struct StreamingBenchmark {
         var fileMB = 0.0
         var readyMS: [Double] = []
         var subscriberHWMMB: [Double] = []
+        /// The subscriber's anonymous resident memory (RssAnon) at the same moment: VmHWM also
+        /// counts the shared libraries' file pages it touched, the same at any file size.
+        var subscriberAnonMB: [Double] = []
         var changeMS: [Double] = []
         var listMS: [Double] = []
         var listHWMMB = 0.0
@@ -112,6 +115,7 @@ struct StreamingBenchmark {
         }
         row.readyMS.append(Double(ready - start) / 1e6)
         row.subscriberHWMMB.append(Double(ProcStatus.kB("VmHWM", pid: child.pid)) / 1024)
+        row.subscriberAnonMB.append(Double(ProcStatus.kB("RssAnon", pid: child.pid)) / 1024)
     }
 
     /// One `booksctl list --json > /dev/null`: wall time and the client's peak memory.

@@ -24,17 +24,20 @@ extension StreamingBenchmark {
             `booksctl subscribe --json` (no mirror): ready = from `posix_spawn` until booksd counts it as a \
             subscriber (`status` polled every 1 ms), 5 starts per size; "write → printed" = a client insert until \
             booksctl printed its line. `booksctl list --json > /dev/null` of every book: wall time, median of 3; \
-            the Python peer reads and parses the same file into a dict (`parse_peer.py`, median of 3).
+            the Python peer reads and parses the same file into a dict (`parse_peer.py`, median of 3). \
+            Subscriber VmHWM is its peak resident size (max of the 5 runs), read after its line was printed; \
+            "anon" is its RssAnon then (the rest are the shared libraries' file pages).
             """)
         md.append("")
         md.append(
-            "| rows | file MB | subscribe ready ms (median / max) | subscriber VmHWM MB | write → printed ms "
+            "| rows | file MB | subscribe ready ms (median / max) | subscriber VmHWM MB (anon) | write → printed ms "
                 + "| list --json s | list client VmHWM MB | Python read+parse s | booksd idle MB |")
         md.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in rows {
             md.append(
                 "| \(CoreReport.rows(r.rows)) | \(f(r.fileMB, 1)) | \(ms(median(r.readyMS))) / "
-                    + "\(ms(r.readyMS.max() ?? .nan)) | \(f(r.subscriberHWMMB.max() ?? .nan, 1)) | "
+                    + "\(ms(r.readyMS.max() ?? .nan)) | \(f(r.subscriberHWMMB.max() ?? .nan, 1)) "
+                    + "(\(f(r.subscriberAnonMB.max() ?? .nan, 1))) | "
                     + "\(ms(median(r.changeMS))) | \(f(median(r.listMS) / 1000, 2)) | \(f(r.listHWMMB, 1)) | "
                     + "\(f(r.pythonParseMS / 1000, 2)) | \(f(r.daemonIdleMB, 1)) |")
         }
