@@ -12,7 +12,8 @@ import Testing
             id: 3,
             conflict: MergeConflict(
                 id: "b2", kind: .name, base: Book(id: "b2", name: "Old", author: "A"),
-                mine: Book(id: "b2", name: "Vim \"Title\"\n", author: "A"), theirs: Book(id: "b2", name: "Client", author: "A")),
+                mine: Book(id: "b2", name: "Vim \"Title\"\n", author: "A"),
+                theirs: Book(id: "b2", name: "Client", author: "A")),
             seq: 9, baseSeq: 7, time: Date(timeIntervalSince1970: 1_764_633_600.25), who: "ann@host pid 42"),
         RecordedConflict(
             id: 4,

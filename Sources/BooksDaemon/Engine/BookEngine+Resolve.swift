@@ -9,7 +9,8 @@ extension BookEngine {
     func accept(resolve request: Request, from connection: ConnectionID, peer: PeerCredentials) {
         guard let id = request.conflict, let side = request.take else {
             let error = ProtocolError(
-                .invalidArgument, "resolve needs \"conflict\" (a conflict number) and \"take\" (\"mine\" or \"theirs\")")
+                .invalidArgument, "resolve needs \"conflict\" (a conflict number) and \"take\" (\"mine\" or \"theirs\")"
+            )
             channel?.send(.failure(request.id, error), to: connection)
             return
         }

@@ -93,7 +93,13 @@ extension ReconcilerStateMachine {
         _ id: Int, take side: ConflictSide, requestID: String, connection: ConnectionID
     ) -> [ReconcilerAction] {
         guard let index = conflicts.firstIndex(where: { $0.id == id }) else {
-            return [.reply(.failure(requestID, ProtocolError(.notFound, "no unsettled conflict \(id) (booksctl conflicts lists them)")), to: connection)]
+            return [
+                .reply(
+                    .failure(
+                        requestID,
+                        ProtocolError(.notFound, "no unsettled conflict \(id) (booksctl conflicts lists them)")),
+                    to: connection)
+            ]
         }
         let recorded = conflicts.remove(at: index)
         var actions: [ReconcilerAction] = [.storeConflicts(conflicts)]

@@ -74,7 +74,8 @@ enum ConflictsCommand {
             return .failure(Failure("'\(shown)' names several books with conflicts; give the conflict number"))
         }
         let numbers = matching.map { String($0.id) }.joined(separator: ", ")
-        return .failure(Failure("book \(TextCell.escape(matching[0].conflict.id)) has conflicts \(numbers): give one number"))
+        return .failure(
+            Failure("book \(TextCell.escape(matching[0].conflict.id)) has conflicts \(numbers): give one number"))
     }
 
     /// Why an argument names no single conflict.
