@@ -15,8 +15,13 @@ extension BookEngine {
             return
         }
         guard mayWrite(request, from: connection, peer: peer) else { return }
+        let overNATS = NATSRequestResponder.owns(connection)
+        let source: ChangeSource = overNATS ? .nats : .client
+        let actor: ChangeActor? = overNATS ? .nats : peer.actor
         queue.async {
-            self.run(.resolveConflict(id, take: side, requestID: request.id, connection: connection))
+            self.run(
+                .resolveConflict(
+                    id, take: side, requestID: request.id, connection: connection, source: source, actor: actor))
         }
     }
 }

@@ -90,7 +90,8 @@ extension ReconcilerStateMachine {
     /// Settles conflict `id`: taking the saver's side only drops it (their value is in the file);
     /// taking the others' side writes their value like a client write, then drops it.
     mutating func resolveConflict(
-        _ id: Int, take side: ConflictSide, requestID: String, connection: ConnectionID
+        _ id: Int, take side: ConflictSide, requestID: String, connection: ConnectionID,
+        source: ChangeSource = .client, actor: ChangeActor? = nil
     ) -> [ReconcilerAction] {
         guard let index = conflicts.firstIndex(where: { $0.id == id }) else {
             return [
@@ -122,7 +123,11 @@ extension ReconcilerStateMachine {
         }
         actions.append(
             .process(
-                .writesReceived([PendingWrite(requestID: requestID, connection: connection, operation: operation)])))
+                .writesReceived([
+                    PendingWrite(
+                        requestID: requestID, connection: connection, operation: operation, source: source,
+                        actor: actor)
+                ])))
         return actions
     }
 

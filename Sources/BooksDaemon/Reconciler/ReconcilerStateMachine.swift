@@ -154,8 +154,9 @@ public struct ReconcilerStateMachine: Sendable {
             conflicts = loaded
             nextConflictID = (loaded.map(\.id).max() ?? 0) + 1
             return []
-        case .resolveConflict(let id, let take, let requestID, let connection):
-            return resolveConflict(id, take: take, requestID: requestID, connection: connection)
+        case .resolveConflict(let id, let take, let requestID, let connection, let source, let actor):
+            return resolveConflict(
+                id, take: take, requestID: requestID, connection: connection, source: source, actor: actor)
         case .loaded(let snapshot): return loaded(snapshot)
         case .appeared(let snapshot): return appeared(snapshot)
         case .retired: return retired()

@@ -132,8 +132,12 @@ import Testing
         #expect(conflict.conflict.field == "name" && conflict.conflict.theirsValue == "Persuasion")
         #expect(conflict.who == "ana@desk pid 42" && conflict.baseSeq == 0)
         driver.locks = []
-        driver.run(.resolveConflict(conflict.id, take: .theirs, requestID: "r", connection: ConnectionID(raw: 1)))
+        let alice = ChangeActor(uid: 1000, user: "alice", pid: 42, program: "booksctl")
+        driver.run(
+            .resolveConflict(
+                conflict.id, take: .theirs, requestID: "r", connection: ConnectionID(raw: 1), actor: alice))
         #expect(driver.text == "1|Dune|Herbert\n2|Persuasion|Austen\n")
+        #expect(driver.broadcasts.last?.actor == alice && driver.broadcasts.last?.source == .client)
         #expect(driver.machine.conflicts.isEmpty && driver.storedConflicts == [])
         #expect(driver.replies.last?.1.id == "r" && driver.replies.last?.1.ok == true)
     }
