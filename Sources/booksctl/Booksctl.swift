@@ -78,6 +78,9 @@ enum Booksctl {
                 return CheckCommand.run(paths: paths, format: format, json: json, context)
             case .ping: return try await PingCommand.run(context)
             case .stores(let json): return try await StoresCommand.run(json: json, context)
+            case .conflicts(let json): return try await ConflictsCommand.run(json: json, context)
+            case .resolve(let id, let side, let json):
+                return try await ConflictsCommand.resolve(id, take: side, json: json, context)
             case .help, .completion, .version: return .success
             }
         } catch {

@@ -54,6 +54,8 @@ import Testing
                 id: "s", op: op, filter: BookFilter([BookCondition(.id, .equals, text)]),
                 resume: ResumePoint(epoch: text, seq: 9), store: text)
         case .stores: return Request(id: "st", op: op)
+        case .conflicts: return Request(id: "c", op: op, store: text)
+        case .resolve: return Request(id: "r", op: op, store: text, conflict: 3, take: .theirs)
         case .save:
             return Request(
                 id: "v", op: op, inserted: [BookInsertion(tempId: text, name: text, author: "a")],

@@ -1,4 +1,5 @@
 import BooksTestSupport
+import FoundationEssentials
 import Glibc
 import Testing
 
@@ -136,7 +137,8 @@ import Testing
     /// vim opens the file, the client changes book 2 (rename), then vim changes book 2 too and
     /// saves anyway; returns the daemon's status after the save was merged.
     func vimAndClientOnBookTwo(
-        _ name: String, vimCommand: String, expected: TestBook, _ body: (DaemonHarness) async throws -> Void = { _ in }
+        _ name: String, vimCommand: String, expected: TestBook,
+        _ body: (DaemonHarness, Subscriber) async throws -> Void = { _, _ in }
     ) async throws {
         try await scenario(name) { h, sub in
             let tmux = try await Self.openVim(h)
@@ -153,7 +155,7 @@ import Testing
             #expect(
                 await eventually(timeout: 8, interval: 0.05) { h.fileBooks[two.id] == expected },
                 "file:\n\(h.fileText)\nlog:\n\(h.daemonLog())")
-            try await body(h)
+            try await body(h, sub)
             try await Self.quit(tmux)
         }
     }
@@ -172,7 +174,7 @@ import Testing
         try await vimAndClientOnBookTwo(
             "stale-vim-conflict", vimCommand: ":%s/|\(two.name)|/|Vim Title|/",
             expected: TestBook(id: two.id, name: "Vim Title", author: two.author)
-        ) { h in
+        ) { h, _ in
             let status = try await h.status()
             let conflict = try #require(status.conflicts?.first, "no conflict in status")
             #expect(status.conflicts?.count == 1)
@@ -180,6 +182,58 @@ import Testing
             #expect(conflict.conflict.mine?.name == "Vim Title" && conflict.conflict.theirs?.name == "Client Title")
             let text = try await h.ctl(["status"])
             #expect(text.output.contains("conflicts"), "\(text)")
+        }
+    }
+
+    @Test("a same-field conflict is listed by booksctl conflicts and settled by resolve --take theirs, durably")
+    func conflictListedAndResolved() async throws {
+        let two = Books.n(2)
+        try await vimAndClientOnBookTwo(
+            "stale-vim-resolve", vimCommand: ":%s/|\(two.name)|/|Vim Title|/",
+            expected: TestBook(id: two.id, name: "Vim Title", author: two.author)
+        ) { h, sub in
+            let listed = try await Self.conflicts(h)
+            #expect(listed.count == 1, "\(listed)")
+            let conflict = try #require(listed.first, "no conflict listed")
+            #expect(conflict.id == two.id && conflict.field == "name", "\(conflict)")
+            #expect(conflict.mine == "Vim Title" && conflict.theirs == "Client Title", "\(conflict)")
+            let table = try await h.ctl(["conflicts"])
+            #expect(table.succeeded && table.output.contains("Client Title"), "\(table)")
+            let unknown = try await h.ctl(["resolve", "999", "--take", "mine"])
+            #expect(unknown.status == 5 && unknown.output.contains("no unsettled conflict 999"), "\(unknown)")
+            let resolved = try await h.ctl(["resolve", two.id, "--take", "theirs"])
+            #expect(resolved.succeeded, "booksctl resolve: \(resolved)")
+            try await checkResolved(h, sub)
+        }
+    }
+
+    /// After the conflict above was settled by taking theirs: the client's title is back in the
+    /// file and on the feed, and no conflict is kept, also after a restart.
+    func checkResolved(_ h: DaemonHarness, _ sub: Subscriber) async throws {
+        let two = Books.n(2)
+        let theirs = TestBook(id: two.id, name: "Client Title", author: two.author)
+        _ = await sub.expectEvents([.update(theirs, source: "client")], "resolve --take theirs")
+        #expect(await eventually(timeout: 8, interval: 0.05) { h.fileBooks[two.id] == theirs }, "\(h.fileText)")
+        #expect(try await Self.conflicts(h).isEmpty)
+        _ = h.daemon?.stop(grace: 5)
+        try await h.startDaemon()
+        #expect(try await Self.conflicts(h).isEmpty, "a settled conflict came back after a restart")
+    }
+
+    /// One line of `booksctl conflicts --json`.
+    struct ListedConflict: Decodable {
+        var conflict: Int
+        var id: String
+        var field: String
+        var mine: String?
+        var theirs: String?
+    }
+
+    static func conflicts(_ h: DaemonHarness) async throws -> [ListedConflict] {
+        let result = try await h.ctl(["conflicts", "--json"])
+        #expect(result.succeeded, "booksctl conflicts --json: \(result)")
+        return try result.output.split(separator: "\n").map {
+            try JSONDecoder().decode(ListedConflict.self, from: Data($0.utf8))
         }
     }
 

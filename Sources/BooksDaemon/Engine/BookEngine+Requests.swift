@@ -41,6 +41,8 @@ extension BookEngine: SocketServerDelegate {
         switch request.op {
         case .insert, .update, .delete, .save:
             accept(write: request, from: connection, peer: peer)
+        case .resolve:
+            accept(resolve: request, from: connection, peer: peer)
         case .ping:
             let (epoch, seq) = position
             channel?.send(.success(request.id, ReplyResult(epoch: epoch, seq: seq)), to: connection)
@@ -80,24 +82,7 @@ extension BookEngine: SocketServerDelegate {
             channel?.send(.failure(request.id, error), to: connection)
             return
         }
-        let allowed = writers.withLock { $0 }
-        guard accounts.mayWrite(peer, uids: allowed.uids, groups: allowed.groups) else {
-            let line = refusals.withLock {
-                $0.admit(
-                    "refused a write from uid \(peer.uid) (pid \(peer.pid)): not a configured writer",
-                    key: "uid \(peer.uid)", now: .now)
-            }
-            if let line { logger.notice(line, fields) }
-            let error = ProtocolError(
-                .permissionDenied,
-                """
-                uid \(peer.uid) may read but not write; writers are root, the daemon's user and the configured \
-                writer_users/writer_groups
-                """
-            )
-            channel?.send(.failure(request.id, error), to: connection)
-            return
-        }
+        guard mayWrite(request, from: connection, peer: peer) else { return }
         let overNATS = NATSRequestResponder.owns(connection)
         var write = PendingWrite(
             requestID: request.id, connection: connection, operation: operation, source: overNATS ? .nats : .client,
@@ -119,6 +104,29 @@ extension BookEngine: SocketServerDelegate {
         }
         inbox.withLock { [write] in $0.append(write) }
         queue.async { self.run(.writesReceived(self.takeInbox())) }
+    }
+
+    /// Whether `peer` may write; when not, the refusal is logged (rate-limited) and answered.
+    func mayWrite(_ request: Request, from connection: ConnectionID, peer: PeerCredentials) -> Bool {
+        let allowed = writers.withLock { $0 }
+        guard accounts.mayWrite(peer, uids: allowed.uids, groups: allowed.groups) else {
+            let line = refusals.withLock {
+                $0.admit(
+                    "refused a write from uid \(peer.uid) (pid \(peer.pid)): not a configured writer",
+                    key: "uid \(peer.uid)", now: .now)
+            }
+            if let line { logger.notice(line, fields) }
+            let error = ProtocolError(
+                .permissionDenied,
+                """
+                uid \(peer.uid) may read but not write; writers are root, the daemon's user and the configured \
+                writer_users/writer_groups
+                """
+            )
+            channel?.send(.failure(request.id, error), to: connection)
+            return false
+        }
+        return true
     }
 
     /// What a `status` needs besides the books; read on the calling thread.

@@ -54,8 +54,11 @@ public enum ReconcilerInput: Sendable {
     case mergedSaveWritten(Result<AtomicWriteResult, StoreError>, merged: [UInt8])
     /// The conflicts kept from before a restart.
     case conflictsLoaded([RecordedConflict])
-    /// `resolve`: settle conflict `id` by taking one side's value (a write like any client's).
-    case resolveConflict(Int, take: ConflictSide, requestID: String, connection: ConnectionID)
+    /// `resolve`: settle conflict `id` by taking one side's value (a write like any client's,
+    /// attributed to `source` and `actor`).
+    case resolveConflict(
+        Int, take: ConflictSide, requestID: String, connection: ConnectionID, source: ChangeSource = .client,
+        actor: ChangeActor? = nil)
 }
 
 /// Why the file is being looked at: decides what the observation leads to.

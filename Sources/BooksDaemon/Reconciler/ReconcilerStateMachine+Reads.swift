@@ -100,8 +100,10 @@ extension ReconcilerStateMachine {
         case .stores:
             // A daemon without named stores (this engine as the server's delegate) has one.
             return reply(ReplyResult(stores: [storeInfo(name: request.store ?? "default")]))
-        case .insert, .update, .delete, .save:
-            return []  // writes arrive as `writesReceived`
+        case .conflicts:
+            return reply(ReplyResult(epoch: context.epoch, seq: context.seq, conflicts: conflicts))
+        case .insert, .update, .delete, .save, .resolve:
+            return []  // writes arrive as `writesReceived`, `resolve` as `resolveConflict`
         }
     }
 

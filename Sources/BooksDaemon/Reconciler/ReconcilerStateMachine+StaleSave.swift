@@ -88,15 +88,22 @@ extension ReconcilerStateMachine {
     }
 
     /// Settles conflict `id`: taking the saver's side only drops it (their value is in the file);
-    /// taking the others' side writes their value like a client write, then drops it.
+    /// taking the others' side writes their value like a client write and drops it once that
+    /// write succeeds (a failed write keeps it).
     mutating func resolveConflict(
-        _ id: Int, take side: ConflictSide, requestID: String, connection: ConnectionID
+        _ id: Int, take side: ConflictSide, requestID: String, connection: ConnectionID,
+        source: ChangeSource = .client, actor: ChangeActor? = nil
     ) -> [ReconcilerAction] {
         guard let index = conflicts.firstIndex(where: { $0.id == id }) else {
-            return [.reply(.failure(requestID, ProtocolError(.notFound, "no conflict \(id)")), to: connection)]
+            return [
+                .reply(
+                    .failure(
+                        requestID,
+                        ProtocolError(.notFound, "no unsettled conflict \(id) (booksctl conflicts lists them)")),
+                    to: connection)
+            ]
         }
-        let recorded = conflicts.remove(at: index)
-        var actions: [ReconcilerAction] = [.storeConflicts(conflicts)]
+        let recorded = conflicts[index]
         let current = context.book(id: recorded.conflict.id)
         let wanted = recorded.settled(taking: side, current: current)
         let operation: WriteOperation?
@@ -110,14 +117,38 @@ extension ReconcilerStateMachine {
                 ? nil : .update([BookPatch(id: book.id, name: book.name, author: book.author)])
         }
         guard let operation else {
+            conflicts.remove(at: index)
+            var actions: [ReconcilerAction] = [.storeConflicts(conflicts)]
             let result = ReplyResult(epoch: context.epoch, seq: context.seq, books: current.map { [$0] } ?? [])
             actions.append(.reply(.success(requestID, result), to: connection))
             return actions + [.publishStatus]
         }
-        actions.append(
+        settling[ConflictSettlement(requestID: requestID, connection: connection)] = id
+        return [
             .process(
-                .writesReceived([PendingWrite(requestID: requestID, connection: connection, operation: operation)])))
-        return actions
+                .writesReceived([
+                    PendingWrite(
+                        requestID: requestID, connection: connection, operation: operation, source: source,
+                        actor: actor)
+                ]))
+        ]
+    }
+
+    /// Drops each conflict whose settling write is acknowledged among `actions` (persisting the
+    /// list before the reply goes out); one whose write failed stays kept.
+    mutating func settleConflicts(answeredBy actions: inout [ReconcilerAction]) {
+        var index = 0
+        while index < actions.count {
+            if case .reply(let reply, let connection) = actions[index], let requestID = reply.id,
+                let id = settling.removeValue(forKey: ConflictSettlement(requestID: requestID, connection: connection)),
+                reply.ok
+            {
+                conflicts.removeAll { $0.id == id }
+                actions.insert(.storeConflicts(conflicts), at: index)
+                index += 1
+            }
+            index += 1
+        }
     }
 
     /// Who saved, as the editor locks name them.
@@ -129,6 +160,12 @@ extension ReconcilerStateMachine {
             }
         }.joined(separator: ", ")
     }
+}
+
+/// A `resolve` whose write is under way: its request, as its reply names it.
+struct ConflictSettlement: Hashable {
+    var requestID: String
+    var connection: ConnectionID
 }
 
 extension Book {

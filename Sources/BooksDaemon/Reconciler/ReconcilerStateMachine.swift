@@ -111,6 +111,9 @@ public struct ReconcilerStateMachine: Sendable {
     /// Conflicts of merged saves, not settled yet, oldest first.
     public internal(set) var conflicts: [RecordedConflict] = []
     var nextConflictID = 1
+    /// The conflicts being settled by a write of the others' value, by that write's request: each
+    /// is dropped when the write succeeds and kept when it fails.
+    var settling: [ConflictSettlement: Int] = [:]
     /// The seqs of client writes that file edits standing as written undid lately (for `status`).
     public internal(set) var recentReverts: [UInt64] = []
     /// How hand edits are attributed (the file owner's name).
@@ -138,7 +141,8 @@ public struct ReconcilerStateMachine: Sendable {
 
     /// Decides what `input` leads to.
     public mutating func handle(_ input: ReconcilerInput) -> [ReconcilerAction] {
-        let actions = decide(input)
+        var actions = decide(input)
+        if !settling.isEmpty { settleConflicts(answeredBy: &actions) }
         noteVersion()
         return actions
     }
@@ -154,8 +158,9 @@ public struct ReconcilerStateMachine: Sendable {
             conflicts = loaded
             nextConflictID = (loaded.map(\.id).max() ?? 0) + 1
             return []
-        case .resolveConflict(let id, let take, let requestID, let connection):
-            return resolveConflict(id, take: take, requestID: requestID, connection: connection)
+        case .resolveConflict(let id, let take, let requestID, let connection, let source, let actor):
+            return resolveConflict(
+                id, take: take, requestID: requestID, connection: connection, source: source, actor: actor)
         case .loaded(let snapshot): return loaded(snapshot)
         case .appeared(let snapshot): return appeared(snapshot)
         case .retired: return retired()

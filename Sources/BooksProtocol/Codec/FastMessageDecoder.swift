@@ -8,7 +8,7 @@ import BooksCore
 /// nil). It returns nil — and `MessageDecoder` falls back to `JSONDecoder`, which decides and
 /// explains — for anything it does not fully understand: invalid JSON or UTF-8, a missing or
 /// ill-typed field, an unknown event kind or error code, a number with a fraction or exponent,
-/// a `status` result (rare; decoded by `JSONDecoder`), an update whose old and new ids differ, or
+/// a `status` or `conflicts` result (rare; decoded by `JSONDecoder`), an update whose old and new ids differ, or
 /// a key that occurs twice in one object (`JSONDecoder` keeps the first, a hand-written reader
 /// easily the last: such lines are left to it).
 enum FastMessageDecoder {
@@ -213,6 +213,7 @@ enum FastMessageDecoder {
             case "stores": return optional(&s, &r.stores, storeInfos)
             case "subscribedStores": return optional(&s, &r.subscribedStores, strings)
             case "status": return s.consumeNull()  // a status object is left to JSONDecoder
+            case "conflicts": return s.consumeNull()  // so are conflicts (rare, small)
             default: return s.skipValue()
             }
         }

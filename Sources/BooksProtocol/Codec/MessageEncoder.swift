@@ -197,6 +197,15 @@ public enum MessageEncoder {
                 w.bytes.append(contentsOf: data)
             }
         }
+        if let v = result.conflicts {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.withoutEscapingSlashes]
+            // Conflicts hold strings, integers and a finite date: encoding them cannot fail.
+            if let data = try? encoder.encode(v) {
+                w.key("conflicts", first: &first)
+                w.bytes.append(contentsOf: data)
+            }
+        }
         w.raw(UInt8(ascii: "}"))
     }
 

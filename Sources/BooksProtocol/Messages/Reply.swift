@@ -59,13 +59,15 @@ public struct ReplyResult: Sendable, Hashable, Codable {
     public var stores: [StoreInfo]?
     /// Version 2, `subscribe`/`unsubscribe` with `stores`: the stores the request applies to, sorted.
     public var subscribedStores: [String]?
+    /// Version 2, `conflicts`: the store's unsettled conflicts, oldest first.
+    public var conflicts: [RecordedConflict]?
 
     /// Creates a result with only the given fields.
     public init(
         protocolVersion: Int? = nil, server: String? = nil, epoch: String? = nil, seq: UInt64? = nil,
         books: [Book]? = nil, versions: [UInt64]? = nil, total: Int? = nil, status: DaemonStatus? = nil,
         more: Bool? = nil, remap: [String: String]? = nil, stores: [StoreInfo]? = nil,
-        subscribedStores: [String]? = nil
+        subscribedStores: [String]? = nil, conflicts: [RecordedConflict]? = nil
     ) {
         self.protocolVersion = protocolVersion
         self.server = server
@@ -79,6 +81,7 @@ public struct ReplyResult: Sendable, Hashable, Codable {
         self.remap = remap
         self.stores = stores
         self.subscribedStores = subscribedStores
+        self.conflicts = conflicts
     }
 }
 

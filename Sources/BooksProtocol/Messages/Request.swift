@@ -52,6 +52,11 @@ public struct Request: Sendable, Hashable, Codable {
     /// Version 2, `subscribe` with `stores`: a resume point per store (stores not named here start
     /// with a snapshot, or without one when `snapshot` is `false`).
     public var resumes: [String: ResumePoint]?
+    /// Version 2, `resolve`: the number of the conflict to settle (as `conflicts` lists it).
+    public var conflict: Int?
+    /// Version 2, `resolve`: which side to take (`mine`: the value in the file stands; `theirs`:
+    /// the other side's value is written).
+    public var take: ConflictSide?
 
     /// Creates a request.
     public init(
@@ -61,7 +66,7 @@ public struct Request: Sendable, Hashable, Codable {
         patches: [BookPatch]? = nil, expectedVersions: [UInt64]? = nil, paged: Bool? = nil,
         snapshot: Bool? = nil, inserted: [BookInsertion]? = nil, updated: [BookPatch]? = nil,
         deleted: [BookDeletion]? = nil, store: String? = nil, stores: [String]? = nil,
-        resumes: [String: ResumePoint]? = nil
+        resumes: [String: ResumePoint]? = nil, conflict: Int? = nil, take: ConflictSide? = nil
     ) {
         self.id = id
         self.op = op
@@ -84,6 +89,8 @@ public struct Request: Sendable, Hashable, Codable {
         self.store = store
         self.stores = stores
         self.resumes = resumes
+        self.conflict = conflict
+        self.take = take
     }
 
     /// The JSON keys of a request.
@@ -91,6 +98,7 @@ public struct Request: Sendable, Hashable, Codable {
         case id, op, version, client, filter, sort, limit, offset, resume, ids, books, patches, expectedVersions, paged
         case snapshot, store, stores, resumes
         case inserted, updated, deleted
+        case conflict, take
     }
 
     /// Decodes a request; `id` may be a JSON string or a JSON number (kept as its decimal text,
@@ -119,6 +127,8 @@ public struct Request: Sendable, Hashable, Codable {
         self.store = try c.decodeIfPresent(String.self, forKey: .store)
         self.stores = try c.decodeIfPresent([String].self, forKey: .stores)
         self.resumes = try c.decodeIfPresent([String: ResumePoint].self, forKey: .resumes)
+        self.conflict = try c.decodeIfPresent(Int.self, forKey: .conflict)
+        self.take = try c.decodeIfPresent(ConflictSide.self, forKey: .take)
     }
 
     /// Reads `id` as a string, or as a number converted to text.
@@ -168,6 +178,11 @@ public struct Request: Sendable, Hashable, Codable {
         case save
         /// Version 2: every store with its path, format, state and position → `ReplyResult.stores`.
         case stores
+        /// Version 2: the store's unsettled conflicts of merged saves → `ReplyResult.conflicts`.
+        case conflicts
+        /// Version 2: settles conflict `conflict` by taking side `take` → `WriteResult` (`theirs`
+        /// writes the other value as a new change set; `mine` only drops the conflict).
+        case resolve
     }
 
     /// True for the ops that act on one store (everything but `hello` and `stores`; `subscribe` and

@@ -27,6 +27,10 @@ enum Command: Equatable {
     case ping
     /// `stores`: every store of the daemon.
     case stores(json: Bool)
+    /// `conflicts`: the store's unsettled conflicts of merged saves.
+    case conflicts(json: Bool)
+    /// `resolve ID --take mine|theirs`: settle a conflict (ID: its number, or a book id / prefix).
+    case resolve(id: String, take: ConflictSide, json: Bool)
     /// Print help: for the tool (nil) or a subcommand.
     case help(String?)
     /// `completion SHELL`: print the completion script for `bash`, `zsh` or `fish`.

@@ -300,7 +300,7 @@ enum CommandCatalog {
 
     /// Every subcommand, in help order.
     static let all: [CommandSpec] = [
-        subscribe, list, get, add, update, delete, status, ping, stores, check, completion, help,
+        subscribe, list, get, add, update, delete, status, ping, stores, conflicts, resolve, check, completion, help,
     ]
 
     /// The subcommand named `name`.

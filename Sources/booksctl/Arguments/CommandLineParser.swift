@@ -128,6 +128,14 @@ enum CommandLineParser {
             return .completion(shell)
         case "stores":
             return .stores(json: json)
+        case "conflicts":
+            return .conflicts(json: json)
+        case "resolve":
+            guard let text = args.values["take"] else { throw fail("missing --take mine|theirs") }
+            guard let side = ConflictSide(rawValue: text) else {
+                throw fail("invalid --take '\(text)' (expected mine or theirs)")
+            }
+            return .resolve(id: p[0], take: side, json: json)
         default:
             throw UsageError(message: "unknown command '\(spec.name)'")
         }

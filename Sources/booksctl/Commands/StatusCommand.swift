@@ -83,6 +83,7 @@ enum StatusCommand {
                 lines.append(
                     "  #\(c.id) \(e(c.conflict.id)) \(c.conflict.field): file \(mine), others \(theirs) (seq \(c.seq))")
             }
+            lines.append("  settle one: booksctl resolve ID --take mine|theirs (booksctl conflicts lists them)")
         }
         if let reverts = s.reverts, !reverts.isEmpty {
             row(

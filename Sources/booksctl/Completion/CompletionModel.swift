@@ -23,6 +23,7 @@ enum ValueKind: Equatable, Sendable {
         case "sort": return .choices(["id", "name", "author", "-id", "-name", "-author"])
         case "store": return .store
         case "format": return .choices(BookFileFormat.allCases.map(\.rawValue))
+        case "take": return .choices(ConflictSide.allCases.map(\.rawValue))
         default: return of(placeholder: placeholder)
         }
     }

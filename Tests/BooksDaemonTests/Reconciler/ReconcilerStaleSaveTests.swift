@@ -132,10 +132,35 @@ import Testing
         #expect(conflict.conflict.field == "name" && conflict.conflict.theirsValue == "Persuasion")
         #expect(conflict.who == "ana@desk pid 42" && conflict.baseSeq == 0)
         driver.locks = []
-        driver.run(.resolveConflict(conflict.id, take: .theirs, requestID: "r", connection: ConnectionID(raw: 1)))
+        let alice = ChangeActor(uid: 1000, user: "alice", pid: 42, program: "booksctl")
+        driver.run(
+            .resolveConflict(
+                conflict.id, take: .theirs, requestID: "r", connection: ConnectionID(raw: 1), actor: alice))
         #expect(driver.text == "1|Dune|Herbert\n2|Persuasion|Austen\n")
+        #expect(driver.broadcasts.last?.actor == alice && driver.broadcasts.last?.source == .client)
         #expect(driver.machine.conflicts.isEmpty && driver.storedConflicts == [])
         #expect(driver.replies.last?.1.id == "r" && driver.replies.last?.1.ok == true)
+    }
+
+    @Test func aConflictWhoseTheirsWriteFailsIsKept() throws {
+        var driver = ReconcilerDriver(Self.two)
+        let lock = Self.swap(of: driver)
+        driver.write([("u", .update([BookPatch(id: "2", name: "Persuasion")]))])
+        driver.locks = [lock]
+        driver.edit("1|Dune|Herbert\n2|Sense and Sensibility|Austen\n")
+        driver.event()
+        driver.settle()
+        let conflict = try #require(driver.machine.conflicts.first)
+        driver.locks = []
+        driver.beforeSave = { _ in .system(path: "books.txt", operation: "fsync", errno: 5) }
+        driver.run(.resolveConflict(conflict.id, take: .theirs, requestID: "r", connection: ConnectionID(raw: 1)))
+        #expect(driver.replies.last?.1.id == "r" && driver.replies.last?.1.ok == false)
+        #expect(driver.machine.conflicts == [conflict] && driver.storedConflicts == [conflict])
+        driver.beforeSave = nil
+        driver.run(.resolveConflict(conflict.id, take: .theirs, requestID: "r2", connection: ConnectionID(raw: 1)))
+        #expect(driver.replies.last?.1.id == "r2" && driver.replies.last?.1.ok == true)
+        #expect(driver.text == "1|Dune|Herbert\n2|Persuasion|Austen\n")
+        #expect(driver.machine.conflicts.isEmpty && driver.storedConflicts == [])
     }
 
     @Test func resolvingAnUnknownConflictIsNotFound() {

@@ -1,0 +1,27 @@
+import BooksCore
+import BooksProtocol
+
+/// `resolve`: settling a kept conflict of a merged save is a write (taking `theirs` writes the
+/// other side's value), so it is authorized like one, then handed to the state machine.
+extension BookEngine {
+    /// Checks `request` (`conflict` and `take` present) and the peer's right to write, then
+    /// queues the settling; a missing field or a refusal is answered at once.
+    func accept(resolve request: Request, from connection: ConnectionID, peer: PeerCredentials) {
+        guard let id = request.conflict, let side = request.take else {
+            let error = ProtocolError(
+                .invalidArgument, "resolve needs \"conflict\" (a conflict number) and \"take\" (\"mine\" or \"theirs\")"
+            )
+            channel?.send(.failure(request.id, error), to: connection)
+            return
+        }
+        guard mayWrite(request, from: connection, peer: peer) else { return }
+        let overNATS = NATSRequestResponder.owns(connection)
+        let source: ChangeSource = overNATS ? .nats : .client
+        let actor: ChangeActor? = overNATS ? .nats : peer.actor
+        queue.async {
+            self.run(
+                .resolveConflict(
+                    id, take: side, requestID: request.id, connection: connection, source: source, actor: actor))
+        }
+    }
+}
