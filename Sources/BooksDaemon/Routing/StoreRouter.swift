@@ -1,6 +1,6 @@
 import BooksCore
+import BooksPlatform
 import BooksProtocol
-import Synchronization
 
 /// The socket server's delegate when the daemon serves named stores: each request goes to the
 /// engine of its store (`StoreResolution`), `stores` is answered here, and a subscription to
@@ -15,9 +15,9 @@ public final class StoreRouter: SocketServerDelegate {
     /// The stores.
     public let directory: any StoreDirectory
     let server: SocketServer
-    let routes = Mutex<[ConnectionID: ConnectionRoute]>([:])
+    let routes = Locked<[ConnectionID: ConnectionRoute]>([:])
     /// The channels made, by store (for the last position of a removed store).
-    let channels = Mutex<[String: StoreChannel]>([:])
+    let channels = Locked<[String: StoreChannel]>([:])
 
     /// What the router knows of one connection.
     struct ConnectionRoute {

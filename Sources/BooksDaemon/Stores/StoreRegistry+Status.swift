@@ -1,8 +1,8 @@
-import Synchronization
+import BooksPlatform
 
 extension SystemdNotifier {
     /// Sends `STATUS=line` unless `last` holds the same line; records it in `last`.
-    func statusIfChanged(_ line: String, last: borrowing Mutex<String?>) {
+    func statusIfChanged(_ line: String, last: borrowing Locked<String?>) {
         let changed = last.withLock { previous in
             defer { previous = line }
             return previous != line

@@ -20,7 +20,7 @@ public final class NATSPublisher: Sendable {
     let logger: Logger
     let connection: NATSConnection
     let inbox = NATSPublisherInbox()
-    let thread = Mutex<DedicatedThread?>(nil)
+    let thread = Locked<DedicatedThread?>(nil)
     /// The seq the stream is known to hold (for `status` and tests); 0 before the first publish.
     let streamSeq = Atomic<UInt64>(0)
 
@@ -101,7 +101,7 @@ public final class NATSPublisher: Sendable {
     }
 
     /// Told (on the publisher's thread) when this booksd takes or loses the store's lease.
-    let ownershipHandler = Mutex<(@Sendable (Bool) -> Void)?>(nil)
+    let ownershipHandler = Locked<(@Sendable (Bool) -> Void)?>(nil)
 
     /// Runs `handler` whenever ownership of the store changes (requests are answered only by the owner).
     public func onOwnershipChange(_ handler: @escaping @Sendable (Bool) -> Void) {
@@ -128,7 +128,7 @@ public final class NATSPublisher: Sendable {
 /// A weak reference to the connection for its own event handler (which is created before it).
 final class WeakConnection: Sendable {
     private struct Reference: Sendable { weak var connection: NATSConnection? }
-    private let reference = Mutex(Reference())
+    private let reference = Locked(Reference())
 
     var connection: NATSConnection? { reference.withLock { $0.connection } }
     func set(_ connection: NATSConnection) { reference.withLock { $0.connection = connection } }

@@ -1,6 +1,6 @@
 import BooksCore
 import BooksNATS
-import Synchronization
+import BooksPlatform
 
 /// The one NATS connection every store's publisher and responder of a daemon share, with its
 /// connection events fanned out to each publisher's inbox.
@@ -15,7 +15,7 @@ public final class NATSSharedConnection: Sendable {
 
     /// The inboxes events go to (a class: the connection's event handler holds it before `self` exists).
     private final class Listeners: Sendable {
-        let inboxes = Mutex<[ObjectIdentifier: NATSPublisherInbox]>([:])
+        let inboxes = Locked<[ObjectIdentifier: NATSPublisherInbox]>([:])
     }
 
     /// Connects with `settings` (see `NATSPublisher.connectOptions`).
