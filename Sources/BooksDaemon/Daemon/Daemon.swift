@@ -116,7 +116,7 @@ public final class Daemon: Sendable {
         let stores = registry.statuses()
         let listed = stores.prefix(8).map { "\($0.name)=\($0.path)" }.joined(separator: ", ")
         let served =
-            stores.count == 1 && stores[0].name == .default
+            stores.count == 1 && stores[0].name == StoreName.default.rawValue
             ? "\(stores[0].path) (\(stores[0].format))"
             : "\(stores.count) store(s) (\(listed)\(stores.count > 8 ? ", …" : ""))"
         logger.notice(

@@ -49,7 +49,7 @@ public final class BookEngine: Sendable {
     /// The store this engine serves (logs, status, NATS subjects).
     public let storeName: StoreName
     /// This store's status after the last input (see `BookEngine+Summary`).
-    let summary: Locked<StoreStatus>
+    let summary: Locked<StoreInfo>
     let lastStatusLine = Locked<String?>(nil)
     /// Where the `STATUS=` line goes instead of systemd (set by `StoreRegistry`).
     let statusSink = Locked<(@Sendable (String) -> Void)?>(nil)
@@ -127,9 +127,10 @@ public final class BookEngine: Sendable {
         machine = Locked(initial)
         publishedSeq.store(restored?.seq ?? 0, ordering: .relaxed)
         summary = Locked(
-            StoreStatus(
-                name: storeName, path: store.configuration.path, format: store.configuration.format,
-                state: "missing", bookCount: 0, badLines: 0, epoch: self.epoch, seq: restored?.seq ?? 0))
+            StoreInfo(
+                name: storeName.rawValue, path: store.configuration.path,
+                format: store.configuration.format.rawValue, state: "missing", bookCount: 0, badLines: 0,
+                epoch: self.epoch, seq: restored?.seq ?? 0))
     }
 
     static func machineConfiguration(

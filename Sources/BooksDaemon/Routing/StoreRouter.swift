@@ -48,7 +48,7 @@ public final class StoreRouter: SocketServerDelegate {
     public func follow(_ registry: StoreRegistry) {
         registry.observe { [weak self] event in
             switch event {
-            case .added(let status): self?.storeAdded(status.name.rawValue)
+            case .added(let status): self?.storeAdded(status.name)
             case .removed(let name, let reason):
                 self?.storeRemoved(name.rawValue, reason: reason)
                 _ = self?.channels.withLock { $0.removeValue(forKey: name.rawValue) }

@@ -1,5 +1,6 @@
 import BooksCore
 import BooksPlatform
+import BooksProtocol
 import BooksStore
 import Dispatch
 import Synchronization
@@ -164,7 +165,7 @@ public final class StoreRegistry: Sendable {
     }
 
     /// Each serving store's status (copies; never waits for a store's queue), sorted by name.
-    public func statuses() -> [StoreStatus] { engines.map(\.storeStatus) }
+    public func statuses() -> [StoreInfo] { engines.map(\.storeStatus) }
 
     /// The spec of the store `name` (also while it loads).
     public func spec(named name: StoreName) -> StoreSpec? { entries.withLock { $0[name]?.spec } }
