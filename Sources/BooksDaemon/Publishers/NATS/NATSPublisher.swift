@@ -70,20 +70,6 @@ public final class NATSPublisher: Sendable {
         }
     }
 
-    /// The C library's options for `settings`.
-    static func connectOptions(_ settings: NATSSettings) -> NATSConnectOptions {
-        var options = NATSConnectOptions(urls: settings.urls, name: "booksd")
-        options.sendImmediately = true  // a change set's latency is two round trips: no flusher wake-ups
-        options.credentialsFile = settings.credentialsFile
-        options.user = settings.user
-        options.password = settings.password
-        options.token = settings.token
-        options.tlsCAFile = settings.tlsCAFile
-        options.tlsCertificateFile = settings.tlsCertificateFile
-        options.tlsKeyFile = settings.tlsKeyFile
-        return options
-    }
-
     /// Starts the publishing thread; the engine is at `startSeq`. `beganEmpty`: the engine's lineage
     /// began with no books at seq 0 (a store that appeared): an empty stream gets its change sets.
     public func start(startSeq: UInt64, beganEmpty: Bool = false) throws(DedicatedThreadError) {

@@ -18,14 +18,14 @@ public final class NATSSharedConnection: Sendable {
         let inboxes = Locked<[ObjectIdentifier: NATSPublisherInbox]>([:])
     }
 
-    /// Connects with `settings` (see `NATSPublisher.connectOptions`).
+    /// Connects with `settings.connection`.
     /// - Throws: `NATSError` for unusable options, or a server that refused the credentials
     ///   (`isAuthorizationFailure`).
     public init(settings: NATSSettings, logger: Logger) throws(NATSError) {
         let listeners = self.listeners
         let made = WeakConnection()
         connection = try NATSConnection.connect(
-            NATSPublisher.connectOptions(settings), retryInBackground: true,
+            settings.connection, retryInBackground: true,
             onEvent: { event in
                 let input: NATSPublisherInput
                 switch event {
