@@ -1,7 +1,7 @@
 import BooksClient
 import BooksCore
+import BooksPlatform
 import BooksProtocol
-import Synchronization
 
 /// `booksctl list`: prints the daemon's pages as they arrive (see `ListPrinter`).
 enum ListCommand {
@@ -18,7 +18,7 @@ enum ListCommand {
         } else {
             format = .tabSeparated
         }
-        let printer = Mutex(ListPrinter(format: format))
+        let printer = Locked(ListPrinter(format: format))
         let out = context.out
         // Written from the connection's reader thread, page by page (no thread hop, no gathering).
         let page = try await client.list(options.query) { books in
