@@ -37,7 +37,8 @@ import Testing
             return
         }
         #expect(bounded.until == .cursor(epoch: "5A09FBA9-438A-4C0B-9F6E-2B3D6E7F8A90", seq: 17))
-        #expect(bounded.follow && bounded.filter == BookFilter([BookCondition(.author, .containsIgnoringCase, "austen")]))
+        #expect(
+            bounded.follow && bounded.filter == BookFilter([BookCondition(.author, .containsIgnoringCase, "austen")]))
     }
 
     @Test func showBlameUndoAndListAt() throws {

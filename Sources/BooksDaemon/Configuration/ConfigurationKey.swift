@@ -72,7 +72,8 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .logLevel: "one of: " + LogLevel.allCases.map(\.rawValue).joined(separator: ", ")
         case .maxStores: "an integer between 1 and 1000000"
         case .historyMaxAge: "a duration: seconds, or a number with suffix s, m, h, d (up to 3650d); 0: no age limit"
-        case .historyMaxBytes: "a size between 1 KiB and 64 GiB: bytes, or a number with suffix K, M, G; 0: no size limit"
+        case .historyMaxBytes:
+            "a size between 1 KiB and 64 GiB: bytes, or a number with suffix K, M, G; 0: no size limit"
         default: natsExpected
         }
     }
@@ -261,7 +262,9 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         return seconds
     }
 
-    static func size(_ value: String, upTo limit: Int = 1 << 30, or error: ConfigurationError) throws(ConfigurationError)
+    static func size(
+        _ value: String, upTo limit: Int = 1 << 30, or error: ConfigurationError
+    ) throws(ConfigurationError)
         -> Int
     {
         let multipliers: [(String, Int)] = [

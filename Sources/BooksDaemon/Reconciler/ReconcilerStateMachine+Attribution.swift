@@ -33,7 +33,8 @@ extension ReconcilerStateMachine {
     func commitAttribution(_ writes: [PendingWrite]) -> (ChangeSource, ChangeActor?) {
         guard !writes.isEmpty else { return (.file, fileActor()) }
         let source: ChangeSource =
-            writes.allSatisfy { $0.source == .nats } ? .nats : writes.allSatisfy { $0.source == .undo } ? .undo : .client
+            writes.allSatisfy { $0.source == .nats }
+            ? .nats : writes.allSatisfy { $0.source == .undo } ? .undo : .client
         return (source, ChangeActor.common(writes.compactMap(\.actor)))
     }
 }

@@ -97,7 +97,9 @@ enum StatusCommand {
         row("epoch", e(s.epoch))
         row("seq", "\(s.seq) (replayable from \(s.oldestReplayableSeq))")
         if let oldest = s.historyOldestSeq {
-            row("history", "from seq \(oldest) (\(HistoryPrinter.localTime(s.historyOldestTime))), \(s.historyBytes ?? 0) bytes")
+            row(
+                "history",
+                "from seq \(oldest) (\(HistoryPrinter.localTime(s.historyOldestTime))), \(s.historyBytes ?? 0) bytes")
         }
         row("subscribers", String(s.subscribers))
         row("clients", String(s.clients))

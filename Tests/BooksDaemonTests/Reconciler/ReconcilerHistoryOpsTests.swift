@@ -70,7 +70,10 @@ import Testing
     @Test func listAtAnEarlierSeqRebuildsTheBooksThen() {
         var driver = Self.history()
         let start = Self.ask(&driver, Request(id: "a", op: .list, at: HistoryBound(seq: 0)))?.result
-        #expect(start?.books == [Book(id: "1", name: "Dune", author: "Herbert"), Book(id: "2", name: "Emma", author: "Austen")])
+        #expect(
+            start?.books == [
+                Book(id: "1", name: "Dune", author: "Herbert"), Book(id: "2", name: "Emma", author: "Austen"),
+            ])
         #expect(start?.seq == 0)
         let two = Self.ask(&driver, Request(id: "a", op: .list, sort: BookSort(.name), at: HistoryBound(seq: 2)))
         #expect(two?.result?.books?.map(\.name) == ["Dune Messiah", "Emma", "Ulysses"])
@@ -131,7 +134,9 @@ import Testing
             Self.ask(&driver, Request(id: "a", op: .list, at: HistoryBound(seq: 0)))?.error?.message
                 == "the list at seq 0 is older than the history kept (it can show seq 2 or later)")
         #expect(Self.ask(&driver, Request(id: "a", op: .list, at: HistoryBound(seq: 2)))?.result?.books?.count == 3)
-        #expect(Self.undo(&driver, [1])?.error?.message == "change set 1 is no longer in the history (the oldest kept is seq 3)")
+        #expect(
+            Self.undo(&driver, [1])?.error?.message
+                == "change set 1 is no longer in the history (the oldest kept is seq 3)")
         _ = Self.ask(&driver, Request(id: "f", op: .subscribe, resume: ResumePoint(epoch: "E", seq: 1)))
         #expect(driver.subscriptions.last?.1.first?.reason == "history-trimmed")
     }
@@ -156,4 +161,3 @@ import Testing
         #expect(many.count == 2000 && many.oldestSeq == 3001 && many[1999].seq == 5000)
     }
 }
-
