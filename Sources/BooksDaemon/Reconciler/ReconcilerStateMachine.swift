@@ -337,6 +337,12 @@ public struct ReconcilerStateMachine: Sendable {
                     observed: splice.applied(to: context.document.bytes), reason: "a save from a stale buffer",
                     locks: editorLocks)
             }
+            // A file renamed over the book file (sed -i, a script's temporary file) that was made
+            // before versions booksd wrote since: the program read an older version. It is
+            // complete (a rename is atomic), so it is merged at once.
+            if editorLocks.isEmpty, let stale = mergeStaleSave(splice, bases: birthBases(identity)) {
+                return applyStaleSave(stale, identity: identity)
+            }
             return applyFileEdit(identity: identity) { $0.apply(splice: splice, source: .file, actor: $1) }
         }
     }

@@ -1,7 +1,7 @@
 import BooksClient
 import BooksCore
+import BooksPlatform
 import BooksProtocol
-import Synchronization
 
 /// `booksctl list`: prints the daemon's pages as they arrive (see `ListPrinter`).
 enum ListCommand {
@@ -18,7 +18,7 @@ enum ListCommand {
         } else {
             format = .tabSeparated
         }
-        let printer = Mutex(ListPrinter(format: format))
+        let printer = Locked(ListPrinter(format: format))
         let out = context.out
         if let at = options.at {
             // The list as it was: one reply (the daemon rebuilds it from the history kept).

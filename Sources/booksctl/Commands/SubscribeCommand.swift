@@ -1,8 +1,8 @@
 import BooksClient
 import BooksCore
+import BooksPlatform
 import BooksProtocol
 import FoundationEssentials
-import Synchronization
 
 /// `booksctl subscribe`: prints changes (or runs `--exec`) until interrupted or `--count` change
 /// sets; reconnects and resumes on its own, from `--since` or `--cursor-file` when given.
@@ -35,7 +35,7 @@ enum SubscribeCommand {
             return .usage
         }
         let start = try await resumePoint(since, context)
-        let notices = Mutex(ReconnectNotices(mirror: options.mirror || options.initial))
+        let notices = Locked(ReconnectNotices(mirror: options.mirror || options.initial))
         var subscription = ResilientSubscription(
             socketPath: context.socketPath, filter: options.filter, initial: options.initial,
             mirror: options.mirror,
@@ -220,5 +220,5 @@ extension Duration {
 /// How many change sets `subscribe` handled (printed or queued), how many `--exec` runs covered,
 /// and whether `--exec` gave up on a command that could not be started.
 final class SubscribeCounts: Sendable {
-    let value = Mutex((handled: 0, ran: 0, gaveUp: false))
+    let value = Locked((handled: 0, ran: 0, gaveUp: false))
 }
