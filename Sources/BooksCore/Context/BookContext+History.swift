@@ -40,6 +40,14 @@ extension BookContext {
         return applied == recorded
     }
 
+    /// Bounds the change log by age (seconds before the newest change set) and size, from now
+    /// on, dropping what is beyond them already (see ``ChangeLog/enforceLimits()``).
+    public mutating func limitHistory(maxAge: Double?, maxBytes: Int?) {
+        log.maxAge = maxAge
+        log.maxBytes = maxBytes
+        log.enforceLimits()
+    }
+
     /// The transitions recorded since the last call, oldest first; the list is emptied.
     public mutating func takeTransitions() -> [ContextTransition] {
         defer { transitions.removeAll() }

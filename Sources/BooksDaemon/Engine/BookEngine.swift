@@ -140,7 +140,9 @@ public final class BookEngine: Sendable {
         ReconcilerStateMachine.Configuration(
             path: store.configuration.path, format: store.configuration.format,
             confirmationDelay: .milliseconds(configuration.confirmationMilliseconds),
-            maxLineBytes: configuration.maxLineBytes, changeLogRetention: configuration.changeLogRetention)
+            maxLineBytes: configuration.maxLineBytes, changeLogRetention: configuration.changeLogRetention,
+            historyMaxAge: configuration.historyMaxAgeSeconds > 0 ? Double(configuration.historyMaxAgeSeconds) : nil,
+            historyMaxBytes: configuration.historyMaxBytes > 0 ? configuration.historyMaxBytes : nil)
     }
 
     /// The channel replies and change sets go to (the socket server).
