@@ -38,7 +38,7 @@ let package = Package(
         .target(
             name: "BooksDaemon",
             dependencies: [
-                "BooksCore", "BooksStore", "BooksProtocol", "BooksPlatform", "BooksNATS", "CInotifyTools", "CSystemd",
+                "BooksCore", "BooksStore", "BooksProtocol", "BooksPlatform", "BooksNATS", "BooksClient", "CInotifyTools", "CSystemd",
                 "CLinux",
             ],
             swiftSettings: strict),

@@ -24,6 +24,8 @@ public final class Daemon: Sendable {
     let sources = RetainedSources()
     let running = Mutex<Running?>(nil)
     let heartbeatTimer = TimerBox()
+    /// The replicas' links (`--replica`), started with NATS.
+    let replicaLinks = Mutex<[ReplicaLink]>([])
 
     struct Running: Sendable {
         let registry: StoreRegistry
@@ -95,6 +97,7 @@ public final class Daemon: Sendable {
 
         // The files, then the watches, then the socket.
         let specs = configuration.effectiveStores
+        try prepareReplicaFiles()
         let failures = registry.addAll(specs)
         for (spec, error) in failures {
             logger.error(
