@@ -38,8 +38,8 @@ let package = Package(
         .target(
             name: "BooksDaemon",
             dependencies: [
-                "BooksCore", "BooksStore", "BooksProtocol", "BooksPlatform", "BooksNATS", "BooksClient", "CInotifyTools", "CSystemd",
-                "CLinux",
+                "BooksCore", "BooksStore", "BooksProtocol", "BooksPlatform", "BooksNATS", "CInotifyTools", "CSystemd",
+                "CLinux", "BooksClient",
             ],
             swiftSettings: strict),
         .target(
