@@ -70,3 +70,28 @@ extension BookEngine {
         return (seq, books.map { ReplicaBook(book: $0.book, version: $0.version) })
     }
 }
+
+extension BookEngine {
+    /// A replica's client write: checked and authorized like any write, inserts given their ids
+    /// here (so a retried write cannot insert twice), then handed to `forward` (the owner answers).
+    func forwardWrite(
+        _ request: Request, from connection: ConnectionID, peer: PeerCredentials,
+        to forward: @Sendable (Request, ConnectionID) -> Void
+    ) {
+        do {
+            _ = try WriteOperation(request: request)
+        } catch {
+            channel?.send(.failure(request.id, error), to: connection)
+            return
+        }
+        guard mayWrite(request, from: connection, peer: peer) else { return }
+        var sent = request
+        sent.store = nil
+        sent.books = request.books?.map { draft in
+            var withID = draft
+            if withID.id == nil { withID.id = UUID().uuidString }
+            return withID
+        }
+        forward(sent, connection)
+    }
+}

@@ -40,7 +40,11 @@ extension BookEngine: SocketServerDelegate {
     public func handle(_ request: Request, from connection: ConnectionID, peer: PeerCredentials) {
         switch request.op {
         case .insert, .update, .delete, .save:
-            accept(write: request, from: connection, peer: peer)
+            if let forward = writeForwarder.withLock({ $0 }) {
+                forwardWrite(request, from: connection, peer: peer, to: forward)
+            } else {
+                accept(write: request, from: connection, peer: peer)
+            }
         case .resolve:
             accept(resolve: request, from: connection, peer: peer)
         case .ping:

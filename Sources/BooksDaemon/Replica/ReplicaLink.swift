@@ -65,6 +65,7 @@ final class ReplicaLink: Sendable {
         let loop = try DedicatedThread.start(name: "booksd-replica") { [self] in run() }
         let feed = try DedicatedThread.start(name: "booksd-replica-feed") { [self] in followOwner() }
         threads.withLock { $0 = [loop, feed] }
+        forwardClientWrites()
         logger.notice(
             "replica of store '\(store)' (\(record.replicaID)): following \(prefix).\(store).changes from "
                 + (record.epoch.map { "\($0):\(record.seq)" } ?? "the owner's books"),

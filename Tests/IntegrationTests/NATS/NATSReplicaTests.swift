@@ -35,8 +35,12 @@ struct NATSReplicaTests {
         expected.append("4|Walden|Thoreau")
         #expect(added.count == 1)
         await ReplicaDaemon.expectConverged(all, to: expected)
+        // On the replica's socket the write goes to the owner; once answered, the replica serves it.
         let replicaClient = try await second.connect()
         _ = try await replicaClient.insert([BookDraft(id: "5", name: "Ulysses", author: "Joyce")])
+        let ulysses = Book(id: "5", name: "Ulysses", author: "Joyce")
+        #expect(try await replicaClient.list().books.contains(ulysses), "read your own write on the replica")
+        #expect(try owner.fileBooks().contains(ulysses), "the owner wrote it before answering")
         expected.append("5|Ulysses|Joyce")
         await ReplicaDaemon.expectConverged(all, to: expected)
         // A hand append on the owner reaches both replicas.
@@ -91,6 +95,14 @@ struct NATSReplicaTests {
                 (try? await client.list().books.contains(book)) == true
             }
             #expect(served, "\(daemon.file): \(book) not served while NATS is down")
+        }
+        // A client write on a replica's socket fails clearly while the owner is unreachable.
+        let replicaClient = try await all[2].connect()
+        do {
+            _ = try await replicaClient.insert([BookDraft(id: "11", name: "Lost", author: "Nobody")])
+            Issue.record("a write on a replica succeeded while NATS was down")
+        } catch {
+            #expect("\(error)".contains("store-unavailable"), "\(error)")
         }
         try server.start()
         await ReplicaDaemon.expectConverged(
