@@ -137,10 +137,12 @@ extension BookEngine: SocketServerDelegate {
     func readEnvironment() -> ReadEnvironment {
         let watchState = watch.withLock { $0 }
         let budget = settings.withLock { $0.queryBudgetMilliseconds }
-        return ReadEnvironment(
+        var environment = ReadEnvironment(
             statistics: channel?.statistics ?? ServerStatistics(), watcher: watchState.watcher?.mode,
             watcherWarning: watchState.warning,
             uptimeSeconds: Double((ContinuousClock.now - startTime).components.seconds),
             queryBudget: QueryBudget(limit: budget > 0 ? .milliseconds(budget) : nil))
+        environment.replica = replicaLine.withLock { $0 }
+        return environment
     }
 }

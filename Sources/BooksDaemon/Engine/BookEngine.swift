@@ -71,6 +71,8 @@ public final class BookEngine: Sendable {
     let appearedEmptyAtSeq = Mutex<UInt64?>(nil)
     /// For a replica (`--replica`): where client writes go instead of the file (to the owner).
     let writeForwarder = Mutex<(@Sendable (Request, ConnectionID) -> Void)?>(nil)
+    /// For a replica: its state line for `status` (set by its `ReplicaLink`).
+    let replicaLine = Mutex<String?>(nil)
 
     /// The watcher and how it watches (for `status`).
     struct WatchState: Sendable {

@@ -137,6 +137,7 @@ extension ReconcilerStateMachine {
             lastChange: context.lastChange.map(ISO8601.format), server: configuration.serverName)
         status.conflicts = conflicts.isEmpty ? nil : conflicts
         status.reverts = recentReverts.isEmpty ? nil : recentReverts
+        status.replica = environment.replica
         return status
     }
 

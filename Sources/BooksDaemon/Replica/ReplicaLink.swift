@@ -162,6 +162,8 @@ final class ReplicaLink: Sendable {
                 }
             }
         }
+        let line = machine.withLock { $0?.statusLine }
+        engine.replicaLine.withLock { $0 = line }
     }
 
     private func persist(_ record: ReplicaRecord) -> Bool {

@@ -134,3 +134,27 @@ public struct ReplicaStateMachine: Sendable {
         return !(file[id]?.book).isIdentical(to: entry?.sent.map(\.book) ?? entry?.base?.book)
     }
 }
+
+extension ReplicaStateMachine {
+    /// How the replica stands, for `status`: `in sync with the owner at seq N`, `offline since T`,
+    /// `N edits queued`, `writing the owner's changes`, or `waiting for the owner's books`.
+    public var statusLine: String {
+        let position = record.epoch.map { "owner \($0):\(record.seq)" } ?? "no owner state yet"
+        var parts: [String] = []
+        if let since = offlineSince {
+            parts.append("offline since \(ISO8601.format(since))")
+        } else if record.epoch == nil {
+            parts.append("waiting for the owner's books")
+        } else if inSync {
+            parts.append("in sync")
+        } else if localWrite != nil {
+            parts.append("writing the owner's changes into the file")
+        } else {
+            parts.append("syncing")
+        }
+        let queued = queuedEdits
+        if queued > 0 { parts.append("\(queued) edit(s) queued") }
+        if let lastError { parts.append("last send failed: \(lastError)") }
+        return parts.joined(separator: ", ") + " (\(position))"
+    }
+}

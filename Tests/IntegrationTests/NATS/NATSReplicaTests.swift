@@ -96,6 +96,14 @@ struct NATSReplicaTests {
             }
             #expect(served, "\(daemon.file): \(book) not served while NATS is down")
         }
+        // The replica's status says it is offline with its edit queued.
+        let firstClient = try await all[1].connect()
+        var line = ""
+        let offline = await eventually(timeout: 20, interval: 0.05) {
+            line = (try? await firstClient.status().replica) ?? ""
+            return line.contains("offline since") && line.contains("1 edit(s) queued")
+        }
+        #expect(offline, "status: \(line)")
         // A client write on a replica's socket fails clearly while the owner is unreachable.
         let replicaClient = try await all[2].connect()
         do {
@@ -111,5 +119,10 @@ struct NATSReplicaTests {
                 "1|Dune|F. Herbert", "10|Emma|Austen (2nd)", "2|Emma|Jane Austen", "3|Kim|Rudyard Kipling",
                 "9|Beloved|Toni Morrison",
             ])
+        let synced = await eventually(timeout: 20, interval: 0.05) {
+            line = (try? await firstClient.status().replica) ?? ""
+            return line.hasPrefix("in sync")
+        }
+        #expect(synced, "status: \(line)")
     }
 }
