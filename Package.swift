@@ -40,7 +40,7 @@ let package = Package(
             name: "BooksDaemon",
             dependencies: [
                 "BooksCore", "BooksStore", "BooksProtocol", "BooksPlatform", "BooksNATS", "CInotifyTools", "CSystemd",
-                "CLinux",
+                "CLinux", "BooksClient",
             ],
             swiftSettings: strict),
         .target(

@@ -23,6 +23,8 @@ public final class Daemon: Sendable {
     let sources = RetainedSources()
     let running = Locked<Running?>(nil)
     let heartbeatTimer = TimerBox()
+    /// The replicas' links (`--replica`), started with NATS.
+    let replicaLinks = Locked<[ReplicaLink]>([])
 
     struct Running: Sendable {
         let registry: StoreRegistry
@@ -94,6 +96,7 @@ public final class Daemon: Sendable {
 
         // The files, then the watches, then the socket.
         let specs = configuration.effectiveStores
+        try prepareReplicaFiles()
         let failures = registry.addAll(specs)
         for (spec, error) in failures {
             logger.error(
