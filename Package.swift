@@ -29,17 +29,22 @@ let package = Package(
         .systemLibrary(name: "CBooksSupport", path: "Sources/CBooksSupport"),
         .systemLibrary(
             name: "CNats", path: "Sources/CNats", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
 
         .target(name: "BooksCore", dependencies: ["CBooksSupport"], swiftSettings: strict),
         .target(name: "BooksPlatform", dependencies: ["CLinux"], swiftSettings: strict),
         .target(name: "BooksStore", dependencies: ["BooksCore", "BooksPlatform", "CLinux"], swiftSettings: strict),
         .target(name: "BooksProtocol", dependencies: ["BooksCore"], swiftSettings: strict),
         .target(name: "BooksNATS", dependencies: ["CNats", "BooksPlatform"], swiftSettings: strict),
+        // The HTTP API's pure part: routes, security checks, status codes, SSE streams, the page.
+        .target(name: "BooksHTTP", dependencies: ["BooksCore", "BooksProtocol"], swiftSettings: strict),
         .target(
             name: "BooksDaemon",
             dependencies: [
                 "BooksCore", "BooksStore", "BooksProtocol", "BooksPlatform", "BooksNATS", "CInotifyTools", "CSystemd",
-                "CLinux",
+                "CLinux", "BooksHTTP", "CMicroHTTPD",
             ],
             swiftSettings: strict),
         .target(
@@ -73,6 +78,8 @@ let package = Package(
         .testTarget(name: "BooksStoreTests", dependencies: ["BooksStore", "BooksTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "BooksProtocolTests", dependencies: ["BooksProtocol", "BooksTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "BooksHTTPTests", dependencies: ["BooksHTTP", "BooksProtocol", "BooksCore"], swiftSettings: strict),
         .testTarget(
             name: "BooksDaemonTests", dependencies: ["BooksDaemon", "BooksTestSupport"], swiftSettings: strict),
         .testTarget(

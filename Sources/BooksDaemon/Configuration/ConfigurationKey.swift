@@ -43,6 +43,13 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
     case natsBuffer = "nats_buffer"
     case natsBatch = "nats_batch"
     case maxStores = "max_stores"
+    case httpListen = "http_listen"
+    case httpHosts = "http_hosts"
+    case httpTLSCert = "http_tls_cert"
+    case httpTLSKey = "http_tls_key"
+    case httpTokenFile = "http_token_file"
+    case httpRequireIfMatch = "http_require_if_match"
+    case httpMaxConnectionsPerClient = "http_max_connections_per_client"
 
     /// What a valid value looks like, as shown in `invalidValue` errors.
     public var expected: String {
@@ -69,7 +76,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .queryBudgetMilliseconds: "an integer number of milliseconds between 0 (no budget) and 3600000"
         case .logLevel: "one of: " + LogLevel.allCases.map(\.rawValue).joined(separator: ", ")
         case .maxStores: "an integer between 1 and 1000000"
-        default: natsExpected
+        default: Self.httpKeys.contains(self) ? httpExpected : natsExpected
         }
     }
 
@@ -170,6 +177,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .maxStores:
             config.maxStores = try Self.integer(value, 1...1_000_000, or: bad)
         default:
+            if Self.httpKeys.contains(self) { return try applyHTTP(value, to: &config.http, or: bad) }
             try applyNATS(value, to: &config.nats, or: bad)
         }
     }
@@ -206,7 +214,8 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .maxLineBytes: String(config.maxLineBytes)
         case .logLevel: config.logLevel.rawValue
         case .maxStores: String(config.maxStores)
-        default: natsFormattedValue(in: config.nats)
+        default:
+            Self.httpKeys.contains(self) ? httpFormattedValue(in: config.http) : natsFormattedValue(in: config.nats)
         }
     }
 
