@@ -59,7 +59,7 @@ enum WebPageHTML {
         <script>
         "use strict";
         const books = new Map();   // id -> {id, name, author, version}
-        let store = null, source = null, sortField = "name", ascending = true, editing = null;
+        let store = null, source = null, sortField = "name", ascending = true, editing = null, draft = null;
         const $ = (id) => document.getElementById(id);
         const api = (path) => "/v1/stores/" + encodeURIComponent(store) + path;
 
@@ -158,20 +158,23 @@ enum WebPageHTML {
             const row = document.createElement("tr");
             row.dataset.id = book.id;
             if (editing === book.id) {
+              // The draft keeps what was typed and the version it started from, whatever arrives meanwhile.
               const name = document.createElement("input");
-              name.value = book.name; name.className = "edit-name"; name.setAttribute("aria-label", "Name");
+              name.value = draft.name; name.className = "edit-name"; name.setAttribute("aria-label", "Name");
+              name.addEventListener("input", () => { draft.name = name.value; });
               const author = document.createElement("input");
-              author.value = book.author; author.className = "edit-author"; author.setAttribute("aria-label", "Author");
+              author.value = draft.author; author.className = "edit-author"; author.setAttribute("aria-label", "Author");
+              author.addEventListener("input", () => { draft.author = author.value; });
               row.appendChild(document.createElement("td")).appendChild(name);
               row.appendChild(document.createElement("td")).appendChild(author);
               cell(row, book.id, "id");
               const actions = row.appendChild(document.createElement("td"));
-              const save = button("Save", "Save " + book.name, () => saveEdit(book, name.value, author.value));
+              const save = button("Save", "Save " + book.name, () => saveEdit(book));
               save.className = "save";
               actions.appendChild(save);
               actions.appendChild(button("Cancel", "Cancel editing", () => { editing = null; render(); }));
               row.addEventListener("keydown", (e) => {
-                if (e.key === "Enter") saveEdit(book, name.value, author.value);
+                if (e.key === "Enter") saveEdit(book);
                 if (e.key === "Escape") { editing = null; render(); }
               });
             } else {
@@ -194,9 +197,10 @@ enum WebPageHTML {
         }
 
         async function startEdit(id) {
-          editing = id;
+          if (books.get(id).version === null) await refreshBook(id);
           const book = books.get(id);
-          if (book.version === null) await refreshBook(id);
+          editing = id;
+          draft = { version: book.version, name: book.name, author: book.author };
           render();
         }
 
@@ -214,9 +218,9 @@ enum WebPageHTML {
           render(current ? [current.id] : []);
         }
 
-        async function saveEdit(book, name, author) {
+        async function saveEdit(book) {
           const { status, json } = await request("PUT", "/books/" + encodeURIComponent(book.id),
-            { name, author }, book.version);
+            { name: draft.name, author: draft.author }, draft.version);
           if (status === 200) { books.set(json.id, json); editing = null; say("Saved \u201c" + json.name + "\u201d."); render([json.id]); }
           else if (status === 412) conflict(json, "edit");
           else say("Not saved: " + (json && json.error ? json.error.message : "HTTP " + status), true);
