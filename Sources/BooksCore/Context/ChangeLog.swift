@@ -27,6 +27,27 @@ public struct ChangeLog: Sendable {
         }
     }
 
+    /// The held change set at `index` (0: the oldest held), `index < count`.
+    public subscript(index: Int) -> SequencedChangeSet {
+        entries[(head + index) % entries.count]
+    }
+
+    /// The seq of the oldest change set held, nil when none is.
+    public var oldestSeq: UInt64? { entries.isEmpty ? nil : self[0].seq }
+
+    /// Drops the oldest change sets while `shouldDrop` says so (at least `keeping` stay held).
+    /// Returns how many were dropped.
+    @discardableResult
+    public mutating func trim(keeping: Int = 0, while shouldDrop: (SequencedChangeSet) -> Bool) -> Int {
+        var dropped = 0
+        while entries.count - dropped > keeping, shouldDrop(self[dropped]) { dropped += 1 }
+        guard dropped > 0 else { return 0 }
+        let kept = (dropped..<entries.count).map { self[$0] }
+        entries = kept
+        head = 0
+        return dropped
+    }
+
     /// The held change sets with `seq > after`, oldest first; nil when some of them were trimmed.
     public func changes(after: UInt64, currentSeq: UInt64) -> [SequencedChangeSet]? {
         if after >= currentSeq { return [] }
