@@ -92,6 +92,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var logLevel: LogLevel = .info
     /// Publishing to and requests from NATS JetStream (`nats_*`). Default off.
     public var nats = NATSSettings()
+    /// The HTTP API and web page (`http_*`). Default off.
+    public var http = HTTPSettings()
 
     /// The all-defaults configuration.
     public init() {}
