@@ -42,7 +42,9 @@ extension ReconcilerStateMachine {
             if let stale = mergeStaleSave(ByteSplice(from: context.document.bytes, to: canonical)) {
                 actions += applyStaleSave(stale, identity: identity)
             } else {
+                let seq = context.seq
                 actions += applyFileEdit(identity: identity) { $0.apply(bytes: canonical, source: .file, actor: $1) }
+                if context.seq != seq { noteStandingSave() }
                 actions.append(.publishStatus)
             }
         case (.present(let canonical, let identity), .some(let seen)) where ByteComparison.equal(canonical, seen):

@@ -7,6 +7,8 @@ extension ReconcilerStateMachine {
         var base: FileVersion
         var result: ThreeWayMerge.Result
         var saved: [UInt8]
+        /// The lock holder whose buffer it came from.
+        var saver: String
     }
 
     /// Records the file's current version (seq and identity), for telling later which version an
@@ -35,9 +37,11 @@ extension ReconcilerStateMachine {
     /// when the save stands as written (no lock, none names a known version, the saver's buffer
     /// was current, the change log no longer reaches back to it).
     func mergeStaleSave(_ splice: ByteSplice) -> StaleSave? {
-        let bases = editorLocks.flatMap { lock -> [FileVersion] in
-            guard case .swap(let header) = lock else { return [] }
-            return fileVersions.candidates(namedBy: header)
+        let bases = editorLocks.flatMap { lock -> [(FileVersion, holder: String)] in
+            guard case .swap(let header) = lock, header.namesVersion else {
+                return lockBases[lock.holder].map { [($0, lock.holder)] } ?? []  // nano, Emacs
+            }
+            return fileVersions.candidates(namedBy: header).map { ($0, lock.holder) }
         }
         guard !bases.isEmpty else { return nil }
         var save = context.document
@@ -45,17 +49,17 @@ extension ReconcilerStateMachine {
         guard !saveChanges.isEmpty else { return nil }
         // Several editors, or several versions within one second: the saver's base is the one
         // the save differs least from (the newest of equals: candidates come newest first).
-        var best: (base: FileVersion, theirs: NetChanges, distance: Int)?
-        for base in bases {
+        var best: (base: FileVersion, theirs: NetChanges, distance: Int, holder: String)?
+        for (base, holder) in bases {
             guard let theirs = changesSince(base) else { continue }
             let distance = Self.distance(saveChanges: saveChanges, theirs: theirs)
-            if best == nil || distance < best!.distance { best = (base, theirs, distance) }
+            if best == nil || distance < best!.distance { best = (base, theirs, distance, holder) }
         }
         guard let best, !best.theirs.isEmpty else { return nil }
         let result = ThreeWayMerge.merge(
             save: save, current: context.document, saveChanges: saveChanges, theirs: best.theirs)
         guard !result.isSave || !result.conflicts.isEmpty else { return nil }
-        return StaleSave(base: best.base, result: result, saved: save.bytes)
+        return StaleSave(base: best.base, result: result, saved: save.bytes, saver: best.holder)
     }
 
     /// How many books differ between a base and the save, given the save's change from the

@@ -105,9 +105,11 @@ public struct ReconcilerStateMachine: Sendable {
     /// the content is then compared with it (an ordinary change set) instead of replacing it.
     var resumingHistory = false
     /// The recent versions of the file (seq and identity), to tell which one an editor loaded.
-    var fileVersions = FileVersions()
+    public internal(set) var fileVersions = FileVersions()
     /// The editor locks seen beside the file when it was last compared (see ``ReconcilerInput/editorLocksSeen(_:then:)``).
     var editorLocks: [EditorLock] = []
+    /// For nano and Emacs locks (which name no version): the version each holder's buffer came from.
+    var lockBases = LockHolderBases()
     /// Conflicts of merged saves, not settled yet, oldest first.
     public internal(set) var conflicts: [RecordedConflict] = []
     var nextConflictID = 1
@@ -152,11 +154,22 @@ public struct ReconcilerStateMachine: Sendable {
         case .editorLocksSeen(let locks, let next):
             editorLocks = locks
             defer { editorLocks = [] }
-            return decide(next)
+            noteLockHolders()
+            let seq = context.seq
+            let actions = decide(next)
+            if case .fileObserved(_, let purpose) = next, purpose != .commit, context.seq != seq {
+                noteStandingSave()
+            }
+            return actions
         case .mergedSaveWritten(let result, let merged): return mergedSaveWritten(result, merged: merged)
         case .conflictsLoaded(let loaded):
             conflicts = loaded
             nextConflictID = (loaded.map(\.id).max() ?? 0) + 1
+            return []
+        case .fileVersionsLoaded(let loaded):
+            var restored = FileVersions(capacity: fileVersions.capacity)
+            for version in loaded + fileVersions.versions { restored.record(version) }
+            fileVersions = restored
             return []
         case .resolveConflict(let id, let take, let requestID, let connection, let source, let actor):
             return resolveConflict(
