@@ -17,10 +17,23 @@ public struct LockHolderBases: Sendable, Hashable {
     /// The version the buffer of `holder` came from, if its lock was seen.
     public subscript(holder: String) -> FileVersion? { bases[holder] }
 
+    /// The holders whose lock was there at the last look.
+    public private(set) var present: Set<String> = []
+
     /// Records that the lock of `holder` is there while `current` is the content held: its
     /// buffer came from `current` unless it was seen before.
     public mutating func seen(_ holder: String, current: FileVersion) {
         if bases[holder] == nil { set(holder, to: current) }
+    }
+
+    /// A look beside the file found the locks of `holders` while `current` is the content held:
+    /// records each (``seen(_:current:)``) and returns the holders whose lock was there at the
+    /// previous look and is gone now (Emacs, and nano at `^X`, remove theirs just after a save lands).
+    public mutating func look(_ holders: Set<String>, current: FileVersion) -> [String] {
+        for holder in holders { seen(holder, current: current) }
+        let vanished = present.subtracting(holders).filter { bases[$0] != nil }.sorted()
+        present = holders
+        return vanished
     }
 
     /// The buffer of `holder` now holds `version` (its save landed).

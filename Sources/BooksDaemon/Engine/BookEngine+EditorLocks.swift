@@ -30,11 +30,12 @@ extension BookEngine {
     }
 
     /// `observation`, preceded by the editor locks beside the file when `condition` holds and
-    /// there are any.
+    /// there are any (or there were some at the last look: their vanishing counts too).
     func withEditorLocks(_ observation: ReconcilerInput, if condition: Bool) -> ReconcilerInput {
         guard condition else { return observation }
         let locks = readEditorLocks()
-        return locks.isEmpty ? observation : .editorLocksSeen(locks, then: observation)
+        if locks.isEmpty, !machine.withLock({ $0.awaitsLockLook }) { return observation }
+        return .editorLocksSeen(locks, then: observation)
     }
 
     /// The first `count` bytes of the regular file at `path` (nil: absent, not regular, shorter).

@@ -12,16 +12,29 @@ extension ReconcilerStateMachine {
     }
 
     /// Records the holders of the locks seen (before the observation they came with is applied:
-    /// a buffer whose lock is there now came from the content held, or an older one).
+    /// a buffer whose lock is there now came from the content held, or an older one), and which
+    /// locks vanished since the last look.
     mutating func noteLockHolders() {
-        guard fileState == .present else { return }
-        for lock in editorLocks where !lock.namesVersion { lockBases.seen(lock.holder, current: currentVersion) }
+        let holders = Set(editorLocks.filter { !$0.namesVersion }.map(\.holder))
+        vanishedHolders = lockBases.look(holders, current: currentVersion)
     }
 
-    /// A file edit stood as written while locks that name no version were there: when exactly one
-    /// was, its holder saved it (its buffer now holds the content applied).
+    /// The holders that may have saved what is being looked at: those of the locks there that
+    /// name no version, and those whose lock vanished since the last look.
+    var unversionedSavers: Set<String> {
+        Set(editorLocks.filter { !$0.namesVersion }.map(\.holder)).union(vanishedHolders)
+    }
+
+    /// Whether a look beside the file matters even when it finds no lock (one was there last time).
+    public var awaitsLockLook: Bool { !lockBases.present.isEmpty }
+
+    /// Whether there is any evidence of which version a save came from.
+    var hasSaveEvidence: Bool { !editorLocks.isEmpty || !vanishedHolders.isEmpty }
+
+    /// A file edit stood as written while locks that name no version were there (or had just
+    /// vanished): when exactly one holder was, it saved it (its buffer now holds the content applied).
     mutating func noteStandingSave() {
-        let holders = Set(editorLocks.filter { !$0.namesVersion }.map(\.holder))
+        let holders = unversionedSavers
         guard holders.count == 1, let holder = holders.first else { return }
         lockBases.set(holder, to: currentVersion)
     }

@@ -37,12 +37,13 @@ extension ReconcilerStateMachine {
     /// when the save stands as written (no lock, none names a known version, the saver's buffer
     /// was current, the change log no longer reaches back to it).
     func mergeStaleSave(_ splice: ByteSplice) -> StaleSave? {
-        let bases = editorLocks.flatMap { lock -> [(FileVersion, holder: String)] in
-            guard case .swap(let header) = lock, header.namesVersion else {
-                return lockBases[lock.holder].map { [($0, lock.holder)] } ?? []  // nano, Emacs
-            }
-            return fileVersions.candidates(namedBy: header).map { ($0, lock.holder) }
-        }
+        let bases =
+            editorLocks.flatMap { lock -> [(FileVersion, holder: String)] in
+                guard case .swap(let header) = lock, header.namesVersion else {
+                    return lockBases[lock.holder].map { [($0, lock.holder)] } ?? []  // nano, Emacs
+                }
+                return fileVersions.candidates(namedBy: header).map { ($0, lock.holder) }
+            } + vanishedHolders.compactMap { holder in lockBases[holder].map { ($0, holder) } }
         guard !bases.isEmpty else { return nil }
         var save = context.document
         let saveChanges = save.update(applying: splice).changes

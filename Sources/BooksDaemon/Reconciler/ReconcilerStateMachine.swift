@@ -78,6 +78,8 @@ public struct ReconcilerStateMachine: Sendable {
         var reason: String
         /// For a save from a stale buffer: the editor locks seen with it (it is merged once confirmed).
         var locks: [EditorLock] = []
+        /// And the holders whose lock had just vanished (see ``LockHolderBases/look(_:current:)``).
+        var vanished: [String] = []
     }
 
     /// The settings in force.
@@ -110,6 +112,8 @@ public struct ReconcilerStateMachine: Sendable {
     var editorLocks: [EditorLock] = []
     /// For nano and Emacs locks (which name no version): the version each holder's buffer came from.
     var lockBases = LockHolderBases()
+    /// The holders of such locks there at the last look and gone at this one (see ``LockHolderBases/look(_:current:)``).
+    var vanishedHolders: [String] = []
     /// Conflicts of merged saves, not settled yet, oldest first.
     public internal(set) var conflicts: [RecordedConflict] = []
     var nextConflictID = 1
@@ -153,7 +157,7 @@ public struct ReconcilerStateMachine: Sendable {
         switch input {
         case .editorLocksSeen(let locks, let next):
             editorLocks = locks
-            defer { editorLocks = [] }
+            defer { (editorLocks, vanishedHolders) = ([], []) }
             noteLockHolders()
             let seq = context.seq
             let actions = decide(next)
@@ -326,12 +330,19 @@ public struct ReconcilerStateMachine: Sendable {
                 return scheduleConfirmation(
                     observed: splice.applied(to: context.document.bytes), reason: reason, locks: editorLocks)
             }
+            // The same content as a save from a stale buffer waiting to stand still (an editor's
+            // second write of it, or its lock gone meanwhile): it keeps waiting.
+            if let pending = confirmation, !pending.locks.isEmpty || !pending.vanished.isEmpty,
+                let seen = pending.observed, ByteComparison.equal(splice.applied(to: context.document.bytes), seen)
+            {
+                return []
+            }
             // A save from a stale buffer is merged once it stands still: an editor may still be
             // writing it, and a merge of half a save would re-apply the others' changes onto it.
-            if !editorLocks.isEmpty, mergeStaleSave(splice) != nil {
+            if hasSaveEvidence, mergeStaleSave(splice) != nil {
                 return scheduleConfirmation(
                     observed: splice.applied(to: context.document.bytes), reason: "a save from a stale buffer",
-                    locks: editorLocks)
+                    locks: editorLocks, vanished: vanishedHolders)
             }
             return applyFileEdit(identity: identity) { $0.apply(splice: splice, source: .file, actor: $1) }
         }

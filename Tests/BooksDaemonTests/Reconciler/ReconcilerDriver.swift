@@ -139,7 +139,7 @@ struct ReconcilerDriver {
                 if case .changed = comparison { changed = true }
                 answer = .fileObserved(.compared(comparison), for: purpose)
             }
-            guard changed || purpose == .commit, !locks.isEmpty else { return answer }
+            guard changed || purpose == .commit, !locks.isEmpty || machine.awaitsLockLook else { return answer }
             return .editorLocksSeen(locks, then: answer)
         case .save(let request, let document, let expected):
             saves += 1
