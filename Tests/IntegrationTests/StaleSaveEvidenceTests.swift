@@ -22,6 +22,14 @@ import Testing
             appending: [TestBook(id: id, name: Vim.middlemarch.name, author: Vim.middlemarch.author)])
     }
 
+    /// The editor's save was merged: only its own change on the feed, everyone's in the file.
+    static func expectMerged(_ h: DaemonHarness, _ sub: Subscriber, inserted id: String, _ what: String) async {
+        _ = await sub.expectEvents([.update(Books.duneUpper)], "\(what), merged")
+        #expect(
+            await eventually(timeout: 8, interval: 0.05) { h.fileText == Self.mergedText(inserted: id) },
+            "\(what): file:\n\(h.fileText)\nlog:\n\(h.daemonLog())")
+    }
+
     @Test("vim opens, a client writes, booksd restarts, vim saves anyway: merged")
     func mergeAfterRestart() async throws {
         try await scenario("stale-restart", checkConvergence: false) { h, sub in
@@ -35,10 +43,7 @@ import Testing
             try await tmux.type(":%s/Frank Herbert/Frank HERBERT/")
             try await tmux.send("Enter")
             try await Vim.writeAnyway(tmux)
-            _ = await again.expectEvents([.update(Books.duneUpper)], "vim's save after the restart, merged")
-            #expect(
-                await eventually(timeout: 8, interval: 0.05) { h.fileText == Self.mergedText(inserted: id) },
-                "file:\n\(h.fileText)\nlog:\n\(h.daemonLog())")
+            await Self.expectMerged(h, again, inserted: id, "vim's save after the restart")
             try await Vim.quit(tmux)
             again.expectConverged(to: h.fileBooks)
         }
@@ -66,10 +71,7 @@ import Testing
             try await tmux.send("Enter")
             try await tmux.waitForScreen(containing: "continue saving?")
             try await tmux.type("y")
-            _ = await sub.expectEvents([.update(Books.duneUpper)], "nano's save, merged")
-            #expect(
-                await eventually(timeout: 8, interval: 0.05) { h.fileText == Self.mergedText(inserted: id) },
-                "file:\n\(h.fileText)\nlog:\n\(h.daemonLog())")
+            await Self.expectMerged(h, sub, inserted: id, "nano's save")
             try await tmux.send("C-x")
             try await tmux.waitForExit()
         }
@@ -89,12 +91,31 @@ import Testing
             try await tmux.waitForScreen(containing: "Save anyway? (yes or no)")
             try await tmux.type("yes")
             try await tmux.send("Enter")
-            _ = await sub.expectEvents([.update(Books.duneUpper)], "emacs' save, merged")
-            #expect(
-                await eventually(timeout: 8, interval: 0.05) { h.fileText == Self.mergedText(inserted: id) },
-                "file:\n\(h.fileText)\nlog:\n\(h.daemonLog())")
+            await Self.expectMerged(h, sub, inserted: id, "emacs' save")
             try await tmux.send("C-x", "C-c")
             try await tmux.waitForExit()
+        }
+    }
+
+    @Test("a read-modify-write script that sleeps between read and write: stands, naming what it reverted")
+    func readModifyWriteScriptStands() async throws {
+        try await scenario("stale-script") { h, sub in
+            // No editor lock: nothing tells what the script read, so its write is deliberate.
+            let script = Task {
+                try await h.tools.must(
+                    "c=$(cat books.txt); : > read.done; while [ ! -e write.now ]; do sleep 0.05; done; "
+                        + "printf '%s\\n' \"$c\" | sed 's/Frank Herbert/Frank HERBERT/' > books.txt")
+            }
+            #expect(await eventually(timeout: 10, interval: 0.05) { TestFiles.exists(h.dir + "/read.done") })
+            let added = try await h.ctl(["add", Vim.middlemarch.name, Vim.middlemarch.author])
+            let id = added.output.split(separator: "\n").last.map { String($0).filter { !$0.isWhitespace } } ?? ""
+            let inserted = TestBook(id: id, name: Vim.middlemarch.name, author: Vim.middlemarch.author)
+            _ = await sub.expectEvents([.insert(inserted, source: "client")], "client add")
+            try TestFiles.write("", to: h.dir + "/write.now")
+            _ = try await script.value
+            _ = await sub.expectEvents([.update(Books.duneUpper), .delete(inserted)], "the script's write, as written")
+            #expect(h.fileText == Books.text(replacing: [Books.dune.id: Books.duneUpper]))
+            #expect(try await h.status().reverts?.isEmpty == false, "status names the client write it undid")
         }
     }
 }

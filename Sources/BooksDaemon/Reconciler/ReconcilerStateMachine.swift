@@ -369,6 +369,7 @@ public struct ReconcilerStateMachine: Sendable {
             let reverted = revertDetector.isEmpty ? nil : revertDetector.reverted(by: applied.changes)
             if reverted != nil {
                 applied.reverts = revertDetector.revertedSeqs
+                context.markReverts(revertDetector.revertedSeqs)  // kept in the change log and journal
                 recentReverts = Array((recentReverts + revertDetector.revertedSeqs).suffix(16))
             }
             actions.append(.broadcast(applied))
