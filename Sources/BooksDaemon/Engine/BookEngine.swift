@@ -178,6 +178,7 @@ public final class BookEngine: Sendable {
             beginHistory(resuming: true)
             let conflicts = loadConflicts()
             if !conflicts.isEmpty { run(.conflictsLoaded(conflicts)) }
+            loadFileVersions()
             if appearing {
                 let (seq, empty) = machine.withLock { ($0.context.seq, $0.context.bookCount == 0) }
                 appearedEmptyAtSeq.withLock { $0 = empty ? seq : nil }

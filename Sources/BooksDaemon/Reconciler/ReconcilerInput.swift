@@ -54,6 +54,9 @@ public enum ReconcilerInput: Sendable {
     case mergedSaveWritten(Result<AtomicWriteResult, StoreError>, merged: [UInt8])
     /// The conflicts kept from before a restart.
     case conflictsLoaded([RecordedConflict])
+    /// The file versions kept from before a restart (oldest first; see `FileVersionsLog`): a save
+    /// from a buffer loaded before it is then merged like any other.
+    case fileVersionsLoaded([FileVersion])
     /// `resolve`: settle conflict `id` by taking one side's value (a write like any client's,
     /// attributed to `source` and `actor`).
     case resolveConflict(
