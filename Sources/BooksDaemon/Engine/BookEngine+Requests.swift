@@ -28,9 +28,15 @@ extension BookEngine {
     public func handle(_ request: Request, from connection: ConnectionID, peer: PeerCredentials) {
         switch request.op {
         case .insert, .update, .delete, .save:
-            accept(write: request, from: connection, peer: peer)
+            if let forward = writeForwarder.withLock({ $0 }) {
+                forwardWrite(request, from: connection, peer: peer, to: forward)
+            } else {
+                accept(write: request, from: connection, peer: peer)
+            }
         case .resolve:
             accept(resolve: request, from: connection, peer: peer)
+        case .undo:
+            accept(undo: request, from: connection, peer: peer)
         case .ping:
             let (epoch, seq) = position
             channel?.send(.success(request.id, ReplyResult(epoch: epoch, seq: seq)), to: connection)
@@ -121,10 +127,12 @@ extension BookEngine {
     func readEnvironment() -> ReadEnvironment {
         let watchState = watch.withLock { $0 }
         let budget = settings.withLock { $0.queryBudgetMilliseconds }
-        return ReadEnvironment(
+        var environment = ReadEnvironment(
             statistics: channel?.statistics ?? ServerStatistics(), watcher: watchState.watcher?.mode,
             watcherWarning: watchState.warning,
             uptimeSeconds: Double((ContinuousClock.now - startTime).components.seconds),
             queryBudget: QueryBudget(limit: budget > 0 ? .milliseconds(budget) : nil))
+        environment.replica = replicaLine.withLock { $0 }
+        return environment
     }
 }

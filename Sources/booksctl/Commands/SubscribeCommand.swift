@@ -30,10 +30,6 @@ enum SubscribeCommand {
         let since: SinceOption?
         do throws(SubscribeFailure) {
             since = try SinceOption.start(options)
-            if case .time = since {
-                throw SubscribeFailure(
-                    description: "--since TIME needs --nats (the socket's feed resumes after EPOCH:SEQ or SEQ)")
-            }
         } catch {
             err.line("booksctl: \(TextCell.escapeLines(error.description))")
             return .usage
@@ -79,8 +75,22 @@ enum SubscribeCommand {
         _ since: SinceOption?, _ context: CommandContext
     ) async throws(BooksClientError) -> ResumePoint? {
         switch since {
-        case nil, .time: return nil
+        case nil: return nil
         case .cursor(let cursor): return cursor.resumePoint
+        case .time(let date):
+            // Before the oldest change set kept at or after the time (the daemon's history).
+            let client = try await context.connect()
+            defer { client.close() }
+            var reply = try await client.history(since: .time(date))
+            var oldest = reply.changes.first?.seq
+            while reply.more, let first = reply.changes.first, first.seq > 1 {
+                reply = try await client.history(since: .time(date), until: .seq(first.seq - 1))
+                oldest = reply.changes.first?.seq ?? oldest
+            }
+            guard let epoch = reply.epoch else {
+                throw .protocolError(ProtocolError(.badRequest, "--since: the daemon did not say its epoch"))
+            }
+            return ResumePoint(epoch: epoch, seq: oldest.map { $0 - 1 } ?? reply.seq)
         case .seq(let seq):
             let client = try await context.connect()
             defer { client.close() }

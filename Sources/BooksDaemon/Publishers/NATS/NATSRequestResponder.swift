@@ -136,7 +136,7 @@ public final class NATSRequestResponder: Sendable {
         case .subscribe, .unsubscribe:
             return ProtocolError(
                 .invalidArgument, "subscribe over NATS by reading the stream subject \(naming.changesSubject)")
-        case .insert, .update, .delete, .save, .resolve:
+        case .insert, .update, .delete, .save, .resolve, .undo:
             return allowWrites
                 ? nil
                 : ProtocolError(.permissionDenied, "this booksd takes no writes over NATS (nats_allow_writes = no)")
