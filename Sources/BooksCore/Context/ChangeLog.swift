@@ -84,9 +84,8 @@ public struct ChangeLog: Sendable {
 
     /// Changes the newest change set held (nothing when none is).
     public mutating func amendLast(_ change: (inout SequencedChangeSet) -> Void) {
-        guard !entries.isEmpty else { return }
-        let last = entries.count < retention ? entries.count - 1 : (head + entries.count - 1) % entries.count
-        change(&entries[last])
+        guard count > 0 else { return }
+        change(&entries[entries.count - 1])
     }
 
     /// The held change sets with `seq > after`, oldest first; nil when some of them were trimmed.

@@ -1,5 +1,6 @@
 import BooksCore
 import BooksHTTP
+import BooksPlatform
 import BooksProtocol
 import Glibc
 import Synchronization
@@ -14,12 +15,12 @@ final class HTTPGateway: Sendable {
     /// Connection ids of HTTP requests have this bit set (NATS uses the top bit, sockets count up).
     static let idBit: UInt64 = 1 << 62
 
-    let exchanges = Mutex<[UInt64: HTTPExchange]>([:])
+    let exchanges = Locked<[UInt64: HTTPExchange]>([:])
     /// Per store, the feeds following it (exchange ids and their filters).
-    let feeds = Mutex<[String: [UInt64: BookFilter]]>([:])
+    let feeds = Locked<[String: [UInt64: BookFilter]]>([:])
     let nextID = Atomic<UInt64>(1)
-    let directory = Mutex<(any StoreDirectory)?>(nil)
-    let describeStores = Mutex<(@Sendable () -> [StoreInfo])?>(nil)
+    let directory = Locked<(any StoreDirectory)?>(nil)
+    let describeStores = Locked<(@Sendable () -> [StoreInfo])?>(nil)
     /// The largest backlog of one SSE client before it is cut off (`client_queue_bytes`).
     let feedLimitBytes: Int
 
