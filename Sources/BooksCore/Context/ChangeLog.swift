@@ -82,6 +82,12 @@ public struct ChangeLog: Sendable {
         return dropped
     }
 
+    /// Changes the newest change set held (nothing when none is).
+    public mutating func amendLast(_ change: (inout SequencedChangeSet) -> Void) {
+        guard count > 0 else { return }
+        change(&entries[entries.count - 1])
+    }
+
     /// The held change sets with `seq > after`, oldest first; nil when some of them were trimmed.
     public func changes(after: UInt64, currentSeq: UInt64) -> [SequencedChangeSet]? {
         if after >= currentSeq { return [] }

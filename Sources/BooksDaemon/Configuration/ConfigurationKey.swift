@@ -45,6 +45,13 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
     case maxStores = "max_stores"
     case historyMaxAge = "history_max_age"
     case historyMaxBytes = "history_max_bytes"
+    case httpListen = "http_listen"
+    case httpHosts = "http_hosts"
+    case httpTLSCert = "http_tls_cert"
+    case httpTLSKey = "http_tls_key"
+    case httpTokenFile = "http_token_file"
+    case httpRequireIfMatch = "http_require_if_match"
+    case httpMaxConnectionsPerClient = "http_max_connections_per_client"
 
     /// What a valid value looks like, as shown in `invalidValue` errors.
     public var expected: String {
@@ -74,7 +81,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .historyMaxAge: "a duration: seconds, or a number with suffix s, m, h, d (up to 3650d); 0: no age limit"
         case .historyMaxBytes:
             "a size between 1 KiB and 64 GiB: bytes, or a number with suffix K, M, G; 0: no size limit"
-        default: natsExpected
+        default: Self.httpKeys.contains(self) ? httpExpected : natsExpected
         }
     }
 
@@ -179,6 +186,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .historyMaxBytes:
             config.historyMaxBytes = value == "0" ? 0 : try Self.size(value, upTo: 64 << 30, or: bad)
         default:
+            if Self.httpKeys.contains(self) { return try applyHTTP(value, to: &config.http, or: bad) }
             try applyNATS(value, to: &config.nats, or: bad)
         }
     }
@@ -217,7 +225,8 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .maxStores: String(config.maxStores)
         case .historyMaxAge: "\(config.historyMaxAgeSeconds)s"
         case .historyMaxBytes: String(config.historyMaxBytes)
-        default: natsFormattedValue(in: config.nats)
+        default:
+            Self.httpKeys.contains(self) ? httpFormattedValue(in: config.http) : natsFormattedValue(in: config.nats)
         }
     }
 

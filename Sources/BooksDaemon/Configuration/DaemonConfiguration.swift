@@ -14,6 +14,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var fileIsExplicit = false
     /// Named stores (`store NAME = PATH [FORMAT]` lines, `--store NAME=PATH[:FORMAT]`), in order.
     public var stores: [StoreSpec] = []
+    /// The stores of `stores` that are replicas (`replica NAME = PATH [FORMAT]`, `--replica`): their
+    /// file is a copy of the store another booksd owns, kept in sync over NATS (needs `nats_url`).
+    public var replicaStores: Set<StoreName> = []
     /// The watched folder (`store_folder`, `--dir`): every `*.txt` / `*.json` in it is a store.
     public var storeFolder: String? = nil
     /// Format of the book file (`format`). Default `.text`.
@@ -89,6 +92,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var logLevel: LogLevel = .info
     /// Publishing to and requests from NATS JetStream (`nats_*`). Default off.
     public var nats = NATSSettings()
+    /// The HTTP API and web page (`http_*`). Default off.
+    public var http = HTTPSettings()
 
     /// The all-defaults configuration.
     public init() {}

@@ -152,6 +152,7 @@ extension ReconcilerStateMachine {
             status.historyOldestTime = ISO8601.format(context.log[0].time)
             status.historyBytes = context.log.bytes
         }
+        status.replica = environment.replica
         return status
     }
 

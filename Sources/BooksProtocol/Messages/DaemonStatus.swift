@@ -42,6 +42,9 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     public var historyOldestSeq: UInt64?
     public var historyOldestTime: String?
     public var historyBytes: Int?
+    /// For a replica of a store another booksd owns: how it stands (in sync, offline since …,
+    /// edits queued); nil for a store this booksd owns.
+    public var replica: String?
 
     public init(
         file: String, format: String, fileState: String, fileProblem: String?, bookCount: Int,

@@ -91,6 +91,7 @@ enum StatusCommand {
                 style.yellow("file edits undid client writes (seq \(reverts.map(String.init).joined(separator: ", ")))")
             )
         }
+        if let replica = s.replica { row("replica", e(replica)) }
         var watcher = e(s.watcherMode)
         if let warning = s.watcherWarning { watcher += " — " + style.yellow(e(warning)) }
         row("watcher", watcher)
