@@ -76,7 +76,7 @@ extension BookRequests {
     }
 }
 
-/// One answer of ``BookRequests/history(since:until:ids:filter:limit:)``.
+/// One answer of `BookRequests/history(since:until:ids:filter:limit:)`.
 public struct HistoryReply: Sendable, Hashable {
     /// The change sets, oldest first.
     public var changes: [Event]
@@ -97,7 +97,7 @@ public struct HistoryReply: Sendable, Hashable {
     }
 }
 
-/// What ``BookRequests/undo(_:force:)`` did.
+/// What `BookRequests/undo(_:force:)` did.
 public struct UndoReply: Sendable, Hashable {
     /// The books put back or changed back (a removed book is not listed).
     public var written: [Book]
@@ -105,4 +105,23 @@ public struct UndoReply: Sendable, Hashable {
     public var refused: [BookConflict]
     /// The store's seq after the undo.
     public var seq: UInt64
+}
+
+extension BooksClient {
+    /// `BookRequests/books(at:_:)` a page at a time, as `list(_:onPage:)` streams the list
+    /// of now; returns `total` and the seq shown, with no books (they all went to `onPage`).
+    public func books(
+        at point: HistoryPoint, _ query: BookQuery = BookQuery(), onPage: @escaping @Sendable ([Book]) -> Void
+    ) async throws(BooksClientError) -> BookPage {
+        try await list(query, store: nil, at: point, onPage: onPage)
+    }
+}
+
+extension StoreClient {
+    /// `BooksClient/books(at:_:onPage:)` of this store.
+    public func books(
+        at point: HistoryPoint, _ query: BookQuery = BookQuery(), onPage: @escaping @Sendable ([Book]) -> Void
+    ) async throws(BooksClientError) -> BookPage {
+        try await client.list(query, store: store, at: point, onPage: onPage)
+    }
 }

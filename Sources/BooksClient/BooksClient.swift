@@ -130,10 +130,12 @@ public final class BooksClient: BookRequests, Sendable {
 
     /// `list(_:onPage:)` of `store` (nil: the daemon's only store, or `default` for version 1).
     func list(
-        _ query: BookQuery, store: String?, onPage: @escaping @Sendable ([Book]) -> Void
+        _ query: BookQuery, store: String?, at point: HistoryPoint? = nil,
+        onPage: @escaping @Sendable ([Book]) -> Void
     ) async throws(BooksClientError) -> BookPage {
         var request = Request(id: makeID(), op: .list)
         request.store = store
+        request.at = point.map(HistoryBound.init)
         request.filter = query.filter.isEmpty ? nil : query.filter
         request.sort = query.sort
         request.limit = query.limit

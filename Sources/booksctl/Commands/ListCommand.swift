@@ -20,18 +20,28 @@ enum ListCommand {
         }
         let printer = Locked(ListPrinter(format: format))
         let out = context.out
+        let write: @Sendable ([Book]) -> Void = { books in
+            let bytes = printer.withLock { $0.page(books) }
+            out.write(bytes: bytes)
+        }
         if let at = options.at {
-            // The list as it was: one reply (the daemon rebuilds it from the history kept).
-            let past = try await client.books(at: at, options.query)
-            out.write(bytes: printer.withLock { $0.page(past.books) })
+            // The list as it was (the daemon rebuilds it from the history kept), page by page
+            // over the socket; one reply over NATS.
+            let past: BookPage
+            switch client {
+            case let socket as BooksClient: past = try await socket.books(at: at, options.query, onPage: write)
+            case let store as StoreClient: past = try await store.books(at: at, options.query, onPage: write)
+            default:
+                var whole = try await client.books(at: at, options.query)
+                write(whole.books)
+                whole.books = []
+                past = whole
+            }
             out.write(bytes: printer.withLock { $0.finish(total: past.total) })
             return .success
         }
         // Written from the connection's reader thread, page by page (no thread hop, no gathering).
-        let page = try await client.list(options.query) { books in
-            let bytes = printer.withLock { $0.page(books) }
-            out.write(bytes: bytes)
-        }
+        let page = try await client.list(options.query, onPage: write)
         out.write(bytes: printer.withLock { $0.finish(total: page.total) })
         return .success
     }
