@@ -53,7 +53,9 @@ let package = Package(
             path: "Examples/Importer", swiftSettings: strict),
         .executableTarget(
             name: "BooksBenchmarks",
-            dependencies: ["BooksCore", "BooksStore", "BooksClient", "BooksNATS", "BooksTestSupport", "CLinux"],
+            dependencies: [
+                "BooksCore", "BooksStore", "BooksClient", "BooksNATS", "BooksPlatform", "BooksTestSupport", "CLinux",
+            ],
             path: "Benchmarks/BooksBenchmarks", swiftSettings: strict),
 
         // Examples/LiveList: a live terminal list, `import BooksClient` only (built and run by the tests).
@@ -74,7 +76,8 @@ let package = Package(
         .testTarget(
             name: "BooksProtocolTests", dependencies: ["BooksProtocol", "BooksTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "BooksDaemonTests", dependencies: ["BooksDaemon", "BooksTestSupport"], swiftSettings: strict),
+            name: "BooksDaemonTests", dependencies: ["BooksDaemon", "BooksPlatform", "BooksTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "BooksClientTests", dependencies: ["BooksClient", "BooksPlatform", "BooksTestSupport"],
             swiftSettings: strict),
@@ -89,8 +92,8 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "LiveList",
-                "BooksClient", "BooksCore", "BooksNATS", "BooksProtocol", "BooksStore", "BooksTestSupport", "booksd",
-                "booksctl", "BooksImporterExample",
+                "BooksClient", "BooksCore", "BooksNATS", "BooksPlatform", "BooksProtocol", "BooksStore",
+                "BooksTestSupport", "booksd", "booksctl", "BooksImporterExample",
             ],
             swiftSettings: strict),
     ]

@@ -1,6 +1,5 @@
 import CLinux
 import Glibc
-import Synchronization
 
 /// A named, joinable POSIX thread that runs one closure outside Swift's cooperative pool.
 ///
@@ -21,7 +20,7 @@ public final class DedicatedThread: Sendable {
     public let name: String
     private let handle: pthread_t
     /// Whether the thread was joined or detached (its handle then must not be used again).
-    private let released = Mutex(false)
+    private let released = Locked(false)
 
     /// Boxes the body so it can cross `pthread_create`'s `void *` argument.
     private final class Body: Sendable {

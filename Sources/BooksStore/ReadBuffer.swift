@@ -1,4 +1,4 @@
-import Synchronization
+import BooksPlatform
 
 /// A reusable cache-sized buffer for `FileReader.compare`: glibc hands a freed 256 KiB block back
 /// to the system, and taking it again costs fresh page faults (about 0.1 ms) on every comparison.
@@ -10,7 +10,7 @@ public final class ReadBuffer: Sendable {
     private let size: Int
 
     /// Buffers of the default size not in use, shared by every `ReadBuffer` of that size.
-    private static let pool = Mutex<[[UInt8]]>([])
+    private static let pool = Locked<[[UInt8]]>([])
     /// Most idle buffers the pool keeps.
     static let poolLimit = 8
 

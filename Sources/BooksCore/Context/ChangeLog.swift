@@ -27,10 +27,31 @@ public struct ChangeLog: Sendable {
         }
     }
 
+    /// The held change set at `index` (0: the oldest held), `index < count`.
+    public subscript(index: Int) -> SequencedChangeSet {
+        entries[(head + index) % entries.count]
+    }
+
+    /// The seq of the oldest change set held, nil when none is.
+    public var oldestSeq: UInt64? { entries.isEmpty ? nil : self[0].seq }
+
+    /// Drops the oldest change sets while `shouldDrop` says so (at least `keeping` stay held).
+    /// Returns how many were dropped.
+    @discardableResult
+    public mutating func trim(keeping: Int = 0, while shouldDrop: (SequencedChangeSet) -> Bool) -> Int {
+        var dropped = 0
+        while entries.count - dropped > keeping, shouldDrop(self[dropped]) { dropped += 1 }
+        guard dropped > 0 else { return 0 }
+        let kept = (dropped..<entries.count).map { self[$0] }
+        entries = kept
+        head = 0
+        return dropped
+    }
+
     /// Changes the newest change set held (nothing when none is).
     public mutating func amendLast(_ change: (inout SequencedChangeSet) -> Void) {
         guard !entries.isEmpty else { return }
-        let last = entries.count < retention ? entries.count - 1 : (head + entries.count - 1) % entries.count
+        let last = (head + entries.count - 1) % entries.count
         change(&entries[last])
     }
 

@@ -32,7 +32,7 @@ extension Daemon {
             let hint = NATSNetworkProbe.blockedHint().map { "; \($0)" } ?? ""
             logger.warning(
                 """
-                NATS is not reachable at \(settings.urls.joined(separator: ",")); serving locally and retrying in the \
+                NATS is not reachable at \(settings.connection.urls.joined(separator: ",")); serving locally and retrying in the \
                 background\(hint)
                 """)
         }

@@ -4,7 +4,6 @@ import BooksStore
 import CLinux
 import Dispatch
 import Glibc
-import Synchronization
 
 /// The whole `booksd` process: configuration, the book file's engine, socket server, systemd
 /// notifications, signals, heartbeats and the watchdog, wired together.
@@ -20,9 +19,9 @@ public final class Daemon: Sendable {
     /// Heartbeat and watchdog timers.
     let timerQueue = DispatchQueue(label: "booksd.timers")
     /// The thread that takes SIGTERM, SIGINT and SIGHUP (see `SignalWaiter`).
-    let signalThread = Mutex<DedicatedThread?>(nil)
+    let signalThread = Locked<DedicatedThread?>(nil)
     let sources = RetainedSources()
-    let running = Mutex<Running?>(nil)
+    let running = Locked<Running?>(nil)
     let heartbeatTimer = TimerBox()
 
     struct Running: Sendable {
@@ -117,7 +116,7 @@ public final class Daemon: Sendable {
         let stores = registry.statuses()
         let listed = stores.prefix(8).map { "\($0.name)=\($0.path)" }.joined(separator: ", ")
         let served =
-            stores.count == 1 && stores[0].name == .default
+            stores.count == 1 && stores[0].name == StoreName.default.rawValue
             ? "\(stores[0].path) (\(stores[0].format))"
             : "\(stores.count) store(s) (\(listed)\(stores.count > 8 ? ", …" : ""))"
         logger.notice(
@@ -277,7 +276,7 @@ extension String {
 /// dispatch timer may be rescheduled from any thread.
 final class TimerBox: @unchecked Sendable {
     private var timer: (any DispatchSourceTimer)?
-    private let lock = Mutex(())
+    private let lock = Locked(())
 
     func set(_ timer: any DispatchSourceTimer) { lock.withLock { _ in self.timer = timer } }
     func get() -> (any DispatchSourceTimer)? { lock.withLock { _ in timer } }
@@ -289,7 +288,7 @@ final class TimerBox: @unchecked Sendable {
 /// never read; the sources themselves are thread-safe dispatch objects.
 final class RetainedSources: @unchecked Sendable {
     private var items: [any DispatchSourceProtocol] = []
-    private let lock = Mutex(())
+    private let lock = Locked(())
 
     func keep(_ source: any DispatchSourceProtocol) {
         lock.withLock { _ in items.append(source) }

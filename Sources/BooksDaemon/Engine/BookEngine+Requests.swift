@@ -43,6 +43,8 @@ extension BookEngine: SocketServerDelegate {
             accept(write: request, from: connection, peer: peer)
         case .resolve:
             accept(resolve: request, from: connection, peer: peer)
+        case .undo:
+            accept(undo: request, from: connection, peer: peer)
         case .ping:
             let (epoch, seq) = position
             channel?.send(.success(request.id, ReplyResult(epoch: epoch, seq: seq)), to: connection)

@@ -62,6 +62,8 @@ public enum ReconcilerInput: Sendable {
     case resolveConflict(
         Int, take: ConflictSide, requestID: String, connection: ConnectionID, source: ChangeSource = .client,
         actor: ChangeActor? = nil)
+    /// `undo`: write the inverse of change sets `seqs` as one change set (source `undo`).
+    case undo([UInt64], force: Bool, requestID: String, connection: ConnectionID, actor: ChangeActor?)
 }
 
 /// Why the file is being looked at: decides what the observation leads to.

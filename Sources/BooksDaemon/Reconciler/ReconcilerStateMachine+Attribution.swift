@@ -16,7 +16,8 @@ extension ReconcilerStateMachine {
     /// writers have in common.
     func commitAttribution(_ writes: [PendingWrite]) -> (ChangeSource, ChangeActor?) {
         guard !writes.isEmpty else { return (.file, fileActor()) }
-        let source: ChangeSource = writes.allSatisfy { $0.source == .nats } ? .nats : .client
+        let source: ChangeSource =
+            writes.allSatisfy { $0.source == .nats } ? .nats : writes.allSatisfy { $0.source == .undo } ? .undo : .client
         return (source, ChangeActor.common(writes.compactMap(\.actor)))
     }
 }

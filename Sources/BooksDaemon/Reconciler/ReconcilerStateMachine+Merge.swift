@@ -15,10 +15,34 @@ extension ReconcilerStateMachine {
     /// editor's buffer came from. Called after every input.
     mutating func noteVersion() {
         guard let identity, fileState == .present else { return }
-        fileVersions.record(
-            FileVersion(
-                seq: context.seq, inode: identity.inode, size: identity.size,
-                mtimeSeconds: Int64(identity.modified.tv_sec), mtimeNanoseconds: Int64(identity.modified.tv_nsec)))
+        fileVersions.record(Self.version(seq: context.seq, identity: identity))
+    }
+
+    /// The version record of the file `identity` holding the content at `seq`.
+    static func version(seq: UInt64, identity: FileIdentity, overlay: NetChanges? = nil) -> FileVersion {
+        FileVersion(
+            seq: seq, inode: identity.inode, size: identity.size,
+            mtimeSeconds: Int64(identity.modified.tv_sec), mtimeNanoseconds: Int64(identity.modified.tv_nsec),
+            overlay: overlay, placedSeconds: identity.placed.map { Int64($0.tv_sec) },
+            placedNanoseconds: identity.placed.map { Int64($0.tv_nsec) })
+    }
+
+    /// How long before a replacing file's birth time the program that made it may have opened
+    /// the book file (sed opens its input, then makes its output; a loaded machine stretches the
+    /// gap): versions placed that much earlier are candidates too.
+    static let birthSlackNanoseconds: Int64 = 100_000_000
+
+    /// The versions a file renamed over the book file may have been made from, judged by its
+    /// birth time: every version that may have been in place since shortly before it was made.
+    /// Empty (no evidence) when the file kept its inode, the file system records no birth time,
+    /// or the file was made after the newest version was placed (it may have read it all).
+    func birthBases(_ identity: FileIdentity) -> [FileVersion] {
+        guard let born = identity.born, let previous = self.identity, previous.inode != identity.inode else {
+            return []
+        }
+        let candidates = fileVersions.candidates(
+            bornAt: Int64(born.tv_sec), nanoseconds: Int64(born.tv_nsec), slack: Self.birthSlackNanoseconds)
+        return candidates.count > 1 ? candidates : []
     }
 
     /// The net change from the version `base` to the content held, when it can still be told
@@ -44,6 +68,17 @@ extension ReconcilerStateMachine {
                 }
                 return fileVersions.candidates(namedBy: header).map { ($0, lock.holder) }
             } + vanishedHolders.compactMap { holder in lockBases[holder].map { ($0, holder) } }
+        return mergeStaleSave(splice, bases: bases)
+    }
+
+    /// The save `splice` rebased onto the content held from the closest of `bases` (newest first),
+    /// or nil when it stands as written.
+    func mergeStaleSave(_ splice: ByteSplice, bases: [FileVersion]) -> StaleSave? {
+        mergeStaleSave(splice, bases: bases.map { ($0, holder: "") })
+    }
+
+    /// As ``mergeStaleSave(_:bases:)``, each base with the lock holder whose buffer it dates ("": none).
+    func mergeStaleSave(_ splice: ByteSplice, bases: [(FileVersion, holder: String)]) -> StaleSave? {
         guard !bases.isEmpty else { return nil }
         var save = context.document
         let saveChanges = save.update(applying: splice).changes

@@ -120,6 +120,10 @@ public struct ReconcilerStateMachine: Sendable {
     /// The conflicts being settled by a write of the others' value, by that write's request: each
     /// is dropped when the write succeeds and kept when it fails.
     var settling: [ConflictSettlement: Int] = [:]
+    /// The books an `undo` under way leaves alone (changed since), by its request: added to its reply.
+    var undoRefusals: [ConflictSettlement: [BookConflict]] = [:]
+    /// Set when a commit left queued writes behind (an undo is committed on its own).
+    var commitLeftWrites = false
     /// The seqs of client writes that file edits standing as written undid lately (for `status`).
     public internal(set) var recentReverts: [UInt64] = []
     /// How hand edits are attributed (the file owner's name).
@@ -149,6 +153,7 @@ public struct ReconcilerStateMachine: Sendable {
     public mutating func handle(_ input: ReconcilerInput) -> [ReconcilerAction] {
         var actions = decide(input)
         if !settling.isEmpty { settleConflicts(answeredBy: &actions) }
+        if !undoRefusals.isEmpty { reportUndoRefusals(in: &actions) }
         noteVersion()
         return actions
     }
@@ -178,6 +183,8 @@ public struct ReconcilerStateMachine: Sendable {
         case .resolveConflict(let id, let take, let requestID, let connection, let source, let actor):
             return resolveConflict(
                 id, take: take, requestID: requestID, connection: connection, source: source, actor: actor)
+        case .undo(let seqs, let force, let requestID, let connection, let actor):
+            return undo(seqs, force: force, requestID: requestID, connection: connection, actor: actor)
         case .loaded(let snapshot): return loaded(snapshot)
         case .appeared(let snapshot): return appeared(snapshot)
         case .retired: return retired()
@@ -343,6 +350,12 @@ public struct ReconcilerStateMachine: Sendable {
                 return scheduleConfirmation(
                     observed: splice.applied(to: context.document.bytes), reason: "a save from a stale buffer",
                     locks: editorLocks, vanished: vanishedHolders)
+            }
+            // A file renamed over the book file (sed -i, a script's temporary file) that was made
+            // before versions booksd wrote since: the program read an older version. It is
+            // complete (a rename is atomic), so it is merged at once.
+            if editorLocks.isEmpty, let stale = mergeStaleSave(splice, bases: birthBases(identity)) {
+                return applyStaleSave(stale, identity: identity)
             }
             return applyFileEdit(identity: identity) { $0.apply(splice: splice, source: .file, actor: $1) }
         }

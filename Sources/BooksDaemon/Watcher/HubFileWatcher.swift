@@ -1,4 +1,4 @@
-import Synchronization
+import BooksPlatform
 
 /// A ``FileWatcher`` for one file on a shared ``InotifyHub``: the directory's single watch,
 /// filtered on the exact file name, with ``InotifyFileWatcher``'s event classification.
@@ -16,7 +16,7 @@ public final class HubFileWatcher: FileWatcher {
 
     private let hub: InotifyHub
     private let target: WatchedPath
-    private let registration = Mutex<UInt64?>(nil)
+    private let registration = Locked<UInt64?>(nil)
 
     init(hub: InotifyHub, path: String) throws(FileWatcherError) {
         self.hub = hub

@@ -39,10 +39,10 @@ public final class InotifyFileWatcher: FileWatcher {
     public var mode: WatchMode { .inotify }
 
     private let target: WatchedPath
-    private let session = Mutex<Session?>(nil)
+    private let session = Locked<Session?>(nil)
 
     /// The path of the file watched by the running instance, if any (one per process).
-    static let processSlot = Mutex<String?>(nil)
+    static let processSlot = Locked<String?>(nil)
 
     /// Creates a watcher for the file at `path` (relative paths are resolved against the current
     /// directory now). Throws ``FileWatcherError/invalidPath(_:)`` for paths that name no file.
@@ -108,8 +108,8 @@ extension InotifyFileWatcher {
         let wake: WakePipe
         let ready = DispatchSemaphore(value: 0)
         let go = DispatchSemaphore(value: 0)
-        let startupError = Mutex<FileWatcherError?>(nil)
-        let thread = Mutex<DedicatedThread?>(nil)
+        let startupError = Locked<FileWatcherError?>(nil)
+        let thread = Locked<DedicatedThread?>(nil)
         let liveness = LoopLiveness()
 
         init(wake: WakePipe) { self.wake = wake }

@@ -1,7 +1,6 @@
 import BooksPlatform
 import Dispatch
 import Glibc
-import Synchronization
 
 /// One inotify instance for the whole process, shared by every store (issue 13).
 ///
@@ -46,8 +45,8 @@ public final class InotifyHub: Sendable {
         var failures: [String: FileWatcherError] = [:]
     }
 
-    let shared = Mutex(Shared())
-    let running = Mutex<InotifyHubRun?>(nil)
+    let shared = Locked(Shared())
+    let running = Locked<InotifyHubRun?>(nil)
 
     /// The slot name used in ``InotifyFileWatcher``'s process-wide reservation.
     static let slotName = "the shared inotify hub"

@@ -11,8 +11,8 @@ final class InotifyHubRun: Sendable {
     let stopRequested = Atomic<Bool>(false)
     let wake: WakePipe
     let ready = DispatchSemaphore(value: 0)
-    let startupError = Mutex<FileWatcherError?>(nil)
-    let thread = Mutex<DedicatedThread?>(nil)
+    let startupError = Locked<FileWatcherError?>(nil)
+    let thread = Locked<DedicatedThread?>(nil)
     let liveness = LoopLiveness()
     /// `pthread_self()` of the hub thread (0 until it runs).
     let threadID = Atomic<UInt>(0)

@@ -1,7 +1,7 @@
+import BooksPlatform
 import CInotifyTools
 import CLinux
 import Glibc
-import Synchronization
 
 /// Thread-confined handle on the process-wide libinotifytools state.
 ///
@@ -29,7 +29,7 @@ struct InotifyToolsLibrary: ~Copyable {
     /// Keeps a descriptor number below `FD_SETSIZE` free for libinotifytools: held open on
     /// `/dev/null`, closed just before `inotifytools_initialize()` so that `inotify_init` (which
     /// takes the lowest free number) lands at or below it, and re-taken after cleanup.
-    static let reservation = Mutex<Reservation>(.none)
+    static let reservation = Locked<Reservation>(.none)
 
     /// Opens `/dev/null` to hold a low descriptor number for the library. Idempotent; returns
     /// whether a reservation exists (or the library currently uses the reserved slot).

@@ -40,6 +40,10 @@ struct ReconcilerDriver {
     /// Runs before a merged save is written; returning an error makes the write fail with it.
     var beforeMergedWrite: ((inout ReconcilerDriver) -> StoreError?)?
     private var nextID = 0
+    /// The file's inode (a rename over the file gives it a new one).
+    var inode: UInt64 = 7
+    /// The file's birth time, as statx reports it (nil: not recorded).
+    var born: timespec?
 
     init(_ text: String?, confirmation: Duration = .seconds(1)) {
         machine = ReconcilerStateMachine(
@@ -64,11 +68,20 @@ struct ReconcilerDriver {
         guard let file else { return nil }
         var s = stat()
         s.st_dev = 1
-        s.st_ino = 7
+        s.st_ino = __ino_t(inode)
         s.st_size = off_t(file.count)
         s.st_mtim.tv_sec = fileVersion
         s.st_ctim.tv_sec = fileVersion
-        return FileIdentity(s)
+        var identity = FileIdentity(s)
+        identity.born = born
+        return identity
+    }
+
+    /// The identity after the daemon's own write: placed at the second its version names.
+    var placedIdentity: FileIdentity? {
+        var identity = identity
+        identity?.placed = timespec(tv_sec: fileVersion, tv_nsec: 0)
+        return identity
     }
 
     func snapshot() -> BookStoreSnapshot {
@@ -237,7 +250,7 @@ struct ReconcilerDriver {
         file = canonical
         fileVersion += 1
         return SaveResult(
-            splice: ByteSplice(from: document.bytes, to: canonical), identity: identity!,
+            splice: ByteSplice(from: document.bytes, to: canonical), identity: placedIdentity!,
             remapped: remapped, inserted: inserted)
     }
 }

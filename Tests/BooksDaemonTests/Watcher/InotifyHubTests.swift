@@ -1,6 +1,6 @@
+import BooksPlatform
 import BooksTestSupport
 import Glibc
-import Synchronization
 import Testing
 
 @testable import BooksDaemon
@@ -51,7 +51,7 @@ extension InotifyFileWatcherTests {
     @Test func hubListenerHearsEveryEntryAndExcludesAnInotifyFileWatcher() throws {
         let hub = InotifyHub()
         defer { hub.stop() }
-        let names = Mutex<[String]>([])
+        let names = Locked<[String]>([])
         let id = try hub.listen(directory: dir.path) { name, event in
             if event == .contentMayHaveChanged { names.withLock { $0.append(name) } }
         }

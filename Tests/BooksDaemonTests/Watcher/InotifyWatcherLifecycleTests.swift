@@ -1,6 +1,6 @@
+import BooksPlatform
 import BooksTestSupport
 import Glibc
-import Synchronization
 import Testing
 
 @testable import BooksDaemon
@@ -31,7 +31,7 @@ extension InotifyFileWatcherTests {
     @Test func stopFromInsideTheHandlerDoesNotDeadlock() throws {
         let recorder = EventRecorder()
         let watcher = try InotifyFileWatcher(path: books)
-        let box = Mutex<InotifyFileWatcher?>(watcher)
+        let box = Locked<InotifyFileWatcher?>(watcher)
         try watcher.start { event in
             recorder.handler(event)
             box.withLock { $0 }?.stop()

@@ -1,3 +1,4 @@
+import BooksPlatform
 import BooksTestSupport
 import Synchronization
 
@@ -5,8 +6,8 @@ import Synchronization
 
 /// Collects events delivered to a handler and waits for them.
 final class EventRecorder: Sendable {
-    private let events = Mutex<[FileWatchEvent]>([])
-    private let times = Mutex<[UInt64]>([])
+    private let events = Locked<[FileWatchEvent]>([])
+    private let times = Locked<[UInt64]>([])
 
     var handler: @Sendable (FileWatchEvent) -> Void {
         { [self] event in
