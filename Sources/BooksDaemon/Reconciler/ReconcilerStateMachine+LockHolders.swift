@@ -5,6 +5,14 @@ import BooksStore
 /// Locks that name no version (nano's `--locking` lock, Emacs' `.#` link): the version each
 /// holder's buffer came from is the one in place when its lock was first seen, then its own saves.
 extension ReconcilerStateMachine {
+    /// The versions kept from before a restart, oldest first, then those recorded since.
+    mutating func fileVersionsLoaded(_ loaded: [FileVersion]) -> [ReconcilerAction] {
+        var restored = FileVersions(capacity: fileVersions.capacity)
+        for version in loaded + fileVersions.versions { restored.record(version) }
+        fileVersions = restored
+        return []
+    }
+
     /// The content held now, as a version (what a buffer loaded now would hold).
     var currentVersion: FileVersion {
         FileVersion(
