@@ -44,6 +44,14 @@ extension BookContext {
         return applied == recorded
     }
 
+    /// Bounds the change log by age (seconds before the newest change set) and size, from now
+    /// on, dropping what is beyond them already (see ``ChangeLog/enforceLimits()``).
+    public mutating func limitHistory(maxAge: Double?, maxBytes: Int?) {
+        log.maxAge = maxAge
+        log.maxBytes = maxBytes
+        log.enforceLimits()
+    }
+
     /// The change set just applied undid the client writes `seqs` (a file edit that stands as
     /// written): its entry in the change log and its recorded transition say so too, so the
     /// history journal keeps it.

@@ -2,7 +2,7 @@ import BooksNATS
 import BooksPlatform
 import Dispatch
 
-/// Every store's NATS parts (issues 13 and 14): one publisher thread, one request responder and
+/// Every store's NATS parts: one publisher thread, one request responder and
 /// one owner lease per store, all on the daemon's one shared connection; stores added or removed
 /// at run time (the watched folder) get or lose theirs.
 ///

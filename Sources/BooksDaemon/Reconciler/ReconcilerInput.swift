@@ -126,6 +126,8 @@ public struct ReadEnvironment: Sendable {
     public var uptimeSeconds: Double
     /// How long filtering and sorting may take (`list`, `query`, a `subscribe` snapshot).
     public var queryBudget: QueryBudget
+    /// For a replica: its state line (see `DaemonStatus.replica`).
+    public var replica: String?
 
     /// Creates the environment of one read.
     public init(

@@ -36,13 +36,13 @@ extension ReconcilerStateMachine {
     /// birth time: every version that may have been in place since shortly before it was made.
     /// Empty (no evidence) when the file kept its inode, the file system records no birth time,
     /// or the file was made after the newest version was placed (it may have read it all).
-    func birthBases(_ identity: FileIdentity) -> [FileVersion] {
+    func birthBases(_ identity: FileIdentity) -> [(FileVersion, holder: String)] {
         guard let born = identity.born, let previous = self.identity, previous.inode != identity.inode else {
             return []
         }
         let candidates = fileVersions.candidates(
             bornAt: Int64(born.tv_sec), nanoseconds: Int64(born.tv_nsec), slack: Self.birthSlackNanoseconds)
-        return candidates.count > 1 ? candidates : []
+        return candidates.count > 1 ? candidates.map { ($0, holder: "") } : []
     }
 
     /// The net change from the version `base` to the content held, when it can still be told
@@ -71,13 +71,8 @@ extension ReconcilerStateMachine {
         return mergeStaleSave(splice, bases: bases)
     }
 
-    /// The save `splice` rebased onto the content held from the closest of `bases` (newest first),
-    /// or nil when it stands as written.
-    func mergeStaleSave(_ splice: ByteSplice, bases: [FileVersion]) -> StaleSave? {
-        mergeStaleSave(splice, bases: bases.map { ($0, holder: "") })
-    }
-
-    /// As ``mergeStaleSave(_:bases:)``, each base with the lock holder whose buffer it dates ("": none).
+    /// The save `splice` rebased onto the content held from the closest of `bases` (newest first,
+    /// each with who saved from it), or nil when it stands as written.
     func mergeStaleSave(_ splice: ByteSplice, bases: [(FileVersion, holder: String)]) -> StaleSave? {
         guard !bases.isEmpty else { return nil }
         var save = context.document

@@ -31,6 +31,10 @@ public struct ReconcilerStateMachine: Sendable {
         public var maxLineBytes: Int
         /// How many change sets the change log keeps.
         public var changeLogRetention: Int
+        /// Change sets older than this many seconds before the newest are dropped (nil: no limit).
+        public var historyMaxAge: Double?
+        /// The history kept is cut to this many bytes (nil: no limit).
+        public var historyMaxBytes: Int?
         /// The server's name in `hello` replies.
         public var serverName: String
 
@@ -38,8 +42,11 @@ public struct ReconcilerStateMachine: Sendable {
         public init(
             path: String, format: BookFileFormat = .text, confirmationDelay: Duration = .seconds(1),
             maxLineBytes: Int = 1 << 20, changeLogRetention: Int = 10_000,
+            historyMaxAge: Double? = nil, historyMaxBytes: Int? = nil,
             serverName: String = BooksdCommandLine.versionString
         ) {
+            self.historyMaxAge = historyMaxAge
+            self.historyMaxBytes = historyMaxBytes
             self.path = path
             self.format = format
             self.confirmationDelay = confirmationDelay
@@ -154,6 +161,9 @@ public struct ReconcilerStateMachine: Sendable {
         var actions = decide(input)
         if !settling.isEmpty { settleConflicts(answeredBy: &actions) }
         if !undoRefusals.isEmpty { reportUndoRefusals(in: &actions) }
+        if context.log.maxAge != configuration.historyMaxAge || context.log.maxBytes != configuration.historyMaxBytes {
+            context.limitHistory(maxAge: configuration.historyMaxAge, maxBytes: configuration.historyMaxBytes)
+        }
         noteVersion()
         return actions
     }

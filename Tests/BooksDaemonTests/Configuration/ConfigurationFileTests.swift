@@ -92,6 +92,8 @@ private func error(_ text: String) -> ConfigurationError? {
             nats_buffer = 128
             nats_batch = 8
             max_stores = 500
+            history_max_age = 7d
+            history_max_bytes = 16M
             """
         let c = try load(text)
         var expected = DaemonConfiguration()
@@ -138,6 +140,8 @@ private func error(_ text: String) -> ConfigurationError? {
         expected.nats.bufferCapacity = 128
         expected.nats.batchLimit = 8
         expected.maxStores = 500
+        expected.historyMaxAgeSeconds = 7 * 86_400
+        expected.historyMaxBytes = 16 << 20
         #expect(c == expected)
         #expect(Set(try ConfigurationFile.parse(text).entries.map(\.key)) == Set(ConfigurationKey.allCases))
     }
