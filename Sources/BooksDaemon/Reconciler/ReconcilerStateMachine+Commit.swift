@@ -123,6 +123,8 @@ extension ReconcilerStateMachine {
                     revertDetector.record(applied.changes)
                     actions.append(.broadcast(applied))
                 }
+            } else if hasSaveEvidence, let stale = mergeStaleSave(splice) {
+                return staleSaveBeforeCommit(stale, splice: splice, identity: identity, into: &actions)
             } else {
                 actions += applyFileEdit(identity: identity) { $0.apply(splice: splice, source: .file, actor: $1) }
             }

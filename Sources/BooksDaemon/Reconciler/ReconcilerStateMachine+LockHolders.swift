@@ -1,8 +1,18 @@
 import BooksCore
+import BooksProtocol
+import BooksStore
 
 /// Locks that name no version (nano's `--locking` lock, Emacs' `.#` link): the version each
 /// holder's buffer came from is the one in place when its lock was first seen, then its own saves.
 extension ReconcilerStateMachine {
+    /// The versions kept from before a restart, oldest first, then those recorded since.
+    mutating func fileVersionsLoaded(_ loaded: [FileVersion]) -> [ReconcilerAction] {
+        var restored = FileVersions(capacity: fileVersions.capacity)
+        for version in loaded + fileVersions.versions { restored.record(version) }
+        fileVersions = restored
+        return []
+    }
+
     /// The content held now, as a version (what a buffer loaded now would hold).
     var currentVersion: FileVersion {
         FileVersion(
@@ -37,5 +47,22 @@ extension ReconcilerStateMachine {
         let holders = unversionedSavers
         guard holders.count == 1, let holder = holders.first else { return }
         lockBases.set(holder, to: currentVersion)
+    }
+
+    /// A commit found the file changed by a save from a stale buffer: read the same twice (it
+    /// waited to stand still), it is merged now, before the writes; else it waits to stand still
+    /// and the writes are refused with a retry hint (as for a file being rewritten), never
+    /// applied on top of the save taken as written.
+    mutating func staleSaveBeforeCommit(
+        _ stale: StaleSave, splice: ByteSplice, identity: FileIdentity, into actions: inout [ReconcilerAction]
+    ) -> ProtocolError? {
+        let seen = splice.applied(to: context.document.bytes)
+        if let pending = confirmation, let observed = pending.observed, ByteComparison.equal(observed, seen) {
+            actions += applyStaleSave(stale, identity: identity)
+            return nil
+        }
+        actions += scheduleConfirmation(
+            observed: seen, reason: "a save from a stale buffer", locks: editorLocks, vanished: vanishedHolders)
+        return ProtocolError(.storeUnavailable, "a save from a stale editor buffer is being merged; retry in a moment")
     }
 }

@@ -176,20 +176,14 @@ public struct ReconcilerStateMachine: Sendable {
             noteLockHolders()
             let seq = context.seq
             let actions = decide(next)
-            if case .fileObserved(_, let purpose) = next, purpose != .commit, context.seq != seq {
-                noteStandingSave()
-            }
+            if case .fileObserved(_, let purpose) = next, purpose != .commit, context.seq != seq { noteStandingSave() }
             return actions
         case .mergedSaveWritten(let result, let merged): return mergedSaveWritten(result, merged: merged)
         case .conflictsLoaded(let loaded):
             conflicts = loaded
             nextConflictID = (loaded.map(\.id).max() ?? 0) + 1
             return []
-        case .fileVersionsLoaded(let loaded):
-            var restored = FileVersions(capacity: fileVersions.capacity)
-            for version in loaded + fileVersions.versions { restored.record(version) }
-            fileVersions = restored
-            return []
+        case .fileVersionsLoaded(let loaded): return fileVersionsLoaded(loaded)
         case .resolveConflict(let id, let take, let requestID, let connection, let source, let actor):
             return resolveConflict(
                 id, take: take, requestID: requestID, connection: connection, source: source, actor: actor)

@@ -52,6 +52,23 @@ import Testing
         #expect(driver.text == Self.three, "a later save with no lock stands")
     }
 
+    @Test func aClientWriteWhileAStaleSaveWaitsToStandStillDoesNotApplyItAsWritten() throws {
+        var driver = ReconcilerDriver(Self.three)
+        let lock = ReconcilerStaleSaveTests.swap(of: driver)
+        driver.write([("i", .insert([BookDraft(id: "4", name: "Middlemarch", author: "Eliot")]))])
+        driver.locks = [lock]
+        driver.edit("1|Dune|Herbert\n2|Emma|AUSTEN\n3|Ulysses|Joyce\n")
+        driver.event()  // a stale save: it waits to stand still
+        // A client write lands meanwhile: its commit finds the file changed by the save.
+        driver.write([("u", .update([BookPatch(id: "1", name: "Dune Messiah")]))])
+        driver.settle()
+        #expect(
+            driver.text == "1|Dune Messiah|Herbert\n2|Emma|AUSTEN\n3|Ulysses|Joyce\n4|Middlemarch|Eliot\n",
+            "the first client write survives, the second is written, the save's edit stays")
+        #expect(driver.broadcasts.allSatisfy { !$0.changes.deleted.contains { $0.id == "4" } })
+        #expect(driver.replies.allSatisfy { $0.1.ok }, "\(driver.replies)")
+    }
+
     @Test func aLockFirstSeenAfterTheClientsWriteLetsTheSaveStand() throws {
         var driver = ReconcilerDriver(Self.three)
         driver.write([("i", .insert([BookDraft(id: "4", name: "Middlemarch", author: "Eliot")]))])
