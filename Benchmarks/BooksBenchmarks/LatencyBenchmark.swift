@@ -6,7 +6,7 @@ import Glibc
 /// watchman subscriber (both re-read and diff by id), on the same files and the same edits.
 /// Peers run one at a time (2 shared cores: concurrent peers would slow each other).
 /// `booksd-nats` (when nats-server is installed) is booksd publishing to a local nats-server with a
-/// `booksctl --nats … subscribe --json` remote subscriber (issue 14), beside the local socket's.
+/// `booksctl --nats … subscribe --json` remote subscriber, beside the local socket's.
 struct LatencyBenchmark {
     static let heading = "## Live: edit-to-subscriber latency"
     static let peers =
