@@ -27,19 +27,25 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .systemLibrary(name: "CBooksSupport", path: "Sources/CBooksSupport"),
+        // libnats (Debian libnats-dev) is not linked: Sources/CNats/shim.h loads it with dlopen on
+        // first use (scripts/generate-nats-shim.py), so processes that never use NATS do not map it.
+        .systemLibrary(name: "CNats", path: "Sources/CNats"),
         .systemLibrary(
-            name: "CNats", path: "Sources/CNats", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
+            name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
 
         .target(name: "BooksCore", dependencies: ["CBooksSupport"], swiftSettings: strict),
         .target(name: "BooksPlatform", dependencies: ["CLinux"], swiftSettings: strict),
         .target(name: "BooksStore", dependencies: ["BooksCore", "BooksPlatform", "CLinux"], swiftSettings: strict),
         .target(name: "BooksProtocol", dependencies: ["BooksCore"], swiftSettings: strict),
         .target(name: "BooksNATS", dependencies: ["CNats", "BooksPlatform"], swiftSettings: strict),
+        // The HTTP API's pure part: routes, security checks, status codes, SSE streams, the page.
+        .target(name: "BooksHTTP", dependencies: ["BooksCore", "BooksProtocol"], swiftSettings: strict),
         .target(
             name: "BooksDaemon",
             dependencies: [
                 "BooksCore", "BooksStore", "BooksProtocol", "BooksPlatform", "BooksNATS", "CInotifyTools", "CSystemd",
-                "CLinux", "BooksClient",
+                "CLinux", "BooksClient", "BooksHTTP", "CMicroHTTPD",
             ],
             swiftSettings: strict),
         .target(
@@ -53,7 +59,9 @@ let package = Package(
             path: "Examples/Importer", swiftSettings: strict),
         .executableTarget(
             name: "BooksBenchmarks",
-            dependencies: ["BooksCore", "BooksStore", "BooksClient", "BooksNATS", "BooksTestSupport", "CLinux"],
+            dependencies: [
+                "BooksCore", "BooksStore", "BooksClient", "BooksNATS", "BooksPlatform", "BooksTestSupport", "CLinux",
+            ],
             path: "Benchmarks/BooksBenchmarks", swiftSettings: strict),
 
         // Examples/LiveList: a live terminal list, `import BooksClient` only (built and run by the tests).
@@ -74,7 +82,10 @@ let package = Package(
         .testTarget(
             name: "BooksProtocolTests", dependencies: ["BooksProtocol", "BooksTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "BooksDaemonTests", dependencies: ["BooksDaemon", "BooksTestSupport"], swiftSettings: strict),
+            name: "BooksHTTPTests", dependencies: ["BooksHTTP", "BooksProtocol", "BooksCore"], swiftSettings: strict),
+        .testTarget(
+            name: "BooksDaemonTests", dependencies: ["BooksDaemon", "BooksPlatform", "BooksTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "BooksClientTests", dependencies: ["BooksClient", "BooksPlatform", "BooksTestSupport"],
             swiftSettings: strict),
@@ -89,8 +100,8 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "LiveList",
-                "BooksClient", "BooksCore", "BooksNATS", "BooksProtocol", "BooksStore", "BooksTestSupport", "booksd",
-                "booksctl", "BooksImporterExample",
+                "BooksClient", "BooksCore", "BooksNATS", "BooksPlatform", "BooksProtocol", "BooksStore",
+                "BooksTestSupport", "booksd", "booksctl", "BooksImporterExample",
             ],
             swiftSettings: strict),
     ]

@@ -20,6 +20,9 @@ for tool in inotifywait vim nano emacs ed sed perl python3 rsync git tmux trunca
 done
 # The DocC site test opens the rendered documentation in headless Chromium.
 command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+# The HTTP page test drives Chromium with Selenium (Debian's, seen by /usr/bin/python3 only).
+command -v chromedriver >/dev/null 2>&1 || missing="$missing chromedriver"
+/usr/bin/python3 -c 'import selenium' 2>/dev/null || missing="$missing python3-selenium"
 for header in /usr/include/inotifytools/inotifytools.h /usr/include/systemd/sd-daemon.h /usr/include/nats/nats.h /usr/sbin/nats-server; do
     [ -f "$header" ] || missing="$missing $header"
 done

@@ -2,8 +2,8 @@
 # tsan.sh — the unit tests and the concurrency integration suites under ThreadSanitizer.
 #   scripts/tsan.sh                 # what CI runs (scripts/test.sh's `tsan` phase)
 #   scripts/tsan.sh --filter X      # other tests (swift test arguments), same build and checks
-# Builds into .build-tsan with -sanitize=thread and -DBOOKS_TSAN: with that flag each module's
-# `Mutex` is BooksPlatform's TSanMutex (a pthread mutex, which ThreadSanitizer models) instead of
+# Builds into .build-tsan with -sanitize=thread and -DBOOKS_TSAN: with that flag BooksPlatform's
+# `Locked` (every module's lock) is a pthread mutex, which ThreadSanitizer models, instead of
 # Synchronization.Mutex (a futex it does not see, which made it report every pair of accesses
 # inside withLock as a race). No report is suppressed. The integration tests find the sanitized
 # booksd/booksctl next to the test bundle (BuildProducts), and every process — the test runner,

@@ -1,6 +1,6 @@
 import BooksNATS
+import BooksPlatform
 import Glibc
-import Synchronization
 
 /// `BooksBenchmarks nats-listen …`: the load-generating process of the NATS benchmark (a child).
 ///
@@ -109,7 +109,7 @@ private final class Tally: Sendable {
         var first: UInt64
     }
     private let expected: Int
-    private let entries = Mutex<[String: Entry]>([:])
+    private let entries = Locked<[String: Entry]>([:])
 
     init(expected: Int) { self.expected = expected }
 

@@ -1,7 +1,7 @@
+import BooksPlatform
 import BooksTestSupport
 import Dispatch
 import Glibc
-import Synchronization
 
 /// `BooksBenchmarks saves`: acknowledged `save`s per second through `BooksContext` with 1 and 32
 /// concurrent contexts at 10k rows (each save: 3 inserts, 2 updates, 1 delete, all or nothing),
@@ -111,7 +111,7 @@ struct SaveBenchmark {
 
 /// The outcome handed from the measuring task to the waiting main thread.
 private final class ResultBox: Sendable {
-    private let value = Mutex<SaveLoad.Outcome?>(nil)
+    private let value = Locked<SaveLoad.Outcome?>(nil)
     func set(_ outcome: SaveLoad.Outcome) { value.withLock { $0 = outcome } }
     func get() -> SaveLoad.Outcome? { value.withLock { $0 } }
 }

@@ -1,7 +1,7 @@
 import BooksClient
 import BooksCore
+import BooksPlatform
 import BooksProtocol
-import Synchronization
 
 /// The closed loops of `SaveBenchmark`: each worker has its own connection and sends its next
 /// request when the previous one is acknowledged, until the deadline.
@@ -104,7 +104,7 @@ enum SaveLoad {
 
 /// Holds the workers back until all are connected; the last to arrive starts the clock.
 private final class StartGate: Sendable {
-    private let state = Mutex<(ready: Int, start: UInt64?)>((0, nil))
+    private let state = Locked<(ready: Int, start: UInt64?)>((0, nil))
 
     /// One worker is ready; the `workers`-th sets the start time.
     func arrive(of workers: Int) {

@@ -1,5 +1,5 @@
+import BooksPlatform
 import CNats
-import Synchronization
 
 /// One message for `JetStreamBatchPublisher.publish(_:timeoutMilliseconds:)`.
 public struct NATSOutgoingMessage: Sendable, Equatable {
@@ -51,7 +51,7 @@ public struct NATSOutgoingMessage: Sendable, Equatable {
 /// stream again before going on). Blocks: call it from a dedicated thread, one call at a time.
 ///
 /// `@unchecked Sendable` is safe: the context pointer is set once in `init` and destroyed only in
-/// `deinit`; the acknowledgement state is behind a `Mutex` (the library calls the handler on its
+/// `deinit`; the acknowledgement state is behind a `Locked` (the library calls the handler on its
 /// own thread); `publish` is documented as one call at a time and only the library touches the
 /// context between calls.
 public final class JetStreamBatchPublisher: @unchecked Sendable {
@@ -174,7 +174,7 @@ final class AckCollector: Sendable {
         var firstFailure: NATSError?
         var highestSequence: UInt64 = 0
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var firstFailure: NATSError? { state.withLock { $0.firstFailure } }
     var highestSequence: UInt64 { state.withLock { $0.highestSequence } }

@@ -1,12 +1,11 @@
 import CLinux
 import Glibc
-import Synchronization
 
 /// A named, joinable POSIX thread that runs one closure outside Swift's cooperative pool.
 ///
 /// Blocking C calls (`epoll_wait`, `select` in libinotifytools, `recv` on a client socket) belong
 /// on a thread of their own: a cooperative-pool thread that blocks starves every task. This is the
-/// one thread type of BookSync: the socket server, the fan-out sender, both file watchers and the
+/// one thread type of BookSync: the socket server, the fan-out sender, the inotify hub and the
 /// client's reader all run on one.
 ///
 /// Guarantees:
@@ -21,7 +20,7 @@ public final class DedicatedThread: Sendable {
     public let name: String
     private let handle: pthread_t
     /// Whether the thread was joined or detached (its handle then must not be used again).
-    private let released = Mutex(false)
+    private let released = Locked(false)
 
     /// Boxes the body so it can cross `pthread_create`'s `void *` argument.
     private final class Body: Sendable {

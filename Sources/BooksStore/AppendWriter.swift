@@ -99,7 +99,7 @@ public enum AppendWriter {
         }
         var after = stat()
         guard tail == bytes, fstat(reader, &after) == 0, FileIdentity(after) == FileIdentity(now) else { return nil }
-        return FileIdentity(after)
+        return FileIdentity(after).placedNow()
     }
 
     /// `cutBack`, tried a second time when the first attempt failed: an I/O error in the clean-up

@@ -112,7 +112,7 @@ public enum AtomicFileWriter {
                 // A writer that opened it in the instant between the check and the unlink wrote
                 // to a file that is gone: hand its content to the caller.
                 let late = replaced.writerArrived ? replaced.contentAfterWriters(checked: checked) : nil
-                return AtomicWriteResult(identity: identity, lateEdit: late, directorySynced: synced)
+                return AtomicWriteResult(identity: identity.placedNow(), lateEdit: late, directorySynced: synced)
             }
             let code = errno
             if code == ENOENT { throw .changedDuringWrite(path: path) }
@@ -129,7 +129,7 @@ public enum AtomicFileWriter {
         guard let identity = FileIdentity.of(path: target) else {
             throw .system(path: target, operation: "stat", errno: errno)
         }
-        return AtomicWriteResult(identity: identity, lateEdit: nil, directorySynced: synced)
+        return AtomicWriteResult(identity: identity.placedNow(), lateEdit: nil, directorySynced: synced)
     }
 
     /// Undoes a refused swap: exchanges the entries back, so the version that was replaced is at

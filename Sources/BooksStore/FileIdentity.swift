@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// What identifies one version of a file on disk: device, inode, size, modification and change
@@ -12,6 +13,13 @@ public struct FileIdentity: Sendable, Hashable {
     public var mode: mode_t
     public var owner: uid_t
     public var group: gid_t
+    /// When the file was created (statx's birth time), where the file system records it and the
+    /// reader asked (``withBirthTime(of:)``); nil otherwise. Not part of the identity's equality.
+    public var born: timespec?
+    /// When booksd itself put this version in place (the realtime clock read just after its
+    /// rename or append, so never earlier than the moment the content became visible); nil for a
+    /// version someone else made. Not part of the identity's equality.
+    public var placed: timespec?
     init(_ s: stat) {
         device = UInt64(s.st_dev)
         inode = UInt64(s.st_ino)
@@ -34,6 +42,26 @@ public struct FileIdentity: Sendable, Hashable {
         hasher.combine(inode)
         hasher.combine(size)
         hasher.combine(modified.tv_nsec)
+    }
+
+    /// This identity with ``born`` read from the open file `fd` (unchanged where the file system
+    /// records no birth time).
+    public func withBirthTime(of fd: Int32) -> FileIdentity {
+        var seconds: Int64 = 0
+        var nanoseconds: UInt32 = 0
+        guard books_birth_time(fd, &seconds, &nanoseconds) == 0 else { return self }
+        var copy = self
+        copy.born = timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds))
+        return copy
+    }
+
+    /// This identity marked as put in place by booksd now (see ``placed``).
+    public func placedNow() -> FileIdentity {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var copy = self
+        copy.placed = now
+        return copy
     }
 
     /// The identity of the file at `path` (following symlinks), or nil when there is none.

@@ -70,7 +70,7 @@ extension FileReader {
         }
         var after = stat()
         fstat(fd, &after)
-        let identity = FileIdentity(after)
+        let identity = FileIdentity(after).withBirthTime(of: fd)
         guard let splice = scan.finish(old: old) else { return .unchanged(identity: identity) }
         return .changed(splice, identity: identity)
     }

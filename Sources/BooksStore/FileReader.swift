@@ -78,7 +78,7 @@ public enum FileReader {
         }
         var after = stat()
         fstat(fd, &after)
-        return .present(bytes: bytes, identity: FileIdentity(after))
+        return .present(bytes: bytes, identity: FileIdentity(after).withBirthTime(of: fd))
     }
 
     /// Opens `path` with `openRegularFile`, runs `body` on the descriptor and the size, closes it.

@@ -1,4 +1,4 @@
-import Synchronization
+import BooksPlatform
 
 /// The unknown members (`isbn`, `notes`, …) of each book of a JSON book file as last read, so
 /// that a hand edit of one alone, which leaves the canonical `id|name|author` text as it was, is
@@ -14,7 +14,7 @@ public final class UnknownMemberMemory: Sendable {
         var edited: Set<String> = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// An empty memory: the next read is the baseline.
     public init() {}

@@ -75,6 +75,29 @@ static inline int books_rename_exchange(const char *a, const char *b) {
 #endif
 }
 
+#include <linux/stat.h>
+
+/// The birth (creation) time of the open file `fd` (statx with STATX_BTIME): 0 with `*seconds` and
+/// `*nanoseconds` set, or -1 with errno set (ENOSYS without statx, EOPNOTSUPP where the file
+/// system does not record it).
+static inline int books_birth_time(int fd, long long *seconds, unsigned int *nanoseconds) {
+#ifdef SYS_statx
+    struct statx s;
+    memset(&s, 0, sizeof s);
+    if (syscall(SYS_statx, fd, "", 0x1000 /* AT_EMPTY_PATH */, STATX_BTIME, &s) != 0) return -1;
+    if (!(s.stx_mask & STATX_BTIME)) {
+        errno = EOPNOTSUPP;
+        return -1;
+    }
+    *seconds = (long long)s.stx_btime.tv_sec;
+    *nanoseconds = s.stx_btime.tv_nsec;
+    return 0;
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
 /// File leases (fcntl F_SETLEASE/F_GETLEASE, Linux-specific, hidden without _GNU_SOURCE).
 #define BOOKS_F_SETLEASE 1024
 #define BOOKS_F_GETLEASE 1025

@@ -1,7 +1,7 @@
 import BooksCore
+import BooksPlatform
 import BooksProtocol
 import BooksTestSupport
-import Synchronization
 import Testing
 
 @testable import BooksClient
@@ -13,7 +13,7 @@ import Testing
     static let b = Book(id: "b", name: "Emma", author: "Austen")
 
     @Test func aFetchRetriesABookDeletedBetweenListAndGetAndSaveSendsTheFetchedVersions() async throws {
-        let lists = Mutex(0)
+        let lists = Locked(0)
         let server = try FakeServer { _, request in
             switch request.op {
             case .hello: return .init(lines: [FakeServer.hello(request)])

@@ -1,6 +1,6 @@
+import BooksPlatform
 import BooksTestSupport
 import FoundationEssentials
-import Synchronization
 import Testing
 
 @testable import BooksClient
@@ -115,7 +115,7 @@ import Testing
 
 /// A thread-safe counter.
 final class Counter: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
     var value: Int { count.withLock { $0 } }
     func increment() { count.withLock { $0 += 1 } }
 }

@@ -1,6 +1,6 @@
 import BooksCore
+import BooksPlatform
 import BooksProtocol
-import Synchronization
 import Testing
 
 @testable import BooksClient
@@ -158,7 +158,7 @@ import Glibc
         let subscription = ResilientSubscription(
             socketPath: server.path,
             backoff: ReconnectBackoff(initial: .milliseconds(10), maximum: .milliseconds(50)))
-        let seen = Mutex<[MirrorUpdate]>([])
+        let seen = Locked<[MirrorUpdate]>([])
         let consumer = Task { try await subscription.forEachUpdate { update in seen.withLock { $0.append(update) } } }
         for _ in 0..<500 where seen.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(10)) }
         consumer.cancel()
@@ -210,7 +210,7 @@ import Glibc
             }
         }
         let path = first.path
-        let statuses = Mutex<[SubscriptionStatus]>([])
+        let statuses = Locked<[SubscriptionStatus]>([])
         let subscription = ResilientSubscription(
             socketPath: path, backoff: ReconnectBackoff(initial: .milliseconds(20), maximum: .milliseconds(80)),
             onStatus: { status in statuses.withLock { $0.append(status) } })

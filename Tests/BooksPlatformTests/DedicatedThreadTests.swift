@@ -1,11 +1,10 @@
 import BooksPlatform
 import Glibc
-import Synchronization
 import Testing
 
 @Suite struct DedicatedThreadTests {
     @Test func theBodyRunsOnceOnANamedThreadAndJoinWaitsForIt() throws {
-        let seen = Mutex<[String]>([])
+        let seen = Locked<[String]>([])
         let thread = try DedicatedThread.start(name: "books-test-1") {
             let text = Self.currentThreadName()
             usleep(20_000)  // join must wait for this
@@ -28,9 +27,9 @@ import Testing
     }
 
     @Test func joiningFromTheThreadItselfDoesNotDeadlock() throws {
-        let done = Mutex(false)
-        let holder = Mutex<DedicatedThread?>(nil)
-        let gate = Mutex(false)
+        let done = Locked(false)
+        let holder = Locked<DedicatedThread?>(nil)
+        let gate = Locked(false)
         let thread = try DedicatedThread.start(name: "books-self") {
             while !gate.withLock({ $0 }) { usleep(1_000) }
             let me = holder.withLock { $0 }

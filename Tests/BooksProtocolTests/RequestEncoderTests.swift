@@ -56,6 +56,14 @@ import Testing
         case .stores: return Request(id: "st", op: op)
         case .conflicts: return Request(id: "c", op: op, store: text)
         case .resolve: return Request(id: "r", op: op, store: text, conflict: 3, take: .theirs)
+        case .log:
+            return Request(
+                id: "lg", op: op, limit: 20, ids: [text], store: text,
+                since: HistoryBound(time: "2026-12-01T08:30:00.000Z"),
+                until: HistoryBound(epoch: text, seq: 7))
+        case .show: return Request(id: "sh", op: op, store: text, seqs: [4])
+        case .blame: return Request(id: "bl", op: op, ids: [text], store: text)
+        case .undo: return Request(id: "un", op: op, store: text, seqs: [3, 1], force: true)
         case .save:
             return Request(
                 id: "v", op: op, inserted: [BookInsertion(tempId: text, name: text, author: "a")],

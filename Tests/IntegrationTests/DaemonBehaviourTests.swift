@@ -163,20 +163,13 @@ import Testing
     /// A program that read the file before a client write and saves its stale copy after it
     /// overwrites that write: the daemon never overwrites a hand edit, so the save stands and is
     /// reported exactly (the update it made, and the client's book it dropped), with a warning in
-    /// the log. (docs/RELIABILITY.md: a stale save is a hand edit like any other.)
+    /// the log. (docs/RELIABILITY.md: without evidence of its base — the output file was made
+    /// after the write — a stale save is a hand edit like any other.)
     @Test("a save based on stale content stands and is reported exactly")
     func staleSaveStands() async throws {
         try await scenario("stale-save") { h, sub in
             let edited = TestBook(id: fixtureID(2), name: "Book 2 edited", author: "Author 2")
-            let add = "\(shellQuote(BuildProducts.booksctl)) add 'Client 0' 'Racer 0' > ../add-0.out"
-            try await h.tools.must(
-                """
-                old=$(cat books.txt)
-                \(add)
-                sleep 0.2
-                printf '%s\\n' "$old" | sed 's/|Book 2|/|Book 2 edited|/' > .books.txt.new
-                mv .books.txt.new books.txt
-                """)
+            try await h.tools.must(Self.staleCopyScript(outputMadeFirst: false))
             await sub.expectEvents(
                 [
                     .insertNew(name: "Client 0", author: "Racer 0", source: "client"),
@@ -187,6 +180,42 @@ import Testing
             #expect(h.fileBooks[fixtureID(2)]?.name == "Book 2 edited")
             #expect(!h.fileBooks.values.contains { $0.name == "Client 0" })
         }
+    }
+
+    /// `sed -i` racing a client write: the program made its output file (and read the file)
+    /// before the write landed and renamed it over the file after. The output file's birth
+    /// time shows it came from the older version: the save is merged and the write survives.
+    @Test("a rename-over made before a client write is merged: the write survives")
+    func renameOverMadeBeforeAWriteIsMerged() async throws {
+        try await scenario("stale-rename") { h, sub in
+            let edited = TestBook(id: fixtureID(2), name: "Book 2 edited", author: "Author 2")
+            try await h.tools.must(Self.staleCopyScript(outputMadeFirst: true))
+            await sub.expectEvents(
+                [.insertNew(name: "Client 0", author: "Racer 0", source: "client"), .update(edited)],
+                timeout: 15, quiet: 1.5)
+            let id = (TestFiles.readText(h.root + "/add-0.out") ?? "").filter { !$0.isWhitespace }
+            let merged = await eventually(timeout: 10) {
+                h.fileBooks[id]?.name == "Client 0" && h.fileBooks[fixtureID(2)]?.name == "Book 2 edited"
+            }
+            #expect(merged, "the merged file keeps the client's book and the edit; file:\n\(h.fileText)")
+        }
+    }
+
+    /// A script that reads the file, lets `booksctl add` write a book, then renames its copy
+    /// (Book 2 edited) over the file; its output file is made before the add when
+    /// `outputMadeFirst`, after it otherwise.
+    static func staleCopyScript(outputMadeFirst: Bool) -> String {
+        let add = "\(shellQuote(BuildProducts.booksctl)) add 'Client 0' 'Racer 0' > ../add-0.out"
+        let make = "tmp=$(mktemp .books.txt.XXXXXX)"
+        return """
+            old=$(cat books.txt)
+            \(outputMadeFirst ? make + "; sleep 0.2" : ":")
+            \(add)
+            sleep 0.2
+            \(outputMadeFirst ? ":" : make)
+            printf '%s\\n' "$old" | sed 's/|Book 2|/|Book 2 edited|/' > "$tmp"
+            mv "$tmp" books.txt
+            """
     }
 
     @Test("books.txt missing at start, then created: inserts")

@@ -2,7 +2,6 @@ import BooksCore
 import BooksPlatform
 import BooksProtocol
 import CLinux
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -69,12 +68,12 @@ final class SocketConnection: Sendable {
     /// The longest line accepted from the daemon, in bytes.
     let maxLineLength: Int
     private let fd: Int32
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Guards writes and holds "fd is still writable". Writers hold it while sending; the reader
     /// takes it (inside `fdOpen`) to close `fd`. Lock order: `fdOpen` before `writeLock`.
-    private let writeLock = Mutex(true)
+    private let writeLock = Locked(true)
     /// True while `fd` is open. Guards `shutdown` (from `close()`) against the reader's `close(fd)`.
-    private let fdOpen = Mutex(true)
+    private let fdOpen = Locked(true)
 
     private init(path: String, fd: Int32, maxLineLength: Int) {
         self.path = path

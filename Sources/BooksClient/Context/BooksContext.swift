@@ -1,6 +1,6 @@
 import BooksCore
+import BooksPlatform
 import BooksProtocol
-import Synchronization
 
 /// A unit of work over the books of one daemon, as a SwiftData `ModelContext`: fetch books,
 /// insert, change and delete them in memory, then `save()` them all at once.
@@ -28,7 +28,7 @@ import Synchronization
 public final class BooksContext: Sendable {
     /// The connection requests go through (a `BooksClient` or a `NATSBooksClient`).
     public let requests: any BookRequests
-    private let state = Mutex(BooksContextState())
+    private let state = Locked(BooksContextState())
     /// The daemon answers a `get` of at most 10,000 ids.
     static let idsPerGet = 10_000
 

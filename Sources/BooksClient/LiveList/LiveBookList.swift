@@ -1,5 +1,5 @@
+import BooksPlatform
 import Observation
-import Synchronization
 
 /// An observable live list: the books matching a query, kept current from the daemon's feed —
 /// what `@Query` gives a SwiftUI view, for any Swift program on Linux.
@@ -87,9 +87,9 @@ public final class LiveBookList {
 
     /// The tasks behind a list, cancelled together (from `stop()` or `deinit`).
     private final class Runner: Sendable {
-        private let tasks: Mutex<[Task<Void, Never>]>
+        private let tasks: Locked<[Task<Void, Never>]>
 
-        init(driver: Task<Void, Never>) { tasks = Mutex([driver]) }
+        init(driver: Task<Void, Never>) { tasks = Locked([driver]) }
 
         func keep(_ task: Task<Void, Never>) { tasks.withLock { $0.append(task) } }
 

@@ -1,4 +1,4 @@
-import Synchronization
+import BooksPlatform
 
 /// What the subscription's threads hand to a `LiveBookList` on its actor: the latest result, the
 /// latest connection state, the end. Bounded by construction: newer values replace unread ones, and
@@ -10,7 +10,7 @@ final class LiveListInbox: Sendable {
         var end: BooksClientError??
     }
 
-    private let pending = Mutex(Pending())
+    private let pending = Locked(Pending())
     private let signal: AsyncStream<Void>.Continuation
     /// Yields once per batch of posts (a wake-up; the values are taken with `take()`).
     let wakeUps: AsyncStream<Void>

@@ -1,6 +1,6 @@
 import BooksCore
+import BooksPlatform
 import BooksProtocol
-import Synchronization
 
 /// A change feed over several stores (protocol version 2) that survives daemon restarts: what
 /// `ResilientSubscription` is for one store, with one feed state — and so one resume point — per
@@ -69,7 +69,7 @@ public struct ResilientStoresSubscription: Sendable {
         _ body: @escaping @Sendable (String, MirrorUpdate) -> Void
     ) async throws(BooksClientError) {
         let config = self
-        let states = Mutex<[String: StoreState]>([:])
+        let states = Locked<[String: StoreState]>([:])
         let fresh: @Sendable () -> StoreState = {
             config.base.mirror
                 ? .mirror(MirrorState(filter: config.base.filter, emitInitialSnapshot: config.base.initial))
@@ -86,7 +86,7 @@ public struct ResilientStoresSubscription: Sendable {
                     everConnected = true
                     let resumes = states.withLock { $0.compactMapValues(\.resumePoint) }
                     config.base.onStatus?(.subscribed(resumed: !resumes.isEmpty))
-                    let shutdown = Mutex<String?>(nil)
+                    let shutdown = Locked<String?>(nil)
                     let ended = await client.followStores(
                         config.stores, filter: config.base.filter, resumes: resumes, snapshot: config.base.mirror
                     ) { item in

@@ -1,6 +1,6 @@
 import BooksCore
+import BooksPlatform
 import BooksProtocol
-import Synchronization
 
 /// A change feed that survives daemon restarts, crashes and disconnects.
 ///
@@ -145,7 +145,7 @@ public struct ResilientSubscription: Sendable {
         buffer: FeedBufferPolicy
     ) -> BooksFeed<Output> {
         // The feed may end (consumer gone) before `drive` returns its task: remember that.
-        let started = Mutex<(task: Task<Void, Never>?, ended: Bool)>((nil, false))
+        let started = Locked<(task: Task<Void, Never>?, ended: Bool)>((nil, false))
         let (feed, producer) = BooksFeed<Output>.make(policy: buffer) {
             started.withLock {
                 $0.ended = true
@@ -248,9 +248,9 @@ final class FeedProgress<State: Sendable>: Sendable {
         }
     }
 
-    private let value: Mutex<Value>
+    private let value: Locked<Value>
 
-    init(state: State) { value = Mutex(Value(state: state)) }
+    init(state: State) { value = Locked(Value(state: state)) }
 
     func withLock<T: Sendable>(_ body: (inout Value) -> T) -> T { value.withLock { body(&$0) } }
 }

@@ -11,6 +11,10 @@ public struct FileVersion: Sendable, Hashable, Codable {
     public var mtimeNanoseconds: Int64
     /// The CRC-32C of the content, when it was computed (0 otherwise).
     public var contentHash: UInt32
+    /// When this version came in place, as far as booksd knows: the moment it finished its own
+    /// write of it, else the file's modification time (a tool's rename lands after its last write).
+    public var placedSeconds: Int64
+    public var placedNanoseconds: Int64
     /// For a version that was never the content held — a stale save the daemon rebased and
     /// rewrote — the net change from this version's books to those at `seq` (nil otherwise).
     public var overlay: NetChanges?
@@ -18,9 +22,12 @@ public struct FileVersion: Sendable, Hashable, Codable {
     /// Creates a version record.
     public init(
         seq: UInt64, inode: UInt64, size: Int, mtimeSeconds: Int64, mtimeNanoseconds: Int64,
-        contentHash: UInt32 = 0, overlay: NetChanges? = nil
+        contentHash: UInt32 = 0, overlay: NetChanges? = nil, placedSeconds: Int64? = nil,
+        placedNanoseconds: Int64? = nil
     ) {
         self.overlay = overlay
+        self.placedSeconds = placedSeconds ?? mtimeSeconds
+        self.placedNanoseconds = placedSeconds == nil ? mtimeNanoseconds : placedNanoseconds ?? 0
         self.seq = seq
         self.inode = inode
         self.size = size
@@ -46,6 +53,9 @@ public struct FileVersions: Sendable, Hashable, Codable {
     public let capacity: Int
     /// The versions, oldest first.
     public private(set) var versions: [FileVersion] = []
+    /// How many versions were ever added (a version dropped for the capacity still counts): the
+    /// newest `recorded - n` of `versions` are the ones added since the count was `n`.
+    public private(set) var recorded: UInt64 = 0
 
     /// An empty record keeping at most `capacity` versions.
     public init(capacity: Int = 256) { self.capacity = max(1, capacity) }
@@ -60,7 +70,15 @@ public struct FileVersions: Sendable, Hashable, Codable {
             return
         }
         versions.append(version)
+        recorded += 1
         if versions.count > capacity { versions.removeFirst(versions.count - capacity) }
+    }
+
+    /// The versions added since `recorded` was `count`, oldest first (all of them when more were
+    /// added than are kept).
+    public func added(since count: UInt64) -> ArraySlice<FileVersion> {
+        let new = recorded > count ? recorded - count : 0
+        return versions.suffix(Int(min(new, UInt64(versions.count))))
     }
 
     /// The newest version a swap file names, if it is still recorded.
@@ -71,6 +89,22 @@ public struct FileVersions: Sendable, Hashable, Codable {
     public func candidates(namedBy header: SwapFileHeader) -> [FileVersion] {
         guard header.namesVersion else { return [] }
         return versions.reversed().filter { $0.matches(header) }
+    }
+
+    /// Every recorded version that may have been the one in place when a program made a file at
+    /// `seconds`/`nanoseconds` (its birth time) that it later renamed over the book file, newest
+    /// first: the last one placed at or before that moment less `slack` nanoseconds (the program
+    /// may have opened the book file just before making its own), and every one after it.
+    /// Empty when none placed that early is still recorded.
+    public func candidates(bornAt seconds: Int64, nanoseconds: Int64, slack: Int64) -> [FileVersion] {
+        let total = seconds * 1_000_000_000 + nanoseconds - slack
+        let moment = (total.quotientAndRemainder(dividingBy: 1_000_000_000))
+        let instant =
+            moment.remainder < 0 ? (moment.quotient - 1, moment.remainder + 1_000_000_000) : moment
+        guard let first = versions.lastIndex(where: { ($0.placedSeconds, $0.placedNanoseconds) <= instant }) else {
+            return []
+        }
+        return Array(versions[first...].reversed())
     }
 
     /// The newest version whose file was in place at `seconds` (a lock's creation time): the last

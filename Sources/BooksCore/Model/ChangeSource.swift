@@ -6,4 +6,7 @@ public enum ChangeSource: String, Sendable, Hashable, Codable {
     case client
     /// A write requested over NATS (the store's `api` subject).
     case nats
+    /// A `booksctl undo` (the `undo` op): the inverse of earlier change sets, written like a
+    /// client write.
+    case undo
 }

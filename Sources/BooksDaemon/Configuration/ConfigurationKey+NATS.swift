@@ -1,4 +1,4 @@
-/// The `nats_*` keys (issue 14), kept apart from the local daemon's keys.
+/// The `nats_*` keys, kept apart from the local daemon's keys.
 extension ConfigurationKey {
     /// What a valid value of a `nats_*` key looks like.
     var natsExpected: String {
@@ -29,14 +29,14 @@ extension ConfigurationKey {
             guard urls.allSatisfy({ url in schemes.contains { url.hasPrefix($0) } && url.count > 7 }) else {
                 throw bad
             }
-            nats.urls = urls
-        case .natsCredentials: nats.credentialsFile = try text()
-        case .natsUser: nats.user = try text()
-        case .natsPassword: nats.password = try text()
-        case .natsToken: nats.token = try text()
-        case .natsTLSCA: nats.tlsCAFile = try text()
-        case .natsTLSCert: nats.tlsCertificateFile = try text()
-        case .natsTLSKey: nats.tlsKeyFile = try text()
+            nats.connection.urls = urls
+        case .natsCredentials: nats.connection.credentialsFile = try text()
+        case .natsUser: nats.connection.user = try text()
+        case .natsPassword: nats.connection.password = try text()
+        case .natsToken: nats.connection.token = try text()
+        case .natsTLSCA: nats.connection.tlsCAFile = try text()
+        case .natsTLSCert: nats.connection.tlsCertificateFile = try text()
+        case .natsTLSKey: nats.connection.tlsKeyFile = try text()
         case .natsPrefix:
             guard NATSNaming.isValidName(value) else { throw bad }
             nats.prefix = value
@@ -55,22 +55,22 @@ extension ConfigurationKey {
         var changed = allCases.filter {
             $0.rawValue.hasPrefix("nats_") && $0.natsFormattedValue(in: old) != $0.natsFormattedValue(in: new)
         }
-        if old.password != new.password { changed.append(.natsPassword) }
-        if old.token != new.token { changed.append(.natsToken) }
+        if old.connection.password != new.connection.password { changed.append(.natsPassword) }
+        if old.connection.token != new.connection.token { changed.append(.natsToken) }
         return changed.map(\.rawValue)
     }
 
     /// The value of a `nats_*` key as it could be written in `booksd.conf` (secrets masked).
     func natsFormattedValue(in nats: NATSSettings) -> String {
         switch self {
-        case .natsURL: nats.urls.isEmpty ? "(off)" : nats.urls.joined(separator: ",")
-        case .natsCredentials: nats.credentialsFile ?? ""
-        case .natsUser: nats.user ?? ""
-        case .natsPassword: nats.password == nil ? "" : "(set)"
-        case .natsToken: nats.token == nil ? "" : "(set)"
-        case .natsTLSCA: nats.tlsCAFile ?? ""
-        case .natsTLSCert: nats.tlsCertificateFile ?? ""
-        case .natsTLSKey: nats.tlsKeyFile ?? ""
+        case .natsURL: nats.connection.urls.isEmpty ? "(off)" : nats.connection.urls.joined(separator: ",")
+        case .natsCredentials: nats.connection.credentialsFile ?? ""
+        case .natsUser: nats.connection.user ?? ""
+        case .natsPassword: nats.connection.password == nil ? "" : "(set)"
+        case .natsToken: nats.connection.token == nil ? "" : "(set)"
+        case .natsTLSCA: nats.connection.tlsCAFile ?? ""
+        case .natsTLSCert: nats.connection.tlsCertificateFile ?? ""
+        case .natsTLSKey: nats.connection.tlsKeyFile ?? ""
         case .natsPrefix: nats.prefix
         case .natsStreamReplicas: String(nats.streamReplicas)
         case .natsStreamMaxAgeSeconds: String(nats.streamMaxAgeSeconds)

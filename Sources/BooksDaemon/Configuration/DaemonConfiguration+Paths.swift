@@ -23,7 +23,7 @@ extension DaemonConfiguration {
                 problems.append("the directory of the socket \(socket) does not exist: \(directory)")
             }
         }
-        return problems
+        return problems + http.problems
     }
 
     /// The directory part of `path` (`.` for a bare name).

@@ -60,6 +60,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Maximum stores served at once (`max_stores`); fewer when `RLIMIT_NOFILE` leaves fewer
     /// descriptors after those kept for clients (`StoreRegistry.storeLimit`). Default 10000.
     public var maxStores: Int = 10_000
+    /// `history_max_age`: change sets older than this (seconds before the newest) are dropped from
+    /// each store's history (0: no age limit). Default 30 days: "what happened last month" answers.
+    public var historyMaxAgeSeconds: Int = 30 * 86_400
+    /// `history_max_bytes`: each store's history is cut to this many bytes of book text (0: no
+    /// limit). Default 256 MiB: 100,000 change sets of a few books, or one import of 1M rows.
+    public var historyMaxBytes: Int = 256 << 20
     /// Maximum size of one client request line (`max_request_bytes`). Default 1 MiB.
     public var maxRequestBytes: Int = 1 << 20
     /// Bound of each client's output queue; a slower client is disconnected (`client_queue_bytes`).
@@ -86,6 +92,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var logLevel: LogLevel = .info
     /// Publishing to and requests from NATS JetStream (`nats_*`). Default off.
     public var nats = NATSSettings()
+    /// The HTTP API and web page (`http_*`). Default off.
+    public var http = HTTPSettings()
 
     /// The all-defaults configuration.
     public init() {}

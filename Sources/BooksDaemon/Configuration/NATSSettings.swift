@@ -1,22 +1,20 @@
-/// The `nats_*` settings of `booksd` (issue 14): where the change feed is published and where
-/// remote requests come from. Publishing is off while `urls` is empty.
+import BooksNATS
+
+/// The `nats_*` settings of `booksd`: where the change feed is published and where remote
+/// requests come from. Publishing is off while `connection.urls` is empty.
 public struct NATSSettings: Sendable, Equatable {
-    /// Server URLs (`nats_url`, comma-separated; several for a cluster). Default none: NATS off.
-    public var urls: [String] = []
-    /// A `.creds` file (`nats_credentials`).
-    public var credentialsFile: String?
-    /// User name (`nats_user`), with `password` (`nats_password`).
-    public var user: String?
-    /// Password of `user` (`nats_password`).
-    public var password: String?
-    /// Authentication token (`nats_token`).
-    public var token: String?
-    /// Trusted CA file; turns TLS on (`nats_tls_ca`).
-    public var tlsCAFile: String?
-    /// Client certificate for mutual TLS (`nats_tls_cert`, with `nats_tls_key`).
-    public var tlsCertificateFile: String?
-    /// Client key for mutual TLS (`nats_tls_key`).
-    public var tlsKeyFile: String?
+    /// How to reach and authenticate to NATS, the type booksctl and the client use too:
+    /// `urls` (`nats_url`, comma-separated; several for a cluster; default none: NATS off),
+    /// `credentialsFile` (`nats_credentials`), `user` and `password` (`nats_user`,
+    /// `nats_password`), `token` (`nats_token`), `tlsCAFile` (`nats_tls_ca`, turns TLS on),
+    /// `tlsCertificateFile` and `tlsKeyFile` (`nats_tls_cert`, `nats_tls_key`: mutual TLS).
+    /// The connection is named `booksd` and writes each publish at once (a change set's latency
+    /// is two round trips: no flusher wake-ups).
+    public var connection: NATSConnectOptions = {
+        var options = NATSConnectOptions(urls: [], name: "booksd")
+        options.sendImmediately = true
+        return options
+    }()
     /// Subject prefix and bucket name prefix (`nats_prefix`). Default `books`.
     public var prefix: String = "books"
     /// Stream and bucket replicas (`nats_stream_replicas`). Default 1.
@@ -39,5 +37,5 @@ public struct NATSSettings: Sendable, Equatable {
     public init() {}
 
     /// True when `nats_url` is set.
-    public var isEnabled: Bool { !urls.isEmpty }
+    public var isEnabled: Bool { !connection.urls.isEmpty }
 }

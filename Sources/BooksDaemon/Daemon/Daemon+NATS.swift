@@ -1,7 +1,7 @@
 import BooksNATS
 
-/// Wiring of the NATS publishers and request responders (issue 14) into the daemon: one per
-/// store (issue 13), all on one shared connection (see `NATSStoreLinks`).
+/// Wiring of the NATS publishers and request responders into the daemon: one per
+/// store, all on one shared connection (see `NATSStoreLinks`).
 extension Daemon {
     /// When `nats_url` is set: connects (in the background), checks every serving store's
     /// stream and attaches each store's engine to a router that feeds its publisher and
@@ -35,7 +35,7 @@ extension Daemon {
             let hint = NATSNetworkProbe.blockedHint().map { "; \($0)" } ?? ""
             logger.warning(
                 """
-                NATS is not reachable at \(settings.urls.joined(separator: ",")); serving locally and retrying in the \
+                NATS is not reachable at \(settings.connection.urls.joined(separator: ",")); serving locally and retrying in the \
                 background\(hint)
                 """)
         }

@@ -4,7 +4,6 @@ import BooksStore
 import CLinux
 import Dispatch
 import Glibc
-import Synchronization
 
 /// The whole `booksd` process: configuration, the book file's engine, socket server, systemd
 /// notifications, signals, heartbeats and the watchdog, wired together.
@@ -20,12 +19,12 @@ public final class Daemon: Sendable {
     /// Heartbeat and watchdog timers.
     let timerQueue = DispatchQueue(label: "booksd.timers")
     /// The thread that takes SIGTERM, SIGINT and SIGHUP (see `SignalWaiter`).
-    let signalThread = Mutex<DedicatedThread?>(nil)
+    let signalThread = Locked<DedicatedThread?>(nil)
     let sources = RetainedSources()
-    let running = Mutex<Running?>(nil)
+    let running = Locked<Running?>(nil)
     let heartbeatTimer = TimerBox()
     /// The replicas' links (`--replica`), started with NATS.
-    let replicaLinks = Mutex<[ReplicaLink]>([])
+    let replicaLinks = Locked<[ReplicaLink]>([])
 
     struct Running: Sendable {
         let registry: StoreRegistry
@@ -35,6 +34,9 @@ public final class Daemon: Sendable {
 
     /// The one inotify instance every store shares (nil when polling is forced).
     let hub: InotifyHub?
+    /// The HTTP API's gateway to the engines (nil when `http_listen` is not set), and its server.
+    let httpGateway: HTTPGateway?
+    let httpServer = Locked<HTTPServer?>(nil)
 
     /// Creates the daemon for a merged configuration.
     public init(configuration: DaemonConfiguration, commandLine: BooksdCommandLine) {
@@ -42,6 +44,8 @@ public final class Daemon: Sendable {
         self.commandLine = commandLine
         self.logger = Logger.automatic(level: configuration.logLevel)
         self.hub = configuration.forcePolling ? nil : InotifyHub()
+        self.httpGateway =
+            configuration.http.isEnabled ? HTTPGateway(feedLimitBytes: configuration.clientQueueBytes) : nil
     }
 
     /// Runs until stopped by a signal; never returns (exits the process).
@@ -55,7 +59,7 @@ public final class Daemon: Sendable {
         // threshold would otherwise move buffers of up to 32 MB into the heap, which then stays big).
         _ = books_set_mmap_threshold(1 << 20)
         // libinotifytools uses select(): its descriptor must stay below 1024, so take it first.
-        if !configuration.forcePolling { _ = InotifyFileWatcher.prepare() }
+        if !configuration.forcePolling { _ = InotifyHub.prepare() }
         do {
             try start()
         } catch {
@@ -107,10 +111,11 @@ public final class Daemon: Sendable {
         if let first = failures.first, failures.count == specs.count, configuration.storeFolder == nil {
             throw first.1
         }
-        // NATS (issue 14): every store publishes to its own stream, bucket and api subject. The
+        // NATS: every store publishes to its own stream, bucket and api subject. The
         // stores of the watched folder are linked when the registry reports them.
         let nats = try attachNATS(registry)
         let folder = try startFolder(registry)
+        try startHTTP(registry: registry, router: router)
         try server.start(delegate: router)
         try startNATS(nats, registry: registry)
         running.withLock { $0 = Running(registry: registry, server: server, folder: folder) }
@@ -120,7 +125,7 @@ public final class Daemon: Sendable {
         let stores = registry.statuses()
         let listed = stores.prefix(8).map { "\($0.name)=\($0.path)" }.joined(separator: ", ")
         let served =
-            stores.count == 1 && stores[0].name == .default
+            stores.count == 1 && stores[0].name == StoreName.default.rawValue
             ? "\(stores[0].path) (\(stores[0].format))"
             : "\(stores.count) store(s) (\(listed)\(stores.count > 8 ? ", …" : ""))"
         logger.notice(
@@ -143,7 +148,7 @@ public final class Daemon: Sendable {
                 configuration: configuration, logger: logger, notifier: notifier, hub: hub,
                 channel: { name -> any ClientChannel in
                     guard let router = late.router else { return server }
-                    return router.channel(for: name.rawValue)
+                    return self.httpChannel(router.channel(for: name.rawValue), store: name.rawValue)
                 }))
         let router = StoreRouter(server: server, directory: registry)
         late.router = router
@@ -260,6 +265,7 @@ public final class Daemon: Sendable {
             running.server.deliverPendingInput(timeout: .seconds(1))
             running.registry.drainAll()
             running.registry.closeHistoryAll()
+            stopHTTP()
             running.server.shutdown(reason: "booksd is stopping", timeout: .seconds(2))
         }
         exit(0)
@@ -280,7 +286,7 @@ extension String {
 /// dispatch timer may be rescheduled from any thread.
 final class TimerBox: @unchecked Sendable {
     private var timer: (any DispatchSourceTimer)?
-    private let lock = Mutex(())
+    private let lock = Locked(())
 
     func set(_ timer: any DispatchSourceTimer) { lock.withLock { _ in self.timer = timer } }
     func get() -> (any DispatchSourceTimer)? { lock.withLock { _ in timer } }
@@ -292,7 +298,7 @@ final class TimerBox: @unchecked Sendable {
 /// never read; the sources themselves are thread-safe dispatch objects.
 final class RetainedSources: @unchecked Sendable {
     private var items: [any DispatchSourceProtocol] = []
-    private let lock = Mutex(())
+    private let lock = Locked(())
 
     func keep(_ source: any DispatchSourceProtocol) {
         lock.withLock { _ in items.append(source) }

@@ -1,8 +1,8 @@
 import BooksNATS
+import BooksPlatform
 import Dispatch
-import Synchronization
 
-/// Every store's NATS parts (issues 13 and 14): one publisher thread, one request responder and
+/// Every store's NATS parts: one publisher thread, one request responder and
 /// one owner lease per store, all on the daemon's one shared connection; stores added or removed
 /// at run time (the watched folder) get or lose theirs.
 ///
@@ -18,7 +18,7 @@ final class NATSStoreLinks: Sendable {
     let settings: NATSSettings
     let maxRequestBytes: Int
     let logger: Logger
-    let links = Mutex<[StoreName: Link]>([:])
+    let links = Locked<[StoreName: Link]>([:])
     let queue = DispatchQueue(label: "booksd.nats.stores")
 
     /// The NATS parts of one store.

@@ -9,34 +9,22 @@ struct PendingRead: Sendable {
     var environment: ReadEnvironment
 }
 
-/// Requests from the socket server, taken on its thread without waiting for a disk. Reads run
-/// one at a time on the engine's queue in fair order between connections (``ReadScheduler``):
-/// a connection sending costly queries waits behind its own, not another's `get`.
-extension BookEngine: SocketServerDelegate {
-    /// Takes a request (on the server thread; answers later, except `ping`, answered at once from
-    /// the published position). Writes are checked, authorized and given ids here, then wait in
-    /// the inbox for the next group commit; reads are answered from the engine's queue, in fair
-    /// order between connections.
-    public func server(
-        _ server: SocketServer, didReceive request: Request, from connection: ConnectionID,
-        peer: PeerCredentials
-    ) {
-        handle(request, from: connection, peer: peer)
-    }
-
-    /// The position for a `hello` reply: lock-free.
-    public func serverHelloInfo(_ server: SocketServer) -> (epoch: String, seq: UInt64) {
-        position
-    }
-
-    /// A client went away: the subscriber count may have changed.
-    public func server(_ server: SocketServer, connectionClosed connection: ConnectionID) {
+/// Requests from the socket server (through ``StoreRouter``), taken on its thread without waiting
+/// for a disk. Reads run one at a time on the engine's queue in fair order between connections
+/// (``ReadScheduler``): a connection sending costly queries waits behind its own, not another's
+/// `get`.
+extension BookEngine {
+    /// A client that followed this store went away: the subscriber count may have changed.
+    public func connectionClosed(_ connection: ConnectionID) {
         _ = reads.withLock { $0.drop(connection) }
         guard notifier.isEnabled else { return }
         queue.async { self.publishStatus() }
     }
 
-    /// Handles `request` from `connection` (see `server(_:didReceive:from:peer:)`).
+    /// Takes a request (on the server thread; answers later, except `ping`, answered at once from
+    /// the published position). Writes are checked, authorized and given ids here, then wait in
+    /// the inbox for the next group commit; reads are answered from the engine's queue, in fair
+    /// order between connections.
     public func handle(_ request: Request, from connection: ConnectionID, peer: PeerCredentials) {
         switch request.op {
         case .insert, .update, .delete, .save:
@@ -47,6 +35,8 @@ extension BookEngine: SocketServerDelegate {
             }
         case .resolve:
             accept(resolve: request, from: connection, peer: peer)
+        case .undo:
+            accept(undo: request, from: connection, peer: peer)
         case .ping:
             let (epoch, seq) = position
             channel?.send(.success(request.id, ReplyResult(epoch: epoch, seq: seq)), to: connection)

@@ -25,3 +25,23 @@ extension BookEngine {
         }
     }
 }
+
+/// `undo`: a write (of the inverse of earlier change sets), authorized like one.
+extension BookEngine {
+    /// Checks `request` (`seqs` present) and the peer's right to write, then queues the undo.
+    func accept(undo request: Request, from connection: ConnectionID, peer: PeerCredentials) {
+        guard let seqs = request.seqs, !seqs.isEmpty, seqs.count <= ReconcilerStateMachine.maxHistoryPerReply else {
+            let error = ProtocolError(
+                .invalidArgument,
+                "undo needs \"seqs\": 1 to \(ReconcilerStateMachine.maxHistoryPerReply) seqs of change sets to undo")
+            channel?.send(.failure(request.id, error), to: connection)
+            return
+        }
+        guard mayWrite(request, from: connection, peer: peer) else { return }
+        let actor: ChangeActor? = NATSRequestResponder.owns(connection) ? .nats : peer.actor
+        let force = request.force ?? false
+        queue.async {
+            self.run(.undo(seqs, force: force, requestID: request.id, connection: connection, actor: actor))
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import BooksCore
+import BooksPlatform
 import BooksProtocol
 import BooksStore
 import Dispatch
@@ -24,9 +25,9 @@ import Synchronization
 public final class BookEngine: Sendable {
     let queue: DispatchQueue
     /// The state machine. Locked only by the queue, and only around pure code.
-    let machine: Mutex<ReconcilerStateMachine>
+    let machine: Locked<ReconcilerStateMachine>
     /// Client writes waiting for the queue (the server thread appends, the queue takes all).
-    let inbox = Mutex<[PendingWrite]>([])
+    let inbox = Locked<[PendingWrite]>([])
     /// The seq of the last change set handed to the channel.
     let publishedSeq = Atomic<UInt64>(0)
     /// The lineage of this engine's states (see `BookContext.epoch`).
@@ -36,25 +37,25 @@ public final class BookEngine: Sendable {
     let fields: [String: String]
     let notifier: SystemdNotifier
     let startTime = ContinuousClock.now
-    let channelBox = Mutex<(any ClientChannel)?>(nil)
-    let writers: Mutex<(uids: [uid_t], groups: [gid_t])>
+    let channelBox = Locked<(any ClientChannel)?>(nil)
+    let writers: Locked<(uids: [uid_t], groups: [gid_t])>
     let accounts: WriterAuthorization
-    let watch = Mutex<WatchState>(WatchState())
+    let watch = Locked<WatchState>(WatchState())
     /// Events from a shared watcher thread, waiting for the queue.
-    let mailbox = Mutex(FileEventMailbox())
+    let mailbox = Locked(FileEventMailbox())
     /// Read requests waiting for the queue, in fair order between connections (one job on the
     /// queue runs them one at a time; see `BookEngine+Requests`).
-    let reads = Mutex(ReadScheduler<PendingRead>())
+    let reads = Locked(ReadScheduler<PendingRead>())
     /// The store this engine serves (logs, status, NATS subjects).
     public let storeName: StoreName
     /// This store's status after the last input (see `BookEngine+Summary`).
-    let summary: Mutex<StoreStatus>
-    let lastStatusLine = Mutex<String?>(nil)
+    let summary: Locked<StoreInfo>
+    let lastStatusLine = Locked<String?>(nil)
     /// Where the `STATUS=` line goes instead of systemd (set by `StoreRegistry`).
-    let statusSink = Mutex<(@Sendable (String) -> Void)?>(nil)
+    let statusSink = Locked<(@Sendable (String) -> Void)?>(nil)
     /// Refused writes are logged at most 5 times a minute per uid.
-    let refusals = Mutex(LogRateLimiter())
-    let settings: Mutex<DaemonConfiguration>
+    let refusals = Locked(LogRateLimiter())
+    let settings: Locked<DaemonConfiguration>
     /// The saved history (nil: none kept), maybe still to be created; used only on the queue (see
     /// `BookEngine+History`).
     let historyHandle: EngineHistory?
@@ -68,11 +69,11 @@ public final class BookEngine: Sendable {
     let snapshotOwed = Atomic<Bool>(false)
     /// For a store that appeared while the daemon runs and started empty: the seq it started at
     /// (its books are the change sets after it); nil otherwise. Set once, by `load`.
-    let appearedEmptyAtSeq = Mutex<UInt64?>(nil)
+    let appearedEmptyAtSeq = Locked<UInt64?>(nil)
     /// For a replica (`--replica`): where client writes go instead of the file (to the owner).
-    let writeForwarder = Mutex<(@Sendable (Request, ConnectionID) -> Void)?>(nil)
+    let writeForwarder = Locked<(@Sendable (Request, ConnectionID) -> Void)?>(nil)
     /// For a replica: its state line for `status` (set by its `ReplicaLink`).
-    let replicaLine = Mutex<String?>(nil)
+    let replicaLine = Locked<String?>(nil)
 
     /// The watcher and how it watches (for `status`).
     struct WatchState: Sendable {
@@ -120,19 +121,20 @@ public final class BookEngine: Sendable {
         self.epoch = restored?.epoch ?? epoch
         fields = ["BOOKS_FILE": store.configuration.path, "BOOKS_STORE": storeName.rawValue]
         queue = DispatchQueue(label: "booksd.engine." + storeName.rawValue)
-        settings = Mutex(configuration)
-        writers = Mutex((configuration.writerUIDs, configuration.writerGroups))
+        settings = Locked(configuration)
+        writers = Locked((configuration.writerUIDs, configuration.writerGroups))
         let machineConfiguration = Self.machineConfiguration(configuration, store: store)
         var initial =
             restored.map { ReconcilerStateMachine(configuration: machineConfiguration, restoring: $0) }
             ?? ReconcilerStateMachine(configuration: machineConfiguration, epoch: epoch)
         initial.attribution = ReconcilerAttribution(userName: { UserNames.shared.name(of: $0) })
-        machine = Mutex(initial)
+        machine = Locked(initial)
         publishedSeq.store(restored?.seq ?? 0, ordering: .relaxed)
-        summary = Mutex(
-            StoreStatus(
-                name: storeName, path: store.configuration.path, format: store.configuration.format,
-                state: "missing", bookCount: 0, badLines: 0, epoch: self.epoch, seq: restored?.seq ?? 0))
+        summary = Locked(
+            StoreInfo(
+                name: storeName.rawValue, path: store.configuration.path,
+                format: store.configuration.format.rawValue, state: "missing", bookCount: 0, badLines: 0,
+                epoch: self.epoch, seq: restored?.seq ?? 0))
     }
 
     static func machineConfiguration(
@@ -142,7 +144,9 @@ public final class BookEngine: Sendable {
         ReconcilerStateMachine.Configuration(
             path: store.configuration.path, format: store.configuration.format,
             confirmationDelay: .milliseconds(configuration.confirmationMilliseconds),
-            maxLineBytes: configuration.maxLineBytes, changeLogRetention: configuration.changeLogRetention)
+            maxLineBytes: configuration.maxLineBytes, changeLogRetention: configuration.changeLogRetention,
+            historyMaxAge: configuration.historyMaxAgeSeconds > 0 ? Double(configuration.historyMaxAgeSeconds) : nil,
+            historyMaxBytes: configuration.historyMaxBytes > 0 ? configuration.historyMaxBytes : nil)
     }
 
     /// The channel replies and change sets go to (the socket server).
@@ -174,6 +178,7 @@ public final class BookEngine: Sendable {
             beginHistory(resuming: true)
             let conflicts = loadConflicts()
             if !conflicts.isEmpty { run(.conflictsLoaded(conflicts)) }
+            loadFileVersions()
             if appearing {
                 let (seq, empty) = machine.withLock { ($0.context.seq, $0.context.bookCount == 0) }
                 appearedEmptyAtSeq.withLock { $0 = empty ? seq : nil }

@@ -1,5 +1,5 @@
+import BooksPlatform
 import Glibc
-import Synchronization
 
 /// Who may write: root, the daemon's own user, and the configured writer uids and groups (a peer
 /// is in a group when it is its primary group or one of its user's supplementary groups).
@@ -7,7 +7,7 @@ import Synchronization
 /// Supplementary groups are looked up once per uid and cached until `forgetGroups()` (called on
 /// every configuration reload, SIGHUP), so a change to /etc/group takes effect on reload.
 final class WriterAuthorization: Sendable {
-    private let groupCache = Mutex<[UInt32: [gid_t]]>([:])
+    private let groupCache = Locked<[UInt32: [gid_t]]>([:])
     private let lookup: @Sendable (_ uid: UInt32, _ primary: gid_t) -> [gid_t]
 
     /// Creates the check; `lookup` finds a user's groups (the system's user database by default).

@@ -54,11 +54,16 @@ public enum ReconcilerInput: Sendable {
     case mergedSaveWritten(Result<AtomicWriteResult, StoreError>, merged: [UInt8])
     /// The conflicts kept from before a restart.
     case conflictsLoaded([RecordedConflict])
+    /// The file versions kept from before a restart (oldest first; see `FileVersionsLog`): a save
+    /// from a buffer loaded before it is then merged like any other.
+    case fileVersionsLoaded([FileVersion])
     /// `resolve`: settle conflict `id` by taking one side's value (a write like any client's,
     /// attributed to `source` and `actor`).
     case resolveConflict(
         Int, take: ConflictSide, requestID: String, connection: ConnectionID, source: ChangeSource = .client,
         actor: ChangeActor? = nil)
+    /// `undo`: write the inverse of change sets `seqs` as one change set (source `undo`).
+    case undo([UInt64], force: Bool, requestID: String, connection: ConnectionID, actor: ChangeActor?)
 }
 
 /// Why the file is being looked at: decides what the observation leads to.

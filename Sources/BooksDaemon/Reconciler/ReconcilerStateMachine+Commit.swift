@@ -8,8 +8,12 @@ extension ReconcilerStateMachine {
     /// Starts a commit of every queued write, unless one is under way or none is queued.
     mutating func commitQueuedWrites() -> [ReconcilerAction] {
         guard commitPhase == nil, !queued.isEmpty else { return [] }
-        let writes = queued
-        queued.removeAll()
+        // An undo is a change set of its own (source `undo`): never committed with other writes.
+        let undo = queued.firstIndex { $0.source == .undo }
+        let split = undo == 0 ? 1 : undo ?? queued.count
+        let writes = Array(queued[..<split])
+        queued.removeFirst(split)
+        commitLeftWrites = !queued.isEmpty
         return startCommit(writes)
     }
 
@@ -296,6 +300,10 @@ extension ReconcilerStateMachine {
     /// After a commit: writes it deferred (they touch a book an earlier write of the group
     /// touched) go first in the next one, then the status line is refreshed.
     private mutating func continueWith(_ deferred: [PendingWrite]) -> [ReconcilerAction] {
+        if deferred.isEmpty, commitLeftWrites {
+            commitLeftWrites = false
+            return [.process(.writesDue), .publishStatus]
+        }
         guard !deferred.isEmpty else { return [.publishStatus] }
         queued.insert(contentsOf: deferred, at: 0)
         return [.process(.writesDue), .publishStatus]

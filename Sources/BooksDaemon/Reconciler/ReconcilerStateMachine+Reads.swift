@@ -31,6 +31,7 @@ extension ReconcilerStateMachine {
         case .status:
             return reply(ReplyResult(epoch: context.epoch, seq: context.seq, status: status(environment)))
         case .list, .query:
+            if let at = request.at { return listAt(at, request, from: connection, environment) }
             let query = BookQuery(
                 filter: request.filter ?? .all, sort: request.sort, limit: request.limit,
                 offset: request.offset ?? 0)
@@ -70,7 +71,14 @@ extension ReconcilerStateMachine {
             let wantsSnapshot = request.snapshot ?? true
             var initial: [Event] = []
             var sendSnapshot = wantsSnapshot
-            if let resume = request.resume {
+            var resume = request.resume
+            if let since = request.since {
+                switch resumePoint(since) {
+                case .success(let point): resume = point
+                case .failure(let error): return fail(error)
+                }
+            }
+            if let resume {
                 switch context.replay(fromEpoch: resume.epoch, seq: resume.seq) {
                 case .replay(let missed):
                     initial = missed.compactMap { MessageEncoder.changeEvent($0, filter: filter) }
@@ -102,8 +110,10 @@ extension ReconcilerStateMachine {
             return reply(ReplyResult(stores: [storeInfo(name: request.store ?? "default")]))
         case .conflicts:
             return reply(ReplyResult(epoch: context.epoch, seq: context.seq, conflicts: conflicts))
-        case .insert, .update, .delete, .save, .resolve:
-            return []  // writes arrive as `writesReceived`, `resolve` as `resolveConflict`
+        case .log, .show, .blame:
+            return historyRead(request, from: connection)
+        case .insert, .update, .delete, .save, .resolve, .undo:
+            return []  // writes arrive as `writesReceived`, `resolve` as `resolveConflict`, `undo` as `undo`
         }
     }
 
@@ -137,6 +147,11 @@ extension ReconcilerStateMachine {
             lastChange: context.lastChange.map(ISO8601.format), server: configuration.serverName)
         status.conflicts = conflicts.isEmpty ? nil : conflicts
         status.reverts = recentReverts.isEmpty ? nil : recentReverts
+        if context.log.count > 0 {
+            status.historyOldestSeq = context.log[0].seq
+            status.historyOldestTime = ISO8601.format(context.log[0].time)
+            status.historyBytes = context.log.bytes
+        }
         status.replica = environment.replica
         return status
     }

@@ -31,6 +31,10 @@ public struct ReconcilerStateMachine: Sendable {
         public var maxLineBytes: Int
         /// How many change sets the change log keeps.
         public var changeLogRetention: Int
+        /// Change sets older than this many seconds before the newest are dropped (nil: no limit).
+        public var historyMaxAge: Double?
+        /// The history kept is cut to this many bytes (nil: no limit).
+        public var historyMaxBytes: Int?
         /// The server's name in `hello` replies.
         public var serverName: String
 
@@ -38,8 +42,11 @@ public struct ReconcilerStateMachine: Sendable {
         public init(
             path: String, format: BookFileFormat = .text, confirmationDelay: Duration = .seconds(1),
             maxLineBytes: Int = 1 << 20, changeLogRetention: Int = 10_000,
+            historyMaxAge: Double? = nil, historyMaxBytes: Int? = nil,
             serverName: String = BooksdCommandLine.versionString
         ) {
+            self.historyMaxAge = historyMaxAge
+            self.historyMaxBytes = historyMaxBytes
             self.path = path
             self.format = format
             self.confirmationDelay = confirmationDelay
@@ -78,6 +85,8 @@ public struct ReconcilerStateMachine: Sendable {
         var reason: String
         /// For a save from a stale buffer: the editor locks seen with it (it is merged once confirmed).
         var locks: [EditorLock] = []
+        /// And the holders whose lock had just vanished (see ``LockHolderBases/look(_:current:)``).
+        var vanished: [String] = []
     }
 
     /// The settings in force.
@@ -105,15 +114,23 @@ public struct ReconcilerStateMachine: Sendable {
     /// the content is then compared with it (an ordinary change set) instead of replacing it.
     var resumingHistory = false
     /// The recent versions of the file (seq and identity), to tell which one an editor loaded.
-    var fileVersions = FileVersions()
+    public internal(set) var fileVersions = FileVersions()
     /// The editor locks seen beside the file when it was last compared (see ``ReconcilerInput/editorLocksSeen(_:then:)``).
     var editorLocks: [EditorLock] = []
+    /// For nano and Emacs locks (which name no version): the version each holder's buffer came from.
+    var lockBases = LockHolderBases()
+    /// The holders of such locks there at the last look and gone at this one (see ``LockHolderBases/look(_:current:)``).
+    var vanishedHolders: [String] = []
     /// Conflicts of merged saves, not settled yet, oldest first.
     public internal(set) var conflicts: [RecordedConflict] = []
     var nextConflictID = 1
     /// The conflicts being settled by a write of the others' value, by that write's request: each
     /// is dropped when the write succeeds and kept when it fails.
     var settling: [ConflictSettlement: Int] = [:]
+    /// The books an `undo` under way leaves alone (changed since), by its request: added to its reply.
+    var undoRefusals: [ConflictSettlement: [BookConflict]] = [:]
+    /// Set when a commit left queued writes behind (an undo is committed on its own).
+    var commitLeftWrites = false
     /// The seqs of client writes that file edits standing as written undid lately (for `status`).
     public internal(set) var recentReverts: [UInt64] = []
     /// How hand edits are attributed (the file owner's name).
@@ -143,6 +160,10 @@ public struct ReconcilerStateMachine: Sendable {
     public mutating func handle(_ input: ReconcilerInput) -> [ReconcilerAction] {
         var actions = decide(input)
         if !settling.isEmpty { settleConflicts(answeredBy: &actions) }
+        if !undoRefusals.isEmpty { reportUndoRefusals(in: &actions) }
+        if context.log.maxAge != configuration.historyMaxAge || context.log.maxBytes != configuration.historyMaxBytes {
+            context.limitHistory(maxAge: configuration.historyMaxAge, maxBytes: configuration.historyMaxBytes)
+        }
         noteVersion()
         return actions
     }
@@ -151,16 +172,29 @@ public struct ReconcilerStateMachine: Sendable {
         switch input {
         case .editorLocksSeen(let locks, let next):
             editorLocks = locks
-            defer { editorLocks = [] }
-            return decide(next)
+            defer { (editorLocks, vanishedHolders) = ([], []) }
+            noteLockHolders()
+            let seq = context.seq
+            let actions = decide(next)
+            if case .fileObserved(_, let purpose) = next, purpose != .commit, context.seq != seq {
+                noteStandingSave()
+            }
+            return actions
         case .mergedSaveWritten(let result, let merged): return mergedSaveWritten(result, merged: merged)
         case .conflictsLoaded(let loaded):
             conflicts = loaded
             nextConflictID = (loaded.map(\.id).max() ?? 0) + 1
             return []
+        case .fileVersionsLoaded(let loaded):
+            var restored = FileVersions(capacity: fileVersions.capacity)
+            for version in loaded + fileVersions.versions { restored.record(version) }
+            fileVersions = restored
+            return []
         case .resolveConflict(let id, let take, let requestID, let connection, let source, let actor):
             return resolveConflict(
                 id, take: take, requestID: requestID, connection: connection, source: source, actor: actor)
+        case .undo(let seqs, let force, let requestID, let connection, let actor):
+            return undo(seqs, force: force, requestID: requestID, connection: connection, actor: actor)
         case .loaded(let snapshot): return loaded(snapshot)
         case .appeared(let snapshot): return appeared(snapshot)
         case .retired: return retired()
@@ -313,12 +347,25 @@ public struct ReconcilerStateMachine: Sendable {
                 return scheduleConfirmation(
                     observed: splice.applied(to: context.document.bytes), reason: reason, locks: editorLocks)
             }
+            // The same content as a save from a stale buffer waiting to stand still (an editor's
+            // second write of it, or its lock gone meanwhile): it keeps waiting.
+            if let pending = confirmation, !pending.locks.isEmpty || !pending.vanished.isEmpty,
+                let seen = pending.observed, ByteComparison.equal(splice.applied(to: context.document.bytes), seen)
+            {
+                return []
+            }
             // A save from a stale buffer is merged once it stands still: an editor may still be
             // writing it, and a merge of half a save would re-apply the others' changes onto it.
-            if !editorLocks.isEmpty, mergeStaleSave(splice) != nil {
+            if hasSaveEvidence, mergeStaleSave(splice) != nil {
                 return scheduleConfirmation(
                     observed: splice.applied(to: context.document.bytes), reason: "a save from a stale buffer",
-                    locks: editorLocks)
+                    locks: editorLocks, vanished: vanishedHolders)
+            }
+            // A file renamed over the book file (sed -i, a script's temporary file) that was made
+            // before versions booksd wrote since: the program read an older version. It is
+            // complete (a rename is atomic), so it is merged at once.
+            if editorLocks.isEmpty, let stale = mergeStaleSave(splice, bases: birthBases(identity)) {
+                return applyStaleSave(stale, identity: identity)
             }
             return applyFileEdit(identity: identity) { $0.apply(splice: splice, source: .file, actor: $1) }
         }
@@ -345,6 +392,7 @@ public struct ReconcilerStateMachine: Sendable {
             let reverted = revertDetector.isEmpty ? nil : revertDetector.reverted(by: applied.changes)
             if reverted != nil {
                 applied.reverts = revertDetector.revertedSeqs
+                context.markReverts(revertDetector.revertedSeqs)  // kept in the change log and journal
                 recentReverts = Array((recentReverts + revertDetector.revertedSeqs).suffix(16))
             }
             actions.append(.broadcast(applied))

@@ -31,16 +31,16 @@ final class ReplicaLink: Sendable {
     let prefix: String
     let logger: Logger
     let fields: [String: String]
-    let inbox = Mutex<[ReplicaInput]>([])
+    let inbox = Locked<[ReplicaInput]>([])
     let wake = DispatchSemaphore(value: 0)
     let stopped = Atomic<Bool>(false)
-    let machine = Mutex<ReplicaStateMachine?>(nil)
+    let machine = Locked<ReplicaStateMachine?>(nil)
     /// What the feed thread needs: the position the record is at, and whether to read a snapshot.
-    let position = Mutex<(epoch: String?, seq: UInt64, wantsSnapshot: Bool)>((nil, 0, false))
-    let threads = Mutex<[DedicatedThread]>([])
+    let position = Locked<(epoch: String?, seq: UInt64, wantsSnapshot: Bool)>((nil, 0, false))
+    let threads = Locked<[DedicatedThread]>([])
     /// The record the machine asked to keep, not written yet: written once per batch of inputs,
     /// and always before a send (only the machine's thread uses it).
-    let unsaved = Mutex<ReplicaRecord?>(nil)
+    let unsaved = Locked<ReplicaRecord?>(nil)
 
     var store: String { engine.storeName.rawValue }
     var apiSubject: String { "\(prefix).\(store).api" }

@@ -1,9 +1,9 @@
-import Synchronization
+import BooksPlatform
 
 /// The router, set once after the registry it routes to was made (the registry's channel factory
 /// needs the router, the router needs the registry).
 final class LateRouter: Sendable {
-    private let box = Mutex<StoreRouter?>(nil)
+    private let box = Locked<StoreRouter?>(nil)
 
     /// The router once set.
     var router: StoreRouter? {

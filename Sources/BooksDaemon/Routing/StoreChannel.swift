@@ -1,6 +1,6 @@
 import BooksCore
+import BooksPlatform
 import BooksProtocol
-import Synchronization
 
 /// The `ClientChannel` of one named store: what its engine sends goes to the shared socket server
 /// tagged with the store, so the server keeps one resume point per store and version-2 clients
@@ -15,7 +15,7 @@ public final class StoreChannel: ClientChannel {
     public let store: String
     let server: SocketServer
     let router: StoreRouter
-    private let position = Mutex<(epoch: String, seq: UInt64)>(("", 0))
+    private let position = Locked<(epoch: String, seq: UInt64)>(("", 0))
 
     /// The position of the last broadcast or heartbeat (what a `store-removed` event states).
     var lastPosition: (epoch: String, seq: UInt64) { position.withLock { $0 } }

@@ -128,7 +128,7 @@ extension StoreRouter {
     func describeStores(_ names: [String]) -> [StoreInfo] {
         names.compactMap { name in
             directory.engine(named: name).map { engine in
-                var info = engine.storeStatus.info
+                var info = engine.storeStatus
                 info.name = name  // the directory's name is the one clients use
                 return info
             }

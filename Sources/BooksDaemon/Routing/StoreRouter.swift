@@ -1,6 +1,6 @@
 import BooksCore
+import BooksPlatform
 import BooksProtocol
-import Synchronization
 
 /// The socket server's delegate when the daemon serves named stores: each request goes to the
 /// engine of its store (`StoreResolution`), `stores` is answered here, and a subscription to
@@ -15,9 +15,9 @@ public final class StoreRouter: SocketServerDelegate {
     /// The stores.
     public let directory: any StoreDirectory
     let server: SocketServer
-    let routes = Mutex<[ConnectionID: ConnectionRoute]>([:])
+    let routes = Locked<[ConnectionID: ConnectionRoute]>([:])
     /// The channels made, by store (for the last position of a removed store).
-    let channels = Mutex<[String: StoreChannel]>([:])
+    let channels = Locked<[String: StoreChannel]>([:])
 
     /// What the router knows of one connection.
     struct ConnectionRoute {
@@ -48,7 +48,7 @@ public final class StoreRouter: SocketServerDelegate {
     public func follow(_ registry: StoreRegistry) {
         registry.observe { [weak self] event in
             switch event {
-            case .added(let status): self?.storeAdded(status.name.rawValue)
+            case .added(let status): self?.storeAdded(status.name)
             case .removed(let name, let reason):
                 self?.storeRemoved(name.rawValue, reason: reason)
                 _ = self?.channels.withLock { $0.removeValue(forKey: name.rawValue) }
@@ -121,7 +121,7 @@ public final class StoreRouter: SocketServerDelegate {
     public func server(_ server: SocketServer, connectionClosed connection: ConnectionID) {
         let route = routes.withLock { $0.removeValue(forKey: connection) }
         for name in route?.subscribed ?? [] {
-            directory.engine(named: name)?.server(server, connectionClosed: connection)
+            directory.engine(named: name)?.connectionClosed(connection)
         }
     }
 

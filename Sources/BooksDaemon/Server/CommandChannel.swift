@@ -1,3 +1,4 @@
+import BooksPlatform
 import CLinux
 import Glibc
 import Synchronization
@@ -18,7 +19,7 @@ final class CommandChannel: Sendable {
 
     /// The eventfd the server thread polls (EFD_NONBLOCK | EFD_CLOEXEC).
     let wakeFD: Int32
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init() throws(SocketServerError) {
         let fd = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))

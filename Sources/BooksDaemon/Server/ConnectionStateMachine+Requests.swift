@@ -8,8 +8,8 @@ extension ConnectionStateMachine {
     /// while its output is at most half of `queueLimit`.
     public static func isExclusive(_ op: Request.Operation) -> Bool {
         switch op {
-        case .list, .query, .get, .status, .subscribe, .stores, .conflicts: return true
-        case .hello, .ping, .insert, .update, .delete, .save, .unsubscribe, .resolve: return false
+        case .list, .query, .get, .status, .subscribe, .stores, .conflicts, .log, .show, .blame: return true
+        case .hello, .ping, .insert, .update, .delete, .save, .unsubscribe, .resolve, .undo: return false
         }
     }
 

@@ -1,10 +1,10 @@
+import BooksPlatform
 import Dispatch
-import Synchronization
 
 /// One `SocketServer.deliverPendingInput` call: the caller waits on it, the server thread
 /// finishes it once (later `finish` calls are ignored).
 final class PendingInputBarrier: Sendable {
-    private let outcome = Mutex<Bool?>(nil)
+    private let outcome = Locked<Bool?>(nil)
     private let semaphore = DispatchSemaphore(value: 0)
 
     /// Records the outcome (first call wins) and wakes the waiter.

@@ -2,7 +2,6 @@ import BooksCore
 import BooksPlatform
 import BooksProtocol
 import Glibc
-import Synchronization
 
 /// The daemon's Unix-socket server: newline-delimited JSON requests in, replies and change-feed
 /// events out.
@@ -38,9 +37,9 @@ public final class SocketServer: Sendable {
     }
 
     private let channel: CommandChannel
-    private let listener: Mutex<Listener>
-    private let threadState = Mutex(ThreadState())
-    private let stats = Mutex(ServerStatistics())
+    private let listener: Locked<Listener>
+    private let threadState = Locked(ThreadState())
+    private let stats = Locked(ServerStatistics())
 
     /// Binds `configuration.path` (replacing a stale socket file, never a live one; chmod to
     /// `socketMode`), or adopts `inheritedListeningFD` (socket activation; that path is never
@@ -65,7 +64,7 @@ public final class SocketServer: Sendable {
             if let owned { _ = unlink(owned) }
             throw error
         }
-        listener = Mutex(Listener(fd: fd, ownedPath: owned))
+        listener = Locked(Listener(fd: fd, ownedPath: owned))
     }
 
     deinit {

@@ -1,5 +1,5 @@
+import BooksPlatform
 import Glibc
-import Synchronization
 
 /// User names by uid from the system's user database (`getpwuid_r`), each looked up once and
 /// kept for the daemon's lifetime (a renamed user keeps its old name until restart), so
@@ -8,7 +8,7 @@ final class UserNames: Sendable {
     /// The daemon's cache.
     static let shared = UserNames()
 
-    private let names = Mutex<[UInt32: String?]>([:])
+    private let names = Locked<[UInt32: String?]>([:])
     private let lookup: @Sendable (UInt32) -> String?
 
     /// Creates a cache over `lookup` (the system's user database by default).

@@ -17,8 +17,8 @@ public final class StoreFolder: Sendable {
     let logger: Logger
     let pollInterval: Duration
     let queue = DispatchQueue(label: "booksd.folder")
-    let machine: Mutex<StoreFolderStateMachine>
-    let listener = Mutex<UInt64?>(nil)
+    let machine: Locked<StoreFolderStateMachine>
+    let listener = Locked<UInt64?>(nil)
     let timer = TimerBox()
     /// The re-listing timer when the folder is polled.
     let pollTimer = TimerBox()
@@ -40,7 +40,7 @@ public final class StoreFolder: Sendable {
         self.hub = hub
         self.logger = logger
         self.pollInterval = pollInterval
-        machine = Mutex(
+        machine = Locked(
             StoreFolderStateMachine(configuration: .init(folder: path, confirmation: confirmation)))
     }
 

@@ -1,8 +1,9 @@
-import Synchronization
+import BooksPlatform
+import BooksProtocol
 
 extension SystemdNotifier {
     /// Sends `STATUS=line` unless `last` holds the same line; records it in `last`.
-    func statusIfChanged(_ line: String, last: borrowing Mutex<String?>) {
+    func statusIfChanged(_ line: String, last: borrowing Locked<String?>) {
         let changed = last.withLock { previous in
             defer { previous = line }
             return previous != line
@@ -16,7 +17,7 @@ extension StoreRegistry {
     /// The `STATUS=` line: with one store, that store's own line (as a single-file daemon
     /// shows); with several, counts by state, books, bad lines and subscribers, and the names of
     /// stores that are not present (up to 5).
-    static func summaryLine(_ statuses: [StoreStatus], subscribers: Int, single: String?) -> String {
+    static func summaryLine(_ statuses: [StoreInfo], subscribers: Int, single: String?) -> String {
         if statuses.count == 1, let single { return single }
         guard !statuses.isEmpty else { return "no store served yet, \(subscribers) subscribers" }
         var counts: [String: Int] = [:]
@@ -25,7 +26,7 @@ extension StoreRegistry {
         let books = statuses.reduce(0) { $0 + $1.bookCount }
         let bad = statuses.reduce(0) { $0 + $1.badLines }
         var line = "\(statuses.count) stores (\(states)): \(books) books, \(bad) bad lines, \(subscribers) subscribers"
-        let troubled = statuses.filter { $0.state != "present" }.map(\.name.rawValue)
+        let troubled = statuses.filter { $0.state != "present" }.map(\.name)
         if !troubled.isEmpty {
             let shown = troubled.prefix(5).joined(separator: ", ")
             line += "; not present: \(shown)\(troubled.count > 5 ? " and \(troubled.count - 5) more" : "")"

@@ -1,4 +1,6 @@
 import BooksCore
+import BooksPlatform
+import BooksProtocol
 import BooksStore
 import Dispatch
 import Synchronization
@@ -50,17 +52,17 @@ public final class StoreRegistry: Sendable {
         var ready: Bool
     }
 
-    let environment: Mutex<Environment>
-    let entries = Mutex<[StoreName: Entry]>([:])
-    let observers = Mutex<[@Sendable (StoreRegistryEvent) -> Void]>([])
+    let environment: Locked<Environment>
+    let entries = Locked<[StoreName: Entry]>([:])
+    let observers = Locked<[@Sendable (StoreRegistryEvent) -> Void]>([])
     /// False while the daemon starts: owed history snapshots wait for ``finishStartup()``.
     let started = Atomic<Bool>(false)
     /// The last `STATUS=` line sent (see `StoreRegistry+Status`).
-    let lastStatusLine = Mutex<String?>(nil)
+    let lastStatusLine = Locked<String?>(nil)
 
     /// An empty registry.
     public init(environment: Environment) {
-        self.environment = Mutex(environment)
+        self.environment = Locked(environment)
     }
 
     /// Registers `handler` for every later `added` / `removed` (called on the thread that added
@@ -103,7 +105,7 @@ public final class StoreRegistry: Sendable {
             }
         }
         let candidates = accepted.map { spec in (try? WatchedPath(spec.path).directory).flatMap { listings[$0] } }
-        let refused = Mutex<[(StoreSpec, StoresError)]>([])
+        let refused = Locked<[(StoreSpec, StoresError)]>([])
         let specs = accepted
         Self.inLanes(engines.count) { index in
             engines[index].load(listing: candidates[index], appearing: appearing)
@@ -163,7 +165,7 @@ public final class StoreRegistry: Sendable {
     }
 
     /// Each serving store's status (copies; never waits for a store's queue), sorted by name.
-    public func statuses() -> [StoreStatus] { engines.map(\.storeStatus) }
+    public func statuses() -> [StoreInfo] { engines.map(\.storeStatus) }
 
     /// The spec of the store `name` (also while it loads).
     public func spec(named name: StoreName) -> StoreSpec? { entries.withLock { $0[name]?.spec } }

@@ -1,7 +1,7 @@
-import Synchronization
+import BooksPlatform
 
 /// A ``FileWatcher`` for one file on a shared ``InotifyHub``: the directory's single watch,
-/// filtered on the exact file name, with ``InotifyFileWatcher``'s event classification.
+/// filtered on the exact file name (``InotifyEventClassifier``): the inotify watcher booksd runs.
 ///
 /// Beyond the ``FileWatcher`` contract: the handler runs on the hub's thread, shared by every
 /// store, so it must only post work (``deliversOnSharedThread`` is true; `BookEngine` then
@@ -16,7 +16,7 @@ public final class HubFileWatcher: FileWatcher {
 
     private let hub: InotifyHub
     private let target: WatchedPath
-    private let registration = Mutex<UInt64?>(nil)
+    private let registration = Locked<UInt64?>(nil)
 
     init(hub: InotifyHub, path: String) throws(FileWatcherError) {
         self.hub = hub

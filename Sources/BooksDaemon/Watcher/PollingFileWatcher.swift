@@ -25,7 +25,7 @@ public final class PollingFileWatcher: FileWatcher {
     public var mode: WatchMode { .polling(intervalSeconds: intervalSeconds) }
 
     private let target: WatchedPath
-    private let running = Mutex<Run?>(nil)
+    private let running = Locked<Run?>(nil)
 
     /// Creates a watcher polling `path` every `intervalSeconds` (clamped to at least 10 ms).
     public init(path: String, intervalSeconds: Double = 2) throws(FileWatcherError) {
@@ -97,7 +97,7 @@ public final class PollingFileWatcher: FileWatcher {
     final class Run: Sendable {
         let stopRequested = Atomic<Bool>(false)
         let wake: WakePipe
-        let thread = Mutex<DedicatedThread?>(nil)
+        let thread = Locked<DedicatedThread?>(nil)
         let liveness = LoopLiveness()
         init(wake: WakePipe) { self.wake = wake }
         var isStopRequested: Bool { stopRequested.load(ordering: .sequentiallyConsistent) }

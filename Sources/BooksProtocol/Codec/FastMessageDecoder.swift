@@ -214,6 +214,8 @@ enum FastMessageDecoder {
             case "subscribedStores": return optional(&s, &r.subscribedStores, strings)
             case "status": return s.consumeNull()  // a status object is left to JSONDecoder
             case "conflicts": return s.consumeNull()  // so are conflicts (rare, small)
+            case "history", "blame", "refused": return s.consumeNull()  // and the history's answers
+            case "oldestSeq": return optional(&s, &r.oldestSeq) { $0.unsigned() }
             default: return s.skipValue()
             }
         }

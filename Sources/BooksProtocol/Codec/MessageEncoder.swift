@@ -206,6 +206,7 @@ public enum MessageEncoder {
                 w.bytes.append(contentsOf: data)
             }
         }
+        encodeHistory(result, into: &w, first: &first)
         w.raw(UInt8(ascii: "}"))
     }
 

@@ -61,13 +61,22 @@ public struct ReplyResult: Sendable, Hashable, Codable {
     public var subscribedStores: [String]?
     /// Version 2, `conflicts`: the store's unsettled conflicts, oldest first.
     public var conflicts: [RecordedConflict]?
+    /// Version 2, `log`/`show`: the change sets, oldest first, as `change` events.
+    public var history: [Event]?
+    /// Version 2, `log`/`show`/`blame`/`status`: the seq of the oldest change set kept (0: none is).
+    public var oldestSeq: UInt64?
+    /// Version 2, `blame`: each book's last change.
+    public var blame: [BlameEntry]?
+    /// Version 2, `undo`: the books left alone (changed again since), with their current values.
+    public var refused: [BookConflict]?
 
     /// Creates a result with only the given fields.
     public init(
         protocolVersion: Int? = nil, server: String? = nil, epoch: String? = nil, seq: UInt64? = nil,
         books: [Book]? = nil, versions: [UInt64]? = nil, total: Int? = nil, status: DaemonStatus? = nil,
         more: Bool? = nil, remap: [String: String]? = nil, stores: [StoreInfo]? = nil,
-        subscribedStores: [String]? = nil, conflicts: [RecordedConflict]? = nil
+        subscribedStores: [String]? = nil, conflicts: [RecordedConflict]? = nil, history: [Event]? = nil,
+        oldestSeq: UInt64? = nil, blame: [BlameEntry]? = nil, refused: [BookConflict]? = nil
     ) {
         self.protocolVersion = protocolVersion
         self.server = server
@@ -82,6 +91,10 @@ public struct ReplyResult: Sendable, Hashable, Codable {
         self.stores = stores
         self.subscribedStores = subscribedStores
         self.conflicts = conflicts
+        self.history = history
+        self.oldestSeq = oldestSeq
+        self.blame = blame
+        self.refused = refused
     }
 }
 

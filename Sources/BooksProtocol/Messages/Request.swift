@@ -57,6 +57,18 @@ public struct Request: Sendable, Hashable, Codable {
     /// Version 2, `resolve`: which side to take (`mine`: the value in the file stands; `theirs`:
     /// the other side's value is written).
     public var take: ConflictSide?
+    /// Version 2, `log`: only change sets after this bound (a seq: after it; a time: at or
+    /// after it); `subscribe`: a time to resume from (the first change set at or after it).
+    public var since: HistoryBound?
+    /// Version 2, `log`: only change sets up to this bound (inclusive).
+    public var until: HistoryBound?
+    /// Version 2, `list`/`query`: the list as it was at this point (a seq: after that change set;
+    /// a time: after the last change set applied at or before it).
+    public var at: HistoryBound?
+    /// Version 2, `show`: the change set (one seq); `undo`: the change sets to undo together.
+    public var seqs: [UInt64]?
+    /// Version 2, `undo`: take back books changed again since, too.
+    public var force: Bool?
 
     /// Creates a request.
     public init(
@@ -66,7 +78,9 @@ public struct Request: Sendable, Hashable, Codable {
         patches: [BookPatch]? = nil, expectedVersions: [UInt64]? = nil, paged: Bool? = nil,
         snapshot: Bool? = nil, inserted: [BookInsertion]? = nil, updated: [BookPatch]? = nil,
         deleted: [BookDeletion]? = nil, store: String? = nil, stores: [String]? = nil,
-        resumes: [String: ResumePoint]? = nil, conflict: Int? = nil, take: ConflictSide? = nil
+        resumes: [String: ResumePoint]? = nil, conflict: Int? = nil, take: ConflictSide? = nil,
+        since: HistoryBound? = nil, until: HistoryBound? = nil, at: HistoryBound? = nil, seqs: [UInt64]? = nil,
+        force: Bool? = nil
     ) {
         self.id = id
         self.op = op
@@ -91,6 +105,11 @@ public struct Request: Sendable, Hashable, Codable {
         self.resumes = resumes
         self.conflict = conflict
         self.take = take
+        self.since = since
+        self.until = until
+        self.at = at
+        self.seqs = seqs
+        self.force = force
     }
 
     /// The JSON keys of a request.
@@ -99,6 +118,7 @@ public struct Request: Sendable, Hashable, Codable {
         case snapshot, store, stores, resumes
         case inserted, updated, deleted
         case conflict, take
+        case since, until, at, seqs, force
     }
 
     /// Decodes a request; `id` may be a JSON string or a JSON number (kept as its decimal text,
@@ -129,6 +149,11 @@ public struct Request: Sendable, Hashable, Codable {
         self.resumes = try c.decodeIfPresent([String: ResumePoint].self, forKey: .resumes)
         self.conflict = try c.decodeIfPresent(Int.self, forKey: .conflict)
         self.take = try c.decodeIfPresent(ConflictSide.self, forKey: .take)
+        self.since = try c.decodeIfPresent(HistoryBound.self, forKey: .since)
+        self.until = try c.decodeIfPresent(HistoryBound.self, forKey: .until)
+        self.at = try c.decodeIfPresent(HistoryBound.self, forKey: .at)
+        self.seqs = try c.decodeIfPresent([UInt64].self, forKey: .seqs)
+        self.force = try c.decodeIfPresent(Bool.self, forKey: .force)
     }
 
     /// Reads `id` as a string, or as a number converted to text.
@@ -183,6 +208,17 @@ public struct Request: Sendable, Hashable, Codable {
         /// Version 2: settles conflict `conflict` by taking side `take` → `WriteResult` (`theirs`
         /// writes the other value as a new change set; `mine` only drops the conflict).
         case resolve
+        /// Version 2: the history kept: change sets within `since`/`until`, touching `ids` or
+        /// matching `filter`, the newest `limit` (at most 1000) → `ReplyResult.history`, oldest
+        /// first, `more` when older ones match too.
+        case log
+        /// Version 2: one change set (`seqs`, one seq) → `ReplyResult.history`.
+        case show
+        /// Version 2: each book's last change (`ids`; none: every book) → `ReplyResult.blame`.
+        case blame
+        /// Version 2: undoes the change sets `seqs` as one new change set (source `undo`) →
+        /// `WriteResult`, with `refused` for books changed again since (unless `force`).
+        case undo
     }
 
     /// True for the ops that act on one store (everything but `hello` and `stores`; `subscribe` and

@@ -1,4 +1,5 @@
 import BooksCore
+import BooksProtocol
 
 /// A parsed, validated command line.
 struct Invocation: Equatable {
@@ -31,6 +32,14 @@ enum Command: Equatable {
     case conflicts(json: Bool)
     /// `resolve ID --take mine|theirs`: settle a conflict (ID: its number, or a book id / prefix).
     case resolve(id: String, take: ConflictSide, json: Bool)
+    /// `log`: the change sets kept.
+    case log(LogOptions)
+    /// `show SEQ`: one change set in full.
+    case show(seq: UInt64, json: Bool)
+    /// `blame [ID…]`: each book's last change.
+    case blame(ids: [String], json: Bool)
+    /// `undo SEQ… [--force]`: the inverse of change sets, as one new change set.
+    case undo(seqs: [UInt64], force: Bool, json: Bool)
     /// Print help: for the tool (nil) or a subcommand.
     case help(String?)
     /// `completion SHELL`: print the completion script for `bash`, `zsh` or `fish`.
@@ -74,11 +83,30 @@ struct ListOptions: Equatable {
     var offset = 0
     /// `-l/--full`: never cut the table to the terminal's width.
     var full = false
+    /// `--at WHEN`: the list as it was then.
+    var at: HistoryPoint?
 
     /// The query sent to the daemon.
     var query: BookQuery {
         BookQuery(filter: Filters.contains(name: name, author: author), sort: sort, limit: limit, offset: offset)
     }
+}
+
+/// `log` options.
+struct LogOptions: Equatable {
+    var json = false
+    var name: String?
+    var author: String?
+    var since: HistoryPoint?
+    var until: HistoryPoint?
+    /// `-n N`: the newest N.
+    var count: Int?
+    var id: String?
+    var patch = false
+    var follow = false
+
+    /// The daemon-side filter: case-insensitive "contains" on each given field.
+    var filter: BookFilter { Filters.contains(name: name, author: author) }
 }
 
 /// `update` options (at least one of `name`, `author`).

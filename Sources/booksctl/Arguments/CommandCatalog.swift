@@ -1,3 +1,5 @@
+import BooksProtocol
+
 /// The grammar and help of every subcommand.
 enum CommandCatalog {
     static let json = OptionSpec.flag("json", short: "j", "print JSON instead of text")
@@ -14,8 +16,8 @@ enum CommandCatalog {
             .value(
                 "since", "WHEN",
                 "resume after this cursor (of a --json line); a plain SEQ: after that seq of the current epoch "
-                    + "(0: every change still available); with --nats also a time: -10m, -2h, -3d, today, "
-                    + "yesterday or ISO 8601"),
+                    + "(0: every change still available); or a time: -10m, -2h, -3d, today, "
+                    + "yesterday or ISO 8601 (from the first change set at or after it)"),
             .value("cursor-file", "PATH", "resume after the cursor saved in PATH; save each printed change's cursor"),
             .value("count", "N", "exit after N change sets"),
             .flag("once", "exit after one change set (--count 1)"),
@@ -53,7 +55,8 @@ enum CommandCatalog {
             {"program":"nats"} for a NATS write, {"uid","user","editor":"unknown"} (the file's owner) or the \
             editor's {"user","host","pid","editor"} for a hand edit. --since EPOCH:SEQ (socket) resumes after that \
             change: the daemon replays what came later; a plain SEQ means that seq of the daemon's current epoch. \
-            Times (-10m, today, 2026-12-01T08:30) work with --nats only for now; on the socket they are refused. --cursor-file PATH does the same with the cursor saved in \
+            A time (-10m, today, 2026-12-01T08:30) resumes before the first change set applied at or after it \
+            (socket: from the daemon's history kept; --nats: from the stream). --cursor-file PATH does the same with the cursor saved in \
             PATH (none yet: start now) and rewrites PATH atomically (temporary file + rename) after each printed \
             change set, or after each --exec run, so a restarted booksctl goes on where it stopped. A stale \
             cursor (a new epoch, or history trimmed) resyncs: one "kind":"resync" line, then the changes from the \
@@ -112,6 +115,7 @@ enum CommandCatalog {
             .value("offset", "N", "skip the first N matching books"),
             .flag("json-array", "print one JSON array instead of JSON lines"),
             .flag("full", short: "l", "on a terminal, show whole values instead of fitting the table to its width"),
+            .value("at", "WHEN", "the list as it was at WHEN (a seq, or a time: \(HistoryPoint.forms))"),
         ],
         details: [
             """
@@ -301,6 +305,7 @@ enum CommandCatalog {
     /// Every subcommand, in help order.
     static let all: [CommandSpec] = [
         subscribe, list, get, add, update, delete, status, ping, stores, conflicts, resolve, check, completion, help,
+        log, show, blame, undo,
     ]
 
     /// The subcommand named `name`.

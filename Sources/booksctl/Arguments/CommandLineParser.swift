@@ -106,6 +106,7 @@ enum CommandLineParser {
             }
             if let text = args.values["limit"] { options.limit = try count(text, "--limit", spec) }
             if let text = args.values["offset"] { options.offset = try count(text, "--offset", spec) }
+            options.at = try args.values["at"].map { text throws(UsageError) in try when(text, "--at", spec) }
             return .list(options)
         case "add":
             return .add(name: p[0], author: p[1], json: json)
@@ -166,6 +167,8 @@ enum CommandLineParser {
             return .check(paths: args.positionals, format: format, json: json)
         case "add" where args.positionals == ["-"]:
             return .addFromInput(json: json)
+        case "log", "show", "blame", "undo":
+            return try history(spec, args, json: json)
         default:
             return nil
         }

@@ -1,7 +1,7 @@
 import BooksClient
 import BooksCore
+import BooksPlatform
 import BooksProtocol
-import Synchronization
 
 /// `booksctl list`: prints the daemon's pages as they arrive (see `ListPrinter`).
 enum ListCommand {
@@ -18,8 +18,15 @@ enum ListCommand {
         } else {
             format = .tabSeparated
         }
-        let printer = Mutex(ListPrinter(format: format))
+        let printer = Locked(ListPrinter(format: format))
         let out = context.out
+        if let at = options.at {
+            // The list as it was: one reply (the daemon rebuilds it from the history kept).
+            let past = try await client.books(at: at, options.query)
+            out.write(bytes: printer.withLock { $0.page(past.books) })
+            out.write(bytes: printer.withLock { $0.finish(total: past.total) })
+            return .success
+        }
         // Written from the connection's reader thread, page by page (no thread hop, no gathering).
         let page = try await client.list(options.query) { books in
             let bytes = printer.withLock { $0.page(books) }

@@ -97,6 +97,11 @@ enum StatusCommand {
         row("watcher", watcher)
         row("epoch", e(s.epoch))
         row("seq", "\(s.seq) (replayable from \(s.oldestReplayableSeq))")
+        if let oldest = s.historyOldestSeq {
+            row(
+                "history",
+                "from seq \(oldest) (\(HistoryPrinter.localTime(s.historyOldestTime))), \(s.historyBytes ?? 0) bytes")
+        }
         row("subscribers", String(s.subscribers))
         row("clients", String(s.clients))
         row("uptime", duration(s.uptimeSeconds))

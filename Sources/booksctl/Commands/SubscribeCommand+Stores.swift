@@ -1,8 +1,8 @@
 import BooksClient
 import BooksCore
+import BooksPlatform
 import BooksProtocol
 import FoundationEssentials
-import Synchronization
 
 extension SubscribeCommand {
     /// What a daemon serves, asked once before a feed without `--store`.
@@ -41,7 +41,7 @@ extension SubscribeCommand {
                 "booksctl: --since, --cursor-file, --exec, --count and --once follow one store: name it with --store")
             return .usage
         }
-        let notices = Mutex(ReconnectNotices(mirror: options.mirror || options.initial))
+        let notices = Locked(ReconnectNotices(mirror: options.mirror || options.initial))
         let base = ResilientSubscription(
             socketPath: context.socketPath, filter: options.filter, initial: options.initial,
             mirror: options.mirror,

@@ -1,8 +1,8 @@
 import BooksClient
 import BooksCore
+import BooksPlatform
 import BooksProtocol
 import FoundationEssentials
-import Synchronization
 
 /// `booksctl subscribe`: prints changes (or runs `--exec`) until interrupted or `--count` change
 /// sets; reconnects and resumes on its own, from `--since` or `--cursor-file` when given.
@@ -30,16 +30,12 @@ enum SubscribeCommand {
         let since: SinceOption?
         do throws(SubscribeFailure) {
             since = try SinceOption.start(options)
-            if case .time = since {
-                throw SubscribeFailure(
-                    description: "--since TIME needs --nats (the socket's feed resumes after EPOCH:SEQ or SEQ)")
-            }
         } catch {
             err.line("booksctl: \(TextCell.escapeLines(error.description))")
             return .usage
         }
         let start = try await resumePoint(since, context)
-        let notices = Mutex(ReconnectNotices(mirror: options.mirror || options.initial))
+        let notices = Locked(ReconnectNotices(mirror: options.mirror || options.initial))
         var subscription = ResilientSubscription(
             socketPath: context.socketPath, filter: options.filter, initial: options.initial,
             mirror: options.mirror,
@@ -79,8 +75,22 @@ enum SubscribeCommand {
         _ since: SinceOption?, _ context: CommandContext
     ) async throws(BooksClientError) -> ResumePoint? {
         switch since {
-        case nil, .time: return nil
+        case nil: return nil
         case .cursor(let cursor): return cursor.resumePoint
+        case .time(let date):
+            // Before the oldest change set kept at or after the time (the daemon's history).
+            let client = try await context.connect()
+            defer { client.close() }
+            var reply = try await client.history(since: .time(date))
+            var oldest = reply.changes.first?.seq
+            while reply.more, let first = reply.changes.first, first.seq > 1 {
+                reply = try await client.history(since: .time(date), until: .seq(first.seq - 1))
+                oldest = reply.changes.first?.seq ?? oldest
+            }
+            guard let epoch = reply.epoch else {
+                throw .protocolError(ProtocolError(.badRequest, "--since: the daemon did not say its epoch"))
+            }
+            return ResumePoint(epoch: epoch, seq: oldest.map { $0 - 1 } ?? reply.seq)
         case .seq(let seq):
             let client = try await context.connect()
             defer { client.close() }
@@ -210,5 +220,5 @@ extension Duration {
 /// How many change sets `subscribe` handled (printed or queued), how many `--exec` runs covered,
 /// and whether `--exec` gave up on a command that could not be started.
 final class SubscribeCounts: Sendable {
-    let value = Mutex((handled: 0, ran: 0, gaveUp: false))
+    let value = Locked((handled: 0, ran: 0, gaveUp: false))
 }

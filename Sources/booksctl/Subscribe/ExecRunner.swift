@@ -1,6 +1,5 @@
 import BooksPlatform
 import Glibc
-import Synchronization
 
 /// Runs `subscribe --exec`'s command once per change set on a thread of its own, one run at a
 /// time, in order (see `ExecQueue`); the feed never waits for it.
@@ -14,7 +13,7 @@ import Synchronization
 final class ExecRunner: Sendable {
     private let argv: [String]
     private let coalesceMilliseconds: Int
-    private let queue: Mutex<ExecQueue>
+    private let queue: Locked<ExecQueue>
     private let wake: (read: Int32, write: Int32)
     private let err: OutputWriter
     private let onRun: @Sendable (Int, Cursor) -> Void
@@ -26,7 +25,7 @@ final class ExecRunner: Sendable {
     ) throws(SubscribeFailure) {
         self.argv = argv
         self.coalesceMilliseconds = coalesceMilliseconds
-        self.queue = Mutex(ExecQueue(coalesce: coalesceMilliseconds > 0))
+        self.queue = Locked(ExecQueue(coalesce: coalesceMilliseconds > 0))
         self.err = err
         self.onRun = onRun
         self.onGiveUp = onGiveUp

@@ -6,8 +6,8 @@ import FoundationEssentials
 /// - `EPOCH:SEQ` (a cursor of a `--json` line): after change set SEQ of lineage EPOCH;
 /// - `SEQ` (a number): after change set SEQ of the daemon's current lineage (`0`: every change
 ///   set it can still replay: from the socket, its change log; over NATS, the stream);
-/// - a time (`--nats` only: the stream keeps when each message was stored): `-10m`, `-2h`, `-3d`,
-///   `today`, `yesterday`, an ISO 8601 date or time; from the first change set stored at or after it.
+/// - a time: `-10m`, `-2h`, `-3d`, `today`, `yesterday`, an ISO 8601 date or time; from the first
+///   change set applied (the socket: in the daemon's history kept) or stored (NATS) at or after it.
 enum SinceOption: Sendable, Equatable {
     case cursor(Cursor)
     case seq(UInt64)
@@ -37,8 +37,8 @@ enum SinceOption: Sendable, Equatable {
             guard let start = SinceOption(parsing: since) else {
                 throw SubscribeFailure(
                     description: """
-                        --since needs a cursor EPOCH:SEQ (as printed by subscribe --json), a SEQ, or (with --nats) \
-                        a time (-10m, -2h, -3d, today, yesterday, ISO 8601), not '\(since)'
+                        --since needs a cursor EPOCH:SEQ (as printed by subscribe --json), a SEQ, or a time \
+                        (-10m, -2h, -3d, today, yesterday, ISO 8601), not '\(since)'
                         hint: EPOCH is the daemon's, a UUID (booksctl status shows it); e.g. --since \
                         5A09FBA9-438A-4C0B-9F6E-2B3D6E7F8A90:17
                         """)

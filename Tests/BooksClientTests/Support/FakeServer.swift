@@ -3,7 +3,6 @@ import BooksPlatform
 import BooksProtocol
 import CLinux
 import FoundationEssentials
-import Synchronization
 
 @testable import BooksClient
 
@@ -25,8 +24,8 @@ final class FakeServer: Sendable {
     let path: String
     private let listenFD: Int32
     private let handler: @Sendable (_ connection: Int, _ request: Request) -> Action
-    private let log = Mutex<[(Int, Request)]>([])
-    private let clientFD = Mutex<Int32>(-1)
+    private let log = Locked<[(Int, Request)]>([])
+    private let clientFD = Locked<Int32>(-1)
 
     init(path: String? = nil, handler: @escaping @Sendable (_ connection: Int, _ request: Request) -> Action) throws {
         self.path = path ?? "/tmp/booksfake-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"

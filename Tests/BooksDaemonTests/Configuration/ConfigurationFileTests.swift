@@ -92,6 +92,8 @@ private func error(_ text: String) -> ConfigurationError? {
             nats_buffer = 128
             nats_batch = 8
             max_stores = 500
+            history_max_age = 7d
+            history_max_bytes = 16M
             """
         let c = try load(text)
         var expected = DaemonConfiguration()
@@ -122,14 +124,14 @@ private func error(_ text: String) -> ConfigurationError? {
         expected.helloTimeoutSeconds = 3
         expected.maxLineBytes = 4096
         expected.logLevel = .debug
-        expected.nats.urls = ["nats://a:4222", "nats://b:4222"]
-        expected.nats.credentialsFile = "/etc/booksd/booksd.creds"
-        expected.nats.user = "booksd"
-        expected.nats.password = "secret"
-        expected.nats.token = "t0ken"
-        expected.nats.tlsCAFile = "/etc/ssl/ca.pem"
-        expected.nats.tlsCertificateFile = "/etc/ssl/booksd.pem"
-        expected.nats.tlsKeyFile = "/etc/ssl/booksd.key"
+        expected.nats.connection.urls = ["nats://a:4222", "nats://b:4222"]
+        expected.nats.connection.credentialsFile = "/etc/booksd/booksd.creds"
+        expected.nats.connection.user = "booksd"
+        expected.nats.connection.password = "secret"
+        expected.nats.connection.token = "t0ken"
+        expected.nats.connection.tlsCAFile = "/etc/ssl/ca.pem"
+        expected.nats.connection.tlsCertificateFile = "/etc/ssl/booksd.pem"
+        expected.nats.connection.tlsKeyFile = "/etc/ssl/booksd.key"
         expected.nats.prefix = "library"
         expected.nats.streamReplicas = 3
         expected.nats.streamMaxAgeSeconds = 86400
@@ -138,6 +140,8 @@ private func error(_ text: String) -> ConfigurationError? {
         expected.nats.bufferCapacity = 128
         expected.nats.batchLimit = 8
         expected.maxStores = 500
+        expected.historyMaxAgeSeconds = 7 * 86_400
+        expected.historyMaxBytes = 16 << 20
         #expect(c == expected)
         #expect(Set(try ConfigurationFile.parse(text).entries.map(\.key)) == Set(ConfigurationKey.allCases))
     }

@@ -6,16 +6,16 @@ import Testing
 @Suite struct NATSChangedKeysTests {
     @Test func theChangedNATSKeysAreNamedSecretsIncluded() {
         var old = NATSSettings()
-        old.urls = ["nats://a:4222"]
-        old.password = "one"
+        old.connection.urls = ["nats://a:4222"]
+        old.connection.password = "one"
         var new = old
         #expect(ConfigurationKey.changedNATSKeys(from: old, to: new).isEmpty)
         new.prefix = "other"
         new.batchLimit = 1
-        new.password = "two"
+        new.connection.password = "two"
         #expect(ConfigurationKey.changedNATSKeys(from: old, to: new) == ["nats_prefix", "nats_batch", "nats_password"])
         new = old
-        new.urls = []
+        new.connection.urls = []
         #expect(ConfigurationKey.changedNATSKeys(from: old, to: new) == ["nats_url"])
     }
 }

@@ -1,18 +1,18 @@
 import BooksCore
+import BooksPlatform
 import BooksProtocol
 import BooksStore
 import BooksTestSupport
 import Glibc
-import Synchronization
 import Testing
 
 @testable import BooksDaemon
 
 /// Records what the reconciler sends, instead of a socket server.
 final class RecordingChannel: ClientChannel {
-    let replies = Mutex<[(ConnectionID, Reply)]>([])
-    let changes = Mutex<[SequencedChangeSet]>([])
-    let subscriptions = Mutex<[(ConnectionID, [Event], UInt64)]>([])
+    let replies = Locked<[(ConnectionID, Reply)]>([])
+    let changes = Locked<[SequencedChangeSet]>([])
+    let subscriptions = Locked<[(ConnectionID, [Event], UInt64)]>([])
 
     func send(_ reply: Reply, to connection: ConnectionID) { replies.withLock { $0.append((connection, reply)) } }
     func startSubscription(

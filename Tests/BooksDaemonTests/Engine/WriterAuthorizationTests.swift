@@ -1,6 +1,6 @@
+import BooksPlatform
 import BooksStore
 import Glibc
-import Synchronization
 import Testing
 
 @testable import BooksDaemon
@@ -8,8 +8,8 @@ import Testing
 @Suite struct WriterAuthorizationTests {
     /// A user database whose answers the test changes, counting the look-ups.
     final class FakeGroups: Sendable {
-        let groups = Mutex<[UInt32: [gid_t]]>([:])
-        let lookups = Mutex(0)
+        let groups = Locked<[UInt32: [gid_t]]>([:])
+        let lookups = Locked(0)
         func lookup(_ uid: UInt32, _ primary: gid_t) -> [gid_t] {
             lookups.withLock { $0 += 1 }
             return groups.withLock { $0[uid] ?? [primary] }

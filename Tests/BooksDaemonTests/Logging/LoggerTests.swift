@@ -1,12 +1,12 @@
+import BooksPlatform
 import Glibc
-import Synchronization
 import Testing
 
 @testable import BooksDaemon
 
-/// Collects records in memory. Thread safety: all state is inside a `Mutex`.
+/// Collects records in memory. Thread safety: all state is inside a `Locked`.
 private final class RecordingBackend: LogBackend {
-    let records = Mutex<[(LogLevel, String, [String: String])]>([])
+    let records = Locked<[(LogLevel, String, [String: String])]>([])
     func write(level: LogLevel, message: String, fields: [String: String]) {
         records.withLock { $0.append((level, message, fields)) }
     }

@@ -33,13 +33,17 @@ struct ReconcilerDriver {
     var beforeSave: ((inout ReconcilerDriver) -> StoreError?)?
     /// When set, every read of the file fails with it (an I/O error).
     var readError: StoreError?
-    /// The editor locks beside the file (read with each comparison that finds a change).
+    /// The editor locks beside the file (read with each comparison that finds a change, and before each commit).
     var locks: [EditorLock] = []
     /// The conflicts last stored.
     var storedConflicts: [RecordedConflict]?
     /// Runs before a merged save is written; returning an error makes the write fail with it.
     var beforeMergedWrite: ((inout ReconcilerDriver) -> StoreError?)?
     private var nextID = 0
+    /// The file's inode (a rename over the file gives it a new one).
+    var inode: UInt64 = 7
+    /// The file's birth time, as statx reports it (nil: not recorded).
+    var born: timespec?
 
     init(_ text: String?, confirmation: Duration = .seconds(1)) {
         machine = ReconcilerStateMachine(
@@ -64,11 +68,20 @@ struct ReconcilerDriver {
         guard let file else { return nil }
         var s = stat()
         s.st_dev = 1
-        s.st_ino = 7
+        s.st_ino = __ino_t(inode)
         s.st_size = off_t(file.count)
         s.st_mtim.tv_sec = fileVersion
         s.st_ctim.tv_sec = fileVersion
-        return FileIdentity(s)
+        var identity = FileIdentity(s)
+        identity.born = born
+        return identity
+    }
+
+    /// The identity after the daemon's own write: placed at the second its version names.
+    var placedIdentity: FileIdentity? {
+        var identity = identity
+        identity?.placed = timespec(tv_sec: fileVersion, tv_nsec: 0)
+        return identity
     }
 
     func snapshot() -> BookStoreSnapshot {
@@ -128,13 +141,19 @@ struct ReconcilerDriver {
     private mutating func perform(_ action: ReconcilerAction) -> ReconcilerInput? {
         switch action {
         case .observeFile(let purpose, let unless):
-            if let unless, identity == unless { return .fileObserved(.sameIdentity(unless), for: purpose) }
-            fileReads += 1
-            let comparison = compare()
-            if purpose != .commit, case .changed = comparison, !locks.isEmpty {
-                return .editorLocksSeen(locks, then: .fileObserved(.compared(comparison), for: purpose))
+            // As the engine: the locks are read with a comparison that finds a change, and before a commit.
+            let answer: ReconcilerInput
+            var changed = false
+            if let unless, identity == unless {
+                answer = .fileObserved(.sameIdentity(unless), for: purpose)
+            } else {
+                fileReads += 1
+                let comparison = compare()
+                if case .changed = comparison { changed = true }
+                answer = .fileObserved(.compared(comparison), for: purpose)
             }
-            return .fileObserved(.compared(comparison), for: purpose)
+            guard changed || purpose == .commit, !locks.isEmpty || machine.awaitsLockLook else { return answer }
+            return .editorLocksSeen(locks, then: answer)
         case .save(let request, let document, let expected):
             saves += 1
             if let error = beforeSave?(&self) { return .saveFinished(.failure(error)) }
@@ -231,7 +250,7 @@ struct ReconcilerDriver {
         file = canonical
         fileVersion += 1
         return SaveResult(
-            splice: ByteSplice(from: document.bytes, to: canonical), identity: identity!,
+            splice: ByteSplice(from: document.bytes, to: canonical), identity: placedIdentity!,
             remapped: remapped, inserted: inserted)
     }
 }

@@ -1,5 +1,6 @@
 import BooksCore
 import BooksProtocol
+import Glibc
 import Testing
 
 @testable import BooksDaemon
@@ -68,6 +69,37 @@ import Testing
                 ]))
         #expect(driver.machine.conflicts.isEmpty)
         #expect(driver.machine.context.document.bytes == driver.file)
+    }
+
+    /// `sed -i` made its output file before a client's write landed and renamed it over the
+    /// file after: the file's birth time is the evidence, and the save is merged at once.
+    @Test func aRenameOverMadeBeforeAClientWriteIsMerged() throws {
+        var driver = ReconcilerDriver(Self.two)
+        driver.write([("i", .insert([BookDraft(id: "4", name: "Middlemarch", author: "Eliot")]))])
+        let seen = driver.broadcasts.count
+        driver.inode = 8
+        driver.born = timespec(tv_sec: driver.fileVersion - 1, tv_nsec: 500_000_000)
+        driver.edit("1|Dune|Herbert\n2|Emma|AUSTEN\n")
+        driver.event()
+        #expect(driver.text == "1|Dune|Herbert\n2|Emma|AUSTEN\n4|Middlemarch|Eliot\n")
+        let changes = driver.broadcasts.dropFirst(seen)
+        #expect(changes.map(\.changes.updated.count) == [1] && changes.allSatisfy { $0.changes.deleted.isEmpty })
+        #expect(changes.last?.mergedBase == 0)
+        #expect(driver.machine.context.document.bytes == driver.file)
+    }
+
+    /// The same save made after the client's write was in place: the program may have read it
+    /// and deleted the book on purpose, so the save stands (and names the write it undid).
+    @Test func aRenameOverMadeAfterTheWriteStands() throws {
+        var driver = ReconcilerDriver(Self.two)
+        driver.write([("i", .insert([BookDraft(id: "4", name: "Middlemarch", author: "Eliot")]))])
+        driver.inode = 8
+        driver.born = timespec(tv_sec: driver.fileVersion, tv_nsec: 500_000_000)
+        driver.edit("1|Dune|Herbert\n2|Emma|AUSTEN\n")
+        driver.event()
+        #expect(driver.text == "1|Dune|Herbert\n2|Emma|AUSTEN\n")
+        let last = try #require(driver.broadcasts.last)
+        #expect(last.mergedBase == nil && last.changes.deleted.map(\.id) == ["4"])
     }
 
     @Test func withoutALockTheSaveStands() throws {

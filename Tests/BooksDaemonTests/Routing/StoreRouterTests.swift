@@ -1,17 +1,17 @@
 import BooksCore
+import BooksPlatform
 import BooksProtocol
 import BooksStore
 import BooksTestSupport
-import Synchronization
 import Testing
 
 @testable import BooksDaemon
 
 /// A fixed set of named engines (what the daemon's registry provides).
 final class TestStoreDirectory: StoreDirectory {
-    let engines: Mutex<[String: BookEngine]>
+    let engines: Locked<[String: BookEngine]>
 
-    init(_ engines: [String: BookEngine]) { self.engines = Mutex(engines) }
+    init(_ engines: [String: BookEngine]) { self.engines = Locked(engines) }
 
     func engine(named name: String) -> BookEngine? { engines.withLock { $0[name] } }
     var storeNames: [String] { engines.withLock { $0.keys.sorted() } }

@@ -1,9 +1,9 @@
 import BooksCore
+import BooksPlatform
 import BooksProtocol
 import BooksTestSupport
 import Dispatch
 import Glibc
-import Synchronization
 import Testing
 
 @testable import BooksDaemon
@@ -13,7 +13,7 @@ import Testing
 extension SocketServerTests {
     /// A delegate that records requests and never answers them.
     final class MuteDelegate: SocketServerDelegate {
-        let received = Mutex<[Request]>([])
+        let received = Locked<[Request]>([])
         func server(
             _ server: SocketServer, didReceive request: Request, from connection: ConnectionID,
             peer: PeerCredentials
@@ -27,7 +27,7 @@ extension SocketServerTests {
     /// A delegate that answers every request 20 ms later from another thread, as the
     /// reconciler's queue does.
     final class SlowDelegate: SocketServerDelegate {
-        let received = Mutex<[Request]>([])
+        let received = Locked<[Request]>([])
         private let queue = DispatchQueue(label: "slow-delegate")
         func server(
             _ server: SocketServer, didReceive request: Request, from connection: ConnectionID,

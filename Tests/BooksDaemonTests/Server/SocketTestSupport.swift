@@ -1,4 +1,5 @@
 import BooksCore
+import BooksPlatform
 import BooksProtocol
 import BooksTestSupport
 import FoundationEssentials
@@ -59,8 +60,8 @@ final class TestDelegate: SocketServerDelegate {
     let books: [Book]
     let epoch = "test-epoch"
     let seq = Atomic<UInt64>(0)
-    let closed = Mutex<[ConnectionID]>([])
-    let received = Mutex<[Request]>([])
+    let closed = Locked<[ConnectionID]>([])
+    let received = Locked<[Request]>([])
 
     init(books: [Book] = TestDelegate.sampleBooks) { self.books = books }
 

@@ -1,7 +1,7 @@
 import BooksCore
+import BooksPlatform
 import BooksTestSupport
 import Glibc
-import Synchronization
 import Testing
 
 @testable import BooksDaemon
@@ -13,8 +13,8 @@ import Testing
 
     /// What the registry handed out and told.
     final class Recorded: Sendable {
-        let events = Mutex<[StoreRegistryEvent]>([])
-        let channels = Mutex<[StoreName: RecordingChannel]>([:])
+        let events = Locked<[StoreRegistryEvent]>([])
+        let channels = Locked<[StoreName: RecordingChannel]>([:])
     }
 
     init() throws {

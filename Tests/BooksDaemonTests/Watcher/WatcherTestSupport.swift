@@ -1,3 +1,4 @@
+import BooksPlatform
 import BooksTestSupport
 import Synchronization
 
@@ -5,8 +6,8 @@ import Synchronization
 
 /// Collects events delivered to a handler and waits for them.
 final class EventRecorder: Sendable {
-    private let events = Mutex<[FileWatchEvent]>([])
-    private let times = Mutex<[UInt64]>([])
+    private let events = Locked<[FileWatchEvent]>([])
+    private let times = Locked<[UInt64]>([])
 
     var handler: @Sendable (FileWatchEvent) -> Void {
         { [self] event in
@@ -43,4 +44,25 @@ final class Gate: Sendable {
     private let opened = Atomic<Bool>(false)
     func waitOnce() { eventuallyBlocking(timeout: .infinity, interval: 0.001) { opened.load(ordering: .acquiring) } }
     func open() { opened.store(true, ordering: .releasing) }
+}
+
+/// A per-file watcher on an inotify hub of its own, as booksd runs one per store
+/// (`InotifyHub.fileWatcher`). `stop()` stops the watcher and then the hub, so that no test
+/// leaves the process-wide libinotifytools taken; `start` starts the hub again.
+final class HubWatcher: Sendable {
+    let hub = InotifyHub()
+    let watcher: HubFileWatcher
+
+    init(path: String) throws(FileWatcherError) { watcher = try hub.fileWatcher(path: path) }
+
+    func start(handler: @escaping @Sendable (FileWatchEvent) -> Void) throws(FileWatcherError) {
+        try watcher.start(handler: handler)
+    }
+
+    func stop() {
+        watcher.stop()
+        hub.stop()
+    }
+
+    var mode: WatchMode { watcher.mode }
 }

@@ -1,8 +1,8 @@
 import BooksClient
+import BooksPlatform
 import BooksTestSupport
 import Foundation
 import Observation
-import Synchronization
 import Testing
 
 /// `LiveBookList` against a real `booksd`: the list equals the file after every edit, across a
@@ -94,7 +94,7 @@ struct LiveBookListTests {
 @MainActor
 final class BooksObserver {
     let list: LiveBookList
-    private let count = Mutex(0)
+    private let count = Locked(0)
     nonisolated var fired: Int { count.withLock { $0 } }
 
     init(_ list: LiveBookList) {

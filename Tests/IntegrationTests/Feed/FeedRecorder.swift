@@ -1,15 +1,15 @@
 import BooksClient
 import BooksCore
+import BooksPlatform
 import BooksProtocol
 import BooksTestSupport
-import Synchronization
 import Testing
 
 /// Records a `BooksClient` feed in the background; tests wait for conditions on what arrived.
 final class FeedRecorder: Sendable {
-    let items = Mutex<[FeedItem]>([])
-    let finished = Mutex<String?>(nil)
-    private let task: Mutex<Task<Void, Never>?> = Mutex(nil)
+    let items = Locked<[FeedItem]>([])
+    let finished = Locked<String?>(nil)
+    private let task: Locked<Task<Void, Never>?> = Locked(nil)
 
     init(_ stream: BooksFeed<FeedItem>) {
         let t = Task { [self] in

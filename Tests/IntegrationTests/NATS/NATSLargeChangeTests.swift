@@ -1,10 +1,10 @@
 import BooksClient
 import BooksCore
 import BooksNATS
+import BooksPlatform
 import BooksProtocol
 import BooksTestSupport
 import FoundationEssentials
-import Synchronization
 import Testing
 
 /// A change set larger than the server's `max_payload` (1 MiB) goes out in parts and reaches
@@ -60,7 +60,7 @@ struct NATSLargeChangeTests {
 
 /// What a `NATSFeed` delivered so far (filled by a reading task).
 final class FeedItems: Sendable {
-    let items = Mutex<[NATSFeed.Item]>([])
+    let items = Locked<[NATSFeed.Item]>([])
     var count: Int { items.withLock { $0.count } }
     /// The change sets delivered, in order.
     var changes: [FeedChange] {

@@ -3,10 +3,10 @@
 // acknowledged save is in the file under the ids its reply gave. The batch scenario of
 // `CrashSafetyTests`, with saves.
 import BooksCore
+import BooksPlatform
 import BooksProtocol
 import BooksTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 extension ReliabilitySuite {
@@ -25,7 +25,7 @@ extension ReliabilitySuite {
 
         /// The ledger, shared by the writer threads and the checks.
         final class SharedLedger: Sendable {
-            private let state = Mutex(Ledger())
+            private let state = Locked(Ledger())
             func withLock<T>(_ body: (inout Ledger) -> T) -> T { state.withLock { body(&$0) } }
         }
 

@@ -1,7 +1,7 @@
+import BooksPlatform
 import BooksTestSupport
 import FoundationEssentials
 import Glibc
-import Synchronization
 import Testing
 
 enum HarnessEnvironment {
@@ -42,7 +42,7 @@ final class DaemonHarness: @unchecked Sendable {
     /// A command the daemon is run through (e.g. `prlimit --nofile=256:256 --`).
     var wrapper: [String] = []
     private var subscribers: [Subscriber] = []
-    private static let counter = Mutex(0)
+    private static let counter = Locked(0)
 
     /// - Parameters:
     ///   - base: parent of the temp dir (`/var/tmp` by default; `/tmp` for the in-place editor variants).

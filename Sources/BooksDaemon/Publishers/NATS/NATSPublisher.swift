@@ -20,7 +20,7 @@ public final class NATSPublisher: Sendable {
     let logger: Logger
     let connection: NATSConnection
     let inbox = NATSPublisherInbox()
-    let thread = Mutex<DedicatedThread?>(nil)
+    let thread = Locked<DedicatedThread?>(nil)
     /// The seq the stream is known to hold (for `status` and tests); 0 before the first publish.
     let streamSeq = Atomic<UInt64>(0)
 
@@ -70,20 +70,6 @@ public final class NATSPublisher: Sendable {
         }
     }
 
-    /// The C library's options for `settings`.
-    static func connectOptions(_ settings: NATSSettings) -> NATSConnectOptions {
-        var options = NATSConnectOptions(urls: settings.urls, name: "booksd")
-        options.sendImmediately = true  // a change set's latency is two round trips: no flusher wake-ups
-        options.credentialsFile = settings.credentialsFile
-        options.user = settings.user
-        options.password = settings.password
-        options.token = settings.token
-        options.tlsCAFile = settings.tlsCAFile
-        options.tlsCertificateFile = settings.tlsCertificateFile
-        options.tlsKeyFile = settings.tlsKeyFile
-        return options
-    }
-
     /// Starts the publishing thread; the engine is at `startSeq`. `beganEmpty`: the engine's lineage
     /// began with no books at seq 0 (a store that appeared): an empty stream gets its change sets.
     public func start(startSeq: UInt64, beganEmpty: Bool = false) throws(DedicatedThreadError) {
@@ -101,7 +87,7 @@ public final class NATSPublisher: Sendable {
     }
 
     /// Told (on the publisher's thread) when this booksd takes or loses the store's lease.
-    let ownershipHandler = Mutex<(@Sendable (Bool) -> Void)?>(nil)
+    let ownershipHandler = Locked<(@Sendable (Bool) -> Void)?>(nil)
 
     /// Runs `handler` whenever ownership of the store changes (requests are answered only by the owner).
     public func onOwnershipChange(_ handler: @escaping @Sendable (Bool) -> Void) {
@@ -128,7 +114,7 @@ public final class NATSPublisher: Sendable {
 /// A weak reference to the connection for its own event handler (which is created before it).
 final class WeakConnection: Sendable {
     private struct Reference: Sendable { weak var connection: NATSConnection? }
-    private let reference = Mutex(Reference())
+    private let reference = Locked(Reference())
 
     var connection: NATSConnection? { reference.withLock { $0.connection } }
     func set(_ connection: NATSConnection) { reference.withLock { $0.connection = connection } }

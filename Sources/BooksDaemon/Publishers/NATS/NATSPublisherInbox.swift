@@ -1,6 +1,6 @@
 import BooksCore
+import BooksPlatform
 import Dispatch
-import Synchronization
 
 /// Where the engine, the NATS library's threads and `stop` post to the publisher's thread: a
 /// bounded list under a leaf lock plus a semaphore to wake the thread. Never blocks a poster.
@@ -12,7 +12,7 @@ final class NATSPublisherInbox: Sendable {
         var stopping = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let wake = DispatchSemaphore(value: 0)
 
     /// Adds a change set, or when `capacity` are waiting only records its seq (the state machine

@@ -1,4 +1,5 @@
 import BooksNATS
+import BooksPlatform
 import BooksProtocol
 import Dispatch
 import Glibc
@@ -26,11 +27,11 @@ public final class NATSRequestResponder: Sendable {
     let maxRequestBytes: Int
     let logger: Logger
     let replies = DispatchQueue(label: "booksd.nats.replies")
-    let pending = Mutex<[UInt64: String]>([:])
+    let pending = Locked<[UInt64: String]>([:])
     let nextID = Atomic<UInt64>(1)
-    let complaints = Mutex(LogRateLimiter())
-    let subscription = Mutex<NATSSubscription?>(nil)
-    let engine = Mutex<BookEngine?>(nil)
+    let complaints = Locked(LogRateLimiter())
+    let subscription = Locked<NATSSubscription?>(nil)
+    let engine = Locked<BookEngine?>(nil)
 
     /// A responder on `connection`; nothing is answered until `start(engine:)`.
     public init(connection: NATSConnection, naming: NATSNaming, allowWrites: Bool, maxRequestBytes: Int, logger: Logger)
@@ -135,7 +136,7 @@ public final class NATSRequestResponder: Sendable {
         case .subscribe, .unsubscribe:
             return ProtocolError(
                 .invalidArgument, "subscribe over NATS by reading the stream subject \(naming.changesSubject)")
-        case .insert, .update, .delete, .save, .resolve:
+        case .insert, .update, .delete, .save, .resolve, .undo:
             return allowWrites
                 ? nil
                 : ProtocolError(.permissionDenied, "this booksd takes no writes over NATS (nats_allow_writes = no)")

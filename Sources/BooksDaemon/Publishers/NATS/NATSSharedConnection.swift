@@ -1,6 +1,6 @@
 import BooksCore
 import BooksNATS
-import Synchronization
+import BooksPlatform
 
 /// The one NATS connection every store's publisher and responder of a daemon share, with its
 /// connection events fanned out to each publisher's inbox.
@@ -15,17 +15,17 @@ public final class NATSSharedConnection: Sendable {
 
     /// The inboxes events go to (a class: the connection's event handler holds it before `self` exists).
     private final class Listeners: Sendable {
-        let inboxes = Mutex<[ObjectIdentifier: NATSPublisherInbox]>([:])
+        let inboxes = Locked<[ObjectIdentifier: NATSPublisherInbox]>([:])
     }
 
-    /// Connects with `settings` (see `NATSPublisher.connectOptions`).
+    /// Connects with `settings.connection`.
     /// - Throws: `NATSError` for unusable options, or a server that refused the credentials
     ///   (`isAuthorizationFailure`).
     public init(settings: NATSSettings, logger: Logger) throws(NATSError) {
         let listeners = self.listeners
         let made = WeakConnection()
         connection = try NATSConnection.connect(
-            NATSPublisher.connectOptions(settings), retryInBackground: true,
+            settings.connection, retryInBackground: true,
             onEvent: { event in
                 let input: NATSPublisherInput
                 switch event {

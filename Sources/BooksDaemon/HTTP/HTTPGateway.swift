@@ -1,0 +1,120 @@
+import BooksCore
+import BooksHTTP
+import BooksPlatform
+import BooksProtocol
+import Glibc
+import Synchronization
+
+/// Where HTTP requests meet the engines: each forwarded request gets a connection id with
+/// `idBit` set and goes to its store's engine through `BookEngine.handle`, exactly as a socket
+/// or NATS request does; the engine's answers come back through `HTTPChannelRouter` (replies,
+/// streamed lists, subscriptions, broadcasts) and are handed to the waiting `HTTPExchange`.
+///
+/// Never blocks: forwarding and answering only take leaf locks and post.
+final class HTTPGateway: Sendable {
+    /// Connection ids of HTTP requests have this bit set (NATS uses the top bit, sockets count up).
+    static let idBit: UInt64 = 1 << 62
+
+    let exchanges = Locked<[UInt64: HTTPExchange]>([:])
+    /// Per store, the feeds following it (exchange ids and their filters).
+    let feeds = Locked<[String: [UInt64: BookFilter]]>([:])
+    let nextID = Atomic<UInt64>(1)
+    let directory = Locked<(any StoreDirectory)?>(nil)
+    let describeStores = Locked<(@Sendable () -> [StoreInfo])?>(nil)
+    /// The largest backlog of one SSE client before it is cut off (`client_queue_bytes`).
+    let feedLimitBytes: Int
+
+    init(feedLimitBytes: Int) {
+        self.feedLimitBytes = feedLimitBytes
+    }
+
+    /// True for connection ids of HTTP requests.
+    static func owns(_ connection: ConnectionID) -> Bool {
+        connection.raw & idBit != 0 && !NATSRequestResponder.owns(connection)
+    }
+
+    /// A fresh id for a new exchange.
+    func makeID() -> UInt64 { Self.idBit | nextID.add(1, ordering: .relaxed).oldValue }
+
+    /// The stores' descriptions (`GET /v1/stores`), from each engine's status copy.
+    func stores() -> [StoreInfo] { describeStores.withLock { $0 }?() ?? [] }
+
+    /// Sends `request` to its store's engine on behalf of `exchange` (already suspended); an
+    /// unknown store is answered at once.
+    func forward(_ request: Request, store: String, exchange: HTTPExchange, route: HTTPRoute) {
+        guard let engine = directory.withLock({ $0 })?.engine(named: store) else {
+            exchange.answer(.response(.error(404, code: "unknown-store", message: "no store named \(store)")))
+            return
+        }
+        exchanges.withLock { $0[exchange.id] = exchange }
+        engine.handle(request, from: ConnectionID(raw: exchange.id), peer: Self.peer)
+    }
+
+    /// HTTP requests act as booksd's own user (like NATS requests): who may send them is the
+    /// listen address, the token and TLS.
+    static var peer: PeerCredentials { PeerCredentials(pid: getpid(), uid: geteuid(), gid: getegid()) }
+
+    /// The exchange of a finished request is forgotten (its feed stops).
+    func finished(_ exchange: HTTPExchange) {
+        exchanges.withLock { _ = $0.removeValue(forKey: exchange.id) }
+        feeds.withLock { feeds in
+            for store in feeds.keys { feeds[store]?[exchange.id] = nil }
+        }
+    }
+
+    /// Resumes every waiting or parked exchange so the daemons can stop.
+    func shutDown() {
+        for exchange in exchanges.withLock({ Array($0.values) }) { exchange.shutDown() }
+    }
+
+    // MARK: From the engines (through HTTPChannelRouter)
+
+    func send(_ reply: Reply, to connection: ConnectionID) {
+        guard let exchange = exchanges.withLock({ $0[connection.raw] }), let route = exchange.waitingRoute else {
+            return
+        }
+        if case .changes = route {
+            exchange.answer(
+                .response(HTTPReplyMapper.failure(reply.error ?? ProtocolError(.internalError, "?"), route: route)))
+        } else {
+            exchange.answer(.response(HTTPReplyMapper.response(for: route, reply: reply)))
+        }
+        if case .changes = route {} else { exchanges.withLock { _ = $0.removeValue(forKey: connection.raw) } }
+    }
+
+    func stream(_ books: BookStreamEncoder, to connection: ConnectionID) {
+        guard let exchange = exchanges.withLock({ $0.removeValue(forKey: connection.raw) }),
+            case .listBooks(_, let query) = exchange.waitingRoute
+        else { return }
+        exchange.answer(.list(HTTPListBody(books, query: query)))
+    }
+
+    func startSubscription(_ connection: ConnectionID, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64) {
+        guard let exchange = exchanges.withLock({ $0[connection.raw] }),
+            case .changes(let feed) = exchange.waitingRoute
+        else { return }
+        var events = EventStream(limitBytes: feedLimitBytes, afterSeq: feed.resume?.seq ?? 0)
+        for event in initialEvents { events.offer(event) }
+        events.skip(through: afterSeq)
+        feeds.withLock { $0[feed.store, default: [:]][connection.raw] = filter }
+        exchange.answer(.events(store: feed.store), events: events)
+    }
+
+    func broadcast(_ change: SequencedChangeSet, store: String) {
+        let followers = feeds.withLock { $0[store] ?? [:] }
+        guard !followers.isEmpty else { return }
+        var encoded: [BookFilter: Event?] = [:]
+        for (id, filter) in followers {
+            guard let exchange = exchanges.withLock({ $0[id] }) else { continue }
+            if encoded[filter] == nil { encoded[filter] = .some(MessageEncoder.changeEvent(change, filter: filter)) }
+            guard let event = encoded[filter] ?? nil else { continue }
+            exchange.offer(event)
+        }
+    }
+
+    func heartbeat(store: String, epoch: String, seq: UInt64) {
+        let followers = feeds.withLock { $0[store] ?? [:] }
+        let event = Event(event: .heartbeat, epoch: epoch, seq: seq)
+        for id in followers.keys { exchanges.withLock { $0[id] }?.offer(event) }
+    }
+}

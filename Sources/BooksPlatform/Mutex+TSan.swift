@@ -1,5 +1,0 @@
-#if BOOKS_TSAN
-
-/// ThreadSanitizer builds: `Mutex` in this module is a lock the sanitizer models (see `TSanMutex`).
-typealias Mutex<Value> = TSanMutex<Value>
-#endif

@@ -1,0 +1,94 @@
+import BooksClient
+import BooksCore
+import BooksProtocol
+import FoundationEssentials
+
+/// `booksctl log`, `show`, `blame` and `undo`: the history the daemon keeps.
+enum HistoryCommand {
+    static func log(_ options: LogOptions, _ context: CommandContext) async throws(BooksClientError) -> ExitCode {
+        let client = try await context.connect()
+        defer { client.close() }
+        var pages: [[Event]] = []
+        var collected = 0
+        var until = options.until
+        var reply: HistoryReply
+        repeat {
+            let wanted = options.count.map { $0 - collected }
+            reply = try await client.history(
+                since: options.since, until: until, ids: options.id.map { [$0] }, filter: options.filter,
+                limit: wanted)
+            pages.append(reply.changes)
+            collected += reply.changes.count
+            guard let first = reply.changes.first, first.seq > 1 else { break }
+            until = .seq(first.seq - 1)
+        } while reply.more && options.count.map({ collected < $0 }) ?? true
+        let printer = HistoryPrinter(style: context.style)
+        for page in pages.reversed() {
+            for change in page {
+                if options.json {
+                    context.out.line(printer.json(change, store: context.store))
+                } else {
+                    context.out.line(printer.line(change))
+                    if options.patch { for line in printer.patch(change) { context.out.line(line) } }
+                }
+            }
+        }
+        guard options.follow, let epoch = reply.epoch else { return .success }
+        var follow = SubscribeOptions(json: options.json, name: options.name, author: options.author)
+        follow.since = "\(epoch):\(reply.seq)"
+        return try await SubscribeCommand.run(follow, stores: context.store.map { [$0] } ?? [], context)
+    }
+
+    static func show(_ seq: UInt64, json: Bool, _ context: CommandContext) async throws(BooksClientError) -> ExitCode {
+        let client = try await context.connect()
+        defer { client.close() }
+        guard let change = try await client.changeSet(seq) else { return .notFound }
+        let printer = HistoryPrinter(style: context.style)
+        if json {
+            context.out.line(printer.json(change, store: context.store))
+            return .success
+        }
+        context.out.line(printer.line(change))
+        for line in printer.patch(change) { context.out.line(line) }
+        return .success
+    }
+
+    static func blame(
+        _ ids: [String], json: Bool, _ context: CommandContext
+    ) async throws(BooksClientError)
+        -> ExitCode
+    {
+        let client = try await context.connect()
+        defer { client.close() }
+        let entries = try await client.blame(ids)
+        let printer = HistoryPrinter(style: context.style)
+        for entry in entries { context.out.line(json ? printer.json(entry) : printer.line(entry)) }
+        return .success
+    }
+
+    static func undo(
+        _ seqs: [UInt64], force: Bool, json: Bool, _ context: CommandContext
+    ) async throws(BooksClientError) -> ExitCode {
+        let client = try await context.connect()
+        defer { client.close() }
+        let undone = try await client.undo(seqs, force: force)
+        let list = seqs.map(String.init).joined(separator: ", ")
+        if json {
+            let refused = undone.refused.map {
+                JSONLine.object([("id", JSONLine.string($0.id)), ("message", JSONLine.string($0.message))])
+            }
+            context.out.line(
+                JSONLine.object([
+                    ("undone", "[" + seqs.map(String.init).joined(separator: ",") + "]"), ("seq", String(undone.seq)),
+                    ("written", "[" + undone.written.map { JSONLine.string($0.id) }.joined(separator: ",") + "]"),
+                    ("refused", "[" + refused.joined(separator: ",") + "]"),
+                ]))
+        } else {
+            context.out.line("undid \(list): the store is at seq \(undone.seq)")
+        }
+        for refusal in undone.refused {
+            context.err.line("booksctl: left alone: \(TextCell.escape(refusal.message))")
+        }
+        return .success
+    }
+}
