@@ -38,6 +38,9 @@ final class ReplicaLink: Sendable {
     /// What the feed thread needs: the position the record is at, and whether to read a snapshot.
     let position = Locked<(epoch: String?, seq: UInt64, wantsSnapshot: Bool)>((nil, 0, false))
     let threads = Locked<[DedicatedThread]>([])
+    /// The record the machine asked to keep, not written yet: written once per batch of inputs,
+    /// and always before a send (only the machine's thread uses it).
+    let unsaved = Locked<ReplicaRecord?>(nil)
 
     var store: String { engine.storeName.rawValue }
     var apiSubject: String { "\(prefix).\(store).api" }
@@ -109,6 +112,7 @@ final class ReplicaLink: Sendable {
     private func run() {
         let (seq, books) = engine.replicaBooks()
         handle(.localLoaded(seq: seq, books: books))
+        finishBatch()
         var wasOnline: Bool?
         var lastRetry = ContinuousClock.now
         while !stopped.load(ordering: .acquiring) {
@@ -132,21 +136,37 @@ final class ReplicaLink: Sendable {
                 lastRetry = .now
                 handle(.retry)
             }
+            finishBatch()
         }
+    }
+
+    /// Keeps the record the last inputs made and publishes the status line (once per batch:
+    /// both cost a pass over every book).
+    private func finishBatch() {
+        _ = flush()
+        let line = machine.withLock { $0?.statusLine }
+        engine.replicaLine.withLock { $0 = line }
+    }
+
+    /// Writes the record waiting to be kept, if any; false when it cannot be written.
+    private func flush() -> Bool {
+        guard let record = unsaved.withLock({ $0.take() }) else { return true }
+        if persist(record) { return true }
+        unsaved.withLock { $0 = $0 ?? record }  // tried again with the next batch
+        return false
     }
 
     /// Runs `input` through the machine and carries out its actions in order.
     private func handle(_ input: ReplicaInput) {
         var actions = machine.withLock { $0?.handle(input) ?? [] }
-        var persisted = true
         while !actions.isEmpty {
             switch actions.removeFirst() {
             case .persist(let record):
-                persisted = persist(record)
+                unsaved.withLock { $0 = record }
             case .writeLocal(let write):
                 engine.acceptReplicated(write, connection: Self.connectionID)
             case .send(let write):
-                let outcome = persisted ? send(write) : .failed("the replica's record cannot be kept")
+                let outcome = flush() ? send(write) : .failed("the replica's record cannot be kept")
                 actions.append(
                     contentsOf: machine.withLock { $0?.handle(.sendFinished(token: write.token, outcome)) ?? [] })
             case .needSnapshot(let reason):
@@ -162,8 +182,6 @@ final class ReplicaLink: Sendable {
                 }
             }
         }
-        let line = machine.withLock { $0?.statusLine }
-        engine.replicaLine.withLock { $0 = line }
     }
 
     private func persist(_ record: ReplicaRecord) -> Bool {

@@ -127,7 +127,8 @@ import Testing
         #expect(driver.ownerBooks == [a])
         #expect(driver.machine.queuedEdits == 2)
         #expect(driver.machine.offlineSince != nil)
-        #expect(driver.machine.statusLine.hasPrefix("offline since 1970-01-01T00:00:00"), "\(driver.machine.statusLine)")
+        #expect(
+            driver.machine.statusLine.hasPrefix("offline since 1970-01-01T00:00:00"), "\(driver.machine.statusLine)")
         #expect(driver.machine.statusLine.contains("2 edit(s) queued"))
         driver.offline = false
         driver.run(.connectivity(online: true, at: Date()))

@@ -49,15 +49,27 @@ struct NATSReplicaTests {
         await ReplicaDaemon.expectConverged(all, to: expected)
     }
 
-    @Test func concurrentEditsOfDifferentBooksOnTwoReplicasAreBothEverywhere() async throws {
+    /// Both replicas edit by hand at once (`first` on one, `second` on the other); every file ends as `expected`.
+    static func concurrentSeds(_ first: String, _ second: String, expected: [String]) async throws {
         let server = try NATSServerProcess()
-        let all = try await Self.topology(server)
-        await ReplicaDaemon.expectConverged(all, to: Self.seed)
-        async let one: Void = ReplicaDaemon.sed("s/^1|Dune|Frank Herbert$/1|Dune Messiah|Frank Herbert/", all[1].file)
-        async let two: Void = ReplicaDaemon.sed("s/^3|Kim|Rudyard Kipling$/3|Kim|R. Kipling/", all[2].file)
+        let all = try await topology(server)
+        await ReplicaDaemon.expectConverged(all, to: seed)
+        async let one: Void = ReplicaDaemon.sed(first, all[1].file)
+        async let two: Void = ReplicaDaemon.sed(second, all[2].file)
         _ = try await (one, two)
-        await ReplicaDaemon.expectConverged(
-            all, to: ["1|Dune Messiah|Frank Herbert", "2|Emma|Jane Austen", "3|Kim|R. Kipling"])
+        await ReplicaDaemon.expectConverged(all, to: expected)
+    }
+
+    @Test func concurrentEditsOfDifferentBooksOnTwoReplicasAreBothEverywhere() async throws {
+        try await Self.concurrentSeds(
+            "s/^1|Dune|Frank Herbert$/1|Dune Messiah|Frank Herbert/", "s/^3|Kim|Rudyard Kipling$/3|Kim|R. Kipling/",
+            expected: ["1|Dune Messiah|Frank Herbert", "2|Emma|Jane Austen", "3|Kim|R. Kipling"])
+    }
+
+    @Test func concurrentEditsOfTwoFieldsOfTheSameBookOnTwoReplicasAreMergedEverywhere() async throws {
+        try await Self.concurrentSeds(
+            "s/^1|Dune|Frank Herbert$/1|Dune Messiah|Frank Herbert/", "s/^1|Dune|Frank Herbert$/1|Dune|F. Herbert/",
+            expected: ["1|Dune Messiah|F. Herbert", "2|Emma|Jane Austen", "3|Kim|Rudyard Kipling"])
     }
 
     @Test func aReplicaKilledWithEditsMadeWhileItWasDownSendsThemAfterItsRestart() async throws {
@@ -73,6 +85,23 @@ struct NATSReplicaTests {
             all,
             to: [
                 "1|Dune|Frank Herbert", "2|Emma|Jane Austen", "7|Middlemarch|George Eliot", "8|Persuasion|Austen",
+            ])
+    }
+
+    @Test func theOwnerKilledAndRestartedMidStreamLosesNoReplicaEdit() async throws {
+        let server = try NATSServerProcess()
+        let all = try await Self.topology(server)
+        await ReplicaDaemon.expectConverged(all, to: Self.seed)
+        try all[0].handAppend("12|Hamlet|Shakespeare")
+        all[0].crash()
+        try all[1].handAppend("13|Othello|Shakespeare")
+        try await ReplicaDaemon.sed("s/^2|Emma|Jane Austen$/2|Emma|Austen, Jane/", all[2].file)
+        try await all[0].start()
+        await ReplicaDaemon.expectConverged(
+            all,
+            to: [
+                "1|Dune|Frank Herbert", "12|Hamlet|Shakespeare", "13|Othello|Shakespeare", "2|Emma|Austen, Jane",
+                "3|Kim|Rudyard Kipling",
             ])
     }
 
