@@ -36,6 +36,24 @@ public struct FileVersion: Sendable, Hashable, Codable {
         self.contentHash = contentHash
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case seq, inode, size, mtimeSeconds, mtimeNanoseconds, contentHash, overlay, placedSeconds, placedNanoseconds
+    }
+
+    /// Decodes a version record; one written before the placement time was kept takes its
+    /// modification time, as ``init(seq:inode:size:mtimeSeconds:mtimeNanoseconds:contentHash:overlay:placedSeconds:placedNanoseconds:)`` does.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(
+            seq: c.decode(UInt64.self, forKey: .seq), inode: c.decode(UInt64.self, forKey: .inode),
+            size: c.decode(Int.self, forKey: .size), mtimeSeconds: c.decode(Int64.self, forKey: .mtimeSeconds),
+            mtimeNanoseconds: c.decode(Int64.self, forKey: .mtimeNanoseconds),
+            contentHash: c.decodeIfPresent(UInt32.self, forKey: .contentHash) ?? 0,
+            overlay: c.decodeIfPresent(NetChanges.self, forKey: .overlay),
+            placedSeconds: c.decodeIfPresent(Int64.self, forKey: .placedSeconds),
+            placedNanoseconds: c.decodeIfPresent(Int64.self, forKey: .placedNanoseconds))
+    }
+
     /// True when a vim swap file's block 0 names this version (mtime seconds and the inode's low
     /// 32 bits, as vim stores them).
     public func matches(_ header: SwapFileHeader) -> Bool {
