@@ -34,7 +34,7 @@ public final class Daemon: Sendable {
     let hub: InotifyHub?
     /// The HTTP API's gateway to the engines (nil when `http_listen` is not set), and its server.
     let httpGateway: HTTPGateway?
-    let httpServer = Mutex<HTTPServer?>(nil)
+    let httpServer = Locked<HTTPServer?>(nil)
 
     /// Creates the daemon for a merged configuration.
     public init(configuration: DaemonConfiguration, commandLine: BooksdCommandLine) {

@@ -1,7 +1,7 @@
 import BooksHTTP
+import BooksPlatform
 import BooksProtocol
 import CMicroHTTPD
-import Synchronization
 
 /// A libmicrohttpd connection handle that other threads may hold.
 ///
@@ -54,12 +54,12 @@ final class HTTPExchange: Sendable {
     /// The id its requests carry to the engine.
     let id: UInt64
     let connection: MHDConnectionHandle
-    let state: Mutex<State>
+    let state: Locked<State>
 
     init(id: UInt64, connection: MHDConnectionHandle, phase: Phase) {
         self.id = id
         self.connection = connection
-        self.state = Mutex(State(phase: phase))
+        self.state = Locked(State(phase: phase))
     }
 
     /// Suspends the connection until `answer` (call on the daemon's thread, from the access handler).

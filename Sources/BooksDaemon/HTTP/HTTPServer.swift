@@ -1,8 +1,8 @@
 import BooksHTTP
+import BooksPlatform
 import BooksProtocol
 import CMicroHTTPD
 import Glibc
-import Synchronization
 
 /// The HTTP API's I/O shell: one GNU libmicrohttpd daemon per listen address, each on its own
 /// polling thread (epoll, inside the library; never the Swift cooperative pool). Its callbacks
@@ -16,7 +16,7 @@ public final class HTTPServer: Sendable {
     let gateway: HTTPGateway
     let router: HTTPRouter
     let limits: Limits
-    let daemons = Mutex<[MHDDaemonHandle]>([])
+    let daemons = Locked<[MHDDaemonHandle]>([])
     let logger: Logger
 
     /// The library's limits.
@@ -136,12 +136,6 @@ public final class HTTPServer: Sendable {
             phase = .answered(.response(WebPage.response))  // the library sends no body to HEAD
         case .route(.stores):
             phase = .answered(.response(.json(200, encoding: ["stores": gateway.stores()])))
-        case .route(.changes(let feed)) where feed.longPoll:
-            phase = .answered(
-                .response(
-                    .error(
-                        501, code: "not-implemented", message: "feed=longpoll is not served yet; use text/event-stream")
-                ))
         case .route(let route):
             phase = .receiving(route, body: [], tooLarge: false)
         }

@@ -92,6 +92,13 @@ private func error(_ text: String) -> ConfigurationError? {
             nats_buffer = 128
             nats_batch = 8
             max_stores = 500
+            http_listen = 127.0.0.1:8080, [::1]:8080
+            http_hosts = books.example.org
+            http_tls_cert = /etc/booksd/http.crt
+            http_tls_key = /etc/booksd/http.key
+            http_token_file = /etc/booksd/http.token
+            http_require_if_match = yes
+            http_client_connections = 4
             """
         let c = try load(text)
         var expected = DaemonConfiguration()
@@ -138,6 +145,13 @@ private func error(_ text: String) -> ConfigurationError? {
         expected.nats.bufferCapacity = 128
         expected.nats.batchLimit = 8
         expected.maxStores = 500
+        expected.http.listen = [.init(host: "127.0.0.1", port: 8080), .init(host: "::1", port: 8080)]
+        expected.http.hosts = ["books.example.org"]
+        expected.http.tlsCertificateFile = "/etc/booksd/http.crt"
+        expected.http.tlsKeyFile = "/etc/booksd/http.key"
+        expected.http.tokenFile = "/etc/booksd/http.token"
+        expected.http.requireIfMatch = true
+        expected.http.maxConnectionsPerClient = 4
         #expect(c == expected)
         #expect(Set(try ConfigurationFile.parse(text).entries.map(\.key)) == Set(ConfigurationKey.allCases))
     }
