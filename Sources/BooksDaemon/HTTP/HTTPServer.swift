@@ -40,12 +40,12 @@ public final class HTTPServer: Sendable {
     static func bind(_ addresses: [HTTPSettings.ListenAddress]) throws(HTTPServerError) -> [MHDListener] {
         var bound: [MHDListener] = []
         for address in addresses {
-            let fd = booksd_http_listen_tcp(address.host, Int32(address.port))
+            let fd = HTTPListenSocket.open(host: address.host, port: address.port)
             guard fd >= 0 else {
                 for listener in bound { close(listener.fd) }
                 throw .cannotListen(address.description, String(cString: strerror(-fd)))
             }
-            bound.append(MHDListener(fd: fd, port: Int(booksd_http_bound_port(fd))))
+            bound.append(MHDListener(fd: fd, port: HTTPListenSocket.port(of: fd)))
         }
         return bound
     }
