@@ -27,8 +27,9 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .systemLibrary(name: "CBooksSupport", path: "Sources/CBooksSupport"),
-        .systemLibrary(
-            name: "CNats", path: "Sources/CNats", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
+        // libnats (Debian libnats-dev) is not linked: Sources/CNats/shim.h loads it with dlopen on
+        // first use (scripts/generate-nats-shim.py), so processes that never use NATS do not map it.
+        .systemLibrary(name: "CNats", path: "Sources/CNats"),
         .systemLibrary(
             name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]),
@@ -44,7 +45,7 @@ let package = Package(
             name: "BooksDaemon",
             dependencies: [
                 "BooksCore", "BooksStore", "BooksProtocol", "BooksPlatform", "BooksNATS", "CInotifyTools", "CSystemd",
-                "CLinux", "BooksHTTP", "CMicroHTTPD",
+                "CLinux", "BooksClient", "BooksHTTP", "CMicroHTTPD",
             ],
             swiftSettings: strict),
         .target(

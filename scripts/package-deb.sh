@@ -72,12 +72,15 @@ for guide in docs/*.md; do gzip -9n < "$guide" > "$doc/$(basename "$guide").gz";
     echo " -- BookSync Dev <dev@booksync.example.com>  $(date -R -u -d @"${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")"
 } | gzip -9n > "$doc/changelog.gz"
 
-# Depends: the Debian package of every shared library the binaries name (DT_NEEDED).
-depends=$(for exe in "$root/usr/bin/booksd" "$root/usr/bin/booksctl"; do
+# Depends: the Debian package of every shared library the binaries name (DT_NEEDED) or load (dlopen).
+depends=$({ for exe in "$root/usr/bin/booksd" "$root/usr/bin/booksctl"; do
     for name in $(readelf -d "$exe" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
         ldd "$exe" | awk -v n="$name" '$1 == n && $3 ~ /^\// { print $3 }'
     done
-done | sort -u | while read -r lib; do
+done
+# Libraries loaded with dlopen (not in DT_NEEDED): libnats, by Sources/CNats/shim.h.
+ldconfig -p | awk '$1 == "libnats.so.3.4" { print $NF; exit }'
+} | sort -u | while read -r lib; do
     dpkg -S "$(readlink -f "$lib")" 2>/dev/null || dpkg -S "$lib" 2>/dev/null || true
 done | cut -d: -f1 | sort -u | paste -sd, - | sed 's/,/, /g')
 

@@ -6,7 +6,7 @@ import Glibc
 /// stay idle for a second, then the FIRST change after they joined and later ones are timed until
 /// the last subscriber has them; booksd CPU per change, VmRSS per idle subscriber, and a burst of
 /// client inserts; and the first change of a booksd the subscribers joined before any change
-/// (`FanOutColdStart`). Then subscribers joining and leaving while changes flow (`FanOutChurn`), and
+/// (`FanOutColdStart`), resuming and with snapshots. Then subscribers joining and leaving while changes flow (`FanOutChurn`), and
 /// 1,000 subscribers on 50 filters (`FanOutFilters`).
 struct FanOutBenchmark {
     static let heading = "## Live: fan-out to subscribers"
@@ -18,6 +18,10 @@ struct FanOutBenchmark {
         /// Per round, on a booksd that had no change before they joined (the daemon's first
         /// change since it started): ms until the last subscriber had it.
         var coldFirstChange: [Double] = []
+        /// The same with subscribers that each received (and read) a snapshot when they joined.
+        var coldSnapshotFirstChange: [Double] = []
+        /// Later changes on those daemons (with snapshots): ms until the last subscriber had each.
+        var coldSnapshotLater: [Double] = []
         /// Later changes: first and last subscriber.
         var first: Distribution
         var last: Distribution
@@ -29,6 +33,7 @@ struct FanOutBenchmark {
         var burstMS: Double
         var firstChangeMedian: Double { Distribution(firstChange).p50 }
         var coldFirstChangeMedian: Double { Distribution(coldFirstChange).p50 }
+        var coldSnapshotFirstChangeMedian: Double { Distribution(coldSnapshotFirstChange).p50 }
         var deliveriesPerSecond: Double { Double(subscribers * burst) / (burstMS / 1000) }
         var changesPerSecond: Double { Double(burst) / (burstMS / 1000) }
     }
@@ -67,10 +72,19 @@ struct FanOutBenchmark {
             }
             guard var row = measure(subscribers: count) else { exit(1) }
             for round in 0..<rounds {
-                guard let ms = FanOutColdStart.firstChange(benchmark: self, subscribers: count, round: round) else {
+                guard let cold = FanOutColdStart.firstChange(benchmark: self, subscribers: count, round: round) else {
                     exit(1)
                 }
-                row.coldFirstChange.append(ms)
+                row.coldFirstChange.append(cold.first)
+                // Every subscriber receives the whole file: at most 1,000 of them (10,000 × a 10k-row
+                // snapshot is 7 GB through the sockets).
+                guard count <= 1_000 else { continue }
+                guard
+                    let withSnapshot = FanOutColdStart.firstChange(
+                        benchmark: self, subscribers: count, round: round, snapshot: true)
+                else { exit(1) }
+                row.coldSnapshotFirstChange.append(withSnapshot.first)
+                row.coldSnapshotLater += withSnapshot.later
             }
             rows.append(row)
         }

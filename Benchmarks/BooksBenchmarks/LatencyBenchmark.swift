@@ -6,7 +6,7 @@ import Glibc
 /// watchman subscriber (both re-read and diff by id), on the same files and the same edits.
 /// Peers run one at a time (2 shared cores: concurrent peers would slow each other).
 /// `booksd-nats` (when nats-server is installed) is booksd publishing to a local nats-server with a
-/// `booksctl --nats … subscribe --json` remote subscriber (issue 14), beside the local socket's.
+/// `booksctl --nats … subscribe --json` remote subscriber, beside the local socket's.
 struct LatencyBenchmark {
     static let heading = "## Live: edit-to-subscriber latency"
     static let peers =
@@ -227,7 +227,9 @@ struct LatencyBenchmark {
                 + "**in-place rewrite** (O_TRUNC, whole file with one name changed, close); **atomic replace** "
                 + "(temp file + rename, one row deleted); **sed -i** changing one name; **append after sed -i** (a sed -i, its "
                 + "change awaited untimed, then one timed append: the first event after a rename changed the "
-                + "file's inode). Every line is checked: the "
+                + "file's inode); **in-place rewrite in 4 KiB writes** (as in-place rewrite, written in 4 KiB "
+                + "`write` calls as sed does); **append after a 4 KiB-write rewrite** (that rewrite awaited "
+                + "untimed, then one timed append: same inode, page cache in 4 KiB pieces). Every line is checked: the "
                 + "right id and kind (booksd also `source: file`); other lines count as unexpected. Peers run one "
                 + "at a time on the same file and edit sequence: `inotifywait -m` on the directory (floor: first "
                 + "event naming books.txt), `booksctl subscribe --json` against a private booksd (default "

@@ -14,9 +14,20 @@ enum LiveEditKind: String, Sendable, CaseIterable {
     /// One append right after a `sed -i` (the sed's change is awaited first, untimed): the next
     /// event on a file whose identity (inode) a rename has just changed.
     case appendAfterSed = "append after sed -i"
+    /// Like `rewrite`, written in 4 KiB `write` calls (as sed and many editors write): the page
+    /// cache then holds the file in 4 KiB pieces, which every later read of it pays for.
+    case rewriteInPieces = "in-place rewrite in 4 KiB writes"
+    /// One append right after `rewriteInPieces` (awaited first, untimed): same inode, small pieces.
+    case appendAfterPieces = "append after a 4 KiB-write rewrite"
 
     /// The edit made (and awaited, untimed) before each timed one, if any.
-    var preparation: LiveEditKind? { self == .appendAfterSed ? .sed : nil }
+    var preparation: LiveEditKind? {
+        switch self {
+        case .appendAfterSed: .sed
+        case .appendAfterPieces: .rewriteInPieces
+        default: nil
+        }
+    }
 
     var slug: String {
         switch self {
@@ -25,6 +36,8 @@ enum LiveEditKind: String, Sendable, CaseIterable {
         case .replace: "replace"
         case .sed: "sed"
         case .appendAfterSed: "append-after-sed"
+        case .rewriteInPieces: "rewrite-4k"
+        case .appendAfterPieces: "append-after-rewrite-4k"
         }
     }
 }
@@ -61,7 +74,7 @@ struct LiveBookFile {
     mutating func perform(_ kind: LiveEditKind) -> (expected: ExpectedChange, at: UInt64) {
         counter += 1
         switch kind {
-        case .append, .appendAfterSed:
+        case .append, .appendAfterSed, .appendAfterPieces:
             let row = generator.row()
             let id = String(decoding: row[..<36], as: UTF8.self)
             content += row
@@ -71,6 +84,10 @@ struct LiveBookFile {
         case .rewrite:
             let id = replaceContent(renamed(row: pickRow(), to: "Rewritten \(counter) ✎"))
             Self.write(content, to: path, flags: O_TRUNC)
+            return (ExpectedChange(kind: "update", id: id), Stopwatch.now())
+        case .rewriteInPieces:
+            let id = replaceContent(renamed(row: pickRow(), to: "Rewritten \(counter) ✍"))
+            Self.write(content, to: path, flags: O_TRUNC, pieces: 4096)
             return (ExpectedChange(kind: "update", id: id), Stopwatch.now())
         case .replace:
             let (start, end) = RowEdit.line(pickRow(), in: content)
@@ -114,19 +131,20 @@ struct LiveBookFile {
         return (id, Array(content[...first]) + Array(name.utf8) + content[second...])
     }
 
-    /// Opens `path` for writing with `flags` (created 0644 with `O_CREAT`), writes `bytes`, closes.
-    private static func write(_ bytes: [UInt8], to path: String, flags: Int32) {
+    /// Opens `path` for writing with `flags` (created 0644 with `O_CREAT`), writes `bytes` (in
+    /// `write` calls of at most `pieces` bytes), closes.
+    private static func write(_ bytes: [UInt8], to path: String, flags: Int32, pieces: Int = .max) {
         let fd = open(path, O_WRONLY | O_CLOEXEC | flags, 0o644)
         precondition(fd >= 0, "open \(path)")
-        writeAll(fd, bytes)
+        writeAll(fd, bytes, pieces: pieces)
         close(fd)
     }
 
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], pieces: Int) {
         bytes.withUnsafeBytes { buffer in
             var done = 0
             while done < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done)
+                let n = Glibc.write(fd, buffer.baseAddress! + done, min(buffer.count - done, pieces))
                 if n < 0, errno == EINTR { continue }
                 precondition(n > 0, "write failed")
                 done += n

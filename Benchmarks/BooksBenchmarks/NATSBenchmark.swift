@@ -1,7 +1,7 @@
 import BooksTestSupport
 import Glibc
 
-/// `BooksBenchmarks nats` (issue 14): booksd publishing to a real nats-server (started here on a
+/// `BooksBenchmarks nats`: booksd publishing to a real nats-server (started here on a
 /// loopback port, JetStream storage in the work directory), in one run:
 /// - edit → subscriber latency of a remote subscriber (`booksctl --nats … subscribe --json`,
 ///   an ordered JetStream consumer) beside a local one (`booksctl --socket … subscribe --json`)

@@ -1,7 +1,7 @@
 import BooksTestSupport
 import Glibc
 
-/// `BooksBenchmarks responsiveness` (issue 11): while W clients keep an N-row file under
+/// `BooksBenchmarks responsiveness`: while W clients keep an N-row file under
 /// continuous durable rewrites (`update`s, each a full rewrite + fsync), new connections' `hello`
 /// + `ping` round trips are timed and hand edits must still reach a subscriber. Runs the booksd
 /// under test, then (with `--booksd-before`) the booksd from before the engine change on a fresh

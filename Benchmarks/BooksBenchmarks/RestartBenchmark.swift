@@ -1,7 +1,7 @@
 import BooksTestSupport
 import Glibc
 
-/// Part of `BooksBenchmarks startup` (issue 12): a daemon with saved history is stopped (SIGTERM
+/// Part of `BooksBenchmarks startup`: a daemon with saved history is stopped (SIGTERM
 /// or kill -9), 100 rows are edited while it is down, and it is started again — exec → ready,
 /// checked to have resumed its epoch with the edits as the next seq. A cold start (no saved
 /// history: new epoch, first snapshot written) of the same file in the same run is the reference.

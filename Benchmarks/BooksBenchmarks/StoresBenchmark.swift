@@ -1,7 +1,7 @@
 import BooksTestSupport
 import Glibc
 
-/// `BooksBenchmarks stores`: many stores in one watched folder (issue 13): 1,000 files of 1,000
+/// `BooksBenchmarks stores`: many stores in one watched folder: 1,000 files of 1,000
 /// rows (`--quick`: 100) in one `--dir`; 3 cold starts (saved histories removed: each store
 /// creates its history) and 3 warm restarts (histories kept and restored). Per start: exec →
 /// ready (socket answers `hello`), the daemon's CPU time by then, VmRSS and VmHWM once ready,

@@ -1,7 +1,7 @@
 import BooksTestSupport
 import Glibc
 
-/// The edit-latency part of `BooksBenchmarks stores` (issue 13, protocol side): a hand edit (an
+/// The edit-latency part of `BooksBenchmarks stores`: a hand edit (an
 /// appended row) in one store reaching a protocol-2 subscriber of every store
 /// (`"stores":["*"]`), against the same edit in a single-store daemon measured in the same run,
 /// and again while another store of 1M rows (`--quick`: 100k) is rewritten in a loop.

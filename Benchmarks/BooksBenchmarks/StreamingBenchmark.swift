@@ -1,7 +1,7 @@
 import BooksTestSupport
 import Glibc
 
-/// `BooksBenchmarks stream`: what a subscriber and a full `list` cost (issue 12), release build,
+/// `BooksBenchmarks stream`: what a subscriber and a full `list` cost, release build,
 /// at 10k, 100k and 1M rows (`--quick`: 1k and 10k), with the Python peer in the same run:
 /// - `booksctl subscribe --json` (no mirror): exec → subscribed (the daemon counts it; polled
 ///   every 1 ms), its peak resident memory, and the time from a client write to its printed line;

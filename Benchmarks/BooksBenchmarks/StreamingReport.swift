@@ -82,7 +82,7 @@ extension StreamingBenchmark {
         ResultsFile.publish(heading: Self.heading, markdown: md.joined(separator: "\n"), options: options)
     }
 
-    /// Issue 12's targets, each hit or MISS.
+    /// The streaming targets, each hit or MISS.
     private func targets(_ rows: [SizeRow], _ load: LoadRow) -> [String] {
         let f = CoreReport.f
         var lines = ["| target (issue 12) | measured | verdict |", "|---|---|---|"]

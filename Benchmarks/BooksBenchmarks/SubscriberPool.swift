@@ -5,8 +5,9 @@ import Glibc
 /// Many subscribed connections driven by one event loop (epoll) in this one thread.
 ///
 /// Joining is pipelined, as a fleet restarting together would do it: every connection sends
-/// `hello` and `subscribe` (resuming at one hello point: no snapshot) at once, then the replies
-/// are read. Everything a measurement touches per subscriber (the epoll set, the line buffers)
+/// `hello` and `subscribe` (resuming at one hello point: no snapshot; or, with `snapshot`, a
+/// subscription that starts with the whole file) at once, then the replies (and snapshots,
+/// read to their end) are read. Everything a measurement touches per subscriber (the epoll set, the line buffers)
 /// is set up before the first edit.
 final class SubscriberPool {
     private(set) var sockets: [LineClient] = []
@@ -22,8 +23,10 @@ final class SubscriberPool {
     let point: (epoch: String, seq: UInt64)
 
     /// Connects `count` subscribers; subscriber `k` filters on `filters[k % filters.count]`
-    /// (`author contains` that text; nil: everything). Nil when a connection fails.
-    init?(socketPath: String, count: Int, filters: [String?] = [nil]) {
+    /// (`author contains` that text; nil: everything). With `snapshot`, each subscribes without
+    /// `resume` and its snapshot is read to the end before the pool is ready. Nil when a
+    /// connection fails.
+    init?(socketPath: String, count: Int, filters: [String?] = [nil], snapshot: Bool = false) {
         guard let probe = LineClient.connectIfListening(socketPath), let point = probe.helloPoint() else {
             Console.error("no hello from \(socketPath)")
             return nil
@@ -36,7 +39,10 @@ final class SubscriberPool {
                 return nil
             }
             socket.enqueue(#"{"id":"h","op":"hello","version":1,"client":"bench-sub"}"#)
-            socket.enqueue(Self.subscribeLine(point: point, authorContains: filters[k % filters.count]))
+            socket.enqueue(
+                snapshot
+                    ? #"{"id":"s","op":"subscribe"}"#
+                    : Self.subscribeLine(point: point, authorContains: filters[k % filters.count]))
             _ = socket.flush()
             sockets.append(socket)
         }
@@ -45,6 +51,10 @@ final class SubscriberPool {
             guard let reply = socket.readLine(timeout: 60, containing: "\"id\":\"s\""), reply.contains("\"ok\":true")
             else {
                 Console.error("subscriber \(k): subscribe not answered ok")
+                return nil
+            }
+            if snapshot, !Self.readSnapshot(socket) {
+                Console.error("subscriber \(k): no complete snapshot")
                 return nil
             }
         }
@@ -66,6 +76,15 @@ final class SubscriberPool {
     deinit {
         close()
         scratch.deallocate()
+    }
+
+    /// Reads the snapshot lines that follow a `subscribe` reply, up to the last one (no
+    /// `"more":true`); false on timeout.
+    private static func readSnapshot(_ socket: LineClient) -> Bool {
+        while let line = socket.readLine(timeout: 60, containing: #""event":"snapshot""#) {
+            if !line.contains(#""more":true"#) { return true }
+        }
+        return false
     }
 
     /// The `subscribe` line resuming at `point`, optionally with an `author contains` filter.

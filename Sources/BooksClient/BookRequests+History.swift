@@ -43,7 +43,9 @@ extension BookRequests {
     /// after the last change set applied by then), with the seq they are the state of.
     ///
     /// - Throws: `.daemon` with `not-found` when that is older than the history kept.
-    public func books(at point: HistoryPoint, _ query: BookQuery = BookQuery()) async throws(BooksClientError)
+    public func books(
+        at point: HistoryPoint, _ query: BookQuery = BookQuery()
+    ) async throws(BooksClientError)
         -> BookPage
     {
         let result = try await call(.list) {

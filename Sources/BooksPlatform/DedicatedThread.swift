@@ -5,7 +5,7 @@ import Glibc
 ///
 /// Blocking C calls (`epoll_wait`, `select` in libinotifytools, `recv` on a client socket) belong
 /// on a thread of their own: a cooperative-pool thread that blocks starves every task. This is the
-/// one thread type of BookSync: the socket server, the fan-out sender, both file watchers and the
+/// one thread type of BookSync: the socket server, the fan-out sender, the inotify hub and the
 /// client's reader all run on one.
 ///
 /// Guarantees:

@@ -69,7 +69,7 @@ struct AppendIntentRecord: Equatable {
         } else if Interrupted.retry({ fdatasync(fd) }) != 0 {
             // The record's content must be durable before any of the append can be: a power cut
             // may persist part of the append (a page) without the record's unsynced data, which
-            // would leave a torn row or half a batch that start-up cannot cut off (issue 16,
+            // would leave a torn row or half a batch that start-up cannot cut off (the
             // crash states of the append path, docs/RELIABILITY.md "Power cuts").
             failure = ("fdatasync", errno)
         }

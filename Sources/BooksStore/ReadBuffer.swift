@@ -3,7 +3,7 @@ import BooksPlatform
 /// A reusable cache-sized buffer for `FileReader.compare`: glibc hands a freed 256 KiB block back
 /// to the system, and taking it again costs fresh page faults (about 0.1 ms) on every comparison.
 ///
-/// The buffers come from a process-wide pool shared by every store (issue 13: a daemon with 1,000
+/// The buffers come from a process-wide pool shared by every store (a daemon with 1,000
 /// stores holds as many buffers as comparisons run at once — a few — not 1,000 × 256 KiB). A
 /// buffer is allocated the first time the pool is empty and kept (at most `poolLimit`).
 public final class ReadBuffer: Sendable {

@@ -37,7 +37,7 @@ import Testing
     }
 }
 
-/// A `./.booksd.sock` another user planted is not trusted (issue 16).
+/// A `./.booksd.sock` another user planted is not trusted.
 @Suite struct SocketTrustTests {
     @Test func anUntrustedLocalSocketIsPassedOverWithAWarning() {
         let r = SocketPathResolver(

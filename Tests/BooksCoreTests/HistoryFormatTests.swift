@@ -4,7 +4,7 @@ import Testing
 
 @testable import BooksCore
 
-/// The saved-history formats (issue 12): snapshot and journal round trips, and every kind of
+/// The saved-history formats: snapshot and journal round trips, and every kind of
 /// damage detected — without files.
 @Suite("History formats")
 struct HistoryFormatTests {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import BooksCore
 
-/// `HistoryRecovery`'s decisions (issue 12): what may be continued and why not — without files.
+/// `HistoryRecovery`'s decisions: what may be continued and why not — without files.
 @Suite("History recovery decisions")
 struct HistoryRecoveryTests {
     static let boot: [UInt8] = Array(repeating: 7, count: 16)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import BooksCore
 
-/// A query stops once its budget is spent (issue 16: no request may occupy the engine for long).
+/// A query stops once its budget is spent (no request may occupy the engine for long).
 @Suite struct QueryBudgetTests {
     /// 100 books `i|Book i|Author i` (i = 0…99).
     let context = BookContext(

@@ -58,7 +58,8 @@ import Testing
         case .resolve: return Request(id: "r", op: op, store: text, conflict: 3, take: .theirs)
         case .log:
             return Request(
-                id: "lg", op: op, limit: 20, ids: [text], store: text, since: HistoryBound(time: "2026-12-01T08:30:00.000Z"),
+                id: "lg", op: op, limit: 20, ids: [text], store: text,
+                since: HistoryBound(time: "2026-12-01T08:30:00.000Z"),
                 until: HistoryBound(epoch: text, seq: 7))
         case .show: return Request(id: "sh", op: op, store: text, seqs: [4])
         case .blame: return Request(id: "bl", op: op, ids: [text], store: text)

@@ -1,7 +1,7 @@
 import BooksCore
 import BooksTestSupport
 import Glibc
-// Issue 16, item 1: the append intent record was opened without O_NOFOLLOW/O_EXCL (a planted
+// The append intent record was opened without O_NOFOLLOW/O_EXCL (a planted
 // symlink redirected the daemon's write) and trusted blindly at start (a planted record cut rows).
 import Testing
 

@@ -1,7 +1,7 @@
 import BooksCore
 import BooksTestSupport
 import Glibc
-// Issue 16, item 5: a failed append cut the file back to its old size with `ftruncate`, which
+// A failed append cut the file back to its old size with `ftruncate`, which
 // also cut a row another process appended at that moment.
 import Testing
 

@@ -2,7 +2,7 @@ import BooksCore
 import BooksTestSupport
 import CLinux
 import Glibc
-// Issue 16, item 6: rewrites dropped extended attributes and ACLs, and a read-only (0444) file
+// Rewrites dropped extended attributes and ACLs, and a read-only (0444) file
 // was rewritten.
 import Testing
 

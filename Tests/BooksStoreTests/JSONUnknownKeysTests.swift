@@ -1,7 +1,7 @@
 import BooksCore
 import BooksTestSupport
 import Glibc
-// Issue 16, item 7: the JSON store dropped unknown keys (isbn, notes, …) from every book on the
+// The JSON store dropped unknown keys (isbn, notes, …) from every book on the
 // first client write.
 import Testing
 

@@ -1,7 +1,7 @@
 import BooksCore
 import BooksTestSupport
 import Glibc
-// Issue 16, item 4: a writer killed between its swap and its check leaves the user's version at
+// A writer killed between its swap and its check leaves the user's version at
 // the temporary name; start-up deleted it.
 import Testing
 

@@ -1,7 +1,7 @@
 import BooksCore
 import BooksTestSupport
 import Glibc
-// Issue 16, item 3: undoing a refused swap moved whatever was at the path by then (a second
+// Undoing a refused swap moved whatever was at the path by then (a second
 // editor's `mv` during the content check) to the temporary name, which was then unlinked.
 import Testing
 

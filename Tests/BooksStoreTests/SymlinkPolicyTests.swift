@@ -1,7 +1,7 @@
 import BooksCore
 import BooksTestSupport
 import Glibc
-// Issue 16, item 2: a symbolic link at the book path was followed for reading and writing (a link
+// A symbolic link at the book path was followed for reading and writing (a link
 // to a copy of /etc/passwd got that file rewritten).
 import Testing
 

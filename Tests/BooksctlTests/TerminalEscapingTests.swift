@@ -5,7 +5,7 @@ import Testing
 
 @testable import booksctl
 
-/// Nothing a file or a daemon sends reaches the terminal as a control or bidi character (issue 16).
+/// Nothing a file or a daemon sends reaches the terminal as a control or bidi character.
 @Suite struct TerminalEscapingTests {
     static let hostile = ["\u{1B}]0;pwned\u{07}", "\u{9B}31m", "evil\u{202E}txt", "a\u{2028}b", "\u{2066}x\u{2069}"]
 

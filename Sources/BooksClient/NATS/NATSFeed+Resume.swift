@@ -30,6 +30,8 @@ extension NATSFeed {
         public var aheadVersions: [String: UInt64]
         /// The stream sequence of the message the snapshot is at: read on from the next one.
         public var streamSequence: UInt64
+        /// Every book's version as the bucket holds it (id → version; `snapshot.seq` when absent).
+        public var versions: [String: UInt64] = [:]
     }
 
     /// The last message of the stream as a booksd position, or nil for an empty stream or one
@@ -115,16 +117,19 @@ extension NATSFeed {
         var books: [Book] = []
         books.reserveCapacity(values.count)
         var ahead: [String: UInt64] = [:]
+        var versions: [String: UInt64] = [:]
+        versions.reserveCapacity(values.count)
         let decoder = JSONDecoder()
         for value in values.values {
             guard let entry = try? decoder.decode(BucketValue.self, from: Data(value)) else { continue }
             books.append(Book(id: entry.id, name: entry.name, author: entry.author))
             if let version = entry.version, version > point.seq { ahead[entry.id] = version }
+            versions[entry.id] = entry.version ?? point.seq
         }
         books.sort { $0.id < $1.id }
         return BucketState(
             snapshot: FeedSnapshot(epoch: point.epoch, seq: point.seq, books: books), aheadVersions: ahead,
-            streamSequence: streamSequence)
+            streamSequence: streamSequence, versions: versions)
     }
 
     /// The event a stream message carries, or nil for an unreadable one.

@@ -44,6 +44,14 @@ public final class NATSFeed: Sendable {
         names = (prefix, store, "\(prefix)_\(store)_changes", "\(prefix)_\(store)")
     }
 
+    /// The feed of `store` under `prefix` over an open `connection` (shared with its owner, e.g.
+    /// a booksd replica's, which reconnects on its own).
+    public init(connection: NATSConnection, prefix: String = "books", store: String = "default") {
+        self.connection = connection
+        subject = "\(prefix).\(store).changes"
+        names = (prefix, store, "\(prefix)_\(store)_changes", "\(prefix)_\(store)")
+    }
+
     /// Delivers every message from `start` on, in order, until `deliver` returns false.
     /// `onNotice` hears about recoveries (for stderr).
     /// A stream that cannot be read (not created yet, JetStream restarting) is retried with

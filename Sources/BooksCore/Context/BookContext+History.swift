@@ -33,11 +33,33 @@ extension BookContext {
             let ids = recorded.changes.updated.map(\.new.id)
             return touch(ids: ids, source: recorded.source, time: recorded.time, actor: recorded.actor) == recorded
         }
-        let applied = apply(
+        var applied = apply(
             splice: splice, source: recorded?.source ?? .file,
             time: recorded?.time ?? lastChange ?? Date(timeIntervalSinceReferenceDate: 0),
-            remapped: recorded?.remapped ?? [], actor: recorded?.actor)
+            remapped: recorded?.remapped ?? [], mergedBase: recorded?.mergedBase, actor: recorded?.actor)
+        if let reverts = recorded?.reverts, applied != nil {
+            markReverts(reverts)
+            applied?.reverts = reverts
+        }
         return applied == recorded
+    }
+
+    /// Bounds the change log by age (seconds before the newest change set) and size, from now
+    /// on, dropping what is beyond them already (see ``ChangeLog/enforceLimits()``).
+    public mutating func limitHistory(maxAge: Double?, maxBytes: Int?) {
+        log.maxAge = maxAge
+        log.maxBytes = maxBytes
+        log.enforceLimits()
+    }
+
+    /// The change set just applied undid the client writes `seqs` (a file edit that stands as
+    /// written): its entry in the change log and its recorded transition say so too, so the
+    /// history journal keeps it.
+    public mutating func markReverts(_ seqs: [UInt64]) {
+        log.amendLast { $0.reverts = seqs }
+        if let last = transitions.indices.last, transitions[last].applied?.seq == seq {
+            transitions[last].applied?.reverts = seqs
+        }
     }
 
     /// The transitions recorded since the last call, oldest first; the list is emptied.

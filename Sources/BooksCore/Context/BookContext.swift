@@ -86,11 +86,13 @@ public struct BookContext: Sendable {
     @discardableResult
     public mutating func apply(
         splice: ByteSplice, source: ChangeSource, time: Date = Date(),
-        remapped: [IdentifierRemap] = [], actor: ChangeActor? = nil
+        remapped: [IdentifierRemap] = [], mergedBase: UInt64? = nil, actor: ChangeActor? = nil
     ) -> SequencedChangeSet? {
         let update = document.update(applying: splice)
         let kept = recordsTransitions && update.path != .unchanged ? splice : nil
-        return record(update.changes, splice: kept, source: source, time: time, remapped: remapped, actor: actor)
+        return record(
+            update.changes, splice: kept, source: source, time: time, remapped: remapped, mergedBase: mergedBase,
+            actor: actor)
     }
 
     /// Reports the books `ids` as updated although their `id|name|author` did not change: a

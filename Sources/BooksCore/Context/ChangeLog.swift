@@ -1,62 +1,110 @@
-/// The retained history of applied change sets, bounded by `retention`.
+import FoundationEssentials
+
+/// The retained history of applied change sets, bounded by `retention` (a count) and, when set,
+/// by `maxAge` and `maxBytes`.
 ///
-/// Holds the newest `retention` change sets in seq order; older ones are dropped. A subscriber
-/// resuming from seq N can be replayed exactly when N ≥ `oldestReplayableSeq`.
+/// Holds the newest change sets in seq order; older ones are dropped. A subscriber resuming from
+/// seq N can be replayed exactly when N ≥ `oldestReplayableSeq`; otherwise `changes(after:)` says
+/// so (nil), never hands out a partial list. Appending is amortised O(1).
 public struct ChangeLog: Sendable {
     /// How many change sets are kept.
     public let retention: Int
+    /// Change sets older than this (seconds before the newest one) are dropped; nil: no age limit.
+    public var maxAge: Double?
+    /// The oldest change sets are dropped while the kept ones take more than this many bytes
+    /// (their books' text and 64 bytes each); nil: no size limit. The newest is always kept.
+    public var maxBytes: Int?
     private var entries: [SequencedChangeSet] = []
-    private var head = 0  // index of the oldest entry once the buffer is full
+    private var sizes: [Int] = []
+    /// Index in `entries` of the oldest entry kept (entries before it are dropped).
+    private var start = 0
+    /// The bytes of the entries kept (see `maxBytes`).
+    public private(set) var bytes = 0
 
     /// Creates an empty log keeping at most `retention` (≥ 0) change sets.
-    public init(retention: Int) {
+    public init(retention: Int, maxAge: Double? = nil, maxBytes: Int? = nil) {
         self.retention = max(0, retention)
+        self.maxAge = maxAge
+        self.maxBytes = maxBytes
     }
 
     /// The number of change sets held.
-    public var count: Int { entries.count }
-
-    /// Appends a change set (its seq must follow the previous one).
-    public mutating func append(_ change: SequencedChangeSet) {
-        guard retention > 0 else { return }
-        if entries.count < retention {
-            entries.append(change)
-        } else {
-            entries[head] = change
-            head = (head + 1) % retention
-        }
-    }
+    public var count: Int { entries.count - start }
 
     /// The held change set at `index` (0: the oldest held), `index < count`.
-    public subscript(index: Int) -> SequencedChangeSet {
-        entries[(head + index) % entries.count]
-    }
+    public subscript(index: Int) -> SequencedChangeSet { entries[start + index] }
 
     /// The seq of the oldest change set held, nil when none is.
-    public var oldestSeq: UInt64? { entries.isEmpty ? nil : self[0].seq }
+    public var oldestSeq: UInt64? { count == 0 ? nil : self[0].seq }
+
+    /// Appends a change set (its seq must follow the previous one), then drops what the limits
+    /// no longer allow.
+    public mutating func append(_ change: SequencedChangeSet) {
+        guard retention > 0 else { return }
+        let size = Self.size(of: change)
+        entries.append(change)
+        sizes.append(size)
+        bytes += size
+        enforceLimits()
+    }
+
+    /// Drops the oldest change sets beyond `retention`, `maxAge` (before the newest) and
+    /// `maxBytes`; the newest is always kept.
+    public mutating func enforceLimits() {
+        guard let newest = entries.last else { return }
+        let cutoff = maxAge.map { newest.time.addingTimeInterval(-$0) }
+        while count > 1 {
+            let oldest = entries[start]
+            let tooMany = count > retention
+            let tooOld = cutoff.map { oldest.time < $0 } ?? false
+            let tooBig = maxBytes.map { bytes > $0 } ?? false
+            guard tooMany || tooOld || tooBig else { break }
+            bytes -= sizes[start]
+            start += 1
+        }
+        if start > 1024, start * 2 > entries.count {
+            entries.removeFirst(start)
+            sizes.removeFirst(start)
+            start = 0
+        }
+    }
 
     /// Drops the oldest change sets while `shouldDrop` says so (at least `keeping` stay held).
     /// Returns how many were dropped.
     @discardableResult
     public mutating func trim(keeping: Int = 0, while shouldDrop: (SequencedChangeSet) -> Bool) -> Int {
         var dropped = 0
-        while entries.count - dropped > keeping, shouldDrop(self[dropped]) { dropped += 1 }
-        guard dropped > 0 else { return 0 }
-        let kept = (dropped..<entries.count).map { self[$0] }
-        entries = kept
-        head = 0
+        while count > keeping, shouldDrop(entries[start]) {
+            bytes -= sizes[start]
+            start += 1
+            dropped += 1
+        }
         return dropped
+    }
+
+    /// Changes the newest change set held (nothing when none is).
+    public mutating func amendLast(_ change: (inout SequencedChangeSet) -> Void) {
+        guard count > 0 else { return }
+        let last = entries.count - 1
+        change(&entries[last])
+        bytes -= sizes[last]
+        sizes[last] = Self.size(of: entries[last])
+        bytes += sizes[last]
     }
 
     /// The held change sets with `seq > after`, oldest first; nil when some of them were trimmed.
     public func changes(after: UInt64, currentSeq: UInt64) -> [SequencedChangeSet]? {
         if after >= currentSeq { return [] }
         let needed = Int(currentSeq - after)
-        guard needed <= entries.count else { return nil }
-        var result: [SequencedChangeSet] = []
-        result.reserveCapacity(needed)
-        let n = entries.count
-        for k in (n - needed)..<n { result.append(entries[(head + k) % n]) }
-        return result
+        guard needed <= count else { return nil }
+        return Array(entries[(entries.count - needed)...])
+    }
+
+    /// What a change set costs to keep: its books' text and 64 bytes.
+    static func size(of change: SequencedChangeSet) -> Int {
+        func text(_ book: Book) -> Int { book.id.utf8.count + book.name.utf8.count + book.author.utf8.count + 24 }
+        let changes = change.changes
+        return 64 + changes.inserted.reduce(0) { $0 + text($1) } + changes.deleted.reduce(0) { $0 + text($1) }
+            + changes.updated.reduce(0) { $0 + text($1.old) + text($1.new) }
     }
 }

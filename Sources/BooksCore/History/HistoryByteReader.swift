@@ -98,7 +98,7 @@ public struct HistoryByteReader: Sendable {
         switch layout {
         case 0: source = .file
         case 1: source = .client
-        case 2:
+        case 2, 3:
             guard let named = ChangeSource(rawValue: try string()) else { throw invalid() }
             source = named
         default: throw invalid()
@@ -112,9 +112,23 @@ public struct HistoryByteReader: Sendable {
         for _ in 0..<(try count(minimumSize: 16)) {
             remapped.append(IdentifierRemap(temporaryID: try string(), permanentID: try string()))
         }
-        return SequencedChangeSet(
+        var change = SequencedChangeSet(
             epoch: epoch, seq: seq, source: source, time: time, changes: changes, remapped: remapped,
-            actor: layout == 2 ? try actor() : nil)
+            actor: layout >= 2 ? try actor() : nil)
+        if layout == 3 { try mergeInfo(into: &change) }
+        return change
+    }
+
+    /// Reads a merged save's base and the reverted seqs (see ``HistoryByteWriter/mergeInfo(_:)``).
+    public mutating func mergeInfo(into change: inout SequencedChangeSet) throws(HistoryFormatError) {
+        let mask = try u8()
+        guard mask & ~3 == 0 else { throw invalid() }
+        if mask & 1 != 0 { change.mergedBase = try u64() }
+        if mask & 2 != 0 {
+            var reverts: [UInt64] = []
+            for _ in 0..<(try count(minimumSize: 8)) { reverts.append(try u64()) }
+            change.reverts = reverts
+        }
     }
 
     /// Reads an actor (see ``HistoryByteWriter/actor(_:)``).

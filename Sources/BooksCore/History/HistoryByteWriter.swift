@@ -50,11 +50,14 @@ public struct HistoryByteWriter: Sendable {
     /// Appends a change set with its seq, source, time, id remaps and actor. The byte after the
     /// seq says the layout: 0 or 1 (a file or client change set without an actor, as written
     /// before attribution was kept; still read), 2 (the source's name follows, and the actor
-    /// after the remaps: ``actor(_:)``).
+    /// after the remaps: ``actor(_:)``), 3 (as 2, then the merged save's base and the reverted
+    /// seqs: ``mergeInfo(_:)``; written only for a change set that has either, so every other
+    /// record stays readable by a daemon that knows layout 2 only).
     public mutating func changeSet(_ change: SequencedChangeSet) {
+        let merged = change.mergedBase != nil || change.reverts != nil
         string(change.epoch)
         u64(change.seq)
-        u8(2)
+        u8(merged ? 3 : 2)
         string(change.source.rawValue)
         time(change.time)
         books(change.changes.inserted)
@@ -70,6 +73,18 @@ public struct HistoryByteWriter: Sendable {
             string(remap.permanentID)
         }
         actor(change.actor)
+        if merged { mergeInfo(change) }
+    }
+
+    /// Appends a merged save's base and the seqs a standing edit reverted: a byte with bit 0 (a
+    /// base follows, u64) and bit 1 (a count and that many u64 seqs follow).
+    public mutating func mergeInfo(_ change: SequencedChangeSet) {
+        u8((change.mergedBase != nil ? 1 : 0) | (change.reverts != nil ? 2 : 0))
+        if let base = change.mergedBase { u64(base) }
+        if let reverts = change.reverts {
+            u64(UInt64(reverts.count))
+            for seq in reverts { u64(seq) }
+        }
     }
 
     /// Appends an actor: a byte with a bit for each field present (bit 7: an actor at all;

@@ -60,7 +60,8 @@ public struct UndoPlan: Sendable, Hashable {
         public var description: String {
             switch self {
             case .nothingToUndo: return "undo needs at least one seq"
-            case .future(let seq, let current): return "there is no change set \(seq) yet (the store is at seq \(current))"
+            case .future(let seq, let current):
+                return "there is no change set \(seq) yet (the store is at seq \(current))"
             case .notKept(let seq, let oldest):
                 let kept = oldest.map { "the oldest kept is seq \($0)" } ?? "no change set is kept"
                 return "change set \(seq) is no longer in the history (\(kept))"

@@ -12,6 +12,21 @@ public enum EditorLock: Sendable, Hashable {
     public static func candidateNames(for fileName: String) -> [String] {
         "ponmlkjihgfedcba".map { ".\(fileName).sw\($0)" } + [".#\(fileName)"]
     }
+
+    /// True when the lock itself names the version its buffer was loaded from (a vim swap file);
+    /// false for nano's lock and Emacs' (dated instead by when they were first seen).
+    public var namesVersion: Bool {
+        if case .swap(let header) = self { return header.namesVersion }
+        return false
+    }
+
+    /// Who holds the lock: the program, user, host and pid (one editor process, one buffer).
+    public var holder: String {
+        switch self {
+        case .swap(let header): "\(header.program) \(header.user)@\(header.host) \(header.pid)"
+        case .emacs(let lock): "emacs \(lock.user)@\(lock.host) \(lock.pid)"
+        }
+    }
 }
 
 /// Block 0 of a vim swap file, or of the vim-format lock nano writes with `--locking`.

@@ -53,6 +53,9 @@ public struct FileVersions: Sendable, Hashable, Codable {
     public let capacity: Int
     /// The versions, oldest first.
     public private(set) var versions: [FileVersion] = []
+    /// How many versions were ever added (a version dropped for the capacity still counts): the
+    /// newest `recorded - n` of `versions` are the ones added since the count was `n`.
+    public private(set) var recorded: UInt64 = 0
 
     /// An empty record keeping at most `capacity` versions.
     public init(capacity: Int = 256) { self.capacity = max(1, capacity) }
@@ -67,7 +70,15 @@ public struct FileVersions: Sendable, Hashable, Codable {
             return
         }
         versions.append(version)
+        recorded += 1
         if versions.count > capacity { versions.removeFirst(versions.count - capacity) }
+    }
+
+    /// The versions added since `recorded` was `count`, oldest first (all of them when more were
+    /// added than are kept).
+    public func added(since count: UInt64) -> ArraySlice<FileVersion> {
+        let new = recorded > count ? recorded - count : 0
+        return versions.suffix(Int(min(new, UInt64(versions.count))))
     }
 
     /// The newest version a swap file names, if it is still recorded.

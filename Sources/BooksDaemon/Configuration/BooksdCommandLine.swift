@@ -12,6 +12,8 @@ public struct BooksdCommandLine: Sendable, Equatable {
     public var socketPath: String?
     /// `--store NAME=PATH[:FORMAT]` (repeatable), in order.
     public var stores: [StoreSpec] = []
+    /// `--replica NAME=PATH[:FORMAT]` (repeatable), in order.
+    public var replicas: [StoreSpec] = []
     /// `--dir DIR`: the watched folder.
     public var storeFolder: String?
     /// `--config PATH`.
@@ -57,6 +59,10 @@ public struct BooksdCommandLine: Sendable, Equatable {
                               Serve the book file PATH as the store NAME (repeatable; FORMAT
                               text or json, default from the extension). Names: letters,
                               digits, '.', '_', '-', at most 64. Config: "store NAME = PATH".
+          --replica NAME=PATH[:FORMAT]
+                              Keep PATH a hand-editable copy of the store NAME that another
+                              booksd owns, over NATS (needs nats_url; repeatable). Config:
+                              "replica NAME = PATH [FORMAT]". See docs/SCALE-OUT.md.
           --dir DIR           Serve every *.txt and *.json in DIR as a store named after the
                               file (config key "store_folder"); files created, moved in,
                               moved out or deleted add or remove their store live.
@@ -157,6 +163,16 @@ public struct BooksdCommandLine: Sendable, Equatable {
                     throw .invalidValue(option: name, value: v, expected: "a store name not given before")
                 }
                 result.stores.append(spec)
+            case "--replica":
+                let v = try value()
+                let spec: StoreSpec
+                do { spec = try StoreSpec.parse(v) } catch {
+                    throw .invalidValue(option: name, value: v, expected: "NAME=PATH[:text|json] (\(error))")
+                }
+                guard !(result.stores + result.replicas).contains(where: { $0.name == spec.name }) else {
+                    throw .invalidValue(option: name, value: v, expected: "a store name not given before")
+                }
+                result.replicas.append(spec)
             case "--dir":
                 let v = try value()
                 guard !v.isEmpty else { throw .invalidValue(option: name, value: v, expected: "a non-empty path") }
@@ -233,6 +249,11 @@ public struct BooksdCommandLine: Sendable, Equatable {
             } else {
                 config.stores.append(spec)
             }
+        }
+        for spec in replicas {
+            config.stores.removeAll { $0.name == spec.name }  // the flag wins over the file's line
+            config.stores.append(spec)
+            config.replicaStores.insert(spec.name)
         }
         if let storeFolder { config.storeFolder = storeFolder }
         if let socketPath { config.socketPath = socketPath }
@@ -316,7 +337,8 @@ public struct BooksdCommandLine: Sendable, Equatable {
             text += "\(key.rawValue)\(padding) = \(key.formattedValue(in: config, environment: environment))\n"
         }
         for spec in config.effectiveStores {
-            text += "store \(spec.name) = \(spec.path) \(spec.format)\n"
+            let kind = config.replicaStores.contains(spec.name) ? "replica" : "store"
+            text += "\(kind) \(spec.name) = \(spec.path) \(spec.format)\n"
         }
         return text
     }

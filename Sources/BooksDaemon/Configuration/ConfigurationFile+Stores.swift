@@ -1,6 +1,6 @@
 import BooksCore
 
-/// `store NAME = PATH [FORMAT]` lines of `booksd.conf` (issue 13).
+/// `store NAME = PATH [FORMAT]` lines of `booksd.conf`.
 extension ConfigurationFile {
     /// The store of one `store NAME = PATH [FORMAT]` line: `keyText` is `store NAME`, `value` is
     /// the (unquoted) `PATH [FORMAT]`; FORMAT is `text` or `json` (default: from the extension).

@@ -22,11 +22,14 @@ public struct ConfigurationFile: Sendable, Equatable {
     public var entries: [Entry]
     /// `store NAME = PATH [FORMAT]` lines in file order, with their line numbers.
     public var stores: [(line: Int, spec: StoreSpec)] = []
+    /// `replica NAME = PATH [FORMAT]` lines in file order, with their line numbers.
+    public var replicas: [(line: Int, spec: StoreSpec)] = []
 
     /// Compares entries and stores.
     public static func == (lhs: ConfigurationFile, rhs: ConfigurationFile) -> Bool {
         lhs.entries == rhs.entries && lhs.stores.map(\.line) == rhs.stores.map(\.line)
-            && lhs.stores.map(\.spec) == rhs.stores.map(\.spec)
+            && lhs.stores.map(\.spec) == rhs.stores.map(\.spec) && lhs.replicas.map(\.line) == rhs.replicas.map(\.line)
+            && lhs.replicas.map(\.spec) == rhs.replicas.map(\.spec)
     }
 
     /// Parses configuration text.
@@ -34,6 +37,7 @@ public struct ConfigurationFile: Sendable, Equatable {
     public static func parse(_ text: String) throws(ConfigurationError) -> ConfigurationFile {
         var entries: [Entry] = []
         var stores: [(line: Int, spec: StoreSpec)] = []
+        var replicas: [(line: Int, spec: StoreSpec)] = []
         var firstLine: [ConfigurationKey: Int] = [:]
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         for (index, rawLine) in lines.enumerated() {
@@ -51,13 +55,20 @@ public struct ConfigurationFile: Sendable, Equatable {
                 stores.append((number, try storeSpec(name: keyText, value: value, line: number)))
                 continue
             }
+            if keyText.hasPrefix("replica "), keyText != "replica " {
+                let value = try unquote(
+                    String(line[line.index(after: eq)...]).trimmingSpaces(), line: number, text: line)
+                let name = "store " + keyText.dropFirst("replica ".count)
+                replicas.append((number, try storeSpec(name: name, value: value, line: number)))
+                continue
+            }
             guard let key = ConfigurationKey(rawValue: keyText) else { throw .unknownKey(line: number, key: keyText) }
             if let first = firstLine[key] { throw .duplicateKey(line: number, key: keyText, firstLine: first) }
             firstLine[key] = number
             let value = try unquote(String(line[line.index(after: eq)...]).trimmingSpaces(), line: number, text: line)
             entries.append(Entry(line: number, key: key, value: value))
         }
-        return ConfigurationFile(entries: entries, stores: stores)
+        return ConfigurationFile(entries: entries, stores: stores, replicas: replicas)
     }
 
     /// Reads and parses the file at `path`.
@@ -81,6 +92,13 @@ public struct ConfigurationFile: Sendable, Equatable {
                 throw .store(line: line, .duplicateName(spec.name, existingPath: other.path))
             }
             config.stores.append(spec)
+        }
+        for (line, spec) in replicas {
+            if let other = config.stores.first(where: { $0.name == spec.name }) {
+                throw .store(line: line, .duplicateName(spec.name, existingPath: other.path))
+            }
+            config.stores.append(spec)
+            config.replicaStores.insert(spec.name)
         }
         return config
     }

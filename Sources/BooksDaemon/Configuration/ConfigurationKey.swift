@@ -43,6 +43,8 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
     case natsBuffer = "nats_buffer"
     case natsBatch = "nats_batch"
     case maxStores = "max_stores"
+    case historyMaxAge = "history_max_age"
+    case historyMaxBytes = "history_max_bytes"
     case httpListen = "http_listen"
     case httpHosts = "http_hosts"
     case httpTLSCert = "http_tls_cert"
@@ -76,6 +78,9 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .queryBudgetMilliseconds: "an integer number of milliseconds between 0 (no budget) and 3600000"
         case .logLevel: "one of: " + LogLevel.allCases.map(\.rawValue).joined(separator: ", ")
         case .maxStores: "an integer between 1 and 1000000"
+        case .historyMaxAge: "a duration: seconds, or a number with suffix s, m, h, d (up to 3650d); 0: no age limit"
+        case .historyMaxBytes:
+            "a size between 1 KiB and 64 GiB: bytes, or a number with suffix K, M, G; 0: no size limit"
         default: Self.httpKeys.contains(self) ? httpExpected : natsExpected
         }
     }
@@ -176,6 +181,10 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
             config.logLevel = level
         case .maxStores:
             config.maxStores = try Self.integer(value, 1...1_000_000, or: bad)
+        case .historyMaxAge:
+            config.historyMaxAgeSeconds = try Self.duration(value, or: bad)
+        case .historyMaxBytes:
+            config.historyMaxBytes = value == "0" ? 0 : try Self.size(value, upTo: 64 << 30, or: bad)
         default:
             if Self.httpKeys.contains(self) { return try applyHTTP(value, to: &config.http, or: bad) }
             try applyNATS(value, to: &config.nats, or: bad)
@@ -214,6 +223,8 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .maxLineBytes: String(config.maxLineBytes)
         case .logLevel: config.logLevel.rawValue
         case .maxStores: String(config.maxStores)
+        case .historyMaxAge: "\(config.historyMaxAgeSeconds)s"
+        case .historyMaxBytes: String(config.historyMaxBytes)
         default:
             Self.httpKeys.contains(self) ? httpFormattedValue(in: config.http) : natsFormattedValue(in: config.nats)
         }
@@ -246,7 +257,25 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         }
     }
 
-    static func size(_ value: String, or error: ConfigurationError) throws(ConfigurationError) -> Int {
+    /// A duration in seconds: `N` or `N` with suffix s, m, h or d (0 … 3650 days).
+    static func duration(_ value: String, or error: ConfigurationError) throws(ConfigurationError) -> Int {
+        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        var number = value
+        var unit = 1
+        if let last = value.last, let seconds = units[last] {
+            number = String(value.dropLast())
+            unit = seconds
+        }
+        let seconds = try integer(number, 0...(3650 * 86_400), or: error) * unit
+        guard seconds <= 3650 * 86_400 else { throw error }
+        return seconds
+    }
+
+    static func size(
+        _ value: String, upTo limit: Int = 1 << 30, or error: ConfigurationError
+    ) throws(ConfigurationError)
+        -> Int
+    {
         let multipliers: [(String, Int)] = [
             ("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30),
             ("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30),
@@ -260,7 +289,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         }
         guard number.allSatisfy(\.isASCII), let n = Int(number), n >= 0 else { throw error }
         let (bytes, overflow) = n.multipliedReportingOverflow(by: multiplier)
-        guard !overflow, (1 << 10)...(1 << 30) ~= bytes else { throw error }
+        guard !overflow, (1 << 10)...limit ~= bytes else { throw error }
         return bytes
     }
 }

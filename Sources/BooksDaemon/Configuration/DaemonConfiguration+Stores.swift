@@ -1,4 +1,4 @@
-/// The stores a configuration names (issue 13).
+/// The stores a configuration names.
 extension DaemonConfiguration {
     /// The stores to serve at start, besides the watched folder's: the `store` lines and
     /// `--store` flags, plus `file` as the store `default` when it was given, or when nothing

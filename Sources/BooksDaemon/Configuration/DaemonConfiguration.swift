@@ -14,6 +14,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var fileIsExplicit = false
     /// Named stores (`store NAME = PATH [FORMAT]` lines, `--store NAME=PATH[:FORMAT]`), in order.
     public var stores: [StoreSpec] = []
+    /// The stores of `stores` that are replicas (`replica NAME = PATH [FORMAT]`, `--replica`): their
+    /// file is a copy of the store another booksd owns, kept in sync over NATS (needs `nats_url`).
+    public var replicaStores: Set<StoreName> = []
     /// The watched folder (`store_folder`, `--dir`): every `*.txt` / `*.json` in it is a store.
     public var storeFolder: String? = nil
     /// Format of the book file (`format`). Default `.text`.
@@ -57,6 +60,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Maximum stores served at once (`max_stores`); fewer when `RLIMIT_NOFILE` leaves fewer
     /// descriptors after those kept for clients (`StoreRegistry.storeLimit`). Default 10000.
     public var maxStores: Int = 10_000
+    /// `history_max_age`: change sets older than this (seconds before the newest) are dropped from
+    /// each store's history (0: no age limit). Default 30 days: "what happened last month" answers.
+    public var historyMaxAgeSeconds: Int = 30 * 86_400
+    /// `history_max_bytes`: each store's history is cut to this many bytes of book text (0: no
+    /// limit). Default 256 MiB: 100,000 change sets of a few books, or one import of 1M rows.
+    public var historyMaxBytes: Int = 256 << 20
     /// Maximum size of one client request line (`max_request_bytes`). Default 1 MiB.
     public var maxRequestBytes: Int = 1 << 20
     /// Bound of each client's output queue; a slower client is disconnected (`client_queue_bytes`).

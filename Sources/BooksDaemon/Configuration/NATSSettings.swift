@@ -8,11 +8,15 @@ public struct NATSSettings: Sendable, Equatable {
     /// `credentialsFile` (`nats_credentials`), `user` and `password` (`nats_user`,
     /// `nats_password`), `token` (`nats_token`), `tlsCAFile` (`nats_tls_ca`, turns TLS on),
     /// `tlsCertificateFile` and `tlsKeyFile` (`nats_tls_cert`, `nats_tls_key`: mutual TLS).
-    /// The connection is named `booksd` and writes each publish at once (a change set's latency
-    /// is two round trips: no flusher wake-ups).
+    /// The connection is named `booksd`, writes each publish at once (a change set's latency
+    /// is two round trips: no flusher wake-ups) and delivers the messages of every subscription
+    /// (each store's api requests and publish acknowledgements) from the library's shared
+    /// delivery thread, not a thread per subscription: a booksd of 1,000 stores keeps a few
+    /// threads for NATS, not thousands.
     public var connection: NATSConnectOptions = {
         var options = NATSConnectOptions(urls: [], name: "booksd")
         options.sendImmediately = true
+        options.globalMessageDelivery = true
         return options
     }()
     /// Subject prefix and bucket name prefix (`nats_prefix`). Default `books`.

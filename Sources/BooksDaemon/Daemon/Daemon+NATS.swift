@@ -1,7 +1,7 @@
 import BooksNATS
 
-/// Wiring of the NATS publishers and request responders (issue 14) into the daemon: one per
-/// store (issue 13), all on one shared connection (see `NATSStoreLinks`).
+/// Wiring of the NATS publishers and request responders into the daemon: one per
+/// store, all on one shared connection (see `NATSStoreLinks`).
 extension Daemon {
     /// When `nats_url` is set: connects (in the background), checks every serving store's
     /// stream and attaches each store's engine to a router that feeds its publisher and
@@ -12,7 +12,7 @@ extension Daemon {
     ///   credentials are logged, not thrown: the daemon serves locally without NATS.
     func attachNATS(_ registry: StoreRegistry) throws(NATSError) -> NATSStoreLinks? {
         let settings = configuration.nats
-        guard settings.isEnabled else { return nil }
+        guard settings.isEnabled else { return nil }  // replicas without nats_url were refused before
         let shared: NATSSharedConnection
         do throws(NATSError) {
             shared = try NATSSharedConnection(settings: settings, logger: logger)
@@ -26,7 +26,10 @@ extension Daemon {
         }
         let links = NATSStoreLinks(
             shared: shared, settings: settings, maxRequestBytes: configuration.maxRequestBytes, logger: logger)
-        for engine in registry.engines { try links.attach(engine, checkStream: true) }
+        for engine in registry.engines where !configuration.replicaStores.contains(engine.storeName) {
+            try links.attach(engine, checkStream: true)
+        }
+        attachReplicas(registry, connection: shared.connection)
         links.follow(registry)
         if !shared.connection.isConnected {
             let hint = NATSNetworkProbe.blockedHint().map { "; \($0)" } ?? ""
@@ -44,5 +47,6 @@ extension Daemon {
     func startNATS(_ links: NATSStoreLinks?, registry: StoreRegistry) throws {
         guard let links else { return }
         for engine in registry.engines { try links.start(engine) }
+        for link in replicaLinks.withLock({ $0 }) { try link.start() }
     }
 }

@@ -23,6 +23,8 @@ public final class Daemon: Sendable {
     let sources = RetainedSources()
     let running = Locked<Running?>(nil)
     let heartbeatTimer = TimerBox()
+    /// The replicas' links (`--replica`), started with NATS.
+    let replicaLinks = Locked<[ReplicaLink]>([])
 
     struct Running: Sendable {
         let registry: StoreRegistry
@@ -57,7 +59,7 @@ public final class Daemon: Sendable {
         // threshold would otherwise move buffers of up to 32 MB into the heap, which then stays big).
         _ = books_set_mmap_threshold(1 << 20)
         // libinotifytools uses select(): its descriptor must stay below 1024, so take it first.
-        if !configuration.forcePolling { _ = InotifyFileWatcher.prepare() }
+        if !configuration.forcePolling { _ = InotifyHub.prepare() }
         do {
             try start()
         } catch {
@@ -99,6 +101,7 @@ public final class Daemon: Sendable {
 
         // The files, then the watches, then the socket.
         let specs = configuration.effectiveStores
+        try prepareReplicaFiles()
         let failures = registry.addAll(specs)
         for (spec, error) in failures {
             logger.error(
@@ -108,7 +111,7 @@ public final class Daemon: Sendable {
         if let first = failures.first, failures.count == specs.count, configuration.storeFolder == nil {
             throw first.1
         }
-        // NATS (issue 14): every store publishes to its own stream, bucket and api subject. The
+        // NATS: every store publishes to its own stream, bucket and api subject. The
         // stores of the watched folder are linked when the registry reports them.
         let nats = try attachNATS(registry)
         let folder = try startFolder(registry)

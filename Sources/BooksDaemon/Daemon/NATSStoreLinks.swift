@@ -2,14 +2,15 @@ import BooksNATS
 import BooksPlatform
 import Dispatch
 
-/// Every store's NATS parts (issues 13 and 14): one publisher thread, one request responder and
-/// one owner lease per store, all on the daemon's one shared connection; stores added or removed
+/// Every store's NATS parts: one publisher (on the shared publishing threads), one request
+/// responder and one owner lease per store, all on the daemon's one shared connection; stores added or removed
 /// at run time (the watched folder) get or lose theirs.
 ///
 /// Guarantees:
-/// - Each store publishes to its own stream, subjects and bucket (`NATSNaming` for the store), on
-///   its own thread with its own bounded hand-over list: one store's backlog or slow NATS call
-///   never delays another store's publishing nor any store's local service.
+/// - Each store publishes to its own stream, subjects and bucket (`NATSNaming` for the store),
+///   with its own bounded hand-over list: one store's backlog never delays another store's
+///   publishing; a slow NATS call delays only the stores sharing its publishing thread (at most
+///   4 threads, `NATSPublishingThreads`), never any store's local service.
 /// - A store NATS cannot name (see `problem(with:)`) is served locally only, logged once.
 /// - Adding and removing run on the serial queue `booksd.nats.stores`, in the order the registry
 ///   reported them, never on the thread that added or removed the store.

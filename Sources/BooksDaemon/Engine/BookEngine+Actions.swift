@@ -10,20 +10,17 @@ extension BookEngine {
         switch action {
         case .observeFile(let purpose, let unless):
             if let unless, FileIdentity.of(path: store.configuration.path) == unless {
-                return .fileObserved(.sameIdentity(unless), for: purpose)
+                return withEditorLocks(.fileObserved(.sameIdentity(unless), for: purpose), if: purpose == .commit)
             }
             // The copy is released on return, before the comparison is applied in place.
             let document = machine.withLock { $0.context.document }
             let comparison = store.compare(with: document)
             // A changed file: what the editors beside it had loaded tells a stale save (read now,
-            // while their locks still name the version their buffers came from).
-            if purpose != .commit, case .changed = comparison {
-                let locks = readEditorLocks()
-                if !locks.isEmpty {
-                    return .editorLocksSeen(locks, then: .fileObserved(.compared(comparison), for: purpose))
-                }
-            }
-            return .fileObserved(.compared(comparison), for: purpose)
+            // while their locks still name the version their buffers came from). Before a commit:
+            // a nano or Emacs lock there now dates its buffer before the client's write.
+            let changed = if case .changed = comparison { true } else { false }
+            return withEditorLocks(
+                .fileObserved(.compared(comparison), for: purpose), if: changed || purpose == .commit)
         case .save(let request, let document, let expected):
             do throws(StoreError) {
                 if let appended = try store.appendIfPossible(request, onto: document, expected: expected) {

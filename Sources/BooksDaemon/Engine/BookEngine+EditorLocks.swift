@@ -29,6 +29,15 @@ extension BookEngine {
         return locks
     }
 
+    /// `observation`, preceded by the editor locks beside the file when `condition` holds and
+    /// there are any (or there were some at the last look: their vanishing counts too).
+    func withEditorLocks(_ observation: ReconcilerInput, if condition: Bool) -> ReconcilerInput {
+        guard condition else { return observation }
+        let locks = readEditorLocks()
+        if locks.isEmpty, !machine.withLock({ $0.awaitsLockLook }) { return observation }
+        return .editorLocksSeen(locks, then: observation)
+    }
+
     /// The first `count` bytes of the regular file at `path` (nil: absent, not regular, shorter).
     static func readPrefix(_ path: String, count: Int) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
@@ -75,6 +84,32 @@ extension BookEngine {
         } catch {
             logger.error("cannot read the merge conflicts in \(history.directory.path)/\(name): \(error)", fields)
             return []
+        }
+    }
+
+    /// Loads the file versions kept before a restart into the machine, when the saved history
+    /// was continued (versions of another epoch name other content: they are dropped).
+    func loadFileVersions() {
+        guard let log = historyHandle?.versions else { return }
+        let (restoring, epoch, seq) = machine.withLock { ($0.resumingHistory, $0.context.epoch, $0.context.seq) }
+        guard restoring else { return }
+        do {
+            let versions = try log.load(epoch: epoch, upTo: seq)
+            if !versions.isEmpty { run(.fileVersionsLoaded(versions)) }
+            log.loaded(into: machine.withLock { $0.fileVersions })
+        } catch {
+            logger.warning("cannot read the file versions kept in the state directory: \(error)", fields)
+        }
+    }
+
+    /// Keeps the file versions recorded since the last call in the state directory.
+    func persistFileVersions() {
+        guard let log = historyHandle?.versions else { return }
+        let (versions, epoch) = machine.withLock { ($0.fileVersions, $0.context.epoch) }
+        do {
+            try log.persist(versions, epoch: epoch)
+        } catch {
+            logger.warning("cannot keep the file versions in the state directory: \(error)", fields)
         }
     }
 }

@@ -34,6 +34,7 @@ extension BookEngine {
             ($0.context.recordsTransitions ? $0.context.takeTransitions() : [], $0.context.document.bytes.count)
         }
         guard history.isRunning else { return }
+        persistFileVersions()
         // Content rewritten wholesale (a new file, or the edits of a long down time at start): a
         // snapshot holds it in fewer bytes than its journal record would, at once (else a change
         // already published would be in neither).

@@ -9,38 +9,30 @@ struct PendingRead: Sendable {
     var environment: ReadEnvironment
 }
 
-/// Requests from the socket server, taken on its thread without waiting for a disk. Reads run
-/// one at a time on the engine's queue in fair order between connections (``ReadScheduler``):
-/// a connection sending costly queries waits behind its own, not another's `get`.
-extension BookEngine: SocketServerDelegate {
-    /// Takes a request (on the server thread; answers later, except `ping`, answered at once from
-    /// the published position). Writes are checked, authorized and given ids here, then wait in
-    /// the inbox for the next group commit; reads are answered from the engine's queue, in fair
-    /// order between connections.
-    public func server(
-        _ server: SocketServer, didReceive request: Request, from connection: ConnectionID,
-        peer: PeerCredentials
-    ) {
-        handle(request, from: connection, peer: peer)
-    }
-
-    /// The position for a `hello` reply: lock-free.
-    public func serverHelloInfo(_ server: SocketServer) -> (epoch: String, seq: UInt64) {
-        position
-    }
-
-    /// A client went away: the subscriber count may have changed.
-    public func server(_ server: SocketServer, connectionClosed connection: ConnectionID) {
+/// Requests from the socket server (through ``StoreRouter``), taken on its thread without waiting
+/// for a disk. Reads run one at a time on the engine's queue in fair order between connections
+/// (``ReadScheduler``): a connection sending costly queries waits behind its own, not another's
+/// `get`.
+extension BookEngine {
+    /// A client that followed this store went away: the subscriber count may have changed.
+    public func connectionClosed(_ connection: ConnectionID) {
         _ = reads.withLock { $0.drop(connection) }
         guard notifier.isEnabled else { return }
         queue.async { self.publishStatus() }
     }
 
-    /// Handles `request` from `connection` (see `server(_:didReceive:from:peer:)`).
+    /// Takes a request (on the server thread; answers later, except `ping`, answered at once from
+    /// the published position). Writes are checked, authorized and given ids here, then wait in
+    /// the inbox for the next group commit; reads are answered from the engine's queue, in fair
+    /// order between connections.
     public func handle(_ request: Request, from connection: ConnectionID, peer: PeerCredentials) {
         switch request.op {
         case .insert, .update, .delete, .save:
-            accept(write: request, from: connection, peer: peer)
+            if let forward = writeForwarder.withLock({ $0 }) {
+                forwardWrite(request, from: connection, peer: peer, to: forward)
+            } else {
+                accept(write: request, from: connection, peer: peer)
+            }
         case .resolve:
             accept(resolve: request, from: connection, peer: peer)
         case .undo:
@@ -135,10 +127,12 @@ extension BookEngine: SocketServerDelegate {
     func readEnvironment() -> ReadEnvironment {
         let watchState = watch.withLock { $0 }
         let budget = settings.withLock { $0.queryBudgetMilliseconds }
-        return ReadEnvironment(
+        var environment = ReadEnvironment(
             statistics: channel?.statistics ?? ServerStatistics(), watcher: watchState.watcher?.mode,
             watcherWarning: watchState.warning,
             uptimeSeconds: Double((ContinuousClock.now - startTime).components.seconds),
             queryBudget: QueryBudget(limit: budget > 0 ? .milliseconds(budget) : nil))
+        environment.replica = replicaLine.withLock { $0 }
+        return environment
     }
 }

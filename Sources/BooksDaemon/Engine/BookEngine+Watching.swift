@@ -3,24 +3,22 @@ import CLinux
 
 /// The engine's file watcher.
 extension BookEngine {
-    /// Starts watching the file (inotify — on `hub` when given, else a watcher of its own — or
-    /// polling on a network filesystem or when forced), then compares the file once more, so a
-    /// change between `load()` and the watch is not missed.
+    /// Starts watching the file (inotify on `hub`; polling on a network filesystem, or when forced
+    /// or there is no hub), then compares the file once more, so a change between `load()` and
+    /// the watch is not missed.
     public func startWatching(hub: InotifyHub? = nil) throws(FileWatcherError) {
         let configuration = settings.withLock { $0 }
         let path = store.configuration.path
         let interval = Double(configuration.pollIntervalMilliseconds) / 1000
         let watcher: any FileWatcher
         var warning: String?
-        if configuration.forcePolling {
-            watcher = try PollingFileWatcher(path: path, intervalSeconds: interval)
-            warning = "polling forced by configuration"
-        } else if let hub, detectNetworkFileSystem(path: path) == nil {
-            watcher = try hub.fileWatcher(path: path)
-        } else {
-            let made = try makeFileWatcher(path: path, pollingIntervalSeconds: interval)
+        if let hub, !configuration.forcePolling {
+            let made = try makeFileWatcher(path: path, hub: hub, pollingIntervalSeconds: interval)
             watcher = made.watcher
             warning = made.warning
+        } else {
+            watcher = try PollingFileWatcher(path: path, intervalSeconds: interval)
+            warning = "polling forced by configuration"
         }
         if let warning { logger.warning(warning, fields) }
         watch.withLock { $0 = WatchState(watcher: watcher, warning: warning) }

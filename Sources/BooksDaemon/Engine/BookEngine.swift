@@ -70,6 +70,10 @@ public final class BookEngine: Sendable {
     /// For a store that appeared while the daemon runs and started empty: the seq it started at
     /// (its books are the change sets after it); nil otherwise. Set once, by `load`.
     let appearedEmptyAtSeq = Locked<UInt64?>(nil)
+    /// For a replica (`--replica`): where client writes go instead of the file (to the owner).
+    let writeForwarder = Locked<(@Sendable (Request, ConnectionID) -> Void)?>(nil)
+    /// For a replica: its state line for `status` (set by its `ReplicaLink`).
+    let replicaLine = Locked<String?>(nil)
 
     /// The watcher and how it watches (for `status`).
     struct WatchState: Sendable {
@@ -140,7 +144,9 @@ public final class BookEngine: Sendable {
         ReconcilerStateMachine.Configuration(
             path: store.configuration.path, format: store.configuration.format,
             confirmationDelay: .milliseconds(configuration.confirmationMilliseconds),
-            maxLineBytes: configuration.maxLineBytes, changeLogRetention: configuration.changeLogRetention)
+            maxLineBytes: configuration.maxLineBytes, changeLogRetention: configuration.changeLogRetention,
+            historyMaxAge: configuration.historyMaxAgeSeconds > 0 ? Double(configuration.historyMaxAgeSeconds) : nil,
+            historyMaxBytes: configuration.historyMaxBytes > 0 ? configuration.historyMaxBytes : nil)
     }
 
     /// The channel replies and change sets go to (the socket server).
@@ -172,6 +178,7 @@ public final class BookEngine: Sendable {
             beginHistory(resuming: true)
             let conflicts = loadConflicts()
             if !conflicts.isEmpty { run(.conflictsLoaded(conflicts)) }
+            loadFileVersions()
             if appearing {
                 let (seq, empty) = machine.withLock { ($0.context.seq, $0.context.bookCount == 0) }
                 appearedEmptyAtSeq.withLock { $0 = empty ? seq : nil }

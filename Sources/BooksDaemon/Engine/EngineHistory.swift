@@ -11,11 +11,18 @@ import BooksStore
 /// (`BookEngine+History`), so no two threads touch them.
 final class EngineHistory: @unchecked Sendable {
     /// The open history; nil while its creation is deferred, or when that creation failed.
-    private(set) var store: HistoryStore?
+    private(set) var store: HistoryStore? {
+        didSet { versions = store.map { FileVersionsLog(directory: $0.directory) } }
+    }
+    /// The file versions kept beside it (in its state directory); nil when `store` is.
+    private(set) var versions: FileVersionsLog?
     private var create: (@Sendable () -> HistoryStore?)?
 
     /// A history opened at start.
-    init(_ store: HistoryStore) { self.store = store }
+    init(_ store: HistoryStore) {
+        self.store = store
+        versions = FileVersionsLog(directory: store.directory)
+    }
 
     /// A history created on the first `createIfDeferred()`; `create` logs why it failed, if it does.
     init(creating create: @escaping @Sendable () -> HistoryStore?) { self.create = create }

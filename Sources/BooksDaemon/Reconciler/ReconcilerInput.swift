@@ -54,6 +54,9 @@ public enum ReconcilerInput: Sendable {
     case mergedSaveWritten(Result<AtomicWriteResult, StoreError>, merged: [UInt8])
     /// The conflicts kept from before a restart.
     case conflictsLoaded([RecordedConflict])
+    /// The file versions kept from before a restart (oldest first; see `FileVersionsLog`): a save
+    /// from a buffer loaded before it is then merged like any other.
+    case fileVersionsLoaded([FileVersion])
     /// `resolve`: settle conflict `id` by taking one side's value (a write like any client's,
     /// attributed to `source` and `actor`).
     case resolveConflict(
@@ -123,6 +126,8 @@ public struct ReadEnvironment: Sendable {
     public var uptimeSeconds: Double
     /// How long filtering and sorting may take (`list`, `query`, a `subscribe` snapshot).
     public var queryBudget: QueryBudget
+    /// For a replica: its state line (see `DaemonStatus.replica`).
+    public var replica: String?
 
     /// Creates the environment of one read.
     public init(

@@ -5,11 +5,11 @@ import BooksStore
 extension ReconcilerStateMachine {
     /// Waits for a destructive-looking state to stand still before believing it.
     mutating func scheduleConfirmation(
-        observed: [UInt8]?, reason: String, locks: [EditorLock] = []
+        observed: [UInt8]?, reason: String, locks: [EditorLock] = [], vanished: [String] = []
     ) -> [ReconcilerAction] {
         confirmationGeneration += 1
         confirmation = Confirmation(
-            generation: confirmationGeneration, observed: observed, reason: reason, locks: locks)
+            generation: confirmationGeneration, observed: observed, reason: reason, locks: locks, vanished: vanished)
         fileState = .confirming(reason)
         let delay = configuration.confirmationDelay
         return [
@@ -36,13 +36,15 @@ extension ReconcilerStateMachine {
             actions += applyFileEdit(identity: nil) { $0.apply(bytes: [], source: .file, actor: $1) }
             actions.append(.publishStatus)
         case (.present(let canonical, let identity), .some(let seen))
-        where ByteComparison.equal(canonical, seen) && !pending.locks.isEmpty:
-            editorLocks = pending.locks
-            defer { editorLocks = [] }
+        where ByteComparison.equal(canonical, seen) && (!pending.locks.isEmpty || !pending.vanished.isEmpty):
+            (editorLocks, vanishedHolders) = (pending.locks, pending.vanished)
+            defer { (editorLocks, vanishedHolders) = ([], []) }
             if let stale = mergeStaleSave(ByteSplice(from: context.document.bytes, to: canonical)) {
                 actions += applyStaleSave(stale, identity: identity)
             } else {
+                let seq = context.seq
                 actions += applyFileEdit(identity: identity) { $0.apply(bytes: canonical, source: .file, actor: $1) }
+                if context.seq != seq { noteStandingSave() }
                 actions.append(.publishStatus)
             }
         case (.present(let canonical, let identity), .some(let seen)) where ByteComparison.equal(canonical, seen):

@@ -7,6 +7,8 @@ extension ReconcilerStateMachine {
         var base: FileVersion
         var result: ThreeWayMerge.Result
         var saved: [UInt8]
+        /// The lock holder whose buffer it came from.
+        var saver: String
     }
 
     /// Records the file's current version (seq and identity), for telling later which version an
@@ -34,13 +36,13 @@ extension ReconcilerStateMachine {
     /// birth time: every version that may have been in place since shortly before it was made.
     /// Empty (no evidence) when the file kept its inode, the file system records no birth time,
     /// or the file was made after the newest version was placed (it may have read it all).
-    func birthBases(_ identity: FileIdentity) -> [FileVersion] {
+    func birthBases(_ identity: FileIdentity) -> [(FileVersion, holder: String)] {
         guard let born = identity.born, let previous = self.identity, previous.inode != identity.inode else {
             return []
         }
         let candidates = fileVersions.candidates(
             bornAt: Int64(born.tv_sec), nanoseconds: Int64(born.tv_nsec), slack: Self.birthSlackNanoseconds)
-        return candidates.count > 1 ? candidates : []
+        return candidates.count > 1 ? candidates.map { ($0, holder: "") } : []
     }
 
     /// The net change from the version `base` to the content held, when it can still be told
@@ -59,33 +61,36 @@ extension ReconcilerStateMachine {
     /// when the save stands as written (no lock, none names a known version, the saver's buffer
     /// was current, the change log no longer reaches back to it).
     func mergeStaleSave(_ splice: ByteSplice) -> StaleSave? {
-        let bases = editorLocks.flatMap { lock -> [FileVersion] in
-            guard case .swap(let header) = lock else { return [] }
-            return fileVersions.candidates(namedBy: header)
-        }
+        let bases =
+            editorLocks.flatMap { lock -> [(FileVersion, holder: String)] in
+                guard case .swap(let header) = lock, header.namesVersion else {
+                    return lockBases[lock.holder].map { [($0, lock.holder)] } ?? []  // nano, Emacs
+                }
+                return fileVersions.candidates(namedBy: header).map { ($0, lock.holder) }
+            } + vanishedHolders.compactMap { holder in lockBases[holder].map { ($0, holder) } }
         return mergeStaleSave(splice, bases: bases)
     }
 
-    /// The save `splice` rebased onto the content held from the closest of `bases` (newest first),
-    /// or nil when it stands as written.
-    func mergeStaleSave(_ splice: ByteSplice, bases: [FileVersion]) -> StaleSave? {
+    /// The save `splice` rebased onto the content held from the closest of `bases` (newest first,
+    /// each with who saved from it), or nil when it stands as written.
+    func mergeStaleSave(_ splice: ByteSplice, bases: [(FileVersion, holder: String)]) -> StaleSave? {
         guard !bases.isEmpty else { return nil }
         var save = context.document
         let saveChanges = save.update(applying: splice).changes
         guard !saveChanges.isEmpty else { return nil }
         // Several editors, or several versions within one second: the saver's base is the one
         // the save differs least from (the newest of equals: candidates come newest first).
-        var best: (base: FileVersion, theirs: NetChanges, distance: Int)?
-        for base in bases {
+        var best: (base: FileVersion, theirs: NetChanges, distance: Int, holder: String)?
+        for (base, holder) in bases {
             guard let theirs = changesSince(base) else { continue }
             let distance = Self.distance(saveChanges: saveChanges, theirs: theirs)
-            if best == nil || distance < best!.distance { best = (base, theirs, distance) }
+            if best == nil || distance < best!.distance { best = (base, theirs, distance, holder) }
         }
         guard let best, !best.theirs.isEmpty else { return nil }
         let result = ThreeWayMerge.merge(
             save: save, current: context.document, saveChanges: saveChanges, theirs: best.theirs)
         guard !result.isSave || !result.conflicts.isEmpty else { return nil }
-        return StaleSave(base: best.base, result: result, saved: save.bytes)
+        return StaleSave(base: best.base, result: result, saved: save.bytes, saver: best.holder)
     }
 
     /// How many books differ between a base and the save, given the save's change from the

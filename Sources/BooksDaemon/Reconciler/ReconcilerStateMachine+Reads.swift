@@ -147,6 +147,12 @@ extension ReconcilerStateMachine {
             lastChange: context.lastChange.map(ISO8601.format), server: configuration.serverName)
         status.conflicts = conflicts.isEmpty ? nil : conflicts
         status.reverts = recentReverts.isEmpty ? nil : recentReverts
+        if context.log.count > 0 {
+            status.historyOldestSeq = context.log[0].seq
+            status.historyOldestTime = ISO8601.format(context.log[0].time)
+            status.historyBytes = context.log.bytes
+        }
+        status.replica = environment.replica
         return status
     }
 

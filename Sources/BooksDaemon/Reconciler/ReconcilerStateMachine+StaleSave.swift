@@ -30,8 +30,9 @@ extension ReconcilerStateMachine {
         }
         // The save itself is a version of the file too (an editor's buffer now holds it): its books
         // are those held now with the others' re-applied changes undone.
-        fileVersions.record(
-            Self.version(seq: context.seq, identity: identity, overlay: NetChanges(stale.result.reapplied)))
+        let saved = Self.version(seq: context.seq, identity: identity, overlay: NetChanges(stale.result.reapplied))
+        fileVersions.record(saved)
+        if lockBases[stale.saver] != nil { lockBases.set(stale.saver, to: saved) }
         if !stale.result.conflicts.isEmpty {
             let time = applied?.time ?? Date()
             for conflict in stale.result.conflicts {

@@ -31,6 +31,10 @@ public struct ReconcilerStateMachine: Sendable {
         public var maxLineBytes: Int
         /// How many change sets the change log keeps.
         public var changeLogRetention: Int
+        /// Change sets older than this many seconds before the newest are dropped (nil: no limit).
+        public var historyMaxAge: Double?
+        /// The history kept is cut to this many bytes (nil: no limit).
+        public var historyMaxBytes: Int?
         /// The server's name in `hello` replies.
         public var serverName: String
 
@@ -38,8 +42,11 @@ public struct ReconcilerStateMachine: Sendable {
         public init(
             path: String, format: BookFileFormat = .text, confirmationDelay: Duration = .seconds(1),
             maxLineBytes: Int = 1 << 20, changeLogRetention: Int = 10_000,
+            historyMaxAge: Double? = nil, historyMaxBytes: Int? = nil,
             serverName: String = BooksdCommandLine.versionString
         ) {
+            self.historyMaxAge = historyMaxAge
+            self.historyMaxBytes = historyMaxBytes
             self.path = path
             self.format = format
             self.confirmationDelay = confirmationDelay
@@ -78,6 +85,8 @@ public struct ReconcilerStateMachine: Sendable {
         var reason: String
         /// For a save from a stale buffer: the editor locks seen with it (it is merged once confirmed).
         var locks: [EditorLock] = []
+        /// And the holders whose lock had just vanished (see ``LockHolderBases/look(_:current:)``).
+        var vanished: [String] = []
     }
 
     /// The settings in force.
@@ -105,9 +114,13 @@ public struct ReconcilerStateMachine: Sendable {
     /// the content is then compared with it (an ordinary change set) instead of replacing it.
     var resumingHistory = false
     /// The recent versions of the file (seq and identity), to tell which one an editor loaded.
-    var fileVersions = FileVersions()
+    public internal(set) var fileVersions = FileVersions()
     /// The editor locks seen beside the file when it was last compared (see ``ReconcilerInput/editorLocksSeen(_:then:)``).
     var editorLocks: [EditorLock] = []
+    /// For nano and Emacs locks (which name no version): the version each holder's buffer came from.
+    var lockBases = LockHolderBases()
+    /// The holders of such locks there at the last look and gone at this one (see ``LockHolderBases/look(_:current:)``).
+    var vanishedHolders: [String] = []
     /// Conflicts of merged saves, not settled yet, oldest first.
     public internal(set) var conflicts: [RecordedConflict] = []
     var nextConflictID = 1
@@ -148,6 +161,9 @@ public struct ReconcilerStateMachine: Sendable {
         var actions = decide(input)
         if !settling.isEmpty { settleConflicts(answeredBy: &actions) }
         if !undoRefusals.isEmpty { reportUndoRefusals(in: &actions) }
+        if context.log.maxAge != configuration.historyMaxAge || context.log.maxBytes != configuration.historyMaxBytes {
+            context.limitHistory(maxAge: configuration.historyMaxAge, maxBytes: configuration.historyMaxBytes)
+        }
         noteVersion()
         return actions
     }
@@ -156,12 +172,23 @@ public struct ReconcilerStateMachine: Sendable {
         switch input {
         case .editorLocksSeen(let locks, let next):
             editorLocks = locks
-            defer { editorLocks = [] }
-            return decide(next)
+            defer { (editorLocks, vanishedHolders) = ([], []) }
+            noteLockHolders()
+            let seq = context.seq
+            let actions = decide(next)
+            if case .fileObserved(_, let purpose) = next, purpose != .commit, context.seq != seq {
+                noteStandingSave()
+            }
+            return actions
         case .mergedSaveWritten(let result, let merged): return mergedSaveWritten(result, merged: merged)
         case .conflictsLoaded(let loaded):
             conflicts = loaded
             nextConflictID = (loaded.map(\.id).max() ?? 0) + 1
+            return []
+        case .fileVersionsLoaded(let loaded):
+            var restored = FileVersions(capacity: fileVersions.capacity)
+            for version in loaded + fileVersions.versions { restored.record(version) }
+            fileVersions = restored
             return []
         case .resolveConflict(let id, let take, let requestID, let connection, let source, let actor):
             return resolveConflict(
@@ -320,12 +347,19 @@ public struct ReconcilerStateMachine: Sendable {
                 return scheduleConfirmation(
                     observed: splice.applied(to: context.document.bytes), reason: reason, locks: editorLocks)
             }
+            // The same content as a save from a stale buffer waiting to stand still (an editor's
+            // second write of it, or its lock gone meanwhile): it keeps waiting.
+            if let pending = confirmation, !pending.locks.isEmpty || !pending.vanished.isEmpty,
+                let seen = pending.observed, ByteComparison.equal(splice.applied(to: context.document.bytes), seen)
+            {
+                return []
+            }
             // A save from a stale buffer is merged once it stands still: an editor may still be
             // writing it, and a merge of half a save would re-apply the others' changes onto it.
-            if !editorLocks.isEmpty, mergeStaleSave(splice) != nil {
+            if hasSaveEvidence, mergeStaleSave(splice) != nil {
                 return scheduleConfirmation(
                     observed: splice.applied(to: context.document.bytes), reason: "a save from a stale buffer",
-                    locks: editorLocks)
+                    locks: editorLocks, vanished: vanishedHolders)
             }
             // A file renamed over the book file (sed -i, a script's temporary file) that was made
             // before versions booksd wrote since: the program read an older version. It is
@@ -358,6 +392,7 @@ public struct ReconcilerStateMachine: Sendable {
             let reverted = revertDetector.isEmpty ? nil : revertDetector.reverted(by: applied.changes)
             if reverted != nil {
                 applied.reverts = revertDetector.revertedSeqs
+                context.markReverts(revertDetector.revertedSeqs)  // kept in the change log and journal
                 recentReverts = Array((recentReverts + revertDetector.revertedSeqs).suffix(16))
             }
             actions.append(.broadcast(applied))

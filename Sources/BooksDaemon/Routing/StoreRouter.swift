@@ -121,7 +121,7 @@ public final class StoreRouter: SocketServerDelegate {
     public func server(_ server: SocketServer, connectionClosed connection: ConnectionID) {
         let route = routes.withLock { $0.removeValue(forKey: connection) }
         for name in route?.subscribed ?? [] {
-            directory.engine(named: name)?.server(server, connectionClosed: connection)
+            directory.engine(named: name)?.connectionClosed(connection)
         }
     }
 

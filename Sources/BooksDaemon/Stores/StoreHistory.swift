@@ -2,7 +2,7 @@ import BooksCore
 import BooksStore
 import Glibc
 
-/// Opening a store's saved history (issue 12), one directory per store.
+/// Opening a store's saved history, one directory per store.
 enum StoreHistory {
     /// Opens the state directory of `spec` and restores its saved history; logs which epoch the
     /// store continues, or why it begins a new one. Never fails: without a usable directory the

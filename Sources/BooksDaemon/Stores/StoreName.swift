@@ -1,4 +1,4 @@
-/// The name of a store: a book file served by the daemon under that name (issue 13).
+/// The name of a store: a book file served by the daemon under that name.
 ///
 /// Guarantees: a value always matches `[A-Za-z0-9][A-Za-z0-9._-]{0,63}` — 1 to 64 ASCII letters,
 /// digits, `.`, `_` or `-`, starting with a letter or digit — so it is safe as a file name (a

@@ -7,14 +7,14 @@ public enum FileWatcherError: Error, Sendable, Hashable, CustomStringConvertible
     case invalidPath(String)
     /// `start` was called on a watcher that is already running.
     case alreadyStarted
-    /// libinotifytools is a process-wide singleton: only one ``InotifyFileWatcher`` may run per
-    /// process. `activePath` is the file the running one watches.
+    /// libinotifytools is a process-wide singleton: only one ``InotifyHub`` may run per process.
+    /// `activePath` names the one that holds it.
     case anotherInotifyWatcherActive(activePath: String)
     /// `inotifytools_initialize()` (i.e. `inotify_init`) failed.
     case inotifyInitializationFailed(errno: Int32)
     /// The inotify descriptor landed at or above `FD_SETSIZE` (1024), where libinotifytools'
-    /// `select()` would abort the process. Start the watcher (or call
-    /// ``InotifyFileWatcher/prepare()``) before the process opens many descriptors.
+    /// `select()` would abort the process. Start the hub (or call
+    /// ``InotifyHub/prepare()``) before the process opens many descriptors.
     case descriptorAboveSelectLimit(fd: Int32)
     /// Adding the inotify watch on `directory` failed (missing directory, permission, or the
     /// `fs.inotify.max_user_watches` limit for `ENOSPC`).
@@ -32,15 +32,15 @@ public enum FileWatcherError: Error, Sendable, Hashable, CustomStringConvertible
         case .alreadyStarted:
             return "the file watcher is already running"
         case .anotherInotifyWatcherActive(let active):
-            return "another InotifyFileWatcher is already active in this process (watching '\(active)'); "
-                + "libinotifytools is a process-wide singleton, stop that watcher first"
+            return "libinotifytools is already in use in this process (by \(active)); "
+                + "it is a process-wide singleton, stop that user first"
         case .inotifyInitializationFailed(let code):
             var hint = ""
             if code == EMFILE { hint = " (limit fs.inotify.max_user_instances or RLIMIT_NOFILE reached)" }
             return "inotifytools_initialize failed: \(Self.text(code))\(hint)"
         case .descriptorAboveSelectLimit(let fd):
             return "the inotify descriptor is \(fd), not below FD_SETSIZE (1024) that libinotifytools' select() "
-                + "requires; start the watcher (or InotifyFileWatcher.prepare()) before opening many descriptors"
+                + "requires; start the hub (or InotifyHub.prepare()) before opening many descriptors"
         case .watchFailed(let directory, let code):
             var hint = ""
             if code == ENOSPC { hint = " (inotify watch limit fs.inotify.max_user_watches reached)" }

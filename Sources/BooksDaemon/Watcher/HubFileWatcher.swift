@@ -1,7 +1,7 @@
 import BooksPlatform
 
 /// A ``FileWatcher`` for one file on a shared ``InotifyHub``: the directory's single watch,
-/// filtered on the exact file name, with ``InotifyFileWatcher``'s event classification.
+/// filtered on the exact file name (``InotifyEventClassifier``): the inotify watcher booksd runs.
 ///
 /// Beyond the ``FileWatcher`` contract: the handler runs on the hub's thread, shared by every
 /// store, so it must only post work (``deliversOnSharedThread`` is true; `BookEngine` then

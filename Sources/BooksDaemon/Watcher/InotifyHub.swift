@@ -2,18 +2,19 @@ import BooksPlatform
 import Dispatch
 import Glibc
 
-/// One inotify instance for the whole process, shared by every store (issue 13).
+/// One inotify instance for the whole process, shared by every store: booksd's inotify watcher.
 ///
-/// libinotifytools keeps process-wide state, so two ``InotifyFileWatcher``s cannot coexist; the
-/// hub owns the library on ONE dedicated thread (`booksd-inotify`) and serves any number of
-/// per-file watchers (``fileWatcher(path:)``, used by engines exactly like an
-/// ``InotifyFileWatcher``) and directory listeners (``listen(directory:handler:)``, the watched
-/// folder).
+/// libinotifytools keeps process-wide state, so the hub owns the library on ONE dedicated thread
+/// (`booksd-inotify`) and serves any number of per-file watchers (``fileWatcher(path:)``, a
+/// ``HubFileWatcher`` per store) and directory listeners (``listen(directory:handler:)``, the
+/// watched folder). A file is watched through its DIRECTORY, filtered on the exact file name: a
+/// watch on the file itself would silently follow a renamed backup, and only the directory's
+/// watch sees every edit method (in place, rename-over, rm + recreate).
 ///
 /// Guarantees:
 /// - ONE watch per directory, however many files or listeners it serves; a directory's watch is
 ///   removed when its last registration goes.
-/// - Events are classified exactly like ``InotifyFileWatcher``'s (exact file name, editors' swap,
+/// - Events are classified by ``InotifyEventClassifier`` (exact file name, editors' swap,
 ///   backup and temporary names ignored; see docs/EVENTS.md) and delivered on the hub
 ///   thread, serially. Handlers must return at once (post work elsewhere): a handler that
 ///   blocks delays every store.
@@ -23,8 +24,17 @@ import Glibc
 /// - A directory deleted, moved or unmounted: its registrations get ``FileWatchEvent/watchLost``,
 ///   the hub retries every second and sends `.watchLost` again once the watch is back; other
 ///   directories are unaffected. A queue overflow reaches every registration as `.overflow`.
-/// - The hub cannot run beside an ``InotifyFileWatcher`` in the same process (both need the
-///   library): ``start()`` then throws ``FileWatcherError/anotherInotifyWatcherActive(activePath:)``.
+/// - One hub runs per process (it needs the library to itself): a second one's ``start()``
+///   throws ``FileWatcherError/anotherInotifyWatcherActive(activePath:)``.
+/// - `stop()` wakes the thread at once (a pipe watched by the same inotify instance).
+///
+/// Descriptor limit: libinotifytools `select()`s on its descriptor and aborts the process when
+/// that descriptor is ≥ 1024. Call ``prepare()`` early, before the process opens many
+/// descriptors; if the descriptor still lands too high, ``start()`` throws
+/// ``FileWatcherError/descriptorAboveSelectLimit(fd:)`` instead of letting the library abort.
+///
+/// Limitations: renames of an ANCESTOR of a watched directory are not seen; a symlinked file is
+/// watched by its link name only (edits to the link target elsewhere are not seen).
 public final class InotifyHub: Sendable {
     typealias ID = InotifyHubRoutes.ID
 
@@ -48,8 +58,19 @@ public final class InotifyHub: Sendable {
     let shared = Locked(Shared())
     let running = Locked<InotifyHubRun?>(nil)
 
-    /// The slot name used in ``InotifyFileWatcher``'s process-wide reservation.
+    /// The slot name used in the process-wide reservation of libinotifytools.
     static let slotName = "the shared inotify hub"
+
+    /// Who holds libinotifytools in this process (one hub at a time), if anyone.
+    static let processSlot = Locked<String?>(nil)
+
+    /// Reserves a descriptor number below 1024 for libinotifytools, to be released just before
+    /// the library is initialised. Call it first thing in the daemon, before opening many
+    /// descriptors. Returns whether a slot is reserved. Safe to call more than once.
+    @discardableResult
+    public static func prepare() -> Bool {
+        InotifyToolsLibrary.reserveSlot()
+    }
 
     /// Creates a hub; its thread starts with ``start()`` or the first registration.
     public init() {}

@@ -150,3 +150,9 @@ struct InotifyHubLoop: ~Copyable {
         return ts
     }
 }
+
+extension timespec {
+    static func >= (lhs: timespec, rhs: timespec) -> Bool {
+        lhs.tv_sec != rhs.tv_sec ? lhs.tv_sec > rhs.tv_sec : lhs.tv_nsec >= rhs.tv_nsec
+    }
+}

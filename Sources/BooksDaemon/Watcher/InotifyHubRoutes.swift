@@ -6,8 +6,7 @@ import CInotifyTools
 ///
 /// Guarantees: one watch per directory however many files or listeners it has; an event reaches
 /// only the registrations of its directory (by watch descriptor) and, for a file watcher, only
-/// events on its exact name, classified like ``InotifyFileWatcher`` does (see
-/// ``InotifyEventClassifier``); subdirectory entries never reach a listener.
+/// events on its exact name, classified by ``InotifyEventClassifier``; subdirectory entries never reach a listener.
 struct InotifyHubRoutes: Sendable {
     /// Identifies one registration (a file watcher or a directory listener).
     typealias ID = UInt64

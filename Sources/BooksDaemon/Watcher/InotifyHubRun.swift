@@ -22,11 +22,11 @@ final class InotifyHubRun: Sendable {
     /// Takes the process-wide libinotifytools slot, spawns the thread and waits until the library
     /// is initialised.
     static func launch(hub: InotifyHub) throws(FileWatcherError) -> InotifyHubRun {
-        try InotifyFileWatcher.processSlot.withLock { (slot: inout String?) throws(FileWatcherError) in
+        try InotifyHub.processSlot.withLock { (slot: inout String?) throws(FileWatcherError) in
             if let active = slot { throw .anotherInotifyWatcherActive(activePath: active) }
             slot = InotifyHub.slotName
         }
-        let release: @Sendable () -> Void = { InotifyFileWatcher.processSlot.withLock { $0 = nil } }
+        let release: @Sendable () -> Void = { InotifyHub.processSlot.withLock { $0 = nil } }
         let wake: WakePipe
         do throws(FileWatcherError) { wake = try WakePipe.make() } catch {
             release()

@@ -6,7 +6,7 @@ import Glibc
 /// Thread-confined handle on the process-wide libinotifytools state.
 ///
 /// libinotifytools keeps all of its state in C statics and is not thread-safe, so exactly one
-/// dedicated thread (the ``InotifyFileWatcher`` thread) creates, uses and closes this value.
+/// dedicated thread (the ``InotifyHub`` thread) creates, uses and closes this value.
 /// It is deliberately not `Sendable`.
 struct InotifyToolsLibrary: ~Copyable {
     /// The inotify descriptor libinotifytools opened (found via `/proc/self/fd`), or -1.
@@ -18,7 +18,7 @@ struct InotifyToolsLibrary: ~Copyable {
 
     /// The descriptor reservation made by ``reserveSlot()``.
     enum Reservation: Sendable, Equatable {
-        /// No reservation (``InotifyFileWatcher/prepare()`` was not called, or no low slot was free).
+        /// No reservation (``InotifyHub/prepare()`` was not called, or no low slot was free).
         case none
         /// `/dev/null` is held open on this descriptor number (below `FD_SETSIZE`).
         case held(Int32)

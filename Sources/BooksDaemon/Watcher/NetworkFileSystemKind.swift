@@ -86,9 +86,9 @@ public func detectNetworkFileSystem(path: String) -> NetworkFileSystemKind? {
 }
 
 /// Picks the watcher for `path`: ``PollingFileWatcher`` on network filesystems (with a warning
-/// to log), ``InotifyFileWatcher`` otherwise.
+/// to log), a watcher on `hub` otherwise.
 public func makeFileWatcher(
-    path: String, pollingIntervalSeconds: Double = 2
+    path: String, hub: InotifyHub, pollingIntervalSeconds: Double = 2
 )
     throws(FileWatcherError) -> (watcher: any FileWatcher, warning: String?)
 {
@@ -100,5 +100,5 @@ public func makeFileWatcher(
                 + "polling every \(watcher.intervalSeconds) s instead"
         )
     }
-    return (try InotifyFileWatcher(path: path), nil)
+    return (try hub.fileWatcher(path: path), nil)
 }

@@ -37,6 +37,14 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     /// Recent file edits that stood as written and undid client writes made shortly before (the
     /// seqs of those writes), newest last; nil or empty: none.
     public var reverts: [UInt64]?
+    /// The history kept (`booksctl log`): its oldest change set's seq and time, and its size in
+    /// bytes; absent when none is kept.
+    public var historyOldestSeq: UInt64?
+    public var historyOldestTime: String?
+    public var historyBytes: Int?
+    /// For a replica of a store another booksd owns: how it stands (in sync, offline since …,
+    /// edits queued); nil for a store this booksd owns.
+    public var replica: String?
 
     public init(
         file: String, format: String, fileState: String, fileProblem: String?, bookCount: Int,

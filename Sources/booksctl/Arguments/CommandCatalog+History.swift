@@ -46,7 +46,9 @@ extension CommandCatalog {
         name: "show", summary: "show one change set in full",
         positionals: [("SEQ", "the change set's seq (as log prints it)")],
         options: [json],
-        details: ["The change set's line as log prints it, then each book's change (log -p). Exit 5 when it is not kept."],
+        details: [
+            "The change set's line as log prints it, then each book's change (log -p). Exit 5 when it is not kept."
+        ],
         examples: [("booksctl show 42", "change set 42, book by book")],
         exitNotes: ["5  no change set SEQ is kept"])
 

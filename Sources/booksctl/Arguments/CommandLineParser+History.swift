@@ -49,7 +49,8 @@ extension CommandLineParser {
 
     private static func seq(_ text: String, _ spec: CommandSpec) throws(UsageError) -> UInt64 {
         guard let value = UInt64(text), value > 0 else {
-            throw UsageError(message: "SEQ is a change set's number (as log prints it), not '\(text)'", command: spec.name)
+            throw UsageError(
+                message: "SEQ is a change set's number (as log prints it), not '\(text)'", command: spec.name)
         }
         return value
     }

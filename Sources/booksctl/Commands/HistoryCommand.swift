@@ -53,7 +53,9 @@ enum HistoryCommand {
         return .success
     }
 
-    static func blame(_ ids: [String], json: Bool, _ context: CommandContext) async throws(BooksClientError)
+    static func blame(
+        _ ids: [String], json: Bool, _ context: CommandContext
+    ) async throws(BooksClientError)
         -> ExitCode
     {
         let client = try await context.connect()

@@ -91,11 +91,17 @@ enum StatusCommand {
                 style.yellow("file edits undid client writes (seq \(reverts.map(String.init).joined(separator: ", ")))")
             )
         }
+        if let replica = s.replica { row("replica", e(replica)) }
         var watcher = e(s.watcherMode)
         if let warning = s.watcherWarning { watcher += " — " + style.yellow(e(warning)) }
         row("watcher", watcher)
         row("epoch", e(s.epoch))
         row("seq", "\(s.seq) (replayable from \(s.oldestReplayableSeq))")
+        if let oldest = s.historyOldestSeq {
+            row(
+                "history",
+                "from seq \(oldest) (\(HistoryPrinter.localTime(s.historyOldestTime))), \(s.historyBytes ?? 0) bytes")
+        }
         row("subscribers", String(s.subscribers))
         row("clients", String(s.clients))
         row("uptime", duration(s.uptimeSeconds))

@@ -62,7 +62,8 @@ struct HistoryPrinter: Sendable {
         var pairs: [(String, String)] = [
             ("seq", String(change.seq)), ("epoch", JSONLine.string(change.epoch)),
             ("time", change.time.map(JSONLine.string) ?? "null"), ("source", JSONLine.string(source)),
-            ("actor", change.actor.map(JSONLine.actor) ?? "null"), ("changes", "[" + books.joined(separator: ",") + "]"),
+            ("actor", change.actor.map(JSONLine.actor) ?? "null"),
+            ("changes", "[" + books.joined(separator: ",") + "]"),
         ]
         if let store { pairs.append(("store", JSONLine.string(store))) }
         return JSONLine.object(pairs)
@@ -70,7 +71,8 @@ struct HistoryPrinter: Sendable {
 
     /// `ID  SEQ  TIME  SOURCE  ACTOR  CHANGE  name — author` for a book's last change.
     func line(_ entry: BlameEntry) -> String {
-        let book = entry.book.map { "\(TextCell.escape($0.name)) — \(TextCell.escape($0.author))" } ?? "(not in the file)"
+        let book =
+            entry.book.map { "\(TextCell.escape($0.name)) — \(TextCell.escape($0.author))" } ?? "(not in the file)"
         guard let source = entry.source else {
             return [TextCell.escape(entry.id), String(entry.seq), "(older than the history kept)", book].joined(
                 separator: "  ")
@@ -87,7 +89,8 @@ struct HistoryPrinter: Sendable {
             ("id", JSONLine.string(entry.id)), ("seq", String(entry.seq)),
             ("time", entry.time.map(JSONLine.string) ?? "null"),
             ("source", entry.source.map { JSONLine.string($0.rawValue) } ?? "null"),
-            ("actor", entry.actor.map(JSONLine.actor) ?? "null"), ("change", entry.change.map(JSONLine.string) ?? "null"),
+            ("actor", entry.actor.map(JSONLine.actor) ?? "null"),
+            ("change", entry.change.map(JSONLine.string) ?? "null"),
             ("name", entry.book.map { JSONLine.string($0.name) } ?? "null"),
             ("author", entry.book.map { JSONLine.string($0.author) } ?? "null"),
         ])

@@ -92,6 +92,8 @@ private func error(_ text: String) -> ConfigurationError? {
             nats_buffer = 128
             nats_batch = 8
             max_stores = 500
+            history_max_age = 7d
+            history_max_bytes = 16M
             http_listen = 127.0.0.1:8080, [::1]:8080
             http_hosts = books.example.org
             http_tls_cert = /etc/booksd/http.crt
@@ -145,6 +147,8 @@ private func error(_ text: String) -> ConfigurationError? {
         expected.nats.bufferCapacity = 128
         expected.nats.batchLimit = 8
         expected.maxStores = 500
+        expected.historyMaxAgeSeconds = 7 * 86_400
+        expected.historyMaxBytes = 16 << 20
         expected.http.listen = [.init(host: "127.0.0.1", port: 8080), .init(host: "::1", port: 8080)]
         expected.http.hosts = ["books.example.org"]
         expected.http.tlsCertificateFile = "/etc/booksd/http.crt"

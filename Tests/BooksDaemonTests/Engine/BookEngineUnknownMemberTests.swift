@@ -6,7 +6,7 @@ import Testing
 
 @testable import BooksDaemon
 
-/// Issue 16: a hand edit of a JSON book's member other than id, name and author (`isbn`) was
+/// A hand edit of a JSON book's member other than id, name and author (`isbn`) was
 /// invisible: the canonical text did not change, so no update was reported.
 @Suite(.serialized) struct BookEngineUnknownMemberTests {
     func start(_ json: String) throws -> (TemporaryDirectory, BookEngine, RecordingChannel) {

@@ -2,7 +2,7 @@ import Testing
 
 @testable import BooksDaemon
 
-/// Which stores NATS can carry (issues 13 and 14): pure, no NATS needed.
+/// Which stores NATS can carry: pure, no NATS needed.
 @Suite struct NATSStoreLinksTests {
     @Test(arguments: ["default", "fiction", "a-b_c", "owner", "x_owners", "owner_x", "A9"])
     func aStoreNATSCanNameIsPublished(_ name: String) throws {

@@ -48,4 +48,21 @@ import Testing
         #expect(ChangeActor(uid: 1000, user: "alice", pid: 42, program: "booksctl").summary == "alice booksctl[42]")
         #expect(ChangeActor(user: "bob", pid: 77, host: "laptop", editor: "vim").summary == "bob vim[77]@laptop")
     }
+
+    @Test func aHandEditWithAVimSwapBesideItNamesVimsUserAndPid() {
+        var driver = ReconcilerDriver("1|Dune|Herbert\n")
+        driver.machine.attribution = ReconcilerAttribution { $0 == 0 ? "root" : nil }
+        // vim loaded the version the daemon holds (mtime 1, inode 7): an ordinary save.
+        driver.locks = [
+            .swap(SwapFileHeader(program: "VIM 9.0", mtimeSeconds: 1, inode: 7, pid: 4242, user: "carol", host: "box"))
+        ]
+        driver.edit("1|Dune|Frank Herbert\n")
+        driver.event()
+        #expect(driver.broadcasts.last?.source == .file)
+        #expect(driver.broadcasts.last?.actor == ChangeActor(user: "carol", pid: 4242, host: "box", editor: "vim"))
+        driver.locks = []
+        driver.edit("1|Dune|F. Herbert\n")
+        driver.event()
+        #expect(driver.broadcasts.last?.actor?.editor == "unknown")
+    }
 }

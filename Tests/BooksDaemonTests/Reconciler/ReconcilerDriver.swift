@@ -33,7 +33,7 @@ struct ReconcilerDriver {
     var beforeSave: ((inout ReconcilerDriver) -> StoreError?)?
     /// When set, every read of the file fails with it (an I/O error).
     var readError: StoreError?
-    /// The editor locks beside the file (read with each comparison that finds a change).
+    /// The editor locks beside the file (read with each comparison that finds a change, and before each commit).
     var locks: [EditorLock] = []
     /// The conflicts last stored.
     var storedConflicts: [RecordedConflict]?
@@ -141,13 +141,19 @@ struct ReconcilerDriver {
     private mutating func perform(_ action: ReconcilerAction) -> ReconcilerInput? {
         switch action {
         case .observeFile(let purpose, let unless):
-            if let unless, identity == unless { return .fileObserved(.sameIdentity(unless), for: purpose) }
-            fileReads += 1
-            let comparison = compare()
-            if purpose != .commit, case .changed = comparison, !locks.isEmpty {
-                return .editorLocksSeen(locks, then: .fileObserved(.compared(comparison), for: purpose))
+            // As the engine: the locks are read with a comparison that finds a change, and before a commit.
+            let answer: ReconcilerInput
+            var changed = false
+            if let unless, identity == unless {
+                answer = .fileObserved(.sameIdentity(unless), for: purpose)
+            } else {
+                fileReads += 1
+                let comparison = compare()
+                if case .changed = comparison { changed = true }
+                answer = .fileObserved(.compared(comparison), for: purpose)
             }
-            return .fileObserved(.compared(comparison), for: purpose)
+            guard changed || purpose == .commit, !locks.isEmpty || machine.awaitsLockLook else { return answer }
+            return .editorLocksSeen(locks, then: answer)
         case .save(let request, let document, let expected):
             saves += 1
             if let error = beforeSave?(&self) { return .saveFinished(.failure(error)) }

@@ -70,7 +70,10 @@ import Testing
     @Test func listAtAnEarlierSeqRebuildsTheBooksThen() {
         var driver = Self.history()
         let start = Self.ask(&driver, Request(id: "a", op: .list, at: HistoryBound(seq: 0)))?.result
-        #expect(start?.books == [Book(id: "1", name: "Dune", author: "Herbert"), Book(id: "2", name: "Emma", author: "Austen")])
+        #expect(
+            start?.books == [
+                Book(id: "1", name: "Dune", author: "Herbert"), Book(id: "2", name: "Emma", author: "Austen"),
+            ])
         #expect(start?.seq == 0)
         let two = Self.ask(&driver, Request(id: "a", op: .list, sort: BookSort(.name), at: HistoryBound(seq: 2)))
         #expect(two?.result?.books?.map(\.name) == ["Dune Messiah", "Emma", "Ulysses"])
@@ -113,5 +116,48 @@ import Testing
         #expect(driver.broadcasts.last?.changes.deleted.map(\.id) == ["3"])
         #expect(Self.undo(&driver, [2], force: true)?.ok == true)
         #expect(driver.machine.context.book(id: "1")?.name == "Dune")
+    }
+
+    @Test func pastRetentionTheAnswersSaySoAndAResumeResyncs() {
+        var driver = Self.history()
+        var configuration = driver.machine.configuration
+        configuration.historyMaxBytes = 1  // only the newest change set stays
+        driver.machine.reconfigure(configuration)
+        driver.event(.contentMayHaveChanged)
+        let log = Self.ask(&driver, Request(id: "l", op: .log))?.result
+        #expect(log?.history?.map(\.seq) == [3])
+        #expect(log?.oldestSeq == 3)
+        #expect(
+            Self.ask(&driver, Request(id: "s", op: .show, seqs: [1]))?.error?.message
+                == "change set 1 is no longer in the history kept (the oldest kept is seq 3)")
+        #expect(
+            Self.ask(&driver, Request(id: "a", op: .list, at: HistoryBound(seq: 0)))?.error?.message
+                == "the list at seq 0 is older than the history kept (it can show seq 2 or later)")
+        #expect(Self.ask(&driver, Request(id: "a", op: .list, at: HistoryBound(seq: 2)))?.result?.books?.count == 3)
+        #expect(
+            Self.undo(&driver, [1])?.error?.message
+                == "change set 1 is no longer in the history (the oldest kept is seq 3)")
+        _ = Self.ask(&driver, Request(id: "f", op: .subscribe, resume: ResumePoint(epoch: "E", seq: 1)))
+        #expect(driver.subscriptions.last?.1.first?.reason == "history-trimmed")
+    }
+
+    @Test func theChangeLogDropsByCountAgeAndSize() {
+        func change(_ seq: UInt64, at seconds: Double, name: String = "x") -> SequencedChangeSet {
+            SequencedChangeSet(
+                epoch: "E", seq: seq, source: .client, time: Date(timeIntervalSince1970: seconds),
+                changes: ChangeSet(inserted: [Book(id: "b\(seq)", name: name, author: "a")]))
+        }
+        var log = ChangeLog(retention: 3, maxAge: 50)
+        for (seq, time) in [(1, 0.0), (2, 10), (3, 90), (4, 100)] { log.append(change(UInt64(seq), at: time)) }
+        #expect(log.oldestSeq == 3)
+        #expect(log.changes(after: 1, currentSeq: 4) == nil)
+        #expect(log.changes(after: 2, currentSeq: 4)?.map(\.seq) == [3, 4])
+        var sized = ChangeLog(retention: 10, maxBytes: 300)
+        for seq in 1...5 { sized.append(change(UInt64(seq), at: Double(seq), name: String(repeating: "n", count: 40))) }
+        #expect(sized.bytes <= 300 && sized.count == 2)
+        #expect(sized.firstSeq(atOrAfter: Date(timeIntervalSince1970: 4.5)) == 5)
+        var many = ChangeLog(retention: 2000)
+        for seq in 1...5000 { many.append(change(UInt64(seq), at: Double(seq))) }
+        #expect(many.count == 2000 && many.oldestSeq == 3001 && many[1999].seq == 5000)
     }
 }

@@ -5,7 +5,7 @@ import Testing
 
 @testable import BooksDaemon
 
-/// A read that fails with an I/O error is retried by the machine itself (issue 16, I/O faults):
+/// A read that fails with an I/O error is retried by the machine itself (I/O faults):
 /// no watcher event may come to read the file again.
 @Suite struct ReconcilerRereadTests {
     @Test func aFailedReadIsRetriedUntilItSucceedsAndNeverDeletes() {

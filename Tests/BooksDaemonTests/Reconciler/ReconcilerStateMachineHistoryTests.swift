@@ -5,7 +5,7 @@ import Testing
 @testable import BooksDaemon
 @testable import BooksStore
 
-/// Continuing a context restored from saved history (issue 12): what changed in the file while
+/// Continuing a context restored from saved history: what changed in the file while
 /// the daemon was down is the next change set, with the usual guards — driven in memory.
 @Suite struct ReconcilerStateMachineHistoryTests {
     static let rows = "1|Dune|Herbert\n2|Emma|Austen\n3|Ulysses|Joyce\n4|Beloved|Morrison\n"

@@ -5,7 +5,7 @@ import Testing
 
 @testable import BooksDaemon
 
-/// Reads that could make the daemon work hard are bounded (issue 16, CPU and memory).
+/// Reads that could make the daemon work hard are bounded (CPU and memory).
 @Suite struct ReconcilerStateMachineReadTests {
     func read(_ request: Request) -> Reply? {
         var driver = ReconcilerDriver(ReconcilerStateMachineTests.two)

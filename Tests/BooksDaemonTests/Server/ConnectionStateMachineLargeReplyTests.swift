@@ -5,7 +5,7 @@ import Testing
 
 @testable import BooksDaemon
 
-/// Issue 16, item 1, in the pure machine: requests whose reply can be large are delivered one at
+/// In the pure machine: requests whose reply can be large are delivered one at
 /// a time per connection, and only while its output is at most half of the limit.
 @Suite struct ConnectionStateMachineLargeReplyTests: ConnectionMachineSuite {
     @Test func pipelinedListsAreDeliveredOneAtATimeBelowHalfTheLimit() {

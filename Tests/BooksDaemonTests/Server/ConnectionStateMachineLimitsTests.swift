@@ -5,7 +5,7 @@ import Testing
 
 @testable import BooksDaemon
 
-/// Issue 16's limits in the pure machine: the idle timeout and the budget for unfinished lines.
+/// The daemon's limits in the pure machine: the idle timeout and the budget for unfinished lines.
 @Suite struct ConnectionStateMachineLimitsTests: ConnectionMachineSuite {
     @Test func idleTimeoutClosesOnlyQuietUnsubscribedConnections() {
         var fresh = ConnectionStateMachine()

@@ -32,7 +32,7 @@ extension SocketServerTests {
     @Test func manyIdleConnectionsAndRapidChurn() throws {
         // This test fills the descriptor table past 1024 while the inotify watcher tests may run
         // beside it: keep libinotifytools' low slot reserved first, as booksd itself does.
-        InotifyFileWatcher.prepare()
+        InotifyHub.prepare()
         let dir = try TemporaryDirectory()
         let server = try makeServer(dir)
         defer { server.shutdown(reason: "test", timeout: .seconds(1)) }

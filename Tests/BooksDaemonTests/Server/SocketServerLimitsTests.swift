@@ -7,7 +7,7 @@ import Testing
 
 @testable import BooksDaemon
 
-/// Issue 16's limits over real sockets: connections per uid, the idle timeout, the budget for
+/// The daemon's limits over real sockets: connections per uid, the idle timeout, the budget for
 /// unfinished lines.
 extension SocketServerTests {
     @Test func connectionsPerUIDAreCapped() throws {

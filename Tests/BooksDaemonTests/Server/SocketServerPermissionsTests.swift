@@ -5,7 +5,7 @@ import Testing
 
 @testable import BooksDaemon
 
-/// The socket file's permissions (issue 16): never wider than `socket_mode`, not even between
+/// The socket file's permissions: never wider than `socket_mode`, not even between
 /// bind and chmod.
 extension SocketServerTests {
     @Test func socketFileNeverHasMorePermissionsThanConfigured() throws {

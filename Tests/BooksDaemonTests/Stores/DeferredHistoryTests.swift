@@ -7,7 +7,7 @@ import Testing
 
 /// A store without a state directory yet (a first start) creates its saved history after
 /// readiness, before its first change set is handed out, or at a clean stop — never before it
-/// serves (issue 13's cold start of 1,000 stores).
+/// serves (the cold start of 1,000 stores).
 @Suite struct DeferredHistoryTests {
     let dir: TemporaryDirectory
     let recorded = StoreRegistryTests.Recorded()

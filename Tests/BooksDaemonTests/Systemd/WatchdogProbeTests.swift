@@ -42,7 +42,7 @@ import Testing
                 logger: logger)
             server = try SocketServer(configuration: SocketServerConfiguration(path: directory.file("s.sock")))
             engine.attach(server)
-            try server.start(delegate: engine)
+            try server.start(delegate: StoreRouter(server: server, directory: TestStoreDirectory(["default": engine])))
             let pings = self.pings
             probe = WatchdogProbe(
                 watcher: watcher, server: server, engine: engine, logger: logger,

@@ -5,9 +5,10 @@ import Testing
 @testable import BooksDaemon
 
 /// Real tools editing books.txt (methods from EVENTS.md): every one must end in
-/// `.contentMayHaveChanged`, and none may be mistaken for a lost watch or an overflow.
-/// An extension of the serialized inotify suite: libinotifytools is a process singleton.
-extension InotifyFileWatcherTests {
+/// `.contentMayHaveChanged`, and none may be mistaken for a lost watch or an overflow, as the
+/// watcher booksd runs (a store's watcher on the inotify hub) reports them. An extension of the
+/// serialized inotify suite: libinotifytools is a process singleton.
+extension InotifyWatcherTests {
     static func editorCommand(_ method: String, _ file: String) -> [String] {
         let vimNoRc = ["/usr/bin/vim", "-Es", "-u", "NONE", "-N"]
         let edit = ["-c", "%s/Herbert/HERBERT/", "-c", "wq", file]

@@ -7,7 +7,7 @@ import Testing
 
 /// The shared hub against the real kernel: an extension of the serialized inotify suite
 /// (libinotifytools is a process singleton). Every test stops its hub.
-extension InotifyFileWatcherTests {
+extension InotifyWatcherTests {
     @Test func hubServesTwoFilesOfOneDirectoryWithOneWatch() throws {
         let hub = InotifyHub()
         defer { hub.stop() }
@@ -48,7 +48,7 @@ extension InotifyFileWatcherTests {
         #expect(recorder.all.isEmpty)
     }
 
-    @Test func hubListenerHearsEveryEntryAndExcludesAnInotifyFileWatcher() throws {
+    @Test func hubListenerHearsEveryEntryAndExcludesASecondHub() throws {
         let hub = InotifyHub()
         defer { hub.stop() }
         let names = Locked<[String]>([])
@@ -57,8 +57,10 @@ extension InotifyFileWatcherTests {
         }
         try TestFiles.write("3|X|Y\n", to: dir.file("new.txt"))
         #expect(eventuallyBlocking(timeout: 3, interval: 0.01) { names.withLock { $0.contains("new.txt") } })
-        let competing = try InotifyFileWatcher(path: books)
-        #expect(throws: FileWatcherError.self) { try competing.start(handler: { _ in }) }
+        let competing = InotifyHub()
+        #expect(throws: FileWatcherError.anotherInotifyWatcherActive(activePath: InotifyHub.slotName)) {
+            try competing.start()
+        }
         hub.remove(id)
         #expect(hub.watchCount == 0)
     }
@@ -76,7 +78,7 @@ extension InotifyFileWatcherTests {
     }
 }
 
-extension InotifyFileWatcherTests {
+extension InotifyWatcherTests {
     @Test func hubLostDirectoryIsReAddedWhileOtherDirectoriesKeepTheirWatch() throws {
         let hub = InotifyHub()
         defer { hub.stop() }

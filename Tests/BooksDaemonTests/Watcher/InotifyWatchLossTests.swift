@@ -6,14 +6,14 @@ import Testing
 @testable import BooksDaemon
 
 /// Losing the watch (directory removed, moved, unmounted) and getting it back; queue overflow; latency.
-extension InotifyFileWatcherTests {
+extension InotifyWatcherTests {
     @Test func directoryRemovedIsWatchLostThenReestablished() throws {
         let recorder = EventRecorder()
         let nested = dir.file("data")
         mkdir(nested, 0o755)
         let file = nested + "/books.txt"
         try TestFiles.write("1|Dune|Frank Herbert\n", to: file)
-        let watcher = try InotifyFileWatcher(path: file)
+        let watcher = try HubWatcher(path: file)
         try watcher.start(handler: recorder.handler)
         defer { watcher.stop() }
         unlink(file)
@@ -35,7 +35,7 @@ extension InotifyFileWatcherTests {
         mkdir(nested, 0o755)
         let file = nested + "/books.txt"
         try TestFiles.write("1|Dune|Frank Herbert\n", to: file)
-        let watcher = try InotifyFileWatcher(path: file)
+        let watcher = try HubWatcher(path: file)
         try watcher.start(handler: recorder.handler)
         defer { watcher.stop() }
         #expect(rename(nested, dir.file("moved")) == 0)
@@ -65,7 +65,7 @@ extension InotifyFileWatcherTests {
         try TestFiles.write("1|Dune|Frank Herbert\n", to: file)
         #expect(detectNetworkFileSystem(path: file) == nil)  // tmpfs is local
         let recorder = EventRecorder()
-        let watcher = try InotifyFileWatcher(path: file)
+        let watcher = try HubWatcher(path: file)
         try watcher.start(handler: recorder.handler)
         defer { watcher.stop() }
         #expect((try? ChildProcess.runBlocking(["/bin/umount", mountPoint], timeout: 20))?.status == 0)
@@ -88,7 +88,7 @@ extension InotifyFileWatcherTests {
         }
         let recorder = EventRecorder()
         let gate = Gate()
-        let watcher = try InotifyFileWatcher(path: books)
+        let watcher = try HubWatcher(path: books)
         do {
             defer { _ = try? TestFiles.write(original, to: knob) }  // the limit is copied at inotify_init
             try watcher.start { event in

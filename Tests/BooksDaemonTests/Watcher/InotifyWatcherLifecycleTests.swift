@@ -5,8 +5,8 @@ import Testing
 
 @testable import BooksDaemon
 
-/// Stopping, typed start errors and the descriptor limit of the inotify watcher.
-extension InotifyFileWatcherTests {
+/// Stopping, typed start errors and the descriptor limit of the inotify hub and its watchers.
+extension InotifyWatcherTests {
     @Test func stopIsPromptStopsDeliveryAndEndsTheThread() throws {
         let recorder = EventRecorder()
         let watcher = try started(recorder)
@@ -14,7 +14,7 @@ extension InotifyFileWatcherTests {
         let before = MonotonicClock.nanoseconds()
         watcher.stop()
         let stopMilliseconds = Double(MonotonicClock.nanoseconds() - before) / 1e6
-        print("InotifyFileWatcher.stop() took \(stopMilliseconds) ms")
+        print("stopping the watcher and its hub took \(stopMilliseconds) ms")
         #expect(stopMilliseconds < 200)
         #expect(ProcessThreads.noneLeft(named: "booksd-inotify"))
         try TestFiles.write("5|Late|Nobody\n", to: books)
@@ -30,27 +30,28 @@ extension InotifyFileWatcherTests {
 
     @Test func stopFromInsideTheHandlerDoesNotDeadlock() throws {
         let recorder = EventRecorder()
-        let watcher = try InotifyFileWatcher(path: books)
-        let box = Locked<InotifyFileWatcher?>(watcher)
-        try watcher.start { event in
+        let watcher = try HubWatcher(path: books)
+        defer { watcher.stop() }
+        let file = watcher.watcher
+        try file.start { event in
             recorder.handler(event)
-            box.withLock { $0 }?.stop()
+            file.stop()  // on the hub's thread: takes effect for the next event
         }
         try TestFiles.write("7|Self|Stop\n", to: books)
         #expect(recorder.wait(for: .contentMayHaveChanged))
-        #expect(ProcessThreads.noneLeft(named: "booksd-inotify"))
+        #expect(eventuallyBlocking(timeout: 3, interval: 0.01) { watcher.hub.watchCount == 0 })
+        #expect(watcher.hub.isAlive)  // the hub goes on serving the other stores
         try TestFiles.write("8|After|Stop\n", to: books)
         MonotonicClock.sleep(seconds: settle)
         #expect(recorder.all == [.contentMayHaveChanged])
-        box.withLock { $0 = nil }
     }
 
     @Test func secondConcurrentWatcherIsATypedError() throws {
         let first = try started(EventRecorder())
         defer { first.stop() }
         let other = try TemporaryDirectory(prefix: "booksync-inotify-second")
-        let second = try InotifyFileWatcher(path: other.file("books.txt"))
-        #expect(throws: FileWatcherError.anotherInotifyWatcherActive(activePath: books)) {
+        let second = try HubWatcher(path: other.file("books.txt"))
+        #expect(throws: FileWatcherError.anotherInotifyWatcherActive(activePath: InotifyHub.slotName)) {
             try second.start { _ in }
         }
         #expect(throws: FileWatcherError.alreadyStarted) { try first.start { _ in } }
@@ -60,19 +61,17 @@ extension InotifyFileWatcherTests {
     }
 
     @Test func missingDirectoryIsATypedErrorWithErrnoText() throws {
-        let watcher = try InotifyFileWatcher(path: dir.file("missing/books.txt"))
+        let watcher = try HubWatcher(path: dir.file("missing/books.txt"))
         do {
             try watcher.start { _ in }
             Issue.record("start should have failed")
-            watcher.stop()
         } catch {
             #expect(error == .watchFailed(directory: dir.file("missing"), errno: ENOENT))
             #expect(error.description.contains("No such file or directory"))
         }
-        // A failed start leaves nothing behind: another watcher can start.
-        let recorder = EventRecorder()
-        let ok = try started(recorder)
-        ok.stop()
+        // A failed start leaves nothing behind: no watch, and the hub stops cleanly.
+        #expect(watcher.hub.watchCount == 0)
+        watcher.stop()
         #expect(ProcessThreads.noneLeft(named: "booksd-inotify"))
     }
 
@@ -107,7 +106,7 @@ extension InotifyFileWatcherTests {
         // Without prepare(): the library would get a descriptor ≥ 1024 and abort in select().
         InotifyToolsLibrary.releaseReservation()
         fillUntilHigh()
-        let watcher = try InotifyFileWatcher(path: books)
+        let watcher = try HubWatcher(path: books)
         do {
             try watcher.start { _ in }
             // Only possible if a concurrently running test freed a low descriptor meanwhile.
@@ -123,7 +122,7 @@ extension InotifyFileWatcherTests {
         releaseFillers()
 
         // With prepare() first, a low slot is kept for the library even when the table fills up.
-        #expect(InotifyFileWatcher.prepare())
+        #expect(InotifyHub.prepare())
         fillUntilHigh()
         let recorder = EventRecorder()
         try watcher.start(handler: recorder.handler)

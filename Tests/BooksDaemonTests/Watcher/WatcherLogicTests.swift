@@ -91,7 +91,8 @@ import Testing
         let dir = try TemporaryDirectory(prefix: "booksync-fs")
         #expect(detectNetworkFileSystem(path: dir.path) == nil)
         #expect(detectNetworkFileSystem(path: dir.file("absent-books.txt")) == nil)
-        let (watcher, warning) = try makeFileWatcher(path: dir.file("books.txt"))
+        let hub = InotifyHub()  // not started: making a watcher does not touch the library
+        let (watcher, warning) = try makeFileWatcher(path: dir.file("books.txt"), hub: hub)
         #expect(watcher.mode == .inotify)
         #expect(warning == nil)
     }

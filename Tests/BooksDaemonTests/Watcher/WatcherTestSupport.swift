@@ -45,3 +45,24 @@ final class Gate: Sendable {
     func waitOnce() { eventuallyBlocking(timeout: .infinity, interval: 0.001) { opened.load(ordering: .acquiring) } }
     func open() { opened.store(true, ordering: .releasing) }
 }
+
+/// A per-file watcher on an inotify hub of its own, as booksd runs one per store
+/// (`InotifyHub.fileWatcher`). `stop()` stops the watcher and then the hub, so that no test
+/// leaves the process-wide libinotifytools taken; `start` starts the hub again.
+final class HubWatcher: Sendable {
+    let hub = InotifyHub()
+    let watcher: HubFileWatcher
+
+    init(path: String) throws(FileWatcherError) { watcher = try hub.fileWatcher(path: path) }
+
+    func start(handler: @escaping @Sendable (FileWatchEvent) -> Void) throws(FileWatcherError) {
+        try watcher.start(handler: handler)
+    }
+
+    func stop() {
+        watcher.stop()
+        hub.stop()
+    }
+
+    var mode: WatchMode { watcher.mode }
+}

@@ -73,7 +73,7 @@ enum FaultSweep {
     }
 
     /// The thread carrying out the watcher's events (a dispatch thread of the engine's queue,
-    /// named `booksd-events` while it does, since the shared inotify hub of issue 13): its
+    /// named `booksd-events` while it does, since the shared inotify hub): its
     /// re-read of the daemon's own write races with the reply, so a write's sweep leaves it out
     /// (the read sweep covers it).
     static let watcherThread = "booksd-events"

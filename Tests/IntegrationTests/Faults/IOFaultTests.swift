@@ -1,4 +1,4 @@
-// Issue 16, "I/O errors at every call site" (docs/RELIABILITY.md): a preloaded library fails the
+// "I/O errors at every call site" (docs/RELIABILITY.md): a preloaded library fails the
 // N-th open/read/write/pwrite/fsync/fdatasync/rename/ftruncate/close on the book directory with
 // EIO, ENOSPC, EINTR or a short transfer, for every N a write path or the watcher's read makes.
 import BooksTestSupport

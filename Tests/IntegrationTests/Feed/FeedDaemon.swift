@@ -16,14 +16,18 @@ final class FeedDaemon: @unchecked Sendable {
     let logPath: String
     private(set) var daemon: DaemonProcess?
 
-    /// Creates the directory and (if given) the initial file, and starts the daemon.
-    init(rows: [String] = [], settings: [String] = [], arguments: [String] = [], dirMode: mode_t = 0o700) async throws {
+    /// Creates the directory and (if given) the initial file, and starts the daemon. `replica`:
+    /// the file is served as a replica of the store `default` (`--replica default=FILE`).
+    init(
+        rows: [String] = [], settings: [String] = [], arguments: [String] = [], dirMode: mode_t = 0o700,
+        replica: Bool = false
+    ) async throws {
         scratch = try TemporaryDirectory(prefix: "feedtest", mode: dirMode)
         file = scratch.bookFile
         socket = scratch.socket
         logPath = scratch.log
         self.settings = settings
-        self.arguments = arguments
+        self.arguments = arguments + (replica ? ["--replica", "default=\(scratch.bookFile)"] : [])
         if !rows.isEmpty { try TestFiles.write(rows.map { $0 + "\n" }.joined(), to: file) }
         try await start()
     }

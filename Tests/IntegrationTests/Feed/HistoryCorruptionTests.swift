@@ -6,7 +6,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// Damaged, foreign or missing saved history (issue 12): detected at start, logged with the
+/// Damaged, foreign or missing saved history: detected at start, logged with the
 /// reason, and the daemon begins a new epoch — subscribers resync; no event of the old epoch.
 @Suite("Durable history: damaged state means a new epoch")
 struct HistoryCorruptionTests {

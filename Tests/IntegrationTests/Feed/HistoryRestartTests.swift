@@ -6,7 +6,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// Durable history (issue 12): booksd keeps its epoch, seq, versions and change log in its state
+/// Durable history: booksd keeps its epoch, seq, versions and change log in its state
 /// directory, so subscribers resume across restarts; damaged or foreign state means a new epoch.
 @Suite("Durable history across restarts")
 struct HistoryRestartTests {

@@ -5,7 +5,7 @@ import BooksProtocol
 import BooksTestSupport
 import Testing
 
-/// Issue 14, bad input: each a clear error, and the local daemon keeps serving throughout.
+/// Bad input over NATS: each a clear error, and the local daemon keeps serving throughout.
 @Suite(.serialized, .enabled(if: NATSServerProcess.isInstalled, "needs nats-server (Debian package nats-server)"))
 struct NATSBadInputTests {
     @Test func anUnreachableURLIsLoggedAndLocalClientsAreServed() async throws {

@@ -5,7 +5,7 @@ import BooksProtocol
 import BooksTestSupport
 import Testing
 
-/// Issue 14: a three-node JetStream cluster (stream replicas 3) losing the stream's leader
+/// A three-node JetStream cluster (stream replicas 3) losing the stream's leader
 /// while hand edits and client writes go on: no gap, no duplicate, the remote view equals the file.
 @Suite(.serialized, .enabled(if: NATSServerProcess.isInstalled, "needs nats-server (Debian package nats-server)"))
 struct NATSClusterTests {

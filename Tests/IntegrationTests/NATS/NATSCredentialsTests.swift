@@ -4,7 +4,7 @@ import BooksProtocol
 import BooksTestSupport
 import Testing
 
-/// Issue 14, bad credentials: the connection the server refused is closed for good with one clear
+/// Bad NATS credentials: the connection the server refused is closed for good with one clear
 /// log line (no retry loop hammering the server), and the local daemon keeps serving.
 @Suite(.serialized, .enabled(if: NATSServerProcess.isInstalled, "needs nats-server (Debian package nats-server)"))
 struct NATSCredentialsTests {

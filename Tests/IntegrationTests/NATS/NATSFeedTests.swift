@@ -5,7 +5,7 @@ import BooksTestSupport
 import FoundationEssentials
 import Testing
 
-/// Issue 14: the change feed over NATS JetStream, with real `nats-server` processes.
+/// The change feed over NATS JetStream, with real `nats-server` processes.
 @Suite(.serialized, .enabled(if: NATSServerProcess.isInstalled, "needs nats-server (Debian package nats-server)"))
 struct NATSFeedTests {
     @Test func everyEditMethodReachesARemoteSubscriberOnceInOrder() async throws {

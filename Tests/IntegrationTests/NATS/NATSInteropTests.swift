@@ -5,7 +5,7 @@ import BooksTestSupport
 import FoundationEssentials
 import Testing
 
-/// Issue 14: an independent client (Python, nats-py) reads the stream and watches the bucket and
+/// An independent client (Python, nats-py) reads the stream and watches the bucket and
 /// agrees with the file.
 @Suite(
     .serialized, .enabled(if: NATSServerProcess.isInstalled && NATSInterop.hasNatsPy, "needs nats-server and nats-py"))

@@ -5,7 +5,7 @@ import BooksTestSupport
 import FoundationEssentials
 import Testing
 
-/// Issue 14: a second booksd for the same store does not publish, says why, and takes over when
+/// A second booksd for the same store does not publish, says why, and takes over when
 /// the owner is gone.
 @Suite(.serialized, .enabled(if: NATSServerProcess.isInstalled, "needs nats-server (Debian package nats-server)"))
 struct NATSOwnershipTests {

@@ -7,7 +7,7 @@ import FoundationEssentials
 import Glibc
 import Testing
 
-/// Issues 13 and 14 together: every store of one booksd publishes to its own stream, bucket, api
+/// Stores and NATS together: every store of one booksd publishes to its own stream, bucket, api
 /// subject and owner lease, including a store that appears in the watched folder at run time.
 @Suite(.serialized, .enabled(if: NATSServerProcess.isInstalled, "needs nats-server (Debian package nats-server)"))
 struct NATSStoresTests {

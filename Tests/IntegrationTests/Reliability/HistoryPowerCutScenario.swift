@@ -1,4 +1,4 @@
-// The durable history's write paths for the power-cut test (issue 16 × issue 12): client writes
+// The durable history's write paths for the power-cut test: client writes
 // and hand edits journaled, snapshots written while edits go on, and the clean stop.
 import BooksCore
 import BooksProtocol

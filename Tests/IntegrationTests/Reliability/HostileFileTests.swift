@@ -187,7 +187,7 @@ extension ReliabilitySuite {
         }
 
         /// A symlink planted at the book path is refused by default: nothing of its target is served
-        /// or written, and status says why (issue 16).
+        /// or written, and status says why.
         @Test func aSymlinkAtTheBookPathIsRefusedByDefault() throws {
             let (dir, daemon, client) = try Self.start("symlink-refused")
             let elsewhere = TemporaryDirectory.scratch("symlink-victim")

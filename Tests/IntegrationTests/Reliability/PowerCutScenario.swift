@@ -1,4 +1,4 @@
-// The write paths the power-cut test records (issue 16, "Power cuts"): each scenario is a seed
+// The write paths the power-cut test records (docs/RELIABILITY.md, "Power cuts"): each scenario is a seed
 // file and a list of client writes, with the books the file must hold after each of them.
 import BooksCore
 import BooksProtocol

@@ -1,4 +1,4 @@
-// Issue 16 × issue 12: every crash state of the durable history's write paths, each started
+// Power cuts × durable history: every crash state of the durable history's write paths, each started
 // twice: as after a process crash (same boot: the page cache, so the `published` page with every
 // traced write) and as after a power cut (another boot id in the journal header; the page as the
 // crash-state model leaves it, `PublishedPage`).

@@ -1,4 +1,4 @@
-// Issue 16, "Power cuts": every state ext4 (data=ordered) may leave the book directory in when
+// Power cuts (docs/RELIABILITY.md): every state ext4 (data=ordered) may leave the book directory in when
 // the power fails during a write path, built from a recording of the real daemon's file-system
 // operations (ALICE-style, `BooksTestSupport/CrashStates`), and the real booksd started on each.
 import BooksCore

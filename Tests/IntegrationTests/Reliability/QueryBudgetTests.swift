@@ -4,7 +4,7 @@ import BooksTestSupport
 import Testing
 
 extension ReliabilitySuite {
-    /// Issue 16, CPU: one client's costly queries must not hold up other clients. Requests are
+    /// CPU: one client's costly queries must not hold up other clients. Requests are
     /// answered one at a time on the engine's queue; `query_budget_ms` stops a query that runs
     /// too long, so another client's `get` waits at most about one budget, and `ping` (answered on
     /// the socket thread) not at all.

@@ -2,7 +2,7 @@ import BooksTestSupport
 import Glibc
 import Testing
 
-/// Several stores in one booksd (issue 13, daemon side): `--store`, `--file` as `default`, the
+/// Several stores in one booksd: `--store`, `--file` as `default`, the
 /// watched folder (`--dir`), refusals, and the single shared inotify instance. With protocol
 /// version 1 only the `default` store reaches subscribers; the other stores are observed through
 /// the daemon's log (each line names its store). (Protocol version 2 across stores:

@@ -2,7 +2,7 @@ import BooksCore
 import BooksNATS
 import Glibc
 
-/// The single-owner lease of a store (issue 14): key `owner` in the bucket
+/// The single-owner lease of a store: key `owner` in the bucket
 /// `<prefix>_<store>_owner`, whose values expire `ttlSeconds` after their last write. A booksd
 /// publishes only while it holds the lease: it takes it with a create (compare-and-set on "no
 /// value"), keeps it with an update on the revision it wrote (every `renewEvery`), and a second

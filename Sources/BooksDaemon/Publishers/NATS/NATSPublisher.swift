@@ -5,7 +5,8 @@ import Dispatch
 import Synchronization
 
 /// Publishes one store's change sets to JetStream and mirrors its books into a key-value bucket,
-/// on a dedicated thread (`booksd-nats`), never in the way of the engine.
+/// on one of the daemon's few publishing threads (`booksd-nats`, ``NATSPublishingThreads``),
+/// never in the way of the engine.
 ///
 /// Guarantees:
 /// - `offer(_:)` never blocks and never waits for NATS: it appends to a bounded hand-over list
@@ -13,6 +14,8 @@ import Synchronization
 /// - The decisions are `NATSPublisherStateMachine`'s (order, no gap, exactly once in the stream,
 ///   catch-up, snapshots); this shell only carries out its actions and feeds back the answers.
 /// - Every NATS call and every wait for the engine's queue happens on the publisher's thread.
+///   That thread is shared with other stores' publishers: a slow NATS call delays the stores
+///   on its thread, never local service.
 public final class NATSPublisher: Sendable {
     let naming: NATSNaming
     let settings: NATSSettings
@@ -20,7 +23,10 @@ public final class NATSPublisher: Sendable {
     let logger: Logger
     let connection: NATSConnection
     let inbox = NATSPublisherInbox()
-    let thread = Locked<DedicatedThread?>(nil)
+    /// Whether `start` handed the publisher to a thread (`stop` then waits for `finished`).
+    let started = Atomic<Bool>(false)
+    /// Signalled by the publishing thread once the loop returned after `stop`.
+    let finished = DispatchSemaphore(value: 0)
     /// The seq the stream is known to hold (for `status` and tests); 0 before the first publish.
     let streamSeq = Atomic<UInt64>(0)
 
@@ -78,12 +84,10 @@ public final class NATSPublisher: Sendable {
                 epoch: source.epoch, bufferCapacity: settings.bufferCapacity, batchLimit: settings.batchLimit,
                 beganEmpty: beganEmpty),
             startSeq: startSeq)
-        let connected = connection.isConnected
-        let started = try DedicatedThread.start(name: "booksd-nats") { [self] in
-            var loop = NATSPublisherLoop(publisher: self, machine: machine)
-            loop.run(initiallyConnected: connected)
-        }
-        thread.withLock { $0 = started }
+        let worker = try shared.publishing.run(
+            NATSPublisherStart(publisher: self, machine: machine, initiallyConnected: connection.isConnected))
+        started.store(true, ordering: .releasing)
+        inbox.wake { [weak self, worker] in if let self { worker.ready(self) } }
     }
 
     /// Told (on the publisher's thread) when this booksd takes or loses the store's lease.
@@ -107,7 +111,7 @@ public final class NATSPublisher: Sendable {
     public func stop() {
         shared.unregister(inbox)
         inbox.stop()
-        thread.withLock { $0 }?.join()
+        if started.exchange(false, ordering: .acquiringAndReleasing) { finished.wait() }
     }
 }
 

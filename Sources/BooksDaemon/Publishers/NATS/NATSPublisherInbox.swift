@@ -3,7 +3,8 @@ import BooksPlatform
 import Dispatch
 
 /// Where the engine, the NATS library's threads and `stop` post to the publisher's thread: a
-/// bounded list under a leaf lock plus a semaphore to wake the thread. Never blocks a poster.
+/// bounded list under a leaf lock, and the thread woken (``NATSPublishingThreads``). Never
+/// blocks a poster.
 final class NATSPublisherInbox: Sendable {
     private struct State: Sendable {
         var changes: [SequencedChangeSet] = []
@@ -13,7 +14,16 @@ final class NATSPublisherInbox: Sendable {
     }
 
     private let state = Locked(State())
-    private let wake = DispatchSemaphore(value: 0)
+    /// Wakes the publisher's thread for it (nil until the publisher started: posts wait).
+    private let waker = Locked<(@Sendable () -> Void)?>(nil)
+
+    /// From now on, every post calls `wake`; called once with whatever was posted before.
+    func wake(with wake: @escaping @Sendable () -> Void) {
+        waker.withLock { $0 = wake }
+        wake()
+    }
+
+    private func wake() { waker.withLock { $0 }?() }
 
     /// Adds a change set, or when `capacity` are waiting only records its seq (the state machine
     /// then takes the missing ones from the change log).
@@ -25,24 +35,19 @@ final class NATSPublisherInbox: Sendable {
                 state.droppedThrough = change.seq
             }
         }
-        wake.signal()
+        wake()
     }
 
     /// Posts a connection event.
     func post(_ input: NATSPublisherInput) {
         state.withLock { $0.events.append(input) }
-        wake.signal()
+        wake()
     }
 
     /// Asks the thread to return.
     func stop() {
         state.withLock { $0.stopping = true }
-        wake.signal()
-    }
-
-    /// Waits until something is posted or `deadline` passed (nil: no deadline).
-    func wait(until deadline: DispatchTime?) {
-        if let deadline { _ = wake.wait(timeout: deadline) } else { wake.wait() }
+        wake()
     }
 
     /// Takes everything posted so far: events, then change sets, then the dropped seq.

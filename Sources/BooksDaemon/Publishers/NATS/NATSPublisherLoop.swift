@@ -2,9 +2,10 @@ import BooksCore
 import BooksNATS
 import Dispatch
 
-/// The publisher thread's loop: takes inputs, runs them through the state machine, carries out
-/// the actions (blocking NATS calls are fine here: this is the thread's only job) and feeds the
-/// answers back at once, depth first, like the engine.
+/// One publisher's loop on its publishing thread (``NATSPublishingThreads``): takes inputs, runs
+/// them through the state machine, carries out the actions (blocking NATS calls are fine here:
+/// publishing is the thread's only job) and feeds the answers back at once, depth first, like
+/// the engine.
 struct NATSPublisherLoop {
     let publisher: NATSPublisher
     var machine: NATSPublisherStateMachine
@@ -12,8 +13,10 @@ struct NATSPublisherLoop {
     var jetStream: JetStream?
     var bucket: KeyValueStore?
     var ownerBucket: KeyValueStore?
-    /// Sends the bucket updates and stream messages of a batch without a round trip each.
+    /// Sends the bucket updates and stream messages of a batch without a round trip each (one
+    /// per publishing thread, shared by its stores' loops: each call completes before the next).
     var batchPublisher: JetStreamBatchPublisher?
+    let batches: NATSBatchPublisherSlot
     /// The stream sequence of the stream's last message of this store, as last read or
     /// acknowledged (nil: unknown). A batch's first message must follow it, so a message the
     /// server lost can never be followed by a stored one.
@@ -24,43 +27,33 @@ struct NATSPublisherLoop {
     /// How long one JetStream call may take before it counts as failed.
     let timeoutMilliseconds: Int64 = 2000
 
-    init(publisher: NATSPublisher, machine: NATSPublisherStateMachine) {
+    init(publisher: NATSPublisher, machine: NATSPublisherStateMachine, batches: NATSBatchPublisherSlot) {
         self.publisher = publisher
         self.machine = machine
+        self.batches = batches
         lease = NATSOwnerLease(epoch: publisher.source.epoch)
     }
 
-    mutating func run(initiallyConnected: Bool) {
-        if initiallyConnected { feed(.connected) }
-        while true {
-            wait()
-            renewLeaseIfDue()
-            if let retryAt, ContinuousClock.now >= retryAt {
-                self.retryAt = nil
-                feed(.retryTimerFired)
-            }
-            let (inputs, stopping) = publisher.inbox.take()
-            if stopping {
-                // What was handed over before the stop (a removed store's last change set) is
-                // still published when the connection is up.
-                for input in inputs { feed(input) }
-                if let ownerBucket { lease.release(ownerBucket) }
-                return
-            }
-            for input in inputs { feed(input) }
+    /// One round, run when something was posted or the ``deadline`` came: the lease, the retry
+    /// timer, then everything posted. Returns true once the publisher stopped (the loop is done).
+    mutating func step() -> Bool {
+        renewLeaseIfDue()
+        if let retryAt, ContinuousClock.now >= retryAt {
+            self.retryAt = nil
+            feed(.retryTimerFired)
         }
+        let (inputs, stopping) = publisher.inbox.take()
+        // What was handed over before a stop (a removed store's last change set) is still
+        // published when the connection is up.
+        for input in inputs { feed(input) }
+        if stopping, let ownerBucket { lease.release(ownerBucket) }
+        return stopping
     }
 
-    /// Sleeps until something is posted, the retry time came or the lease is due for renewal.
-    private func wait() {
+    /// When the loop must run again without a post: the retry time or the lease's renewal.
+    var deadline: ContinuousClock.Instant? {
         let renewal = lease.isHeld ? lease.renewedAt + NATSOwnerLease.renewEvery : nil
-        guard let deadline = [retryAt, renewal].compactMap({ $0 }).min() else {
-            return publisher.inbox.wait(until: nil)
-        }
-        let left = ContinuousClock.now.duration(to: deadline)
-        let nanoseconds =
-            Int(left.components.seconds) * 1_000_000_000 + Int(left.components.attoseconds / 1_000_000_000)
-        publisher.inbox.wait(until: .now() + .nanoseconds(max(0, nanoseconds)))
+        return [retryAt, renewal].compactMap({ $0 }).min()
     }
 
     /// Keeps the single-owner lease; when it is lost, stops answering requests and tells the machine.
@@ -97,7 +90,7 @@ struct NATSPublisherLoop {
                 try setup.ensureStream(context)
                 bucket = try setup.bucket(context)
                 jetStream = context
-                batchPublisher = try JetStreamBatchPublisher(connection: publisher.connection)
+                batchPublisher = try batches.publisher(on: publisher.connection)
                 let owners = try context.keyValue(
                     naming.bucketName + "_owner", replicas: publisher.settings.streamReplicas,
                     ttlSeconds: NATSOwnerLease.ttlSeconds)

@@ -11,6 +11,8 @@ import BooksPlatform
 public final class NATSSharedConnection: Sendable {
     /// The connection (thread-safe: the C library serializes its calls).
     public let connection: NATSConnection
+    /// The threads every store's publisher on this connection runs on (a few, not one a store).
+    let publishing = NATSPublishingThreads()
     private let listeners = Listeners()
 
     /// The inboxes events go to (a class: the connection's event handler holds it before `self` exists).

@@ -5,12 +5,14 @@ import Testing
 
 @testable import BooksDaemon
 
-/// Real-inotify tests. libinotifytools is a process singleton: these run one at a time and every
-/// test stops its watcher. This file: how each kind of edit is reported;
-/// `InotifyWatcherLifecycleTests` (stop, start errors, descriptors) and
-/// `InotifyWatchLossTests` (watch lost and re-established, overflow, latency) extend the suite.
+/// Real-inotify tests of the watcher booksd runs: a ``HubFileWatcher`` on an ``InotifyHub``.
+/// libinotifytools is a process singleton: these run one at a time and every test stops its
+/// hub. This file: how each kind of edit is reported; `EditorMethodTests` (real editors),
+/// `InotifyHubTests` (several files and listeners on one hub), `InotifyWatcherLifecycleTests`
+/// (stop, start errors, descriptors) and `InotifyWatchLossTests` (watch lost and re-established,
+/// overflow, latency) extend the suite.
 @Suite(.serialized)
-struct InotifyFileWatcherTests {
+struct InotifyWatcherTests {
     let dir: TemporaryDirectory
     let books: String
 
@@ -20,8 +22,8 @@ struct InotifyFileWatcherTests {
         try TestFiles.write("1|Dune|Frank Herbert\n", to: books)
     }
 
-    func started(_ recorder: EventRecorder) throws -> InotifyFileWatcher {
-        let watcher = try InotifyFileWatcher(path: books)
+    func started(_ recorder: EventRecorder) throws -> HubWatcher {
+        let watcher = try HubWatcher(path: books)
         try watcher.start(handler: recorder.handler)
         return watcher
     }

@@ -1,0 +1,131 @@
+import BooksClient
+import BooksCore
+import BooksNATS
+import BooksProtocol
+import FoundationEssentials
+import Glibc
+
+/// The replica's two conversations with the owner: its stream (read on the feed thread) and its
+/// api subject (conditional writes, on the machine's thread).
+extension ReplicaLink {
+    /// Reads the owner's stream from the record's position (or its bucket first, when the record
+    /// has none or the stream cannot continue it) and posts every change set, in order.
+    func followOwner() {
+        let feed = NATSFeed(connection: connection, prefix: prefix, store: store)
+        var posted: (epoch: String, seq: UInt64)?
+        var quiet = false
+        while !stopped.load(ordering: .acquiring) {
+            let (epoch, seq, wantsSnapshot) = position.withLock { $0 }
+            let start: NATSDeliveryStart
+            do throws(BooksClientError) {
+                if let epoch, !wantsSnapshot {
+                    let resume = try feed.resume(afterSeq: seq, epoch: epoch)
+                    if resume.gap != nil {
+                        position.withLock { $0.wantsSnapshot = true }
+                        continue
+                    }
+                    start = resume.start
+                    posted = posted ?? (epoch, seq)
+                } else {
+                    guard let state = try feed.bucketState() else {
+                        if !quiet { logger.info("replica: the owner has not published store '\(store)' yet", fields) }
+                        quiet = true
+                        pause(milliseconds: 500)
+                        continue
+                    }
+                    position.withLock { $0.wantsSnapshot = false }
+                    let books = state.snapshot.books.map {
+                        ReplicaBook(book: $0, version: state.versions[$0.id] ?? state.snapshot.seq)
+                    }
+                    post(.ownerSnapshot(epoch: state.snapshot.epoch, seq: state.snapshot.seq, books: books))
+                    posted = (state.snapshot.epoch, state.snapshot.seq)
+                    start = .sequence(state.streamSequence + 1)
+                }
+                quiet = false
+            } catch {
+                if !quiet { logger.info("replica: cannot read the owner's stream yet (\(error)); retrying", fields) }
+                quiet = true
+                pause(milliseconds: 500)
+                continue
+            }
+            feed.run(
+                from: start, onNotice: { [logger, fields] in logger.info("replica: \($0)", fields) },
+                isCancelled: { [self] in
+                    stopped.load(ordering: .acquiring) || position.withLock { $0.wantsSnapshot }
+                }
+            ) { item in
+                let event = item.event
+                switch event.event {
+                case .change:
+                    posted = (event.epoch, event.seq)
+                    post(.ownerChanged(Self.changeSet(event)))
+                case .snapshot:
+                    // A marker at or before what was read is no gap; any other means change sets
+                    // may be missing: the bucket is read again.
+                    if let last = posted, last.epoch == event.epoch, event.seq <= last.seq { return true }
+                    position.withLock { $0.wantsSnapshot = true }
+                    return false
+                default:
+                    break
+                }
+                return true
+            }
+        }
+    }
+
+    /// A change event of the owner's stream as a change set.
+    static func changeSet(_ event: Event) -> SequencedChangeSet {
+        SequencedChangeSet(
+            epoch: event.epoch, seq: event.seq, source: event.source ?? .nats, time: Date(),
+            changes: ChangeSet(
+                inserted: event.inserted ?? [], updated: event.updated ?? [], deleted: event.deleted ?? []),
+            actor: event.actor)
+    }
+
+    /// Sends `write` to the owner as one conditional request and waits for the answer (at most 5 s).
+    func send(_ write: ReplicaWrite) -> ReplicaSendOutcome {
+        let replicaID = machine.withLock { $0?.record.replicaID ?? "" }
+        var request: Request
+        if !write.inserted.isEmpty {
+            request = Request(id: "\(replicaID):\(write.token)", op: .insert)
+            request.books = write.inserted.map { BookDraft(id: $0.id, name: $0.name, author: $0.author) }
+        } else {
+            request = Request(id: "\(replicaID):\(write.token)", op: .save)
+            request.updated = write.updated.map {
+                BookPatch(id: $0.book.id, name: $0.book.name, author: $0.book.author, expectedVersion: $0.expected)
+            }
+            request.deleted = write.deleted.map { BookDeletion(id: $0.id, expectedVersion: $0.expected) }
+            if request.updated?.isEmpty == true { request.updated = nil }
+            if request.deleted?.isEmpty == true { request.deleted = nil }
+        }
+        let message: NATSMessage
+        do {
+            let line = try RequestEncoder.encode(request)
+            message = try connection.request(line, to: apiSubject, timeoutMilliseconds: 5000)
+        } catch let error as NATSError where error.isNoResponders {
+            return .failed("the owner of store '\(store)' does not answer on \(apiSubject)")
+        } catch {
+            return .failed("\(error)")
+        }
+        guard case .reply(let reply)? = try? MessageDecoder().decode(message.data) else {
+            return .failed("an unreadable answer on \(apiSubject)")
+        }
+        if reply.ok { return .accepted(seq: reply.result?.seq ?? 0) }
+        guard let error = reply.error else { return .failed("refused without a reason") }
+        if error.code == .conflict {
+            let listed = error.conflicts ?? []
+            return .conflicts(
+                listed.isEmpty
+                    ? write.ids.map { BookConflict(id: $0, current: nil, currentVersion: nil, message: error.message) }
+                    : listed)
+        }
+        logger.warning("replica: the owner refused an edit (\(error)); retried", fields)
+        return .failed(error.description)
+    }
+}
+
+private func pause(milliseconds: Int) {
+    var request = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) != 0 { request = remaining }
+}

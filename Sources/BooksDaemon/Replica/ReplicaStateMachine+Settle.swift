@@ -1,0 +1,193 @@
+import BooksCore
+import BooksProtocol
+
+/// How the replica machine takes the owner's books and decides what to write where.
+extension ReplicaStateMachine {
+    /// The owner's books at `seq` of `epoch`: every entry takes its owner state from them. In a
+    /// new lineage, an accepted edit awaiting its change set becomes the base (the owner held it).
+    mutating func applySnapshot(epoch: String, seq: UInt64, books: [ReplicaBook]) {
+        let newLineage = epoch != record.epoch
+        var owner = Dictionary(books.map { ($0.book.id, $0) }, uniquingKeysWith: { a, _ in a })
+        for id in Array(record.entries.keys) {
+            var entry = record.entries[id]!
+            let state = owner.removeValue(forKey: id)
+            if entry.owner != state {
+                entry.owner = state
+                dirty.insert(id)
+                blocked.remove(id)
+            }
+            if newLineage, let sent = entry.sent {
+                entry.base = sent.book.map { ReplicaBook(book: $0, version: sent.version) }
+                entry.sent = nil
+                dirty.insert(id)
+            }
+            record.entries[id] = entry
+        }
+        for (id, state) in owner {
+            record.entries[id] = ReplicaEntry(owner: state)
+            dirty.insert(id)
+            blocked.remove(id)
+        }
+        record.epoch = epoch
+        record.seq = seq
+    }
+
+    /// One owner change set; returns why a snapshot is needed when it does not follow the position.
+    mutating func applyOwner(_ change: SequencedChangeSet) -> String? {
+        guard let epoch = record.epoch else { return "no owner state yet" }
+        if change.epoch == epoch, change.seq <= record.seq { return nil }  // a replay
+        guard change.epoch == epoch, change.seq == record.seq + 1 else {
+            return change.epoch == epoch
+                ? "the owner's stream jumps from seq \(record.seq) to \(change.seq)"
+                : "the owner began a new lineage (\(change.epoch))"
+        }
+        let seq = change.seq
+        for book in change.changes.inserted { setOwner(book.id, ReplicaBook(book: book, version: seq)) }
+        for update in change.changes.updated { setOwner(update.new.id, ReplicaBook(book: update.new, version: seq)) }
+        for book in change.changes.deleted { setOwner(book.id, nil) }
+        record.seq = seq
+        return nil
+    }
+
+    private mutating func setOwner(_ id: String, _ state: ReplicaBook?) {
+        record.entries[id, default: ReplicaEntry()].owner = state
+        dirty.insert(id)
+        blocked.remove(id)
+    }
+
+    /// The owner's answer to the edit in flight.
+    mutating func finishSend(token: UInt64, _ outcome: ReplicaSendOutcome) {
+        guard let current = sending, current.write.token == token else { return }
+        sending = nil
+        dirty.formUnion(current.books.keys)
+        switch outcome {
+        case .accepted(let seq):
+            lastError = nil
+            for (id, book) in current.books {
+                record.entries[id, default: ReplicaEntry()].sent = SentEdit(book: book, version: seq)
+            }
+        case .conflicts(let conflicts):
+            lastError = nil
+            blocked.formUnion(conflicts.map(\.id))
+            if conflicts.isEmpty { sendFailed = true }
+        case .failed(let reason):
+            lastError = reason
+            sendFailed = true
+        }
+    }
+
+    /// Looks at every dirty book, then picks the next local write and the next send.
+    mutating func settle(conflicts: inout [MergeConflict]) -> (local: ReplicaWrite?, send: ReplicaWrite?) {
+        guard loaded, record.epoch != nil else { return (nil, nil) }
+        var toWrite: [String: (book: Book?, base: ReplicaBook?)] = [:]
+        var toSend: [String] = []
+        for id in dirty.sorted() {
+            reconsider(id, toWrite: &toWrite, toSend: &toSend, conflicts: &conflicts)
+        }
+        dirty.removeAll()
+        var local: ReplicaWrite?
+        if localWrite == nil, !localWriteFailed, !toWrite.isEmpty {
+            local = makeLocalWrite(toWrite)
+        } else {
+            dirty.formUnion(toWrite.keys)  // looked at again once the write in flight finished
+        }
+        var send: ReplicaWrite?
+        if sending == nil, online, !sendFailed, !toSend.isEmpty {
+            send = makeSend(toSend)
+        } else {
+            dirty.formUnion(toSend)
+        }
+        return (local, send)
+    }
+
+    /// Decides one book: settle an accepted edit, write an owner change (merged with a local edit)
+    /// into the file, or queue a local edit for sending.
+    private mutating func reconsider(
+        _ id: String, toWrite: inout [String: (book: Book?, base: ReplicaBook?)], toSend: inout [String],
+        conflicts: inout [MergeConflict]
+    ) {
+        var entry = record.entries[id] ?? ReplicaEntry()
+        defer { record.entries[id] = entry.isEmpty ? nil : entry }
+        let fileBook = file[id]?.book
+        if let sent = entry.sent {
+            guard record.seq >= sent.version else { return }  // its change set is still to come
+            if let owner = entry.owner, owner.version == sent.version {
+                entry.base = owner
+            } else {
+                entry.base = sent.book.map { ReplicaBook(book: $0, version: sent.version) }
+            }
+            entry.sent = nil
+        }
+        if entry.owner != entry.base {
+            let pending = !fileBook.isIdentical(to: entry.base?.book)
+            var target = entry.owner?.book
+            if pending {
+                let merged = ThreeWayMerge.merge(
+                    id: id, base: entry.base?.book, mine: fileBook, theirs: entry.owner?.book)
+                target = merged.book
+                conflicts.append(contentsOf: merged.conflicts)
+            }
+            if target.isIdentical(to: fileBook) {
+                entry.base = entry.owner
+            } else if localWrite?.targets[id] == nil {
+                toWrite[id] = (target, entry.owner)
+                return
+            } else {
+                return
+            }
+        }
+        if !fileBook.isIdentical(to: entry.base?.book), !blocked.contains(id) { toSend.append(id) }
+    }
+
+    private mutating func makeLocalWrite(_ targets: [String: (book: Book?, base: ReplicaBook?)]) -> ReplicaWrite {
+        var write = ReplicaWrite(token: takeToken())
+        var taken: [String: (book: Book?, base: ReplicaBook?)] = [:]
+        for id in targets.keys.sorted() {
+            guard taken.count < batchLimit else {
+                dirty.insert(id)
+                continue
+            }
+            let target = targets[id]!
+            taken[id] = target
+            switch (file[id], target.book) {
+            case (nil, .some(let book)): write.inserted.append(book)
+            case (.some(let current), .some(let book)): write.updated.append((book, current.version))
+            case (.some(let current), nil): write.deleted.append((id, current.version))
+            case (nil, nil): break
+            }
+        }
+        localWrite = (write, taken)
+        return write
+    }
+
+    /// One send: the inserts alone if any wait (the owner's `insert`, ids kept), else the changes
+    /// and deletes (the owner's `save`, all or nothing, every conflict listed).
+    private mutating func makeSend(_ ids: [String]) -> ReplicaWrite {
+        var write = ReplicaWrite(token: takeToken())
+        var books: [String: Book?] = [:]
+        let inserts = ids.filter { record.entries[$0]?.base == nil }
+        for id in (inserts.isEmpty ? ids : inserts) {
+            guard books.count < batchLimit else {
+                dirty.insert(id)
+                continue
+            }
+            let fileBook = file[id]?.book
+            let base = record.entries[id]?.base
+            switch (base, fileBook) {
+            case (nil, .some(let book)): write.inserted.append(book)
+            case (.some(let base), .some(let book)): write.updated.append((book, base.version))
+            case (.some(let base), nil): write.deleted.append((id, base.version))
+            case (nil, nil): continue
+            }
+            books[id] = fileBook
+        }
+        dirty.formUnion(Set(ids).subtracting(books.keys))
+        sending = (write, books)
+        return write
+    }
+
+    private mutating func takeToken() -> UInt64 {
+        defer { nextToken += 1 }
+        return nextToken
+    }
+}

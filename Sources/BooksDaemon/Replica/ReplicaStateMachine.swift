@@ -1,0 +1,160 @@
+import BooksCore
+import BooksProtocol
+import FoundationEssentials
+
+/// Keeps a local book file a full, hand-editable copy of a store another booksd owns.
+///
+/// Pure: inputs are the owner's snapshot and change sets, the local file's books and change sets,
+/// and the answers to the writes it asked for; its actions (write the local file, send to the
+/// owner, persist the record) are carried out by `ReplicaLink`. No I/O, no clock.
+///
+/// The file is the queue: per book, the record keeps the owner state the file's row derives
+/// from (`base`); a row that differs from it is a local edit still to reach the owner, whether
+/// it was made a second ago, while offline, or while booksd was down. Guarantees:
+/// - Nothing is lost: a local edit stays in the file until the owner holds it (or a merge of it);
+///   an owner change is written into the file only merged with the local edit of the same book
+///   (``ThreeWayMerge/merge(id:base:mine:theirs:)``), so neither side's change is dropped.
+/// - Every owner change set is applied once: it is taken only at seq + 1 of the record's
+///   position (a replay is ignored, a gap asks for a snapshot), and the position is persisted
+///   with the books it implies before anything is sent.
+/// - Sends are conditional on the owner's versions the edit was made against; a retry of a write
+///   that landed is refused by the owner (the version moved) and settled when its change set
+///   arrives, so an edit reaches the owner once.
+/// - The base only advances to an owner state once the file holds it (or a merge containing it),
+///   so a crash between any two actions leaves a state a restart settles the same way.
+public struct ReplicaStateMachine: Sendable {
+    /// The durable state.
+    public internal(set) var record: ReplicaRecord
+    /// The local file's books and their local versions.
+    var file: [String: ReplicaBook] = [:]
+    var loaded = false
+    var loadedSeq: UInt64 = 0
+    var dirty = Set<String>()
+    var localWrite: (write: ReplicaWrite, targets: [String: (book: Book?, base: ReplicaBook?)])?
+    var localWriteFailed = false
+    var sending: (write: ReplicaWrite, books: [String: Book?])?
+    /// Books the owner refused because it holds newer values: not resent until the stream
+    /// brings them (or the next retry).
+    var blocked = Set<String>()
+    var sendFailed = false
+    var nextToken: UInt64 = 1
+    /// Whether NATS is connected, and since when it is not.
+    public private(set) var online = false
+    public private(set) var offlineSince: Date?
+    /// The last reason a send failed (nil after a success).
+    public internal(set) var lastError: String?
+    /// At most this many books per write.
+    let batchLimit: Int
+
+    /// A machine continuing `record` (a fresh one on first start).
+    public init(record: ReplicaRecord, batchLimit: Int = 1000) {
+        self.record = record
+        self.batchLimit = batchLimit
+    }
+
+    /// Local edits not yet held by the owner.
+    public var queuedEdits: Int {
+        guard loaded else { return 0 }
+        var count = 0
+        for id in Set(file.keys).union(record.entries.keys) where isPending(id) { count += 1 }
+        return count
+    }
+
+    /// Whether the file equals the owner's books as far as the stream was read.
+    public var inSync: Bool {
+        loaded && record.epoch != nil && queuedEdits == 0 && localWrite == nil
+            && record.entries.allSatisfy { $0.value.owner == $0.value.base && $0.value.sent == nil }
+    }
+
+    /// Handles `input` and returns what to do, in order.
+    public mutating func handle(_ input: ReplicaInput) -> [ReplicaAction] {
+        let before = record
+        var actions: [ReplicaAction] = []
+        switch input {
+        case .localLoaded(let seq, let books):
+            loadedSeq = seq
+            file = Dictionary(books.map { ($0.book.id, $0) }, uniquingKeysWith: { a, _ in a })
+            loaded = true
+            dirty.formUnion(file.keys)
+            dirty.formUnion(record.entries.keys)
+        case .localChanged(let change):
+            guard change.seq > loadedSeq else { break }
+            for book in change.changes.inserted { file[book.id] = ReplicaBook(book: book, version: change.seq) }
+            for update in change.changes.updated {
+                file[update.new.id] = ReplicaBook(book: update.new, version: change.seq)
+            }
+            for book in change.changes.deleted { file[book.id] = nil }
+            dirty.formUnion(change.changes.inserted.map(\.id) + change.changes.updated.map(\.new.id))
+            dirty.formUnion(change.changes.deleted.map(\.id))
+        case .localWriteFinished(let token, let succeeded):
+            guard let current = localWrite, current.write.token == token else { break }
+            localWrite = nil
+            if succeeded {
+                for (id, target) in current.targets where (file[id]?.book).isIdentical(to: target.book) {
+                    record.entries[id, default: ReplicaEntry()].base = target.base
+                }
+            } else {
+                localWriteFailed = true
+            }
+            dirty.formUnion(current.targets.keys)
+        case .ownerSnapshot(let epoch, let seq, let books):
+            applySnapshot(epoch: epoch, seq: seq, books: books)
+        case .ownerChanged(let change):
+            if let reason = applyOwner(change) { actions.append(.needSnapshot(reason: reason)) }
+        case .sendFinished(let token, let outcome):
+            finishSend(token: token, outcome)
+        case .connectivity(let up, let time):
+            online = up
+            if up { offlineSince = nil } else if offlineSince == nil { offlineSince = time }
+            if up { sendFailed = false }
+        case .retry:
+            localWriteFailed = false
+            sendFailed = false
+            blocked.removeAll()
+            dirty.formUnion(pendingCandidates())
+        }
+        var conflicts: [MergeConflict] = []
+        let (local, send) = settle(conflicts: &conflicts)
+        if !conflicts.isEmpty { actions.append(.conflicts(conflicts)) }
+        if record != before { actions.append(.persist(record)) }
+        if let local { actions.append(.writeLocal(local)) }
+        if let send { actions.append(.send(send)) }
+        return actions
+    }
+
+    /// Ids that may have an edit to send (after a retry).
+    private func pendingCandidates() -> Set<String> {
+        guard loaded else { return [] }
+        return Set(file.keys).union(record.entries.keys).filter(isPending)
+    }
+
+    /// Whether the file's row of `id` differs from the owner state it derives from.
+    func isPending(_ id: String) -> Bool {
+        let entry = record.entries[id]
+        return !(file[id]?.book).isIdentical(to: entry?.sent.map(\.book) ?? entry?.base?.book)
+    }
+}
+
+extension ReplicaStateMachine {
+    /// How the replica stands, for `status`: `in sync with the owner at seq N`, `offline since T`,
+    /// `N edits queued`, `writing the owner's changes`, or `waiting for the owner's books`.
+    public var statusLine: String {
+        let position = record.epoch.map { "owner \($0):\(record.seq)" } ?? "no owner state yet"
+        var parts: [String] = []
+        if let since = offlineSince {
+            parts.append("offline since \(ISO8601.format(since))")
+        } else if record.epoch == nil {
+            parts.append("waiting for the owner's books")
+        } else if inSync {
+            parts.append("in sync")
+        } else if localWrite != nil {
+            parts.append("writing the owner's changes into the file")
+        } else {
+            parts.append("syncing")
+        }
+        let queued = queuedEdits
+        if queued > 0 { parts.append("\(queued) edit(s) queued") }
+        if let lastError { parts.append("last send failed: \(lastError)") }
+        return parts.joined(separator: ", ") + " (\(position))"
+    }
+}

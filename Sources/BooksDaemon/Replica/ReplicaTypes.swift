@@ -1,0 +1,137 @@
+import BooksCore
+import BooksProtocol
+import FoundationEssentials
+
+/// A book as one side holds it: its values and the version that side gave it (the seq of the
+/// change set that last touched it there).
+public struct ReplicaBook: Sendable, Hashable, Codable {
+    /// The book's values.
+    public var book: Book
+    /// Its version on the side it is from.
+    public var version: UInt64
+
+    /// A book at `version`.
+    public init(book: Book, version: UInt64) {
+        self.book = book
+        self.version = version
+    }
+}
+
+/// What a replica remembers of one book across restarts (kept in its state directory).
+public struct ReplicaEntry: Sendable, Hashable, Codable {
+    /// The owner's latest state of the book, as read from its stream (nil: not on the owner).
+    public var owner: ReplicaBook?
+    /// The owner state the local file's row derives from (nil: the file's row was never the
+    /// owner's). The file differing from it is a local edit still to reach the owner.
+    public var base: ReplicaBook?
+    /// A local edit the owner accepted (its values, nil for a delete, and the owner's version)
+    /// whose change set the stream has not brought yet.
+    public var sent: SentEdit?
+
+    /// An empty entry.
+    public init(owner: ReplicaBook? = nil, base: ReplicaBook? = nil, sent: SentEdit? = nil) {
+        self.owner = owner
+        self.base = base
+        self.sent = sent
+    }
+
+    var isEmpty: Bool { owner == nil && base == nil && sent == nil }
+}
+
+/// A local edit of one book the owner accepted at `version`.
+public struct SentEdit: Sendable, Hashable, Codable {
+    /// The values sent (nil: the book was deleted).
+    public var book: Book?
+    /// The owner's seq of the change set that holds it.
+    public var version: UInt64
+}
+
+/// The durable part of a replica's state: the owner position applied and every book's entry.
+/// Written before anything it implies is sent, so a restart (even after kill -9) resumes exactly.
+public struct ReplicaRecord: Sendable, Hashable, Codable {
+    /// This replica's id (in request ids, logs).
+    public var replicaID: String
+    /// The owner's lineage the entries are at (nil: nothing read from the owner yet).
+    public var epoch: String?
+    /// The owner's seq the entries are at.
+    public var seq: UInt64
+    /// Per book id.
+    public var entries: [String: ReplicaEntry]
+
+    /// A fresh record.
+    public init(replicaID: String, epoch: String? = nil, seq: UInt64 = 0, entries: [String: ReplicaEntry] = [:]) {
+        self.replicaID = replicaID
+        self.epoch = epoch
+        self.seq = seq
+        self.entries = entries
+    }
+}
+
+/// Books to write, as one all-or-nothing write (to the local file or to the owner).
+public struct ReplicaWrite: Sendable, Hashable {
+    /// Identifies the write in its answer.
+    public var token: UInt64
+    /// Books to insert with their ids.
+    public var inserted: [Book] = []
+    /// Books to change, each with the version it must be at (on the side written).
+    public var updated: [(book: Book, expected: UInt64)] = []
+    /// Books to delete, each with the version it must be at.
+    public var deleted: [(id: String, expected: UInt64)] = []
+
+    /// The ids the write touches.
+    public var ids: [String] { inserted.map(\.id) + updated.map(\.book.id) + deleted.map(\.id) }
+    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+    public static func == (a: ReplicaWrite, b: ReplicaWrite) -> Bool {
+        a.token == b.token && a.inserted == b.inserted && a.updated.map(\.book) == b.updated.map(\.book)
+            && a.updated.map(\.expected) == b.updated.map(\.expected) && a.deleted.map(\.id) == b.deleted.map(\.id)
+            && a.deleted.map(\.expected) == b.deleted.map(\.expected)
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(token) }
+}
+
+/// How the owner answered a sent edit.
+public enum ReplicaSendOutcome: Sendable, Hashable {
+    /// Written as the owner's change set `seq`.
+    case accepted(seq: UInt64)
+    /// Refused because the owner's books moved on (every conflicting book listed).
+    case conflicts([BookConflict])
+    /// Not answered or refused otherwise (unreachable, timed out, an error): retried later.
+    case failed(String)
+}
+
+/// What the replica state machine is told.
+public enum ReplicaInput: Sendable {
+    /// The local file's books (with the local engine's versions) at its seq `seq`, at start.
+    case localLoaded(seq: UInt64, books: [ReplicaBook])
+    /// A change set of the local file (hand edits, and the writes the replica made itself); one
+    /// at or before the loaded seq is already in the loaded books.
+    case localChanged(SequencedChangeSet)
+    /// The local write `token` finished.
+    case localWriteFinished(token: UInt64, succeeded: Bool)
+    /// The owner's books at `seq` of `epoch` (its bucket; change sets before may be missing).
+    case ownerSnapshot(epoch: String, seq: UInt64, books: [ReplicaBook])
+    /// One change set of the owner's stream.
+    case ownerChanged(SequencedChangeSet)
+    /// The owner answered (or did not) the sent edit `token`.
+    case sendFinished(token: UInt64, ReplicaSendOutcome)
+    /// The NATS connection went up or down.
+    case connectivity(online: Bool, at: Date)
+    /// A periodic retry: failed local writes and sends are tried again.
+    case retry
+}
+
+/// What the replica state machine asks its shell to do, in order.
+public enum ReplicaAction: Sendable, Hashable {
+    /// Keep the record durably (before the actions after it).
+    case persist(ReplicaRecord)
+    /// Write to the local file through its engine (the ordinary client-write path).
+    case writeLocal(ReplicaWrite)
+    /// Send to the owner as a conditional write (`expected` are owner versions).
+    case send(ReplicaWrite)
+    /// The owner's stream cannot be followed from the position held: read its books again.
+    case needSnapshot(reason: String)
+    /// A merge found these conflicts (the local side's values stand).
+    case conflicts([MergeConflict])
+}

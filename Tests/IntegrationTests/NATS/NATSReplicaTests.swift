@@ -1,0 +1,128 @@
+import BooksClient
+import BooksCore
+import BooksTestSupport
+import FoundationEssentials
+import Glibc
+import Testing
+
+/// Replicas: an owner booksd and two `--replica default=PATH` booksd processes, each with its own
+/// socket, state and file, on one real nats-server. Every test ends with the record sets of all
+/// files equal, no bad line, no duplicate id and every acknowledged write present.
+@Suite(.serialized, .enabled(if: NATSServerProcess.isInstalled, "needs nats-server (Debian package nats-server)"))
+struct NATSReplicaTests {
+    static let seed = ["1|Dune|Frank Herbert", "2|Emma|Jane Austen", "3|Kim|Rudyard Kipling"]
+
+    /// Owner (`rows`) and two empty replicas.
+    static func topology(_ server: NATSServerProcess, rows: [String] = seed) async throws -> [FeedDaemon] {
+        let owner = try await FeedDaemon(rows: rows, settings: ["nats_url=\(server.url)"])
+        let first = try await ReplicaDaemon.start(server)
+        let second = try await ReplicaDaemon.start(server)
+        return [owner, first, second]
+    }
+
+    @Test func replicasCopyTheOwnerAndCarryHandEditsAndClientWritesEverywhere() async throws {
+        let server = try NATSServerProcess()
+        let all = try await Self.topology(server)
+        let (owner, first, second) = (all[0], all[1], all[2])
+        await ReplicaDaemon.expectConverged(all, to: Self.seed)
+        // A sed hand edit on a replica reaches the owner and the other replica.
+        try await ReplicaDaemon.sed("s/^2|Emma|Jane Austen$/2|Emma|J. Austen/", first.file)
+        var expected = ["1|Dune|Frank Herbert", "2|Emma|J. Austen", "3|Kim|Rudyard Kipling"]
+        await ReplicaDaemon.expectConverged(all, to: expected)
+        // A client write on the owner and one on a replica's socket reach every file.
+        let ownerClient = try await owner.connect()
+        let added = try await ownerClient.insert([BookDraft(id: "4", name: "Walden", author: "Thoreau")])
+        expected.append("4|Walden|Thoreau")
+        #expect(added.count == 1)
+        await ReplicaDaemon.expectConverged(all, to: expected)
+        // On the replica's socket the write goes to the owner; once answered, the replica serves it.
+        let replicaClient = try await second.connect()
+        _ = try await replicaClient.insert([BookDraft(id: "5", name: "Ulysses", author: "Joyce")])
+        let ulysses = Book(id: "5", name: "Ulysses", author: "Joyce")
+        #expect(try await replicaClient.list().books.contains(ulysses), "read your own write on the replica")
+        #expect(try owner.fileBooks().contains(ulysses), "the owner wrote it before answering")
+        expected.append("5|Ulysses|Joyce")
+        await ReplicaDaemon.expectConverged(all, to: expected)
+        // A hand append on the owner reaches both replicas.
+        try owner.handAppend("6|Emma|Austen")
+        expected.append("6|Emma|Austen")
+        await ReplicaDaemon.expectConverged(all, to: expected)
+    }
+
+    @Test func concurrentEditsOfDifferentBooksOnTwoReplicasAreBothEverywhere() async throws {
+        let server = try NATSServerProcess()
+        let all = try await Self.topology(server)
+        await ReplicaDaemon.expectConverged(all, to: Self.seed)
+        async let one: Void = ReplicaDaemon.sed("s/^1|Dune|Frank Herbert$/1|Dune Messiah|Frank Herbert/", all[1].file)
+        async let two: Void = ReplicaDaemon.sed("s/^3|Kim|Rudyard Kipling$/3|Kim|R. Kipling/", all[2].file)
+        _ = try await (one, two)
+        await ReplicaDaemon.expectConverged(
+            all, to: ["1|Dune Messiah|Frank Herbert", "2|Emma|Jane Austen", "3|Kim|R. Kipling"])
+    }
+
+    @Test func aReplicaKilledWithEditsMadeWhileItWasDownSendsThemAfterItsRestart() async throws {
+        let server = try NATSServerProcess()
+        let all = try await Self.topology(server)
+        await ReplicaDaemon.expectConverged(all, to: Self.seed)
+        all[1].crash()
+        try all[1].handAppend("7|Middlemarch|George Eliot")
+        try await ReplicaDaemon.sed("/^3|/d", all[1].file)
+        try all[0].handAppend("8|Persuasion|Austen")  // the owner moves on meanwhile
+        try await all[1].start()
+        await ReplicaDaemon.expectConverged(
+            all,
+            to: [
+                "1|Dune|Frank Herbert", "2|Emma|Jane Austen", "7|Middlemarch|George Eliot", "8|Persuasion|Austen",
+            ])
+    }
+
+    @Test func editsOnBothSidesWhileNATSIsDownConvergeWhenItIsBack() async throws {
+        let server = try NATSServerProcess()
+        let all = try await Self.topology(server)
+        await ReplicaDaemon.expectConverged(all, to: Self.seed)
+        server.kill()
+        try all[0].handAppend("9|Beloved|Toni Morrison")
+        try await ReplicaDaemon.sed("s/^1|Dune|Frank Herbert$/1|Dune|F. Herbert/", all[1].file)
+        try all[2].handAppend("10|Emma|Austen (2nd)")
+        // Local service goes on: the edits are in each file and served on each socket.
+        let local = [
+            Book(id: "9", name: "Beloved", author: "Toni Morrison"), Book(id: "1", name: "Dune", author: "F. Herbert"),
+            Book(id: "10", name: "Emma", author: "Austen (2nd)"),
+        ]
+        for (daemon, book) in zip(all, local) {
+            let client = try await daemon.connect()
+            let served = await eventually(timeout: 20, interval: 0.05) {
+                (try? await client.list().books.contains(book)) == true
+            }
+            #expect(served, "\(daemon.file): \(book) not served while NATS is down")
+        }
+        // The replica's status says it is offline with its edit queued.
+        let firstClient = try await all[1].connect()
+        var line = ""
+        let offline = await eventually(timeout: 20, interval: 0.05) {
+            line = (try? await firstClient.status().replica) ?? ""
+            return line.contains("offline since") && line.contains("1 edit(s) queued")
+        }
+        #expect(offline, "status: \(line)")
+        // A client write on a replica's socket fails clearly while the owner is unreachable.
+        let replicaClient = try await all[2].connect()
+        do {
+            _ = try await replicaClient.insert([BookDraft(id: "11", name: "Lost", author: "Nobody")])
+            Issue.record("a write on a replica succeeded while NATS was down")
+        } catch {
+            #expect("\(error)".contains("store-unavailable"), "\(error)")
+        }
+        try server.start()
+        await ReplicaDaemon.expectConverged(
+            all,
+            to: [
+                "1|Dune|F. Herbert", "10|Emma|Austen (2nd)", "2|Emma|Jane Austen", "3|Kim|Rudyard Kipling",
+                "9|Beloved|Toni Morrison",
+            ])
+        let synced = await eventually(timeout: 20, interval: 0.05) {
+            line = (try? await firstClient.status().replica) ?? ""
+            return line.hasPrefix("in sync")
+        }
+        #expect(synced, "status: \(line)")
+    }
+}
