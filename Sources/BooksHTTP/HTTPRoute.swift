@@ -75,12 +75,17 @@ public struct HTTPFeedQuery: Sendable, Hashable {
     public var resume: ResumePoint?
     /// `feed=longpoll`: one JSON reply with the changes after `resume` (waiting for the first).
     public var longPoll: Bool
+    /// `timeout=` of a long poll: seconds to wait for a change (1…300).
+    public var timeoutSeconds: Int
 
     /// A feed query.
-    public init(store: String, resume: ResumePoint?, longPoll: Bool) {
+    public init(
+        store: String, resume: ResumePoint?, longPoll: Bool, timeoutSeconds: Int = LongPollBody.defaultTimeoutSeconds
+    ) {
         self.store = store
         self.resume = resume
         self.longPoll = longPoll
+        self.timeoutSeconds = timeoutSeconds
     }
 }
 

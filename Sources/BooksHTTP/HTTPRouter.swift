@@ -36,6 +36,9 @@ public struct HTTPRouter: Sendable {
         switch (segments[3], segments.count) {
         case ("books", 4):
             switch head.method {
+            case "GET" where head.query["at"] != nil:
+                return .respond(
+                    .error(501, code: "not-implemented", message: "as-of reads (at=) are not served over HTTP yet"))
             case "GET": return Self.listQuery(head.query).map { .route(.listBooks(store: store, $0)) } ?? badQuery
             case "POST": return .route(.insertBook(store: store))
             default: return Self.notAllowed("GET, POST")
@@ -109,7 +112,15 @@ public struct HTTPRouter: Sendable {
             }
             resume = point
         }
-        return .route(.changes(HTTPFeedQuery(store: store, resume: resume, longPoll: longPoll)))
+        var timeout = LongPollBody.defaultTimeoutSeconds
+        if let text = head.query["timeout"] {
+            guard let seconds = Int(text), (1...300).contains(seconds) else {
+                return .respond(.error(400, code: "invalid-argument", message: "timeout is 1…300 seconds"))
+            }
+            timeout = seconds
+        }
+        return .route(
+            .changes(HTTPFeedQuery(store: store, resume: resume, longPoll: longPoll, timeoutSeconds: timeout)))
     }
 
     /// The list query of `query`, or nil when a value is bad.

@@ -2,17 +2,8 @@
 #define BOOKS_CMICROHTTPD_SHIM_H
 // GNU libmicrohttpd 0.9.75 (Debian libmicrohttpd-dev) and the few helpers booksd's HTTP shell
 // needs: MHD_start_daemon is variadic (not callable from Swift), so the options are passed here.
-#include <stdint.h>
-#include <stddef.h>
-#include <stdarg.h>
-#include <string.h>
-#include <errno.h>
-#include <unistd.h>
-#include <sys/types.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
+// Only microhttpd.h: the sockets are made in Swift (Glibc), so no other system header becomes
+// part of this module.
 #include <microhttpd.h>
 
 /// Limits and TLS material of one daemon (one listening socket).
@@ -47,58 +38,6 @@ static inline struct MHD_Daemon *booksd_mhd_start(
     }
     items[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls, MHD_OPTION_ARRAY, items, MHD_OPTION_END);
-}
-
-/// A listening TCP socket bound to the numeric address `host` (IPv4 or IPv6, no brackets) and
-/// `port`; returns the descriptor, or -errno (-EINVAL for an address that is not numeric).
-static inline int booksd_http_listen_tcp(const char *host, int port) {
-    struct sockaddr_storage ss;
-    socklen_t len;
-    memset(&ss, 0, sizeof(ss));
-    struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
-    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
-    if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
-        v4->sin_family = AF_INET;
-        v4->sin_port = htons((uint16_t)port);
-        len = sizeof(*v4);
-    } else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
-        v6->sin6_family = AF_INET6;
-        v6->sin6_port = htons((uint16_t)port);
-        len = sizeof(*v6);
-    } else {
-        return -EINVAL;
-    }
-    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -errno;
-    int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (ss.ss_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-    if (bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, 128) != 0) {
-        int e = errno;
-        close(fd);
-        return -e;
-    }
-    return fd;
-}
-
-/// The port a listening socket is bound to (for port 0), or -1.
-static inline int booksd_http_bound_port(int fd) {
-    struct sockaddr_storage ss;
-    socklen_t len = sizeof(ss);
-    if (getsockname(fd, (struct sockaddr *)&ss, &len) != 0) return -1;
-    if (ss.ss_family == AF_INET) return ntohs(((struct sockaddr_in *)&ss)->sin_port);
-    if (ss.ss_family == AF_INET6) return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-    return -1;
-}
-
-/// The client's address of `connection` as text (IPv4 or IPv6), or "" when unknown.
-static inline void booksd_mhd_client_address(struct MHD_Connection *connection, char *out, size_t size) {
-    out[0] = 0;
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (info == NULL || info->client_addr == NULL) return;
-    const struct sockaddr *sa = info->client_addr;
-    if (sa->sa_family == AF_INET) inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, size);
-    else if (sa->sa_family == AF_INET6) inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, size);
 }
 
 /// A response holding a copy of `size` bytes at `data`.

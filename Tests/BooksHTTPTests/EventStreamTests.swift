@@ -71,3 +71,18 @@ import Testing
         #expect(EventID.parse("E:x") == nil)
     }
 }
+
+/// The long poll's JSON answer.
+@Suite struct LongPollBodyTests {
+    @Test func changesAndTheNextPosition() throws {
+        let change = Event(event: .change, epoch: "E", seq: 4, inserted: [Book(id: "b", name: "<x>", author: "y")])
+        let answer = LongPollBody.response([change, Event(event: .heartbeat, epoch: "E", seq: 4)], epoch: "E", seq: 2)
+        #expect(answer.status == 200)
+        let text = String(decoding: answer.body, as: UTF8.self)
+        #expect(text.hasPrefix("{\"changes\":[{\"event\":\"change\""))
+        #expect(text.hasSuffix("],\"last\":\"E:4\"}\n"))
+        #expect(!text.contains("heartbeat"))
+        let empty = String(decoding: LongPollBody.response([], epoch: "E", seq: 2).body, as: UTF8.self)
+        #expect(empty == "{\"changes\":[],\"last\":\"E:2\"}\n")
+    }
+}

@@ -42,6 +42,7 @@ import Testing
         #expect(Self.status(Self.decide(Self.head("PATCH", "/v1/stores/s/books/b1"))) == 405)
         #expect(Self.status(Self.decide(Self.head("DELETE", "/v1/stores"))) == 405)
         #expect(Self.status(Self.decide(Self.head("GET", "/v1/stores/s/log"))) == 501)
+        #expect(Self.status(Self.decide(Self.head("GET", "/v1/stores/s/books", query: ["at": "3"]))) == 501)
     }
 
     @Test func listQueriesAreTheListFiltersAndAPage() {

@@ -106,6 +106,13 @@ public struct BooksdCommandLine: Sendable, Equatable {
         it. An unreachable NATS or refused credentials never stop local service; a
         conflicting existing stream does. nats_* settings apply at start only.
 
+        HTTP (docs/HTTP.md): --set http_listen=127.0.0.1:8080[,[::1]:8080] serves a REST
+        API (/v1/stores/<store>/books with ETags and If-Match), a change feed as
+        Server-Sent Events (/v1/stores/<store>/changes, resumed by Last-Event-ID) and a
+        live web page at /; http_hosts, http_tls_cert/key, http_token_file,
+        http_require_if_match and http_client_connections go with it. A
+        non-loopback address needs TLS and a token. http_* settings apply at start only.
+
         Flags override the configuration file; the file overrides built-in defaults.
         Every configuration key is documented in booksd.conf(5) and in the installed
         /etc/booksd/booksd.conf. Signals: SIGHUP reloads the configuration, SIGTERM stops.

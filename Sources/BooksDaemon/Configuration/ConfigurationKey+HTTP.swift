@@ -3,7 +3,7 @@ extension ConfigurationKey {
     /// The `http_*` keys.
     static let httpKeys: [ConfigurationKey] = [
         .httpListen, .httpHosts, .httpTLSCert, .httpTLSKey, .httpTokenFile, .httpRequireIfMatch,
-        .httpMaxConnectionsPerClient,
+        .httpClientConnections,
     ]
 
     /// What a valid value of an `http_*` key looks like.
@@ -12,7 +12,7 @@ extension ConfigurationKey {
         case .httpListen: "a comma-separated list of numeric HOST:PORT addresses (127.0.0.1:8080, [::1]:8080), or empty"
         case .httpHosts: "a comma-separated list of host names"
         case .httpRequireIfMatch: "a boolean: yes/no, true/false, on/off, 1/0"
-        case .httpMaxConnectionsPerClient: "an integer between 1 and 100000"
+        case .httpClientConnections: "an integer between 1 and 100000"
         default: "a non-empty path"
         }
     }
@@ -39,7 +39,7 @@ extension ConfigurationKey {
             default: http.tokenFile = value
             }
         case .httpRequireIfMatch: http.requireIfMatch = try Self.boolean(value, or: bad)
-        case .httpMaxConnectionsPerClient: http.maxConnectionsPerClient = try Self.integer(value, 1...100_000, or: bad)
+        case .httpClientConnections: http.maxConnectionsPerClient = try Self.integer(value, 1...100_000, or: bad)
         default: throw bad
         }
     }
@@ -53,7 +53,7 @@ extension ConfigurationKey {
         case .httpTLSKey: http.tlsKeyFile ?? ""
         case .httpTokenFile: http.tokenFile ?? ""
         case .httpRequireIfMatch: http.requireIfMatch ? "yes" : "no"
-        case .httpMaxConnectionsPerClient: String(http.maxConnectionsPerClient)
+        case .httpClientConnections: String(http.maxConnectionsPerClient)
         default: ""
         }
     }

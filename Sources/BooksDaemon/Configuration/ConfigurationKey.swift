@@ -51,7 +51,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
     case httpTLSKey = "http_tls_key"
     case httpTokenFile = "http_token_file"
     case httpRequireIfMatch = "http_require_if_match"
-    case httpMaxConnectionsPerClient = "http_max_connections_per_client"
+    case httpClientConnections = "http_client_connections"
 
     /// What a valid value looks like, as shown in `invalidValue` errors.
     public var expected: String {

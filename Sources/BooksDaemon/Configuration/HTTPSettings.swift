@@ -58,7 +58,7 @@ public struct HTTPSettings: Sendable, Equatable {
     public var tokenFile: String?
     /// `http_require_if_match`: `PUT`/`DELETE` without `If-Match` are refused (428). Default no.
     public var requireIfMatch = false
-    /// `http_max_connections_per_client`: connections one client address may hold. Default 32.
+    /// `http_client_connections`: connections one client address may hold. Default 32.
     public var maxConnectionsPerClient = 32
 
     /// All defaults: HTTP off.

@@ -52,6 +52,16 @@ extension Daemon {
         logger.notice("HTTP API and page on \(tls == nil ? "http" : "https")://\(shown.joined(separator: ", "))")
     }
 
+    /// At a reload: the `http_*` settings booksd started with (they apply at start only); a
+    /// change is logged.
+    func keepHTTPSettings(_ fresh: HTTPSettings) -> HTTPSettings {
+        if fresh != configuration.http {
+            logger.warning(
+                "http_* settings changed: they take effect only after a restart (HTTP goes on as it started)")
+        }
+        return configuration.http
+    }
+
     /// Stops the HTTP server (feeds end, waiting requests get 503).
     func stopHTTP() {
         httpServer.withLock { $0 }?.stop()

@@ -236,6 +236,7 @@ public final class Daemon: Sendable {
                     """)
                 live.nats = configuration.nats
             }
+            live.http = keepHTTPSettings(fresh.http)
             running.registry.reconfigure(live)
             scheduleHeartbeat(seconds: live.heartbeatSeconds)
             logger.notice("configuration reloaded")

@@ -27,7 +27,8 @@ final class HTTPChannelRouter: ClientChannel {
         _ connection: ConnectionID, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64
     ) {
         if HTTPGateway.owns(connection) {
-            gateway.startSubscription(connection, filter: filter, initialEvents: initialEvents, afterSeq: afterSeq)
+            gateway.startSubscription(
+                connection, reply: reply, filter: filter, initialEvents: initialEvents, afterSeq: afterSeq)
         } else {
             local.startSubscription(
                 connection, reply: reply, filter: filter, initialEvents: initialEvents, afterSeq: afterSeq)

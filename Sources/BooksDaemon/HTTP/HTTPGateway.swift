@@ -2,6 +2,7 @@ import BooksCore
 import BooksHTTP
 import BooksPlatform
 import BooksProtocol
+import Dispatch
 import Glibc
 import Synchronization
 
@@ -18,6 +19,8 @@ final class HTTPGateway: Sendable {
     let exchanges = Locked<[UInt64: HTTPExchange]>([:])
     /// Per store, the feeds following it (exchange ids and their filters).
     let feeds = Locked<[String: [UInt64: BookFilter]]>([:])
+    /// Per store, the long polls waiting for their first change (exchange ids and their filters).
+    let polls = Locked<[String: [UInt64: BookFilter]]>([:])
     let nextID = Atomic<UInt64>(1)
     let directory = Locked<(any StoreDirectory)?>(nil)
     let describeStores = Locked<(@Sendable () -> [StoreInfo])?>(nil)
@@ -57,9 +60,12 @@ final class HTTPGateway: Sendable {
     /// The exchange of a finished request is forgotten (its feed stops).
     func finished(_ exchange: HTTPExchange) {
         exchanges.withLock { _ = $0.removeValue(forKey: exchange.id) }
-        feeds.withLock { feeds in
-            for store in feeds.keys { feeds[store]?[exchange.id] = nil }
-        }
+        feeds.withLock { Self.forget(exchange.id, in: &$0) }
+        polls.withLock { Self.forget(exchange.id, in: &$0) }
+    }
+
+    private static func forget(_ id: UInt64, in table: inout [String: [UInt64: BookFilter]]) {
+        for store in table.keys { table[store]?[id] = nil }
     }
 
     /// Resumes every waiting or parked exchange so the daemons can stop.
@@ -89,10 +95,15 @@ final class HTTPGateway: Sendable {
         exchange.answer(.list(HTTPListBody(books, query: query)))
     }
 
-    func startSubscription(_ connection: ConnectionID, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64) {
+    func startSubscription(
+        _ connection: ConnectionID, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64
+    ) {
         guard let exchange = exchanges.withLock({ $0[connection.raw] }),
             case .changes(let feed) = exchange.waitingRoute
         else { return }
+        if feed.longPoll {
+            return startLongPoll(exchange, feed: feed, reply: reply, filter: filter, events: initialEvents)
+        }
         var events = EventStream(limitBytes: feedLimitBytes, afterSeq: feed.resume?.seq ?? 0)
         for event in initialEvents { events.offer(event) }
         events.skip(through: afterSeq)
@@ -100,10 +111,41 @@ final class HTTPGateway: Sendable {
         exchange.answer(.events(store: feed.store), events: events)
     }
 
+    /// A long poll: answered at once with the replayed changes, else with the first change to
+    /// come, or with none after its timeout.
+    private func startLongPoll(
+        _ exchange: HTTPExchange, feed: HTTPFeedQuery, reply: Reply, filter: BookFilter, events: [Event]
+    ) {
+        let epoch = reply.result?.epoch ?? feed.resume?.epoch ?? ""
+        let seq = reply.result?.seq ?? feed.resume?.seq ?? 0
+        let replayed = events.filter { $0.event == .change || $0.event == .resyncRequired }
+        guard replayed.isEmpty else {
+            exchanges.withLock { _ = $0.removeValue(forKey: exchange.id) }
+            return exchange.answer(.response(LongPollBody.response(replayed, epoch: epoch, seq: seq)))
+        }
+        polls.withLock { $0[feed.store, default: [:]][exchange.id] = filter }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(feed.timeoutSeconds)) { [weak self] in
+            guard let self, self.polls.withLock({ $0[feed.store]?.removeValue(forKey: exchange.id) }) != nil else {
+                return
+            }
+            self.exchanges.withLock { _ = $0.removeValue(forKey: exchange.id) }
+            exchange.answer(.response(LongPollBody.response([], epoch: epoch, seq: seq)))
+        }
+    }
+
     func broadcast(_ change: SequencedChangeSet, store: String) {
         let followers = feeds.withLock { $0[store] ?? [:] }
-        guard !followers.isEmpty else { return }
+        let waiting = polls.withLock { $0[store] ?? [:] }
+        guard !followers.isEmpty || !waiting.isEmpty else { return }
         var encoded: [BookFilter: Event?] = [:]
+        for (id, filter) in waiting {
+            if encoded[filter] == nil { encoded[filter] = .some(MessageEncoder.changeEvent(change, filter: filter)) }
+            guard let event = encoded[filter] ?? nil,
+                polls.withLock({ $0[store]?.removeValue(forKey: id) }) != nil,
+                let exchange = exchanges.withLock({ $0.removeValue(forKey: id) })
+            else { continue }
+            exchange.answer(.response(LongPollBody.response([event], epoch: change.epoch, seq: change.seq)))
+        }
         for (id, filter) in followers {
             guard let exchange = exchanges.withLock({ $0[id] }) else { continue }
             if encoded[filter] == nil { encoded[filter] = .some(MessageEncoder.changeEvent(change, filter: filter)) }

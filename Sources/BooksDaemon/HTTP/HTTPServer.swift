@@ -40,12 +40,12 @@ public final class HTTPServer: Sendable {
     static func bind(_ addresses: [HTTPSettings.ListenAddress]) throws(HTTPServerError) -> [MHDListener] {
         var bound: [MHDListener] = []
         for address in addresses {
-            let fd = booksd_http_listen_tcp(address.host, Int32(address.port))
+            let fd = HTTPListenSocket.open(host: address.host, port: address.port)
             guard fd >= 0 else {
                 for listener in bound { close(listener.fd) }
                 throw .cannotListen(address.description, String(cString: strerror(-fd)))
             }
-            bound.append(MHDListener(fd: fd, port: Int(booksd_http_bound_port(fd))))
+            bound.append(MHDListener(fd: fd, port: HTTPListenSocket.port(of: fd)))
         }
         return bound
     }
@@ -136,12 +136,6 @@ public final class HTTPServer: Sendable {
             phase = .answered(.response(WebPage.response))  // the library sends no body to HEAD
         case .route(.stores):
             phase = .answered(.response(.json(200, encoding: ["stores": gateway.stores()])))
-        case .route(.changes(let feed)) where feed.longPoll:
-            phase = .answered(
-                .response(
-                    .error(
-                        501, code: "not-implemented", message: "feed=longpoll is not served yet; use text/event-stream")
-                ))
         case .route(let route):
             phase = .receiving(route, body: [], tooLarge: false)
         }

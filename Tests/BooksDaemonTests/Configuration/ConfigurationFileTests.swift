@@ -94,6 +94,13 @@ private func error(_ text: String) -> ConfigurationError? {
             max_stores = 500
             history_max_age = 7d
             history_max_bytes = 16M
+            http_listen = 127.0.0.1:8080, [::1]:8080
+            http_hosts = books.example.org
+            http_tls_cert = /etc/booksd/http.crt
+            http_tls_key = /etc/booksd/http.key
+            http_token_file = /etc/booksd/http.token
+            http_require_if_match = yes
+            http_client_connections = 4
             """
         let c = try load(text)
         var expected = DaemonConfiguration()
@@ -142,6 +149,13 @@ private func error(_ text: String) -> ConfigurationError? {
         expected.maxStores = 500
         expected.historyMaxAgeSeconds = 7 * 86_400
         expected.historyMaxBytes = 16 << 20
+        expected.http.listen = [.init(host: "127.0.0.1", port: 8080), .init(host: "::1", port: 8080)]
+        expected.http.hosts = ["books.example.org"]
+        expected.http.tlsCertificateFile = "/etc/booksd/http.crt"
+        expected.http.tlsKeyFile = "/etc/booksd/http.key"
+        expected.http.tokenFile = "/etc/booksd/http.token"
+        expected.http.requireIfMatch = true
+        expected.http.maxConnectionsPerClient = 4
         #expect(c == expected)
         #expect(Set(try ConfigurationFile.parse(text).entries.map(\.key)) == Set(ConfigurationKey.allCases))
     }

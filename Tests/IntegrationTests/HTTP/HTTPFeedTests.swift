@@ -114,6 +114,35 @@ import Testing
     }
 }
 
+extension HTTPFeedTests {
+    @Test("feed=longpoll answers the changes after since= at once, else waits for the next one, else times out")
+    func longPoll() async throws {
+        let daemon = try await HTTPDaemon(rows: Self.rows)
+        defer { daemon.stop() }
+        let list = daemon.json(try daemon.request("GET", "/v1/stores/default/books"))
+        let start = "\(list["epoch"] as? String ?? ""):\(list["seq"] as? Int ?? -1)"
+        let empty = try daemon.request("GET", "/v1/stores/default/changes?feed=longpoll&timeout=1&since=\(start)")
+        #expect(empty.status == 200)
+        #expect(daemon.json(empty)["last"] as? String == start)
+        #expect((daemon.json(empty)["changes"] as? [Any])?.isEmpty == true)
+
+        let waiting = try HTTPTestClient(port: daemon.port)
+        waiting.send("GET", "/v1/stores/default/changes?feed=longpoll&since=\(start)", port: daemon.port)
+        try await Task.sleep(for: .milliseconds(300))
+        try daemon.feed.handAppend("h1|Hand|Made")
+        let answer = try #require(waiting.response(timeout: 10))
+        let changes = daemon.json(answer)["changes"] as? [[String: Any]] ?? []
+        #expect(changes.count == 1)
+        #expect(changes.first?["seq"] as? Int == 1)
+        let last = try #require(daemon.json(answer)["last"] as? String)
+        #expect(last.hasSuffix(":1"))
+
+        _ = try daemon.request("POST", "/v1/stores/default/books", body: #"{"name":"A","author":"x"}"#)
+        let replayed = daemon.json(try daemon.request("GET", "/v1/stores/default/changes?feed=longpoll&since=\(start)"))
+        #expect((replayed["changes"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [1, 2])
+    }
+}
+
 /// The seq of an `EPOCH:SEQ` event id.
 enum EventIDText {
     static func seq(_ id: String) -> UInt64? { id.split(separator: ":").last.flatMap { UInt64($0) } }
