@@ -112,16 +112,16 @@ public struct FileVersions: Sendable, Hashable, Codable {
     /// Every recorded version that may have been the one in place when a program made a file at
     /// `seconds`/`nanoseconds` (its birth time) that it later renamed over the book file, newest
     /// first: the last one placed at or before that moment less `slack` nanoseconds (the program
-    /// may have opened the book file just before making its own), and every one after it.
-    /// Empty when none placed that early is still recorded.
+    /// may have opened the book file just before making its own), and every one after it (all
+    /// of them when none was placed that early).
     public func candidates(bornAt seconds: Int64, nanoseconds: Int64, slack: Int64) -> [FileVersion] {
         let total = seconds * 1_000_000_000 + nanoseconds - slack
         let moment = (total.quotientAndRemainder(dividingBy: 1_000_000_000))
         let instant =
             moment.remainder < 0 ? (moment.quotient - 1, moment.remainder + 1_000_000_000) : moment
-        guard let first = versions.lastIndex(where: { ($0.placedSeconds, $0.placedNanoseconds) <= instant }) else {
-            return []
-        }
+        // None placed that early: the file was made before every version recorded (booksd had
+        // just started, or the file just been written), so any of them may be its base.
+        let first = versions.lastIndex(where: { ($0.placedSeconds, $0.placedNanoseconds) <= instant }) ?? 0
         return Array(versions[first...].reversed())
     }
 

@@ -88,6 +88,18 @@ import Testing
         #expect(driver.machine.context.document.bytes == driver.file)
     }
 
+    /// The same, with the output file made just before even the first version was placed (booksd
+    /// had just read a file written a moment before): every version recorded is a candidate base.
+    @Test func aRenameOverMadeBeforeEveryVersionIsMerged() throws {
+        var driver = ReconcilerDriver(Self.two)
+        driver.write([("i", .insert([BookDraft(id: "4", name: "Middlemarch", author: "Eliot")]))])
+        driver.inode = 8
+        driver.born = timespec(tv_sec: driver.fileVersion - 1, tv_nsec: 50_000_000)
+        driver.edit("1|Dune|Herbert\n2|Emma|AUSTEN\n")
+        driver.event()
+        #expect(driver.text == "1|Dune|Herbert\n2|Emma|AUSTEN\n4|Middlemarch|Eliot\n")
+    }
+
     /// The same save made after the client's write was in place: the program may have read it
     /// and deleted the book on purpose, so the save stands (and names the write it undid).
     @Test func aRenameOverMadeAfterTheWriteStands() throws {
