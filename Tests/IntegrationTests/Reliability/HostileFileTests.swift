@@ -303,7 +303,10 @@ extension ReliabilitySuite {
             let file = mountPoint + "/books.txt"
             let original = BookFile.render(Self.seedLines(200))
             Rel.writeRenameOver(file, original)
-            let daemon = try DaemonProcess(file: file, socket: outer.socket, log: outer.log)
+            // The saved history outside the full file system: its writes (journal, file versions)
+            // would take the pages this test frees for the write paths of the book file.
+            let daemon = try DaemonProcess(
+                file: file, socket: outer.socket, log: outer.log, extra: ["--state-directory", outer.path + "/state"])
             let client = try RequestClient(socket: outer.socket)
             var noSpaceLogged = 0
             /// Checks a refused client write: clear error, file byte-identical, nothing left, logged.
