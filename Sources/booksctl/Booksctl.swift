@@ -81,7 +81,7 @@ enum Booksctl {
             case .conflicts(let json): return try await ConflictsCommand.run(json: json, context)
             case .resolve(let id, let side, let json):
                 return try await ConflictsCommand.resolve(id, take: side, json: json, context)
-            case .log(let options): return try await HistoryCommand.log(options, context)
+            case .log(let options): return try await HistoryCommand.log(options, context, subscribe: subscribe)
             case .show(let seq, let json): return try await HistoryCommand.show(seq, json: json, context)
             case .blame(let ids, let json): return try await HistoryCommand.blame(ids, json: json, context)
             case .undo(let seqs, let force, let json):

@@ -40,10 +40,13 @@ public struct HistorySelection: Sendable, Hashable {
     }
 
     /// Whether `change` (within the bounds) matches the ids and the filter.
-    func matches(_ change: SequencedChangeSet) -> Bool {
-        if let ids, !change.changes.touches(ids) { return false }
+    func matches(_ change: SequencedChangeSet) -> Bool { matches(change.changes) }
+
+    /// Whether `changes` touch one of the ids and have a book (before or after) the filter
+    /// matches (`log --follow` checks the feed's change sets with it, as `log` checks the kept ones).
+    public func matches(_ changes: ChangeSet) -> Bool {
+        if let ids, !changes.touches(ids) { return false }
         guard !filter.isEmpty else { return true }
-        let changes = change.changes
         return changes.inserted.contains(where: filter.matches) || changes.deleted.contains(where: filter.matches)
             || changes.updated.contains { filter.matches($0.old) || filter.matches($0.new) }
     }

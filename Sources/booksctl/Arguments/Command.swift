@@ -66,9 +66,19 @@ struct SubscribeOptions: Equatable {
     var coalesce = 0
     /// `--count N` / `--once`: exit after N change sets.
     var count: Int?
+    /// Set by `log --follow` (no option of `subscribe`): each change set printed as `log` prints it.
+    var logFormat: LogLineFormat?
 
     /// The daemon-side filter: case-insensitive "contains" on each given field.
     var filter: BookFilter { Filters.contains(name: name, author: author) }
+}
+
+/// How `log --follow` prints what it follows: `log`'s line (with `-p`, each book's change) or
+/// `log --json`'s object per change set, the change sets `selection` matches (`--id`, `--name`,
+/// `--author` as `log` applies them).
+struct LogLineFormat: Equatable {
+    var patch = false
+    var selection = HistorySelection()
 }
 
 /// `list` options.

@@ -14,7 +14,9 @@ extension CommandCatalog {
             .value("max-count", "N", short: "n", "only the newest N change sets"),
             .value("id", "ID", "only change sets that touched book ID"),
             .flag("patch", short: "p", "print each book's change under its change set"),
-            .flag("follow", short: "f", "after the history, go on printing new changes as subscribe does"),
+            .flag(
+                "follow", short: "f",
+                "after the history, go on printing new change sets as they come, in the same format"),
         ],
         details: [
             """
@@ -33,6 +35,11 @@ extension CommandCatalog {
             """
             --json prints one object per change set and line: {"seq","epoch","time","source","actor","changes"}, \
             "changes" holding the subscribe --json objects of its books (with "kind" insert, update or delete).
+            """,
+            """
+            --follow goes on live (until interrupted) with the change sets --id, --name and --author choose, each \
+            printed as above (a line, -p's books, or a --json object), over the socket or --nats alike; it resumes \
+            after the last change set printed, so none is missed or printed twice.
             """,
         ],
         examples: [

@@ -5,7 +5,12 @@ import FoundationEssentials
 
 /// `booksctl log`, `show`, `blame` and `undo`: the history the daemon keeps.
 enum HistoryCommand {
-    static func log(_ options: LogOptions, _ context: CommandContext) async throws(BooksClientError) -> ExitCode {
+    /// `log`; with `--follow`, then the change sets after the last one printed, live, in the same
+    /// format, through `subscribe` (the transport's feed: the socket's or NATS's).
+    static func log(
+        _ options: LogOptions, _ context: CommandContext,
+        subscribe: (SubscribeOptions) async throws(BooksClientError) -> ExitCode
+    ) async throws(BooksClientError) -> ExitCode {
         let client = try await context.connect()
         defer { client.close() }
         var pages: [[Event]] = []
@@ -34,9 +39,14 @@ enum HistoryCommand {
             }
         }
         guard options.follow, let epoch = reply.epoch else { return .success }
-        var follow = SubscribeOptions(json: options.json, name: options.name, author: options.author)
+        // Unfiltered: `log` picks whole change sets (a book before or after matching), the feed's
+        // filter would cut them down to the matching books.
+        var follow = SubscribeOptions(json: options.json)
         follow.since = "\(epoch):\(reply.seq)"
-        return try await SubscribeCommand.run(follow, stores: context.store.map { [$0] } ?? [], context)
+        follow.logFormat = LogLineFormat(
+            patch: options.patch,
+            selection: HistorySelection(ids: options.id.map { [$0] }, filter: options.filter))
+        return try await subscribe(follow)
     }
 
     static func show(_ seq: UInt64, json: Bool, _ context: CommandContext) async throws(BooksClientError) -> ExitCode {

@@ -117,6 +117,8 @@ final class SubscribeSink: Sendable {
     private let onDone: @Sendable () -> Void
     /// With `--json` and a daemon that names its stores: the store each line names (`"store"`).
     private let store: String?
+    /// `log --follow`: `log`'s lines instead of `subscribe`'s.
+    private let log: LogFollowPrinter?
 
     init(
         _ options: SubscribeOptions, _ context: CommandContext, store: String? = nil,
@@ -124,6 +126,11 @@ final class SubscribeSink: Sendable {
     ) throws(SubscribeFailure) {
         formatter = ChangeLineFormatter(json: options.json, style: context.style)
         self.store = options.json ? store : nil
+        log = options.logFormat.map {
+            // The store `log --json` names: the one `--store` named.
+            LogFollowPrinter(
+                format: $0, json: options.json, store: context.store, printer: HistoryPrinter(style: context.style))
+        }
         json = ChangeLineFormatter(json: true, style: Style(enabled: false))
         out = context.out
         err = context.err
@@ -201,7 +208,9 @@ final class SubscribeSink: Sendable {
                 buffer = ""
             }
         }
-        if let store {
+        if let log {
+            log.forEachLine(for: update, add)
+        } else if let store {
             formatter.forEachLine(for: update, store: store, add)
         } else {
             formatter.forEachLine(for: update, add)
