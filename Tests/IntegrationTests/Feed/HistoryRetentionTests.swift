@@ -1,0 +1,61 @@
+import BooksClient
+import BooksTestSupport
+import Foundation
+import Testing
+
+/// Past what the history keeps (`change_log_retention=2`): `log`, `show`, `blame`, `list --at`,
+/// `undo` and `subscribe --since` say what is kept instead of answering wrongly, before and
+/// after a restart (the trimmed history is what is saved).
+@Suite("History: past retention")
+struct HistoryRetentionTests {
+    typealias Parity = NATSCLIParityTests
+
+    @Test func pastRetentionEveryCommandSaysWhatIsKeptAlsoAfterARestart() async throws {
+        let daemon = try await FeedDaemon(
+            rows: ["1|Dune|Herbert", "2|Emma|Austen"], settings: ["change_log_retention=2"])
+        let client = try await daemon.connect()
+        for name in ["Dune I", "Dune II", "Dune III"] { _ = try await client.update([BookPatch(id: "1", name: name)]) }
+        _ = try await client.update([BookPatch(id: "2", name: "Emma II")])  // seqs 1…4; 3 and 4 kept
+        client.close()
+        func ctl(_ arguments: [String]) async throws -> (lines: [String], stderr: String, status: Int32, output: String)
+        {
+            try await Parity.booksctl(nats: nil, daemon, arguments)
+        }
+        func check() async throws {
+            let log = try await ctl(["log", "--json"])
+            #expect(log.lines.map { Parity.members($0)["seq"] ?? "" } == ["3", "4"], "\(log)")
+            let shown = try await ctl(["show", "1"])
+            #expect(shown.status == 5, "\(shown)")
+            #expect(shown.stderr.contains("change set 1 is no longer in the history kept (the oldest kept is seq 3)"))
+            // After 2: rebuilt by undoing 3 and 4 (kept); after 1 would need 2 undone (gone).
+            let kept = try await ctl(["list", "--at", "2", "--json"])
+            #expect(kept.lines.compactMap { Parity.members($0)["name"] } == ["Dune II", "Emma"], "\(kept)")
+            let older = try await ctl(["list", "--at", "1"])
+            #expect(
+                older.status == 5 && older.stderr.contains("older than the history kept (it can show seq 2 or later)"),
+                "a clear error naming what is kept: \(older)")
+            let longAgo = try await ctl(["list", "--at", "-1h"])
+            #expect(longAgo.status == 5 && longAgo.stderr.contains("older than the history kept"), "\(longAgo)")
+            let undo = try await ctl(["undo", "2"])
+            #expect(
+                undo.status == 5
+                    && undo.stderr.contains("change set 2 is no longer in the history (the oldest kept is seq 3)"),
+                "\(undo)")
+            let blame = try await ctl(["blame", "1", "2"])
+            #expect(blame.lines.first?.hasPrefix("1  3  ") == true, "book 1's last change is kept: \(blame)")
+            let emma = try await ctl(["blame", "2", "--json"])
+            #expect(Parity.members(emma.lines.first ?? "")["seq"] == "4", "\(emma)")
+            // A resume from before what is kept: a resync notice and line, never a wrong event.
+            // (--count does not count the resync line: booksctl is stopped after 4 s.)
+            let resumed = try await Parity.booksctl(
+                nats: nil, daemon, ["subscribe", "--json", "--since", "1", "--count", "1"], timeout: 4)
+            #expect(resumed.stderr.contains("history"), "the gap is announced: \(resumed)")
+            #expect(Parity.members(resumed.lines.first ?? "")["kind"] == "resync", "\(resumed)")
+            #expect(!resumed.lines.contains { Parity.members($0)["seq"] == "2" })
+        }
+        try await check()
+        #expect(daemon.stop() == 0)
+        try await daemon.start()
+        try await check()
+    }
+}
