@@ -76,7 +76,7 @@ live_args="$docs_args --python $PY"
 
 rm -rf Benchmarks/work/results
 if [ "$quick" = yes ]; then "$bin" core --quick $docs_args; else "$bin" core $docs_args; fi
-for sub in latency fanout writes saves startup stream nats targets; do
+for sub in latency fanout writes saves startup stream nats history targets; do
     "$bin" "$sub" $live_args --command "$command_text"
 done
 quick_flag=""; [ "$quick" = yes ] && quick_flag="--quick"

@@ -10,6 +10,8 @@ import Glibc
 ///   clients keep the file under durable rewrites, against the booksd from before the engine change.
 /// - `nats` (`LiveOptions.usage`): booksd publishing to a real nats-server: edit → remote vs local
 ///   subscriber, fan-out to NATS subscribers, 32 writers (`NATSBenchmark`).
+/// - `history` (`LiveOptions`): `log -n 20`, `blame`, `list --at` at 1M rows with 100,000 change
+///   sets kept (built by client writes), and what attribution adds to a durable insert.
 /// - `stores` (`LiveOptions`): 1,000 stores in one watched folder: ready, memory, inotify watches.
 /// `core-rss FILE` and `nats-listen …` (`NATSListener`) are internal: the child process that measures peak memory after one parse.
 @main
@@ -49,6 +51,9 @@ struct BenchmarkMain {
             guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
             var b = SaveBenchmark(options: options)
             b.run()
+        case "history":
+            guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
+            HistoryBenchmark(options: options).run()
         case "stores":
             guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
             StoresBenchmark(options: options).run()
@@ -71,7 +76,7 @@ struct BenchmarkMain {
             }
         default:
             fail(
-                "usage: BooksBenchmarks core|latency|fanout|writes|saves|startup|stream|nats|targets|responsiveness [options]\n\n"
+                "usage: BooksBenchmarks core|latency|fanout|writes|saves|startup|stream|nats|history|targets|responsiveness [options]\n\n"
                     + CoreOptions.usage + "\n" + LiveOptions.usage + "\n" + ResponsivenessOptions.usage)
         }
     }

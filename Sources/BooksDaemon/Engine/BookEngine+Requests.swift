@@ -2,6 +2,7 @@ import BooksCore
 import BooksProtocol
 import Dispatch
 import FoundationEssentials
+import Glibc
 
 /// A read request waiting for the engine's queue.
 struct PendingRead: Sendable {
@@ -68,6 +69,15 @@ extension BookEngine {
         return reads.withLock { $0.finished(connection, cost: end - start, now: end - startTime) }
     }
 
+    /// For the history benchmark only (docs/BENCHMARKS.md, "History ops"):
+    /// `BOOKSD_BENCHMARK_UNATTRIBUTED_WRITES` set to `1` leaves socket clients' writes without an
+    /// actor, so that what keeping attribution costs a durable insert is measured in one run. Not a
+    /// setting: nothing else reads it, and anything but `1` is ignored.
+    static let recordsClientActors: Bool = {
+        guard let value = getenv("BOOKSD_BENCHMARK_UNATTRIBUTED_WRITES") else { return true }
+        return String(cString: value) != "1"
+    }()
+
     private func accept(write request: Request, from connection: ConnectionID, peer: PeerCredentials) {
         let operation: WriteOperation
         do {
@@ -80,7 +90,7 @@ extension BookEngine {
         let overNATS = NATSRequestResponder.owns(connection)
         var write = PendingWrite(
             requestID: request.id, connection: connection, operation: operation, source: overNATS ? .nats : .client,
-            actor: overNATS ? .nats : peer.actor)
+            actor: overNATS ? .nats : Self.recordsClientActors ? peer.actor : nil)
         if case .insert(let drafts) = operation {
             // Ids are fixed when the write is accepted, so a retried write that did land is not
             // inserted twice.

@@ -22,14 +22,20 @@ struct HistoryRetentionTests {
             try await Parity.booksctl(nats: nil, daemon, arguments)
         }
         func check() async throws {
+            // status shows the oldest change set kept and its time.
+            let status = try await ctl(["status", "--json"])
+            let kept = Parity.members(status.output)
+            #expect(kept["historyOldestSeq"] == "3" && kept["historyOldestTime"]?.hasSuffix("Z") == true, "\(status)")
+            let text = try await ctl(["status"])
+            #expect(text.lines.contains { $0.contains("history") && $0.contains("from seq 3 (") }, "\(text)")
             let log = try await ctl(["log", "--json"])
             #expect(log.lines.map { Parity.members($0)["seq"] ?? "" } == ["3", "4"], "\(log)")
             let shown = try await ctl(["show", "1"])
             #expect(shown.status == 5, "\(shown)")
             #expect(shown.stderr.contains("change set 1 is no longer in the history kept (the oldest kept is seq 3)"))
             // After 2: rebuilt by undoing 3 and 4 (kept); after 1 would need 2 undone (gone).
-            let kept = try await ctl(["list", "--at", "2", "--json"])
-            #expect(kept.lines.compactMap { Parity.members($0)["name"] } == ["Dune II", "Emma"], "\(kept)")
+            let atTwo = try await ctl(["list", "--at", "2", "--json"])
+            #expect(atTwo.lines.compactMap { Parity.members($0)["name"] } == ["Dune II", "Emma"], "\(atTwo)")
             let older = try await ctl(["list", "--at", "1"])
             #expect(
                 older.status == 5 && older.stderr.contains("older than the history kept (it can show seq 2 or later)"),
