@@ -17,12 +17,16 @@ enum HistoryCommand {
         var collected = 0
         var until = options.until
         var reply: HistoryReply
+        var head: ResumePoint?
         repeat {
             let wanted = options.count.map { $0 - collected }
             reply = try await client.history(
                 since: options.since, until: until, ids: options.id.map { [$0] }, filter: options.filter,
                 limit: wanted)
             pages.append(reply.changes)
+            // The position of the newest page: --follow resumes after it (a later page's may be
+            // past change sets that came in meanwhile, which no page then holds).
+            if head == nil { head = reply.epoch.map { ResumePoint(epoch: $0, seq: reply.seq) } }
             collected += reply.changes.count
             guard let first = reply.changes.first, first.seq > 1 else { break }
             until = .seq(first.seq - 1)
@@ -38,11 +42,11 @@ enum HistoryCommand {
                 }
             }
         }
-        guard options.follow, let epoch = reply.epoch else { return .success }
+        guard options.follow, let head else { return .success }
         // Unfiltered: `log` picks whole change sets (a book before or after matching), the feed's
         // filter would cut them down to the matching books.
         var follow = SubscribeOptions(json: options.json)
-        follow.since = "\(epoch):\(reply.seq)"
+        follow.since = "\(head.epoch):\(head.seq)"
         follow.logFormat = LogLineFormat(
             patch: options.patch,
             selection: HistorySelection(ids: options.id.map { [$0] }, filter: options.filter))
