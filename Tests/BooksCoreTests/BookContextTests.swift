@@ -107,4 +107,28 @@ import Testing
         #expect(log.changes(after: 7, currentSeq: 10)?.map(\.seq) == [8, 9, 10])
         #expect(log.changes(after: 6, currentSeq: 10) == nil)
     }
+
+    @Test func eachBooksLastChangeIsIndexedAndLeavesWithItsChangeSet() {
+        var log = ChangeLog(retention: 3)
+        func add(_ seq: UInt64, inserted: [String] = [], deleted: [String] = []) {
+            let book = { (id: String) in Book(id: id, name: "N\(id)", author: "A") }
+            log.append(
+                SequencedChangeSet(
+                    epoch: "E", seq: seq, source: .client, time: .init(timeIntervalSince1970: Double(seq)),
+                    changes: ChangeSet(inserted: inserted.map(book), deleted: deleted.map(book))))
+        }
+        add(1, inserted: ["a", "b"])
+        add(2, inserted: ["c"])
+        add(3, deleted: ["a"])
+        #expect(log.lastChange(of: "a")?.seq == 3 && log.lastChange(of: "b")?.seq == 1)
+        #expect(log.lastChange(of: "c")?.seq == 2 && log.lastChange(of: "z") == nil)
+        add(4, inserted: ["d"])  // seq 1 dropped: b's last change is no longer held
+        #expect(log.lastChange(of: "b") == nil && log.lastSeq(of: "b") == nil)
+        #expect(log.lastChange(of: "a")?.seq == 3)
+        log.trim(keeping: 1) { $0.seq < 4 }
+        #expect(log.lastChange(of: "a") == nil && log.lastChange(of: "c") == nil && log.lastChange(of: "d")?.seq == 4)
+        // The newest amended to no longer touch d: not reported as d's change.
+        log.amendLast { $0.changes = ChangeSet() }
+        #expect(log.lastChange(of: "d") == nil)
+    }
 }

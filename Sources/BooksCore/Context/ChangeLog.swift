@@ -20,6 +20,10 @@ public struct ChangeLog: Sendable {
     private var start = 0
     /// The bytes of the entries kept (see `maxBytes`).
     public private(set) var bytes = 0
+    /// The seq of the newest held change set that touched each book (`lastChange(of:)` in O(1)
+    /// instead of a walk back through every change set held); an id leaves it when that change
+    /// set is dropped.
+    private var lastSeqByID: [String: UInt64] = [:]
 
     /// Creates an empty log keeping at most `retention` (≥ 0) change sets.
     public init(retention: Int, maxAge: Double? = nil, maxBytes: Int? = nil) {
@@ -45,6 +49,7 @@ public struct ChangeLog: Sendable {
         entries.append(change)
         sizes.append(size)
         bytes += size
+        indexIDs(change)
         enforceLimits()
     }
 
@@ -59,8 +64,7 @@ public struct ChangeLog: Sendable {
             let tooOld = cutoff.map { oldest.time < $0 } ?? false
             let tooBig = maxBytes.map { bytes > $0 } ?? false
             guard tooMany || tooOld || tooBig else { break }
-            bytes -= sizes[start]
-            start += 1
+            dropOldest()
         }
         if start > 1024, start * 2 > entries.count {
             entries.removeFirst(start)
@@ -75,8 +79,7 @@ public struct ChangeLog: Sendable {
     public mutating func trim(keeping: Int = 0, while shouldDrop: (SequencedChangeSet) -> Bool) -> Int {
         var dropped = 0
         while count > keeping, shouldDrop(entries[start]) {
-            bytes -= sizes[start]
-            start += 1
+            dropOldest()
             dropped += 1
         }
         return dropped
@@ -87,6 +90,7 @@ public struct ChangeLog: Sendable {
         guard count > 0 else { return }
         let last = entries.count - 1
         change(&entries[last])
+        indexIDs(entries[last])
         bytes -= sizes[last]
         sizes[last] = Self.size(of: entries[last])
         bytes += sizes[last]
@@ -98,6 +102,30 @@ public struct ChangeLog: Sendable {
         let needed = Int(currentSeq - after)
         guard needed <= count else { return nil }
         return Array(entries[(entries.count - needed)...])
+    }
+
+    /// The seq of the newest held change set that touched book `id` (nil: none held did).
+    public func lastSeq(of id: String) -> UInt64? { lastSeqByID[id] }
+
+    /// Drops the oldest held change set (and the index entries that pointed at it).
+    private mutating func dropOldest() {
+        let dropped = entries[start]
+        Self.forEachID(in: dropped.changes) { id in
+            if lastSeqByID[id] == dropped.seq { lastSeqByID[id] = nil }
+        }
+        bytes -= sizes[start]
+        start += 1
+    }
+
+    /// Makes `change` the last change of every book it touches.
+    private mutating func indexIDs(_ change: SequencedChangeSet) {
+        Self.forEachID(in: change.changes) { lastSeqByID[$0] = change.seq }
+    }
+
+    static func forEachID(in changes: ChangeSet, _ body: (String) -> Void) {
+        for book in changes.inserted { body(book.id) }
+        for update in changes.updated { body(update.new.id) }
+        for book in changes.deleted { body(book.id) }
     }
 
     /// What a change set costs to keep: its books' text and 64 bytes.

@@ -121,8 +121,12 @@ extension ChangeLog {
     }
 
     /// The newest held change set that touched book `id`, nil when none of those held did.
+    /// O(1): the log keeps each book's last seq (`lastSeq(of:)`); only when the newest change set
+    /// was amended to no longer touch the book does it walk back.
     public func lastChange(of id: String) -> SequencedChangeSet? {
+        guard let seq = lastSeq(of: id), let indexed = change(seq: seq) else { return nil }
         let ids: Set = [id]
+        if indexed.changes.touches(ids) { return indexed }
         var index = count - 1
         while index >= 0 {
             if self[index].changes.touches(ids) { return self[index] }
