@@ -184,6 +184,9 @@ public struct ReconcilerStateMachine: Sendable {
             nextConflictID = (loaded.map(\.id).max() ?? 0) + 1
             return []
         case .fileVersionsLoaded(let loaded): return fileVersionsLoaded(loaded)
+        case .lockBasesLoaded(let kept):
+            lockBases.restore(kept)
+            return []
         case .resolveConflict(let id, let take, let requestID, let connection, let source, let actor):
             return resolveConflict(
                 id, take: take, requestID: requestID, connection: connection, source: source, actor: actor)
