@@ -32,6 +32,8 @@ enum Command: Equatable {
     case conflicts(json: Bool)
     /// `resolve ID --take mine|theirs`: settle a conflict (ID: its number, or a book id / prefix).
     case resolve(id: String, take: ConflictSide, json: Bool)
+    /// `edit`: the books in `$VISUAL`/`$EDITOR`, saved with the version read as the base.
+    case edit
     /// `log`: the change sets kept.
     case log(LogOptions)
     /// `show SEQ`: one change set in full.

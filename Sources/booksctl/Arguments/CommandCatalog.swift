@@ -309,7 +309,7 @@ enum CommandCatalog {
     /// Every subcommand, in help order.
     static let all: [CommandSpec] = [
         subscribe, list, get, add, update, delete, status, ping, stores, conflicts, resolve, check, completion, help,
-        log, show, blame, undo,
+        log, show, blame, undo, edit,
     ]
 
     /// The subcommand named `name`.

@@ -134,6 +134,8 @@ enum CommandLineParser {
             return .stores(json: json)
         case "conflicts":
             return .conflicts(json: json)
+        case "edit":
+            return .edit
         case "resolve":
             guard let text = args.values["take"] else { throw fail("missing --take mine|theirs") }
             guard let side = ConflictSide(rawValue: text) else {
