@@ -39,6 +39,9 @@ final class ReplicaLink: Sendable {
     /// What the feed thread needs: the position the record is at, and whether to read a snapshot.
     let position = Locked<(epoch: String?, seq: UInt64, wantsSnapshot: Bool)>((nil, 0, false))
     let threads = Locked<[DedicatedThread]>([])
+    /// The owner's change sets published after the last one the feed read (the feed's thread
+    /// writes it, the status line reads it).
+    let ownerBacklog = Atomic<UInt64>(0)
     /// What the machine asked to keep, not written yet: written once per batch of inputs, and
     /// always before a send (only the machine's thread uses it).
     let unsaved = Locked<ReplicaRecordUpdate?>(nil)
@@ -145,7 +148,8 @@ final class ReplicaLink: Sendable {
     /// batch of inputs).
     private func finishBatch() {
         _ = flush()
-        let line = machine.withLock { $0?.statusLine }
+        let backlog = ownerBacklog.load(ordering: .relaxed)
+        let line = machine.withLock { $0?.statusLine(ownerBacklog: backlog) }
         engine.replicaLine.withLock { $0 = line }
     }
 

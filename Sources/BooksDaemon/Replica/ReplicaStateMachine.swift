@@ -179,15 +179,22 @@ public struct ReplicaStateMachine: Sendable {
 }
 
 extension ReplicaStateMachine {
-    /// How the replica stands, for `status`: `in sync with the owner at seq N`, `offline since T`,
-    /// `N edits queued`, `writing the owner's changes`, or `waiting for the owner's books`.
-    public var statusLine: String {
+    /// How the replica stands, for `status` (see `statusLine(ownerBacklog:)`).
+    public var statusLine: String { statusLine(ownerBacklog: 0) }
+
+    /// How the replica stands, for `status`: `in sync`, `offline since T`, `behind the owner by N
+    /// change set(s)` (`ownerBacklog`: the owner's change sets published but not yet read),
+    /// `N edit(s) queued`, `writing the owner's changes`, or `waiting for the owner's books`, with
+    /// the owner position applied.
+    public func statusLine(ownerBacklog: UInt64) -> String {
         let position = record.epoch.map { "owner \($0):\(record.seq)" } ?? "no owner state yet"
         var parts: [String] = []
         if let since = offlineSince {
             parts.append("offline since \(ISO8601.format(since))")
         } else if record.epoch == nil {
             parts.append("waiting for the owner's books")
+        } else if ownerBacklog > 0 {
+            parts.append("behind the owner by \(ownerBacklog) change set(s)")
         } else if inSync {
             parts.append("in sync")
         } else if localWrite != nil {
