@@ -26,6 +26,10 @@ public final class FileVersionsLog: @unchecked Sendable {
     private var lines = 0
     /// `FileVersions.recorded` as of the last version written.
     private var persisted: UInt64 = 0
+    /// The lock holders' bases as last written to or read from `lock-holders` (nil: neither yet).
+    var persistedLockBases: [LockHolderBases.Entry]?
+    /// The epoch of `persistedLockBases`.
+    var lockBasesEpoch: String?
 
     struct Header: Codable { var epoch: String }
 
@@ -79,7 +83,7 @@ public final class FileVersionsLog: @unchecked Sendable {
         persisted = versions.recorded
     }
 
-    private static func line(_ value: some Encodable) throws(HistoryStoreError) -> [UInt8] {
+    static func line(_ value: some Encodable) throws(HistoryStoreError) -> [UInt8] {
         do {
             return try Array(JSONEncoder().encode(value)) + [UInt8(ascii: "\n")]
         } catch {
