@@ -77,19 +77,10 @@ public final class FileVersionsLog: @unchecked Sendable {
         } else {
             var bytes: [UInt8] = []
             for version in new { bytes += try Self.line(version) }
-            try append(bytes)
+            try directory.append(Self.fileName, bytes, durably: false)
             lines += new.count
         }
         persisted = versions.recorded
-    }
-
-    private func append(_ bytes: [UInt8]) throws(HistoryStoreError) {
-        let path = directory.path + "/" + Self.fileName
-        let file = openat(directory.fd, Self.fileName, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
-        guard file >= 0 else { throw .system(operation: "open", path: path, errno: errno) }
-        defer { close(file) }
-        let size = try directory.checkOwnFile(file, name: Self.fileName)
-        try StateDirectory.write(file, [bytes], at: size, path: path)
     }
 
     static func line(_ value: some Encodable) throws(HistoryStoreError) -> [UInt8] {
