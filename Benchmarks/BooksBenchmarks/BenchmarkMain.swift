@@ -12,6 +12,7 @@ import Glibc
 ///   subscriber, fan-out to NATS subscribers, 32 writers (`NATSBenchmark`).
 /// - `replicas` (`LiveOptions`): an owner and a replica over NATS: owner edit → replica, replica
 ///   edit → owner, the first copy, memory (`ReplicaBenchmark`).
+/// - `merged-saves` (`LiveOptions`): a stale save merged at 1M rows vs a plain rewrite.
 /// - `stores` (`LiveOptions`): 1,000 stores in one watched folder: ready, memory, inotify watches.
 /// `core-rss FILE` and `nats-listen …` (`NATSListener`) are internal: the child process that measures peak memory after one parse.
 @main
@@ -58,6 +59,10 @@ struct BenchmarkMain {
         case "stores":
             guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
             StoresBenchmark(options: options).run()
+        case "merged-saves":
+            guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
+            var b = MergedSaveBenchmark(options: options)
+            b.run()
         case "latency", "fanout", "writes", "startup", "targets":
             guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
             switch subcommand {
