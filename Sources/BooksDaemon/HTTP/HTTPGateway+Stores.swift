@@ -20,6 +20,9 @@ struct StoresFeed: Sendable {
     /// A long poll: the replayed changes so far, and each store's position.
     var replayed: [Event] = []
     var positions: [String: ResumePoint] = [:]
+    /// An SSE feed whose stores still start: each started store's start, and its events so far.
+    var starts: [String: ResumePoint] = [:]
+    var buffered: [Event] = []
 }
 
 /// Feeds of several stores: one subscription per store (each engine's, with the exchange's
@@ -55,37 +58,54 @@ extension HTTPGateway {
     }
 
     /// A store's subscription of a feed of several stores started; false when `id` is no such feed.
+    ///
+    /// Until every store started, a feed's events (replayed and broadcast) are buffered; then
+    /// every store is placed at its resume point (or start), the buffer is offered, and each
+    /// store moves on to its start: so even the first event's id names every store. The feed's
+    /// state and its stream change under `storesFeeds`'s lock, in the order they happen.
     func startStoreOfFeed(
         _ id: UInt64, store: String, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64
     ) -> Bool {
-        guard let exchange = exchanges.withLock({ $0[id] }), var feed = storesFeeds.withLock({ $0[id] }) else {
-            return false
-        }
+        guard let exchange = exchanges.withLock({ $0[id] }) else { return false }
         let start = ResumePoint(epoch: reply.result?.epoch ?? "", seq: afterSeq)
-        let announced = feed.announce.contains(store) || !feed.pending.contains(store)
         let tagged = initialEvents.filter { $0.event == .change || $0.event == .resyncRequired }.map { event in
             var event = event
             event.store = store
             return event
         }
-        if feed.longPoll {
-            feed.replayed += tagged
-            feed.positions[store] = tagged.last.map { ResumePoint(epoch: $0.epoch, seq: $0.seq) } ?? start
-        } else {
-            exchange.withEvents { events in
-                if announced {
-                    events.offer(Event(event: .storeAdded, epoch: start.epoch, seq: start.seq, store: store))
-                } else {
-                    events.follow(store, from: feed.resumes[store] ?? start)
+        let added = Event(event: .storeAdded, epoch: start.epoch, seq: start.seq, store: store)
+        let (isFeed, startedPoll) = storesFeeds.withLock { feeds -> (Bool, StoresFeed?) in
+            guard var feed = feeds[id] else { return (false, nil) }
+            let wasPending = feed.pending.remove(store) != nil
+            if feed.longPoll {
+                feed.replayed += tagged
+                feed.positions[store] = tagged.last.map { ResumePoint(epoch: $0.epoch, seq: $0.seq) } ?? start
+            } else if wasPending {
+                if feed.announce.contains(store) { feed.buffered.append(added) }
+                feed.starts[store] = start
+                feed.buffered += tagged
+                if feed.pending.isEmpty {
+                    let ready = feed
+                    exchange.withEvents { events in
+                        for (name, point) in ready.starts { events.follow(name, from: ready.resumes[name] ?? point) }
+                        for event in ready.buffered { events.offer(event) }
+                        for (name, point) in ready.starts { events.follow(name, from: point) }
+                    }
+                    feed.buffered = []
                 }
-                for event in tagged { events.offer(event) }
-                events.follow(store, from: start)
+            } else {  // added later: announced, followed from its start
+                exchange.withEvents { events in
+                    events.offer(added)
+                    for event in tagged { events.offer(event) }
+                    events.follow(store, from: start)
+                }
             }
+            feeds[id] = feed
+            return (true, wasPending && feed.pending.isEmpty ? feed : nil)
         }
+        guard isFeed else { return false }
         storeFollowers.withLock { $0[store, default: [:]][id] = filter }
-        let wasPending = feed.pending.remove(store) != nil
-        storesFeeds.withLock { $0[id] = feed }
-        if wasPending, feed.pending.isEmpty { allStarted(exchange, feed) }
+        if let startedPoll { allStarted(exchange, startedPoll) }
         return true
     }
 
@@ -107,7 +127,8 @@ extension HTTPGateway {
         exchange.answer(.response(LongPollBody.response(events, last: StoresEventID.format(positions))))
     }
 
-    /// A change of `store` to the feeds of several stores following it.
+    /// A change of `store` to the feeds of several stores following it: buffered while a feed's
+    /// stores still start, else offered (under `storesFeeds`'s lock, ordered with the start).
     func broadcastToStoresFeeds(_ change: SequencedChangeSet, store: String) {
         let followers = storeFollowers.withLock { $0[store] ?? [:] }
         guard !followers.isEmpty else { return }
@@ -116,14 +137,22 @@ extension HTTPGateway {
             if encoded[filter] == nil { encoded[filter] = .some(MessageEncoder.changeEvent(change, filter: filter)) }
             guard var event = encoded[filter] ?? nil, let exchange = exchanges.withLock({ $0[id] }) else { continue }
             event.store = store
-            if let feed = storesFeeds.withLock({ $0[id] }), feed.longPoll {
-                guard feed.pending.isEmpty else { continue }
-                var positions = feed.positions
-                positions[store] = ResumePoint(epoch: change.epoch, seq: change.seq)
-                answerPoll(exchange, events: [event], at: positions)
-            } else {
-                exchange.offer(event)
+            let poll = storesFeeds.withLock { feeds -> [String: ResumePoint]? in
+                guard var feed = feeds[id] else { return nil }
+                if feed.longPoll {
+                    guard feed.pending.isEmpty else { return nil }
+                    feed.positions[store] = ResumePoint(epoch: change.epoch, seq: change.seq)
+                    return feed.positions
+                }
+                if feed.pending.isEmpty {
+                    exchange.offer(event)
+                } else {
+                    feed.buffered.append(event)
+                    feeds[id] = feed
+                }
+                return nil
             }
+            if let poll { answerPoll(exchange, events: [event], at: poll) }
         }
     }
 

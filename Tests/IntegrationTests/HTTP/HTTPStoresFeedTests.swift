@@ -121,6 +121,39 @@ import Testing
         #expect(try daemon.request("GET", "/v1/changes?stores=default,nope&feed=longpoll").status == 404)
         #expect(try daemon.request("GET", "/v1/changes?feed=longpoll").status == 400)
     }
+
+    @Test("a Last-Event-ID of several stores resumes each store after a booksd restart")
+    func resumeAcrossRestart() async throws {
+        let (daemon, scratch) = try await Self.daemon()
+        defer {
+            daemon.stop()
+            scratch.remove()
+        }
+        var (feed, _) = try daemon.changes(query: "?stores=*", path: "/v1/changes")
+        #expect(await eventually(timeout: 5) { feed.receivedText.hasPrefix("retry: ") })
+        try Self.post(daemon, "default", "One")
+        try Self.post(daemon, "fiction", "Two")
+        #expect(await eventually(timeout: 10) { feed.events().count == 2 })
+        let last = try #require(feed.events().last?.id)
+
+        daemon.feed.stop()
+        try daemon.feed.handAppend("h1|While|Down")  // default, while booksd is down
+        try await daemon.feed.start()
+        #expect(await eventually(timeout: 10) { NATSServerProcess.accepts(port: daemon.port) })
+        (feed, _) = try daemon.changes(query: "?stores=*", headers: ["Last-Event-ID": last], path: "/v1/changes")
+        #expect(await eventually(timeout: 5) { feed.receivedText.hasPrefix("retry: ") })
+        try Self.post(daemon, "fiction", "Three")
+        #expect(await eventually(timeout: 10) { feed.events().count == 2 })
+        try await Task.sleep(for: .milliseconds(200))
+        let events = feed.events()
+        #expect(events.map(\.event) == ["change", "change"])
+        let bodies = events.map { Self.json($0.data) }
+        #expect(bodies.map { $0["store"] as? String } == ["default", "fiction"])
+        #expect(bodies.map { $0["seq"] as? Int } == [2, 2])
+        // Even the first event (replayed before every store's subscription started) names every store.
+        #expect(StoresEventIDText.positions(events.first?.id ?? "") == ["default": 2, "fiction": 1])
+        #expect(StoresEventIDText.positions(events.last?.id ?? "") == ["default": 2, "fiction": 2])
+    }
 }
 
 /// The seqs of a `StoresEventID` (`STORE=EPOCH:SEQ,…`), by store.
