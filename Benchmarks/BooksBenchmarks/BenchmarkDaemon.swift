@@ -8,10 +8,11 @@ extension DaemonProcess {
     /// 120 s) until it answers `hello`; nil, reported on stderr, when it does not. Unless
     /// `keepHistory`, the saved history beside FILE (`.NAME.history`, from an earlier run on an
     /// earlier file) is removed first: a benchmark measures a daemon on the file it generated, not
-    /// one resuming a history and diffing a regenerated file against it.
+    /// one resuming a history and diffing a regenerated file against it. `arguments` come after
+    /// the others (e.g. `--replica …`).
     static func benchmark(
         binDirectory: String, file: String, socket: String, settings: [String] = [],
-        logPath: String, keepHistory: Bool = false
+        logPath: String, keepHistory: Bool = false, arguments: [String] = []
     ) -> DaemonProcess? {
         if !keepHistory {
             let slash = file.lastIndex(of: "/")
@@ -22,6 +23,7 @@ extension DaemonProcess {
         var options = DaemonOptions(file: file, socket: socket, logPath: logPath)
         options.executable = "\(binDirectory)/booksd"
         options.settings = settings
+        options.extraArguments = arguments
         options.environment = ChildEnvironment.current()
         do {
             let daemon = try DaemonProcess(options, waitReady: false)

@@ -10,6 +10,8 @@ import Glibc
 ///   clients keep the file under durable rewrites, against the booksd from before the engine change.
 /// - `nats` (`LiveOptions.usage`): booksd publishing to a real nats-server: edit → remote vs local
 ///   subscriber, fan-out to NATS subscribers, 32 writers (`NATSBenchmark`).
+/// - `replicas` (`LiveOptions`): an owner and a replica over NATS: owner edit → replica, replica
+///   edit → owner, the first copy, memory (`ReplicaBenchmark`).
 /// - `stores` (`LiveOptions`): 1,000 stores in one watched folder: ready, memory, inotify watches.
 /// `core-rss FILE` and `nats-listen …` (`NATSListener`) are internal: the child process that measures peak memory after one parse.
 @main
@@ -39,6 +41,10 @@ struct BenchmarkMain {
         case "nats":
             guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
             var benchmark = NATSBenchmark(options: options)
+            benchmark.run()
+        case "replicas":
+            guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
+            var benchmark = ReplicaBenchmark(options: options)
             benchmark.run()
         case "nats-listen":
             NATSListener.run(arguments)

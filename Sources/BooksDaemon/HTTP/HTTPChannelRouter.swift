@@ -58,6 +58,8 @@ final class HTTPChannelRouter: ClientChannel {
         gateway.heartbeat(store: store, epoch: epoch, seq: seq)
     }
 
+    func broadcastConflict(_ event: Event) { local.broadcastConflict(event) }
+
     var statistics: ServerStatistics { local.statistics }
 
     @discardableResult

@@ -66,6 +66,8 @@ struct SubscribeOptions: Equatable {
     var coalesce = 0
     /// `--count N` / `--once`: exit after N change sets.
     var count: Int?
+    /// `--conflicts`: also print the conflicts of merged saves as they are recorded and settled.
+    var conflicts = false
 
     /// The daemon-side filter: case-insensitive "contains" on each given field.
     var filter: BookFilter { Filters.contains(name: name, author: author) }
