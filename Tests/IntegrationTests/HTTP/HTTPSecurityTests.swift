@@ -134,4 +134,27 @@ import Testing
         #expect(run.status != 0)
         #expect(run.output.contains("line 2: the role is read or write, not admin"))
     }
+
+    @Test("http_client_connections: an address holding its share gets no more connections; it gets one again once it lets go")
+    func connectionsPerClientAddressAreBounded() async throws {
+        let daemon = try await HTTPDaemon(rows: ["b1|Emma|Jane Austen"], settings: ["http_client_connections=4"])
+        defer { daemon.stop() }
+        #expect(try daemon.request("GET", "/v1/stores/default/books/b1").status == 200)
+        var held = try (0..<4).map { _ in try HTTPTestClient(port: daemon.port) }
+        for client in held { client.send("GET /v1/stores HTTP/1.1\r\nHost: 127.0.0.1:\(daemon.port)\r\nX-Slow: ") }
+        // Once booksd has taken the four, a fifth from the same address is closed unanswered.
+        let refused = await eventually(timeout: 10, interval: 0.2) {
+            (try? HTTPTestClient.request("GET", "/v1/stores", port: daemon.port, timeout: 2)) == nil
+        }
+        #expect(refused, "a fifth connection from 127.0.0.1 was served")
+        #expect(held.allSatisfy { $0.pump(timeout: 0.1) >= 0 && !$0.closed }, "the four held ones stay open")
+        // The socket's clients are not HTTP connections: they are served meanwhile.
+        let client = try await daemon.feed.connect()
+        #expect(try await client.list().books.map(\.id) == ["b1"])
+        held.removeAll()  // closes them
+        let servedAgain = await eventually(timeout: 10, interval: 0.2) {
+            (try? HTTPTestClient.request("GET", "/v1/stores", port: daemon.port, timeout: 2))?.status == 200
+        }
+        #expect(servedAgain)
+    }
 }
