@@ -135,7 +135,7 @@ import Testing
         #expect(run.output.contains("line 2: the role is read or write, not admin"))
     }
 
-    @Test("http_client_connections: an address holding its share gets no more connections; it gets one again once it lets go")
+    @Test("http_client_connections: an address holding its share gets no more; it does again once it lets go")
     func connectionsPerClientAddressAreBounded() async throws {
         let daemon = try await HTTPDaemon(rows: ["b1|Emma|Jane Austen"], settings: ["http_client_connections=4"])
         defer { daemon.stop() }
