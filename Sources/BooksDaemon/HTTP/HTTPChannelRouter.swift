@@ -28,7 +28,8 @@ final class HTTPChannelRouter: ClientChannel {
     ) {
         if HTTPGateway.owns(connection) {
             gateway.startSubscription(
-                connection, reply: reply, filter: filter, initialEvents: initialEvents, afterSeq: afterSeq)
+                connection, reply: reply, filter: filter, initialEvents: initialEvents, afterSeq: afterSeq,
+                store: store)
         } else {
             local.startSubscription(
                 connection, reply: reply, filter: filter, initialEvents: initialEvents, afterSeq: afterSeq)
