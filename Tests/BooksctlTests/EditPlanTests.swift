@@ -37,6 +37,12 @@ import Testing
         #expect(reordered.isEmpty, "order and comments are not saved")
     }
 
+    @Test func editTakesNoArgumentsButAStore() throws {
+        #expect(try CommandLineParser.parse(["edit"]).command == .edit)
+        #expect(try CommandLineParser.parse(["edit", "--store", "to-read"]).stores == ["to-read"])
+        #expect(throws: UsageError.self) { try CommandLineParser.parse(["edit", "books.txt"]) }
+    }
+
     @Test func badLinesAndUnknownIDsAreRefused() {
         let written = EditPlan.text(of: Self.base, store: nil, seq: 9)
         let bad = EditPlan.plan(base: Self.base, written: written, edited: written + Array("x|y|z|w\n".utf8))
