@@ -90,6 +90,7 @@ step "system and user units installed, systemd sees them (daemon-reload)" \
     sh -c "ns test -f /usr/lib/systemd/user/booksd.socket && ns systemctl cat booksd.socket >/dev/null"
 step "bash-completion loads booksctl's completion on demand" \
     sh -c "ns bash -c '. /usr/share/bash-completion/bash_completion; _completion_loader booksctl; complete -p booksctl' | grep -q _booksctl"
+step "the NATS and HTTP drop-ins shipped (not active)" ns sh -c 'test -f /usr/share/booksd/booksd-nats.conf && test -f /usr/share/booksd/booksd-http.conf && ! test -e /etc/systemd/system/booksd.service.d/http.conf'
 step "zsh and fish completion, man pages in place" ns sh -c 'test -f /usr/share/zsh/vendor-completions/_booksctl && test -f /usr/share/fish/vendor_completions.d/booksctl.fish && test -f /usr/share/man/man1/booksctl.1.gz && test -f /usr/share/man/man8/booksd.8.gz'
 ns sh -c 'printf "deb-1|Dune|Frank Herbert\ndeb-2|Emma|Jane Austen\n" > /var/lib/booksd/books.txt && chown books:books /var/lib/booksd/books.txt'
 step "systemctl start booksd.socket" ns systemctl start booksd.socket

@@ -44,6 +44,8 @@ FISHCOMPDIR=${FISHCOMPDIR:-$PREFIX/share/fish/vendor_completions.d}
 CONFFILE=$SYSCONFDIR/booksd/booksd.conf
 # The NATS drop-in example (systemd/booksd-nats.conf), enabled by copying it into booksd.service.d/.
 NATSDROPIN=${NATSDROPIN:-$PREFIX/share/booksd/booksd-nats.conf}
+# The HTTP drop-in example (systemd/booksd-http.conf), enabled the same way (for http_listen).
+HTTPDROPIN=${HTTPDROPIN:-$PREFIX/share/booksd/booksd-http.conf}
 
 # Files owned by the package (without DESTDIR); the configuration file is handled apart.
 installed_files() {
@@ -54,7 +56,7 @@ installed_files() {
         "$MANDIR/man8/booksd.8" "$MANDIR/man1/booksctl.1" "$MANDIR/man5/booksd.conf.5" \
         "$USERUNITDIR/booksd.service" "$USERUNITDIR/booksd.socket" \
         "$BASHCOMPDIR/booksctl" "$ZSHCOMPDIR/_booksctl" "$FISHCOMPDIR/booksctl.fish" \
-        "$NATSDROPIN"
+        "$NATSDROPIN" "$HTTPDROPIN"
 }
 
 # True when installing into the live system with systemd as init and root privileges.

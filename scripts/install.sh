@@ -50,6 +50,8 @@ put 0644 "$scratch/booksd.user.service" "$USERUNITDIR/booksd.service"
 put 0644 systemd/user/booksd.socket "$USERUNITDIR/booksd.socket"
 # Not active until the admin copies it into booksd.service.d/ (it opens the network for NATS).
 put 0644 systemd/booksd-nats.conf "$NATSDROPIN"
+# Likewise for the HTTP API on a TCP address (http_listen; a unix:/path address needs no drop-in).
+put 0644 systemd/booksd-http.conf "$HTTPDROPIN"
 
 "$bin/booksctl" completion bash > "$scratch/booksctl.bash"
 "$bin/booksctl" completion zsh > "$scratch/_booksctl"

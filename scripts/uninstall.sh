@@ -24,6 +24,7 @@ for file in $(installed_files); do
     fi
 done
 rmdir "$DESTDIR$(dirname "$NATSDROPIN")" 2>/dev/null || true
+rmdir "$DESTDIR$(dirname "$HTTPDROPIN")" 2>/dev/null || true
 
 if [ -e "$DESTDIR$CONFFILE" ]; then
     if cmp -s "$DESTDIR$CONFFILE" "$repo/config/booksd.conf"; then

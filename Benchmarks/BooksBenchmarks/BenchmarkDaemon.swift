@@ -8,11 +8,13 @@ extension DaemonProcess {
     /// 120 s) until it answers `hello`; nil, reported on stderr, when it does not. Unless
     /// `keepHistory`, the saved history beside FILE (`.NAME.history`, from an earlier run on an
     /// earlier file) is removed first: a benchmark measures a daemon on the file it generated, not
-    /// one resuming a history and diffing a regenerated file against it. `extraEnvironment` is
-    /// added to this process's environment for it.
+    /// one resuming a history and diffing a regenerated file against it. `arguments` come after
+    /// the others (e.g. `--replica …`); `extraEnvironment` is added to this process's environment
+    /// for it.
     static func benchmark(
         binDirectory: String, file: String, socket: String, settings: [String] = [],
-        logPath: String, keepHistory: Bool = false, extraEnvironment: [String: String] = [:]
+        logPath: String, keepHistory: Bool = false, arguments: [String] = [],
+        extraEnvironment: [String: String] = [:]
     ) -> DaemonProcess? {
         if !keepHistory {
             let slash = file.lastIndex(of: "/")
@@ -23,6 +25,7 @@ extension DaemonProcess {
         var options = DaemonOptions(file: file, socket: socket, logPath: logPath)
         options.executable = "\(binDirectory)/booksd"
         options.settings = settings
+        options.extraArguments = arguments
         options.environment = ChildEnvironment.current().merging(extraEnvironment) { $1 }
         do {
             let daemon = try DaemonProcess(options, waitReady: false)

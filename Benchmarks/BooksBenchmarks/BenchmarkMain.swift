@@ -12,6 +12,9 @@ import Glibc
 ///   subscriber, fan-out to NATS subscribers, 32 writers (`NATSBenchmark`).
 /// - `history` (`LiveOptions`): `log -n 20`, `blame`, `list --at` at 1M rows with 100,000 change
 ///   sets kept (built by client writes), and what attribution adds to a durable insert.
+/// - `replicas` (`LiveOptions`): an owner and a replica over NATS: owner edit → replica, replica
+///   edit → owner, the first copy, memory (`ReplicaBenchmark`).
+/// - `merged-saves` (`LiveOptions`): a stale save merged at 1M rows vs a plain rewrite.
 /// - `stores` (`LiveOptions`): 1,000 stores in one watched folder: ready, memory, inotify watches.
 /// `core-rss FILE` and `nats-listen …` (`NATSListener`) are internal: the child process that measures peak memory after one parse.
 @main
@@ -42,6 +45,10 @@ struct BenchmarkMain {
             guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
             var benchmark = NATSBenchmark(options: options)
             benchmark.run()
+        case "replicas":
+            guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
+            var benchmark = ReplicaBenchmark(options: options)
+            benchmark.run()
         case "nats-listen":
             NATSListener.run(arguments)
         case "stream":
@@ -57,6 +64,10 @@ struct BenchmarkMain {
         case "stores":
             guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
             StoresBenchmark(options: options).run()
+        case "merged-saves":
+            guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
+            var b = MergedSaveBenchmark(options: options)
+            b.run()
         case "latency", "fanout", "writes", "startup", "targets":
             guard let options = LiveOptions(arguments: arguments) else { fail(LiveOptions.usage) }
             switch subcommand {

@@ -30,7 +30,10 @@ struct BookFileGenerator {
     ]
     private static let cjkAuthors = ["刘慈欣", "川端康成", "夏目漱石", "한강", "曹雪芹", "余华"]
 
-    private var random = SplitMix64(seed: BookFileGenerator.seed)
+    private var random: SplitMix64
+
+    /// A generator of the stream `seed` (the default: the stream every benchmark file is made of).
+    init(seed: UInt64 = BookFileGenerator.seed) { random = SplitMix64(seed: seed) }
 
     /// `rows` book rows, each `uuid|name|author\n`.
     mutating func file(rows: Int) -> [UInt8] {

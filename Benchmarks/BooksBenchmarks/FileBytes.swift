@@ -53,8 +53,15 @@ enum FileBytes {
         let temporary = path + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Failure(description: "open \(temporary): \(String(cString: strerror(errno)))") }
+        let ok = writeAll(bytes, to: fd)
+        close(fd)
+        guard ok, rename(temporary, path) == 0 else { throw Failure(description: "write \(path) failed") }
+    }
+
+    /// Writes all of `bytes` to `fd` (retrying short writes and `EINTR`); false on an error.
+    static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
         var done = 0
-        let ok = bytes.withUnsafeBufferPointer { buffer -> Bool in
+        return bytes.withUnsafeBufferPointer { buffer -> Bool in
             while done < buffer.count {
                 let n = Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done)
                 if n < 0, errno == EINTR { continue }
@@ -63,8 +70,6 @@ enum FileBytes {
             }
             return true
         }
-        close(fd)
-        guard ok, rename(temporary, path) == 0 else { throw Failure(description: "write \(path) failed") }
     }
 
     /// Creates `path` and its parents if missing.

@@ -65,6 +65,15 @@ struct LiveBookFile {
         try FileBytes.write(content, to: path)
     }
 
+    /// Takes the file at `path` as it is (for appends to a file another process wrote); new rows
+    /// come from another stream than the generated files' (no id of theirs comes back).
+    init(adopting path: String) throws {
+        self.path = path
+        generator = BookFileGenerator(seed: BookFileGenerator.seed ^ 0x5245_504C)
+        content = try FileBytes.read(path)
+        rows = content.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+    }
+
     /// Performs one edit; returns what a subscriber must report and the `CLOCK_MONOTONIC` time
     /// at which the editing call (close/rename/sed's exit) returned.
     ///

@@ -126,8 +126,10 @@ struct NATSBenchmark {
 
     /// Waits until each child printed the line reporting `expected`; the read time of each (nil: not
     /// within `timeout`). Both are read as their lines come (`poll`), so neither waits for the other.
+    /// `peers` names each child's kind for `LatencyBenchmark.matches` (default `booksd`: a line
+    /// with source `file`).
     static func await(
-        _ expected: ExpectedChange, children: [LineChild], since: UInt64, timeout: UInt64
+        _ expected: ExpectedChange, children: [LineChild], since: UInt64, timeout: UInt64, peers: [String] = []
     ) -> [UInt64?] {
         var seen = [UInt64?](repeating: nil, count: children.count)
         let deadline = since + timeout
@@ -136,7 +138,9 @@ struct NATSBenchmark {
             _ = poll(&fds, nfds_t(fds.count), 100)
             for (k, child) in children.enumerated() where seen[k] == nil {
                 for (line, at) in child.availableLines()
-                where LatencyBenchmark.matches(line, expected, peer: "booksd") && seen[k] == nil {
+                where LatencyBenchmark.matches(line, expected, peer: k < peers.count ? peers[k] : "booksd")
+                    && seen[k] == nil
+                {
                     seen[k] = at
                 }
             }

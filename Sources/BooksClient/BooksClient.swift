@@ -168,9 +168,13 @@ public final class BooksClient: BookRequests, Sendable {
     /// With `snapshot: false` the feed carries no snapshot, ever: it starts with `.subscribed` (the
     /// position it starts from) or the replayed changes, and after `resyncRequired` no snapshot
     /// follows (a plain feed: constant memory, whatever the number of books).
+    ///
+    /// With `conflicts: true` the feed also carries `.conflict` items: a merged save's conflicts
+    /// as the daemon records and settles them (see ``ConflictNotice``; ``BookRequests/conflicts()``
+    /// lists those unsettled, ``BookRequests/resolve(_:take:)`` settles one).
     public func changes(
         filter: BookFilter = .all, from resume: ResumePoint? = nil, snapshot: Bool = true,
-        buffer: FeedBufferPolicy = .default
+        conflicts: Bool = false, buffer: FeedBufferPolicy = .default
     ) -> BooksFeed<FeedItem> {
         let connection = self.connection
         let unsubscribeID = makeID()
@@ -179,7 +183,8 @@ public final class BooksClient: BookRequests, Sendable {
             connection.sendAndForget(Request(id: unsubscribeID, op: .unsubscribe))
         }
         subscribe(
-            filter: filter, from: resume, snapshot: snapshot, store: nil, sink: SocketConnection.EventSink(producer))
+            filter: filter, from: resume, snapshot: snapshot, store: nil, conflicts: conflicts,
+            sink: SocketConnection.EventSink(producer))
         return feed
     }
 
@@ -189,15 +194,17 @@ public final class BooksClient: BookRequests, Sendable {
     /// another thread per item that a stream costs; `ResilientSubscription` uses it.
     func subscribe(
         filter: BookFilter, from resume: ResumePoint?, snapshot: Bool = true, store: String? = nil,
+        conflicts: Bool = false,
         deliver: @escaping @Sendable (FeedItem) -> Void, finish: @escaping @Sendable (BooksClientError?) -> Void
     ) {
         subscribe(
-            filter: filter, from: resume, snapshot: snapshot, store: store,
+            filter: filter, from: resume, snapshot: snapshot, store: store, conflicts: conflicts,
             sink: SocketConnection.EventSink(deliver: deliver, finish: finish))
     }
 
     func subscribe(
-        filter: BookFilter, from resume: ResumePoint?, snapshot: Bool, store: String?, sink: SocketConnection.EventSink
+        filter: BookFilter, from resume: ResumePoint?, snapshot: Bool, store: String?, conflicts: Bool = false,
+        sink: SocketConnection.EventSink
     ) {
         var sink = sink
         sink.store = store
@@ -209,9 +216,10 @@ public final class BooksClient: BookRequests, Sendable {
         }
         let connection = self.connection
         // Snapshots come in pages (the reader gathers them), so no line is as large as the file.
-        let request = Request(
+        var request = Request(
             id: makeID(), op: .subscribe, filter: filter.isEmpty ? nil : filter, resume: resume, paged: true,
             snapshot: snapshot ? nil : false, store: store)
+        if conflicts { request.conflicts = true }
         Task {
             if case .failure(let error) = await connection.send(request, plainFeed: !snapshot) {
                 connection.removeSink(finishing: error)

@@ -25,6 +25,9 @@ public struct EventStream: Sendable {
     public let limitBytes: Int
     /// The last change seq queued.
     public private(set) var afterSeq: UInt64
+    /// For a feed of several stores: each store's position after the last event queued (the
+    /// events' ids are `StoresEventID`s of them); nil for one store's feed.
+    public private(set) var positions: [String: ResumePoint]?
     private var queue: [[UInt8]] = []
     private var head = 0
     private var offset = 0
@@ -41,11 +44,28 @@ public struct EventStream: Sendable {
         append(Array("retry: \(retryMilliseconds)\n: booksd change feed\n\n".utf8))
     }
 
+    /// A feed of several stores: every event names its store (`Event.store`), change events are
+    /// dropped per store at or below its position, and each id carries every store's position.
+    public init(stores limitBytes: Int, retryMilliseconds: Int = 2000) {
+        self.init(limitBytes: limitBytes, afterSeq: 0, retryMilliseconds: retryMilliseconds)
+        positions = [:]
+    }
+
+    /// Several stores: `store` is followed from `point` (its later change events at or below
+    /// `point.seq` are dropped). A store already followed keeps a later position.
+    public mutating func follow(_ store: String, from point: ResumePoint) {
+        guard var all = positions else { return }
+        if let known = all[store], known.epoch == point.epoch, known.seq >= point.seq { return }
+        all[store] = point
+        positions = all
+    }
+
     /// Queues `event` (a `change`, `resync-required`, `store-added`, `store-removed` or
     /// `heartbeat`; others are ignored). Returns false when nothing was queued.
     @discardableResult
     public mutating func offer(_ event: Event) -> Bool {
         guard !isCutOff else { return false }
+        if positions != nil { return offerOfStores(event) }
         let frame: [UInt8]
         switch event.event {
         case .change:
@@ -63,6 +83,34 @@ public struct EventStream: Sendable {
             return false
         }
         return append(frame)
+    }
+
+    /// `offer` for a feed of several stores.
+    private mutating func offerOfStores(_ event: Event) -> Bool {
+        guard var all = positions else { return false }
+        let point = ResumePoint(epoch: event.epoch, seq: event.seq)
+        let name: String
+        switch (event.event, event.store) {
+        case (.heartbeat, _):
+            return append(Array(": heartbeat\n\n".utf8))
+        case (.change, let store?):
+            if let known = all[store], known.epoch == event.epoch, event.seq <= known.seq { return false }
+            all[store] = point
+            name = "change"
+        case (.resyncRequired, let store?):
+            all[store] = point
+            name = "resync"
+        case (.storeAdded, let store?):
+            all[store] = point
+            name = "store-added"
+        case (.storeRemoved, let store?):
+            all[store] = nil
+            name = "store-removed"
+        default:
+            return false
+        }
+        positions = all
+        return append(Self.frame(event, name: name, id: StoresEventID.format(all)))
     }
 
     /// Drops later change events at or below `seq` (the position a subscription starts after,
@@ -96,10 +144,11 @@ public struct EventStream: Sendable {
     }
 
     /// `id:`/`event:`/`data:` of `event` (its JSON is one line: no `data:` continuation needed).
-    static func frame(_ event: Event, name: String) -> [UInt8] {
+    static func frame(_ event: Event, name: String, id: String? = nil) -> [UInt8] {
         var line = MessageEncoder.encode(event)
         if line.last == UInt8(ascii: "\n") { line.removeLast() }
-        var out = Array("id: \(EventID.format(epoch: event.epoch, seq: event.seq))\nevent: \(name)\ndata: ".utf8)
+        let id = id ?? EventID.format(epoch: event.epoch, seq: event.seq)
+        var out = Array("id: \(id)\nevent: \(name)\ndata: ".utf8)
         out.append(contentsOf: line)
         out.append(contentsOf: Array("\n\n".utf8))
         return out

@@ -23,12 +23,26 @@ public enum HTTPReplyMapper {
             return .json(201, encoding: book, headers: etag(book) + [HTTPHeader("Location", location)])
         case .deleteBook:
             return HTTPResponse(status: 204)
+        case .log:
+            return logResponse(result)
         case .save:
             return .json(
                 200, encoding: SaveResult(epoch: result.epoch ?? "", seq: result.seq ?? 0, remap: result.remap ?? [:]))
         default:
             return .json(200, encoding: SaveResult(epoch: result.epoch ?? "", seq: result.seq ?? 0, remap: [:]))
         }
+    }
+
+    /// `{"epoch","seq","oldestSeq","more","changes":[…]}`: the change sets of a `log` reply, oldest
+    /// first, each the socket's `change` event line.
+    static func logResponse(_ result: ReplyResult) -> HTTPResponse {
+        // The epoch is a UUID booksd made: nothing in it needs escaping.
+        var body = Array("{\"epoch\":\"\(result.epoch ?? "")\"".utf8)
+        body += Array(",\"seq\":\(result.seq ?? 0),\"oldestSeq\":\(result.oldestSeq ?? 0),".utf8)
+        body += Array("\"more\":\(result.more == true),\"changes\":".utf8)
+        LongPollBody.appendArray(of: result.history ?? [], to: &body)
+        body += Array("}\n".utf8)
+        return .json(200, body)
     }
 
     /// The body of a successful `save`: the position it reached and the ids given to temporary ones.

@@ -12,13 +12,18 @@ public enum HTTPRequestBuilder {
             return .failure(.error(400, code: "invalid-utf8", message: "the request body is not valid UTF-8"))
         }
         switch route {
-        case .page, .stores, .changes:
+        case .page, .stores, .changes, .storesChanges:
             return .failure(.error(500, code: "internal", message: "this route is not forwarded as a request"))
         case .listBooks(let store, let query):
             return .success(
                 Request(
                     id: id, op: .list, filter: query.filter.isEmpty ? nil : query.filter, sort: query.sort,
-                    limit: query.limit, offset: query.offset, store: store))
+                    limit: query.limit, offset: query.offset, store: store, at: query.at))
+        case .log(let store, let query):
+            return .success(
+                Request(
+                    id: id, op: .log, limit: query.limit, ids: query.ids, store: store, since: query.since,
+                    until: query.until))
         case .getBook(let store, let bookID):
             return .success(Request(id: id, op: .get, ids: [bookID], store: store))
         case .deleteBook(let store, let bookID, let ifMatch):

@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// What the HTTP server library parsed of one request before its body: the method, the path
 /// (percent-decoded, without the query), the query arguments and the headers.
 ///
@@ -12,9 +14,15 @@ public struct HTTPRequestHead: Sendable, Hashable {
     public var query: [String: String]
     /// The headers, names lowercased; a header given twice keeps its last value.
     public var headers: [String: String]
+    /// When the request came (relative history times such as `since=-10m` count back from it).
+    public var receivedAt: Date
 
     /// A request head; header names are lowercased here.
-    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:]) {
+    public init(
+        method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+        receivedAt: Date = Date(timeIntervalSince1970: 0)
+    ) {
+        self.receivedAt = receivedAt
         self.method = method
         self.path = path
         self.query = query

@@ -21,15 +21,20 @@ public enum HTTPRoute: Sendable, Hashable {
     case save(store: String)
     /// `GET /v1/stores/{store}/changes`: the change feed (SSE or long poll).
     case changes(HTTPFeedQuery)
+    /// `GET /v1/stores/{store}/log`: the history kept (the socket's `log`).
+    case log(store: String, HTTPLogQuery)
+    /// `GET /v1/changes?stores=a,b` (or `*`): one change feed of several stores.
+    case storesChanges(HTTPStoresFeedQuery)
 
     /// The store the route is about, or nil (`page`, `stores`).
     public var store: String? {
         switch self {
-        case .page, .stores: nil
+        case .page, .stores, .storesChanges: nil
         case .listBooks(let store, _), .getBook(let store, _), .insertBook(let store), .save(let store):
             store
         case .updateBook(let store, _, _), .deleteBook(let store, _, _): store
         case .changes(let feed): feed.store
+        case .log(let store, _): store
         }
     }
 
@@ -52,6 +57,8 @@ public struct HTTPListQuery: Sendable, Hashable {
     public var limit: Int
     /// `after=`: the `next` token of the previous page (books skipped).
     public var offset: Int
+    /// `at=`: the list as it was at this point of the history (nil: now).
+    public var at: HistoryBound?
 
     /// The page size without `limit=`.
     public static let defaultLimit = 100
@@ -59,11 +66,38 @@ public struct HTTPListQuery: Sendable, Hashable {
     public static let maxLimit = 10_000
 
     /// A query.
-    public init(filter: BookFilter = .all, sort: BookSort? = nil, limit: Int = defaultLimit, offset: Int = 0) {
+    public init(
+        filter: BookFilter = .all, sort: BookSort? = nil, limit: Int = defaultLimit, offset: Int = 0,
+        at: HistoryBound? = nil
+    ) {
         self.filter = filter
         self.sort = sort
         self.limit = limit
         self.offset = offset
+        self.at = at
+    }
+}
+
+/// The query of `GET …/log`: the socket's `log` bounds and selection.
+public struct HTTPLogQuery: Sendable, Hashable {
+    /// `since=`: change sets after this seq or cursor, or at or after this time.
+    public var since: HistoryBound?
+    /// `until=`: change sets up to this seq, cursor or time (inclusive).
+    public var until: HistoryBound?
+    /// `limit=`: the newest this many (1…1000; nil: 1000).
+    public var limit: Int?
+    /// `id=` (comma-separated): only change sets touching these books.
+    public var ids: [String]?
+
+    /// The most change sets one reply carries.
+    public static let maxLimit = 1000
+
+    /// A log query.
+    public init(since: HistoryBound? = nil, until: HistoryBound? = nil, limit: Int? = nil, ids: [String]? = nil) {
+        self.since = since
+        self.until = until
+        self.limit = limit
+        self.ids = ids
     }
 }
 
@@ -84,6 +118,30 @@ public struct HTTPFeedQuery: Sendable, Hashable {
     ) {
         self.store = store
         self.resume = resume
+        self.longPoll = longPoll
+        self.timeoutSeconds = timeoutSeconds
+    }
+}
+
+/// The query of a feed of several stores.
+public struct HTTPStoresFeedQuery: Sendable, Hashable {
+    /// The stores followed (`stores=a,b`), or nil for every store, also those added later (`*`).
+    public var stores: [String]?
+    /// Where each store resumes (`Last-Event-ID`, else `since=`: a `StoresEventID`); stores not
+    /// named start from now.
+    public var resumes: [String: ResumePoint]
+    /// `feed=longpoll`.
+    public var longPoll: Bool
+    /// `timeout=` of a long poll (1…300 seconds).
+    public var timeoutSeconds: Int
+
+    /// A query.
+    public init(
+        stores: [String]?, resumes: [String: ResumePoint] = [:], longPoll: Bool = false,
+        timeoutSeconds: Int = LongPollBody.defaultTimeoutSeconds
+    ) {
+        self.stores = stores
+        self.resumes = resumes
         self.longPoll = longPoll
         self.timeoutSeconds = timeoutSeconds
     }

@@ -29,6 +29,10 @@ public struct HTTPRouter: Sendable {
         if segments == [""] || segments == ["index.html"] {
             return ["GET", "HEAD"].contains(head.method) ? .route(.page) : Self.notAllowed("GET")
         }
+        if segments == ["v1", "changes"] {
+            guard head.method == "GET" else { return Self.notAllowed("GET") }
+            return storesFeed(head)
+        }
         guard segments.count >= 2, segments[0] == "v1", segments[1] == "stores" else { return notFound(head) }
         if segments.count == 2 { return head.method == "GET" ? .route(.stores) : Self.notAllowed("GET") }
         guard segments.count >= 4, !segments[2].isEmpty else { return notFound(head) }
@@ -36,10 +40,15 @@ public struct HTTPRouter: Sendable {
         switch (segments[3], segments.count) {
         case ("books", 4):
             switch head.method {
-            case "GET" where head.query["at"] != nil:
-                return .respond(
-                    .error(501, code: "not-implemented", message: "as-of reads (at=) are not served over HTTP yet"))
-            case "GET": return Self.listQuery(head.query).map { .route(.listBooks(store: store, $0)) } ?? badQuery
+            case "GET":
+                guard var query = Self.listQuery(head.query) else { return badQuery }
+                if let text = head.query["at"] {
+                    switch HTTPHistoryQuery.bound(text, head: head) {
+                    case .failure(let response): return .respond(response)
+                    case .success(let bound): query.at = bound
+                    }
+                }
+                return .route(.listBooks(store: store, query))
             case "POST": return .route(.insertBook(store: store))
             default: return Self.notAllowed("GET, POST")
             }
@@ -51,8 +60,11 @@ public struct HTTPRouter: Sendable {
             guard head.method == "GET" else { return Self.notAllowed("GET") }
             return feed(head, store: store)
         case ("log", 4):
-            return .respond(
-                .error(501, code: "not-implemented", message: "the history log is not served over HTTP yet"))
+            guard head.method == "GET" else { return Self.notAllowed("GET") }
+            switch HTTPHistoryQuery.log(head) {
+            case .failure(let response): return .respond(response)
+            case .success(let query): return .route(.log(store: store, query))
+            }
         default:
             return notFound(head)
         }
@@ -94,16 +106,66 @@ public struct HTTPRouter: Sendable {
         }
     }
 
-    private func feed(_ head: HTTPRequestHead, store: String) -> HTTPDecision {
+    /// `feed=` and `Accept` of a change feed: true for a long poll, or the refusal.
+    private func feedKind(_ head: HTTPRequestHead) -> Result<Bool, HTTPResponse> {
         let longPoll = head.query["feed"] == "longpoll"
         if let feed = head.query["feed"], !longPoll, feed != "eventsource" {
-            return .respond(.error(400, code: "invalid-argument", message: "feed is eventsource or longpoll"))
+            return .failure(.error(400, code: "invalid-argument", message: "feed is eventsource or longpoll"))
         }
         if !longPoll, let accept = head.header("Accept"), !accept.contains("text/event-stream"),
             !accept.contains("*/*")
         {
-            return .respond(
+            return .failure(
                 .error(406, code: "not-acceptable", message: "the change feed is text/event-stream (or feed=longpoll)"))
+        }
+        return .success(longPoll)
+    }
+
+    /// `timeout=` of a long poll, or the refusal.
+    private func pollTimeout(_ head: HTTPRequestHead) -> Result<Int, HTTPResponse> {
+        guard let text = head.query["timeout"] else { return .success(LongPollBody.defaultTimeoutSeconds) }
+        guard let seconds = Int(text), (1...300).contains(seconds) else {
+            return .failure(.error(400, code: "invalid-argument", message: "timeout is 1…300 seconds"))
+        }
+        return .success(seconds)
+    }
+
+    private func storesFeed(_ head: HTTPRequestHead) -> HTTPDecision {
+        guard let names = head.query["stores"], !names.isEmpty else {
+            return .respond(
+                .error(400, code: "invalid-argument", message: "stores= names the stores (a,b) or * for every store"))
+        }
+        let stores = names == "*" ? nil : names.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        if let stores, stores.contains(where: { $0.isEmpty || $0 == "*" }) {
+            return .respond(.error(400, code: "invalid-argument", message: "stores= is a,b (names) or * alone"))
+        }
+        let longPoll: Bool
+        let timeout: Int
+        switch (feedKind(head), pollTimeout(head)) {
+        case (.failure(let response), _), (_, .failure(let response)): return .respond(response)
+        case (.success(let kind), .success(let seconds)):
+            longPoll = kind
+            timeout = seconds
+        }
+        var resumes: [String: ResumePoint] = [:]
+        if let text = head.header("Last-Event-ID") ?? head.query["since"] {
+            guard let positions = StoresEventID.parse(text) else {
+                return .respond(
+                    .error(400, code: "invalid-argument", message: "an event id of several stores is STORE=EPOCH:SEQ,…")
+                )
+            }
+            resumes = positions
+        }
+        return .route(
+            .storesChanges(
+                HTTPStoresFeedQuery(stores: stores, resumes: resumes, longPoll: longPoll, timeoutSeconds: timeout)))
+    }
+
+    private func feed(_ head: HTTPRequestHead, store: String) -> HTTPDecision {
+        let longPoll: Bool
+        switch feedKind(head) {
+        case .failure(let response): return .respond(response)
+        case .success(let kind): longPoll = kind
         }
         var resume: ResumePoint?
         if let text = head.header("Last-Event-ID") ?? head.query["since"] {
@@ -112,12 +174,10 @@ public struct HTTPRouter: Sendable {
             }
             resume = point
         }
-        var timeout = LongPollBody.defaultTimeoutSeconds
-        if let text = head.query["timeout"] {
-            guard let seconds = Int(text), (1...300).contains(seconds) else {
-                return .respond(.error(400, code: "invalid-argument", message: "timeout is 1…300 seconds"))
-            }
-            timeout = seconds
+        let timeout: Int
+        switch pollTimeout(head) {
+        case .failure(let response): return .respond(response)
+        case .success(let seconds): timeout = seconds
         }
         return .route(
             .changes(HTTPFeedQuery(store: store, resume: resume, longPoll: longPoll, timeoutSeconds: timeout)))

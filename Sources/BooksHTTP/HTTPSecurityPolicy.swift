@@ -6,25 +6,26 @@ public struct HTTPSecurityPolicy: Sendable, Hashable {
     public var hosts: Set<String>
     /// Ports a `Host` header may name (the listen ports); a `Host` without a port is accepted too.
     public var ports: Set<Int>
-    /// The bearer token every request must carry (`Authorization: Bearer …`), or nil.
-    public var token: String?
+    /// The bearer tokens one of which every request must carry (`Authorization: Bearer …`),
+    /// or nil (no token needed).
+    public var tokens: HTTPTokens?
     /// `http_require_if_match`: `PUT` and `DELETE` without `If-Match` are refused (428).
     public var requireIfMatch: Bool
     /// The largest request body accepted (`max_request_bytes`).
     public var maxBodyBytes: Int
 
     /// A policy.
-    public init(hosts: Set<String>, ports: Set<Int>, token: String?, requireIfMatch: Bool, maxBodyBytes: Int) {
+    public init(hosts: Set<String>, ports: Set<Int>, tokens: HTTPTokens?, requireIfMatch: Bool, maxBodyBytes: Int) {
         self.hosts = Set(hosts.map { $0.lowercased() })
         self.ports = ports
-        self.token = token
+        self.tokens = tokens
         self.requireIfMatch = requireIfMatch
         self.maxBodyBytes = maxBodyBytes
     }
 
     /// The refusal of `head`, or nil when it may go on: 400/421 for a missing or foreign `Host`
-    /// (DNS rebinding), 401 without the token, 403 for a mutating request from a foreign `Origin`
-    /// or a cross-site fetch (CSRF); CORS is off, so `OPTIONS` is 405.
+    /// (DNS rebinding), 401 without a token, 403 for a mutating request with a read token, from a
+    /// foreign `Origin` or a cross-site fetch (CSRF); CORS is off, so `OPTIONS` is 405.
     public func refusal(of head: HTTPRequestHead) -> HTTPResponse? {
         guard let host = head.header("Host"), !host.isEmpty else {
             return .error(400, code: "bad-host", message: "a Host header is required")
@@ -33,11 +34,14 @@ public struct HTTPSecurityPolicy: Sendable, Hashable {
             return .error(
                 421, code: "bad-host", message: "this booksd does not answer to the host \(host) (http_hosts)")
         }
-        if let token {
-            guard let given = head.header("Authorization"), Self.constantTimeEquals(given, "Bearer " + token) else {
+        if let tokens {
+            guard let entry = tokens.entry(authorization: head.header("Authorization")) else {
                 return .error(
                     401, code: "unauthorized", message: "a bearer token is required (Authorization: Bearer …)",
                     headers: [HTTPHeader("WWW-Authenticate", "Bearer")])
+            }
+            if entry.role == .read, head.isMutating {
+                return .error(403, code: "read-only-token", message: "this token may only read (http_token_file)")
             }
         }
         if head.method == "OPTIONS" {
@@ -86,17 +90,6 @@ public struct HTTPSecurityPolicy: Sendable, Hashable {
             return admits(host: String(origin.dropFirst(scheme.count)))
         }
         return false
-    }
-
-    /// Compares without stopping at the first difference (the token's bytes do not leak through timing).
-    static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8)
-        let y = Array(b.utf8)
-        var difference = UInt8(x.count == y.count ? 0 : 1)
-        for i in 0..<max(x.count, y.count) {
-            difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
-        }
-        return difference == 0
     }
 }
 

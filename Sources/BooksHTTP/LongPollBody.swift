@@ -10,15 +10,29 @@ public enum LongPollBody {
         let kept = events.filter { $0.event == .change || $0.event == .resyncRequired }
         var last = (epoch: epoch, seq: seq)
         if let final = kept.last { last = (final.epoch, final.seq) }
-        var body = Array("{\"changes\":[".utf8)
-        for (index, event) in kept.enumerated() {
+        return response(kept, last: EventID.format(epoch: last.epoch, seq: last.seq))
+    }
+
+    /// The response for `events` (of several stores: each names its store) and `last`, the
+    /// position to ask from next (a `StoresEventID`).
+    public static func response(_ events: [Event], last: String) -> HTTPResponse {
+        let kept = events.filter { $0.event == .change || $0.event == .resyncRequired }
+        var body = Array("{\"changes\":".utf8)
+        appendArray(of: kept, to: &body)
+        body += Array(",\"last\":\"\(last)\"}\n".utf8)
+        return .json(200, body)
+    }
+
+    /// Appends `[…]` of `events`, each the socket's event line.
+    static func appendArray(of events: [Event], to body: inout [UInt8]) {
+        body.append(UInt8(ascii: "["))
+        for (index, event) in events.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }
             var line = MessageEncoder.encode(event)
             if line.last == UInt8(ascii: "\n") { line.removeLast() }
             body += line
         }
-        body += Array("],\"last\":\"\(EventID.format(epoch: last.epoch, seq: last.seq))\"}\n".utf8)
-        return .json(200, body)
+        body.append(UInt8(ascii: "]"))
     }
 
     /// How long a long poll waits for a change without `timeout=` (seconds).

@@ -13,16 +13,21 @@ public struct NATSMessage: Sendable, Equatable {
     /// The JetStream stream sequence, for messages delivered by a JetStream consumer or read from
     /// a stream; nil otherwise.
     public var streamSequence: UInt64?
+    /// For a message delivered by a JetStream consumer: how many messages of the stream were still
+    /// to be delivered after it when the server sent it; nil otherwise.
+    public var pending: UInt64?
 
     /// Creates a message (tests, or a message read from the library).
     public init(
-        subject: String, reply: String? = nil, data: [UInt8], messageID: String? = nil, streamSequence: UInt64? = nil
+        subject: String, reply: String? = nil, data: [UInt8], messageID: String? = nil, streamSequence: UInt64? = nil,
+        pending: UInt64? = nil
     ) {
         self.subject = subject
         self.reply = reply
         self.data = data
         self.messageID = messageID
         self.streamSequence = streamSequence
+        self.pending = pending
     }
 
     /// Copies `message` (the caller still owns and destroys it).
@@ -38,8 +43,10 @@ public struct NATSMessage: Sendable, Equatable {
         let hasID = natsMsgHeader_Get(message, "Nats-Msg-Id", &id) == NATS_OK
         var metadata: UnsafeMutablePointer<jsMsgMetaData>?
         var sequence: UInt64?
+        var pending: UInt64?
         if natsMsg_GetMetaData(&metadata, message) == NATS_OK, let metadata {
             sequence = metadata.pointee.Sequence.Stream
+            pending = metadata.pointee.NumPending
             jsMsgMetaData_Destroy(metadata)
         } else {
             let direct = natsMsg_GetSequence(message)
@@ -48,6 +55,7 @@ public struct NATSMessage: Sendable, Equatable {
         self.init(
             subject: natsMsg_GetSubject(message).map { String(cString: $0) } ?? "",
             reply: natsMsg_GetReply(message).map { String(cString: $0) },
-            data: bytes, messageID: hasID ? id.map { String(cString: $0) } : nil, streamSequence: sequence)
+            data: bytes, messageID: hasID ? id.map { String(cString: $0) } : nil, streamSequence: sequence,
+            pending: pending)
     }
 }

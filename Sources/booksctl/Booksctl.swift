@@ -79,6 +79,7 @@ enum Booksctl {
             case .ping: return try await PingCommand.run(context)
             case .stores(let json): return try await StoresCommand.run(json: json, context)
             case .conflicts(let json): return try await ConflictsCommand.run(json: json, context)
+            case .edit: return try await EditCommand.run(context)
             case .resolve(let id, let side, let json):
                 return try await ConflictsCommand.resolve(id, take: side, json: json, context)
             case .log(let options): return try await HistoryCommand.log(options, context, subscribe: subscribe)

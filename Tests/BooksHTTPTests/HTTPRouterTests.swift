@@ -7,7 +7,7 @@ import Testing
 /// Routing, status codes and the security checks of `HTTPRouter`, on request heads alone.
 @Suite struct HTTPRouterTests {
     static let policy = HTTPSecurityPolicy(
-        hosts: ["127.0.0.1", "localhost"], ports: [8080], token: nil, requireIfMatch: false, maxBodyBytes: 1 << 20)
+        hosts: ["127.0.0.1", "localhost"], ports: [8080], tokens: nil, requireIfMatch: false, maxBodyBytes: 1 << 20)
 
     static func head(
         _ method: String, _ path: String, query: [String: String] = [:], headers: [String: String] = [:]
@@ -41,8 +41,22 @@ import Testing
         #expect(Self.status(Self.decide(Self.head("GET", "/nope"))) == 404)
         #expect(Self.status(Self.decide(Self.head("PATCH", "/v1/stores/s/books/b1"))) == 405)
         #expect(Self.status(Self.decide(Self.head("DELETE", "/v1/stores"))) == 405)
-        #expect(Self.status(Self.decide(Self.head("GET", "/v1/stores/s/log"))) == 501)
-        #expect(Self.status(Self.decide(Self.head("GET", "/v1/stores/s/books", query: ["at": "3"]))) == 501)
+        #expect(Self.decide(Self.head("GET", "/v1/stores/s/log")) == .route(.log(store: "s", HTTPLogQuery())))
+        let epoch = "5A09FBA9-438A-491F-9D7A-06A9CA45A49D"
+        let query = ["since": "\(epoch):2", "until": "9", "limit": "5", "id": "a,b"]
+        #expect(
+            Self.decide(Self.head("GET", "/v1/stores/s/log", query: query))
+                == .route(
+                    .log(
+                        store: "s",
+                        HTTPLogQuery(
+                            since: HistoryBound(epoch: epoch, seq: 2), until: HistoryBound(seq: 9), limit: 5,
+                            ids: ["a", "b"]))))
+        #expect(
+            Self.decide(Self.head("GET", "/v1/stores/s/books", query: ["at": "3"]))
+                == .route(.listBooks(store: "s", HTTPListQuery(at: HistoryBound(seq: 3)))))
+        #expect(Self.status(Self.decide(Self.head("GET", "/v1/stores/s/log", query: ["since": "soon"]))) == 400)
+        #expect(Self.status(Self.decide(Self.head("GET", "/v1/stores/s/log", query: ["limit": "1001"]))) == 400)
     }
 
     @Test func listQueriesAreTheListFiltersAndAPage() {
@@ -82,7 +96,7 @@ import Testing
         #expect(Self.status(Self.decide(HTTPRequestHead(method: "GET", path: "/"))) == 400)
         #expect(Self.decide(Self.head("GET", "/", headers: ["Host": "LOCALHOST:8080"])) == .route(.page))
         #expect(Self.decide(Self.head("GET", "/", headers: ["Host": "localhost"])) == .route(.page))
-        let v6 = HTTPSecurityPolicy(hosts: ["[::1]"], ports: [80], token: nil, requireIfMatch: false, maxBodyBytes: 1)
+        let v6 = HTTPSecurityPolicy(hosts: ["[::1]"], ports: [80], tokens: nil, requireIfMatch: false, maxBodyBytes: 1)
         #expect(v6.admits(host: "[::1]:80"))
         #expect(!v6.admits(host: "[::1]:81"))
         #expect(!v6.admits(host: "[::2]"))
@@ -104,7 +118,7 @@ import Testing
 
     @Test func aConfiguredTokenIsRequired() {
         var policy = Self.policy
-        policy.token = "s3cret"
+        policy.tokens = HTTPTokens(token: "s3cret")
         let refused = Self.decide(Self.head("GET", "/v1/stores"), policy: policy)
         #expect(Self.status(refused) == 401)
         #expect(
@@ -114,6 +128,28 @@ import Testing
         #expect(
             Self.decide(Self.head("GET", "/v1/stores", headers: ["Authorization": "Bearer s3cret"]), policy: policy)
                 == .route(.stores))
+    }
+
+    @Test func aReadTokenMayReadButNotWrite() throws {
+        var policy = Self.policy
+        policy.tokens = try HTTPTokens.parse(
+            "# who may do what\nw-token write alice\n\nr-token read dashboard\nlegacy\n")
+        func status(_ method: String, _ path: String, _ token: String) -> Int? {
+            Self.status(
+                Self.decide(Self.head(method, path, headers: ["Authorization": "Bearer \(token)"]), policy: policy))
+        }
+        #expect(status("GET", "/v1/stores", "r-token") == nil)
+        #expect(status("GET", "/v1/stores/s/changes", "r-token") == nil)
+        #expect(status("POST", "/v1/stores/s/books", "r-token") == 403)
+        #expect(status("PUT", "/v1/stores/s/books/b1", "r-token") == 403)
+        #expect(status("DELETE", "/v1/stores/s/books/b1", "r-token") == 403)
+        #expect(status("POST", "/v1/stores/s/save", "r-token") == 403)
+        #expect(status("POST", "/v1/stores/s/books", "w-token") == nil)
+        #expect(status("POST", "/v1/stores/s/books", "legacy") == nil)
+        #expect(status("GET", "/v1/stores", "read") == 401)
+        #expect(policy.tokens?.entries.map(\.label) == ["alice", "dashboard", ""])
+        #expect(throws: HTTPTokenFileError.self) { try HTTPTokens.parse("t admin\n") }
+        #expect(throws: HTTPTokenFileError.self) { try HTTPTokens.parse("# none\n\n") }
     }
 
     @Test func feedsResumeFromLastEventIDOrSince() {

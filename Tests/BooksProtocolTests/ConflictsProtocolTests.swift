@@ -59,6 +59,30 @@ import Testing
         #expect(line.withUnsafeBufferPointer(FastMessageDecoder.decode) == nil)
     }
 
+    @Test(arguments: [nil, ConflictSide.mine])
+    func aConflictEventDecodesTheSameOnBothPaths(_ resolved: ConflictSide?) throws {
+        var event = Event(event: .conflict, epoch: "E", seq: 9, store: "fiction")
+        event.conflict = Self.recorded[0]
+        event.resolved = resolved
+        let line = MessageEncoder.encode(event)
+        let decoder = MessageDecoder()
+        #expect(try decoder.decode(line) == .event(event))
+        #expect(try decoder.decodeWithFoundation(line) == .event(event))
+        #expect(line.withUnsafeBufferPointer(FastMessageDecoder.decode) == nil, "left to JSONDecoder")
+        let text = String(decoding: line, as: UTF8.self)
+        #expect(text.hasPrefix(#"{"event":"conflict","store":"fiction","epoch":"E","seq":9,"conflict":{"#), "\(text)")
+        #expect(text.contains(#""resolved":"mine""#) == (resolved == .mine), "\(text)")
+    }
+
+    @Test func aSubscribeAsksForConflictsOnlyWhenItSaysSo() throws {
+        let asking = try RequestDecoder().decode(Array(#"{"id":"1","op":"subscribe","conflicts":true}"#.utf8))
+        #expect(asking.conflicts == true)
+        #expect(try RequestDecoder().decode(Array(#"{"id":"1","op":"subscribe"}"#.utf8)).conflicts == nil)
+        var request = Request(id: "2", op: .subscribe)
+        request.conflicts = true
+        #expect(try RequestDecoder().decode(Array(RequestEncoder.encode(request).dropLast())) == request)
+    }
+
     @Test func aNullConflictsMemberIsAbsentOnBothPaths() throws {
         let line = Array(#"{"id":"1","ok":true,"result":{"seq":2,"conflicts":null}}"#.utf8)
         let expected = DaemonMessage.reply(.success("1", ReplyResult(seq: 2)))

@@ -28,11 +28,21 @@ import Testing
         case .subscribeFailed: return Event(event: kind, epoch: text, seq: 9, reason: text, store: text)
         case .storeAdded: return Event(event: kind, epoch: text, seq: 0, store: text)
         case .storeRemoved: return Event(event: kind, epoch: text, seq: 10, reason: text, store: text)
+        case .conflict:
+            var event = Event(event: kind, epoch: text, seq: 11, store: text)
+            event.conflict = RecordedConflict(
+                id: 1,
+                conflict: MergeConflict(
+                    id: text, kind: .name, base: book(1), mine: Book(id: text, name: text, author: text),
+                    theirs: book(2)),
+                seq: 11, baseSeq: 9, time: Date(timeIntervalSinceReferenceDate: 786_240_000.5), who: text)
+            event.resolved = .theirs
+            return event
         }
     }
     static let kinds: [Event.Kind] = [
         .snapshot, .change, .resyncRequired, .heartbeat, .shutdown, .subscribed, .subscribeFailed, .storeAdded,
-        .storeRemoved,
+        .storeRemoved, .conflict,
     ]
 
     static let status = DaemonStatus(

@@ -56,4 +56,23 @@ import Testing
             try FileVersionsLog(directory: directory, capacity: 4).load(epoch: "E", upTo: 40).suffix(4)
                 == (37...40).map(Self.version))
     }
+
+    @Test func lockHoldersBasesAreReadBackForTheirEpochOnlyAndRestoredBehindNewerOnes() throws {
+        let dir = try TemporaryDirectory(prefix: "booksync-versions")
+        let directory = try StateDirectory.open(dir.path + "/state")
+        let log = FileVersionsLog(directory: directory)
+        var bases = LockHolderBases()
+        bases.seen("nano ann@h 1", current: Self.version(2))
+        bases.seen("emacs bob@h 2", current: Self.version(5))
+        try log.persistLockBases(bases, epoch: "E")
+        let reader = FileVersionsLog(directory: directory)
+        #expect(try reader.loadLockBases(epoch: "E", upTo: 10) == bases.entries)
+        #expect(try reader.loadLockBases(epoch: "E", upTo: 4).map(\.holder) == ["nano ann@h 1"], "none newer")
+        #expect(try reader.loadLockBases(epoch: "other", upTo: 10).isEmpty)
+        var restarted = LockHolderBases()
+        restarted.seen("emacs bob@h 2", current: Self.version(7))
+        restarted.restore(try reader.loadLockBases(epoch: "E", upTo: 10))
+        #expect(restarted["nano ann@h 1"] == Self.version(2), "kept across the restart")
+        #expect(restarted["emacs bob@h 2"] == Self.version(7), "a holder seen since keeps what was seen")
+    }
 }

@@ -24,6 +24,17 @@ import Testing
         #expect(message(["subscribe", "--exec"]) == "option --exec needs CMD [ARGS…]")
     }
 
+    @Test func conflictsIsAFlagThatDoesNotGoWithExec() throws {
+        var expected = SubscribeOptions(json: true)
+        expected.conflicts = true
+        #expect(try parse(["subscribe", "--json", "--conflicts"]) == .subscribe(expected))
+        #expect(try parse(["subscribe"]) == .subscribe(SubscribeOptions()), "off unless asked")
+        let refused = message(["subscribe", "--conflicts", "--exec", "true"])
+        #expect(
+            refused?.contains("--conflicts prints conflict lines; it does not go with --exec") == true,
+            "\(refused ?? "")")
+    }
+
     @Test func cursorOptions() throws {
         var expected = SubscribeOptions(json: true, since: "E:5")
         expected.cursorFile = "/tmp/c"

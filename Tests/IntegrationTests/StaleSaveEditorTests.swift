@@ -135,12 +135,14 @@ import Testing
     }
 
     /// vim opens the file, the client changes book 2 (rename), then vim changes book 2 too and
-    /// saves anyway; returns the daemon's status after the save was merged.
+    /// saves anyway; `prepare` runs first (once the daemon is up), `body` after the save was merged.
     func vimAndClientOnBookTwo(
         _ name: String, vimCommand: String, expected: TestBook,
-        _ body: (DaemonHarness, Subscriber) async throws -> Void = { _, _ in }
+        _ body: (DaemonHarness, Subscriber) async throws -> Void = { _, _ in },
+        prepare: (DaemonHarness) async throws -> Void = { _ in }
     ) async throws {
         try await scenario(name) { h, sub in
+            try await prepare(h)
             let tmux = try await Self.openVim(h)
             defer { tmux.kill() }
             let two = Books.n(2)

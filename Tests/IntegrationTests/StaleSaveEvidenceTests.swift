@@ -46,6 +46,18 @@ import Testing
             await Self.expectMerged(h, again, inserted: id, "vim's save after the restart")
             try await Vim.quit(tmux)
             again.expectConverged(to: h.fileBooks)
+            Self.expectNoContentKept(h)
+        }
+    }
+
+    /// The merge needs no copy of the file per version: what the state directory keeps beside
+    /// the saved history (file versions, lock holders) names versions, and at most the books a
+    /// merged save changed (its overlay), never the books nobody touched.
+    static func expectNoContentKept(_ h: DaemonHarness) {
+        for name in ["file-versions", "lock-holders"] {
+            let text = TestFiles.readText(h.dir + "/.books.txt.history/" + name) ?? ""
+            let copied = (4...20).map { "\"Book \($0)\"" }.filter(text.contains)
+            #expect(copied.isEmpty, "\(name) holds untouched books \(copied): \(text)")
         }
     }
 
@@ -57,23 +69,58 @@ import Testing
         try await tmux.waitForScreen(containing: "Frank HERBERT")
     }
 
+    /// Waits until nano shows the file and its lock is there, then for the next second: nano
+    /// compares whole seconds of the file's mtime, so writes landing in the second it opened the
+    /// file would let it save without asking.
+    static func nanoOpened(_ h: DaemonHarness, _ tmux: TmuxSession) async throws {
+        try await tmux.waitForScreen(containing: "Frank Herbert")
+        let opened = time(nil)
+        #expect(await eventually(timeout: 10, interval: 0.05) { TestFiles.exists(h.dir + "/.books.txt.swp") })
+        #expect(await eventually(timeout: 5, interval: 0.02) { time(nil) > opened })
+    }
+
+    /// nano upper-cases Dune's author and saves (`^O`, Enter), answering `y` to "File was
+    /// modified since you opened it, continue saving?".
+    static func nanoEditsAndSavesAnyway(_ tmux: TmuxSession) async throws {
+        try await editDune(tmux)
+        try await tmux.send("C-o")
+        try await tmux.waitForScreen(containing: "File Name to Write")
+        try await tmux.send("Enter")
+        try await tmux.waitForScreen(containing: "continue saving?")
+        try await tmux.type("y")
+    }
+
     @Test("nano --locking: a client writes while nano has the file open, nano saves anyway: merged")
     func nanoStaleSaveIsMerged() async throws {
         try await scenario("stale-nano") { h, sub in
             let tmux = try await TmuxSession(tools: h.tools, command: "nano --locking books.txt")
             defer { tmux.kill() }
-            try await tmux.waitForScreen(containing: "Frank Herbert")
-            #expect(await eventually(timeout: 10, interval: 0.05) { TestFiles.exists(h.dir + "/.books.txt.swp") })
+            try await Self.nanoOpened(h, tmux)
             let id = try await Vim.clientWrites(h, sub)
-            try await Self.editDune(tmux)
-            try await tmux.send("C-o")
-            try await tmux.waitForScreen(containing: "File Name to Write")
-            try await tmux.send("Enter")
-            try await tmux.waitForScreen(containing: "continue saving?")
-            try await tmux.type("y")
+            try await Self.nanoEditsAndSavesAnyway(tmux)
             await Self.expectMerged(h, sub, inserted: id, "nano's save")
             try await tmux.send("C-x")
             try await tmux.waitForExit()
+        }
+    }
+
+    @Test("nano --locking: a client writes, booksd restarts, nano saves anyway: merged (the lock's base was kept)")
+    func nanoBaseSurvivesARestart() async throws {
+        try await scenario("stale-nano-restart", checkConvergence: false) { h, sub in
+            let tmux = try await TmuxSession(tools: h.tools, command: "nano --locking books.txt")
+            defer { tmux.kill() }
+            try await Self.nanoOpened(h, tmux)
+            let id = try await Vim.clientWrites(h, sub)
+            sub.stop()
+            _ = h.daemon?.stop(grace: 5)
+            try await h.startDaemon()
+            let again = try await h.subscribe()
+            try await Self.nanoEditsAndSavesAnyway(tmux)
+            await Self.expectMerged(h, again, inserted: id, "nano's save after the restart")
+            Self.expectNoContentKept(h)
+            try await tmux.send("C-x")
+            try await tmux.waitForExit()
+            again.expectConverged(to: h.fileBooks)
         }
     }
 

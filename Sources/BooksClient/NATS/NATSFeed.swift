@@ -16,6 +16,9 @@ public final class NATSFeed: Sendable {
     public struct Item: Sendable, Equatable {
         /// The stream sequence (resume point).
         public var streamSequence: UInt64
+        /// How many messages of the stream were still to come after this one when it was sent
+        /// (0 when the server did not say): how far behind the stream's end the reader is.
+        public var pending: UInt64 = 0
         /// The store the message is for.
         public var store: String
         /// The event: `change` for a change set, `snapshot` for a snapshot marker (the bucket holds
@@ -99,7 +102,8 @@ public final class NATSFeed: Sendable {
                 if let dropped = outcome.dropped { onNotice(dropped) }
                 guard let whole = outcome.event else { continue }
                 let item = Item(
-                    streamSequence: message.streamSequence ?? 0, store: Self.store(of: message.data), event: whole)
+                    streamSequence: message.streamSequence ?? 0, pending: message.pending ?? 0,
+                    store: Self.store(of: message.data), event: whole)
                 if !deliver(item) { return }
             }
         }

@@ -33,6 +33,10 @@ extension FeedItem: CustomStringConvertible {
         case .heartbeat(let point): return "heartbeat at \(point.seq) (epoch \(point.epoch))"
         case .shutdown(let reason): return "shutdown" + (reason.map { ": \($0)" } ?? "")
         case .subscribed(let point): return "subscribed at \(point.seq) (epoch \(point.epoch))"
+        case .conflict(let notice):
+            let c = notice.conflict
+            let state = notice.resolved.map { "settled (\($0.rawValue))" } ?? "recorded"
+            return "conflict \(c.id) \(state) at \(notice.seq): book \(c.conflict.id), \(c.conflict.kind.rawValue)"
         }
     }
 }

@@ -19,6 +19,9 @@ public enum FeedItem: Sendable, Hashable {
     /// A feed started without a snapshot (`snapshot: false`) is subscribed at this position:
     /// the changes after it follow. Always the first item of such a feed.
     case subscribed(ResumePoint)
+    /// A merged save's conflict was recorded or settled (only on a feed that asked for them:
+    /// `conflicts: true`). Carries no change: the change set that merged the save comes before it.
+    case conflict(ConflictNotice)
 
     /// Converts a wire event (missing arrays are treated as empty). A version-2 `subscribed`
     /// event is `.subscribed`. The store events (`store-added`, `store-removed`,
@@ -46,6 +49,13 @@ public enum FeedItem: Sendable, Hashable {
             self = .shutdown(reason: event.reason)
         case .subscribed:
             self = .subscribed(ResumePoint(epoch: event.epoch, seq: event.seq))
+        case .conflict:
+            guard let conflict = event.conflict else {
+                self = .heartbeat(ResumePoint(epoch: event.epoch, seq: event.seq))
+                return
+            }
+            self = .conflict(
+                ConflictNotice(epoch: event.epoch, seq: event.seq, conflict: conflict, resolved: event.resolved))
         case .storeAdded, .storeRemoved, .subscribeFailed:
             self = .heartbeat(ResumePoint(epoch: event.epoch, seq: event.seq))
         }

@@ -60,7 +60,7 @@ public struct MirrorState: Sendable, Hashable {
                 resumePoint = point
             }
             return nil
-        case .shutdown, .subscribed:
+        case .shutdown, .subscribed, .conflict:
             return nil
         }
     }

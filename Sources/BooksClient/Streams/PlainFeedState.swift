@@ -46,7 +46,7 @@ public struct PlainFeedState: Sendable, Hashable {
         case .snapshot(let snapshot):
             resumePoint = ResumePoint(epoch: snapshot.epoch, seq: snapshot.seq)
             return nil
-        case .shutdown:
+        case .shutdown, .conflict:
             return nil
         }
     }

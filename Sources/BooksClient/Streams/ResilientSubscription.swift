@@ -43,6 +43,9 @@ public struct ResilientSubscription: Sendable {
     public var onStatus: (@Sendable (SubscriptionStatus) -> Void)?
     /// The store to follow (protocol version 2); nil: the daemon's only store (or `default`).
     public var store: String?
+    /// When set, the feed asks for conflicts (`conflicts: true`) and each ``ConflictNotice`` is
+    /// handed here, on the connection's reader thread, in order with the updates.
+    public var onConflict: (@Sendable (ConflictNotice) -> Void)?
 
     /// Creates a subscription description; nothing happens until `updates()` is iterated.
     public init(
@@ -186,7 +189,9 @@ public struct ResilientSubscription: Sendable {
                     let (ends, end) = AsyncStream<BooksClientError?>.makeStream()
                     client.subscribe(
                         filter: config.filter, from: resume, snapshot: config.mirror, store: config.store,
+                        conflicts: config.onConflict != nil,
                         deliver: { item in
+                            if case .conflict(let notice) = item { config.onConflict?(notice) }
                             let (output, firstItem) = progress.withLock { $0.apply(item, step) }
                             if firstItem { config.onStatus?(.subscribed(resumed: resume != nil)) }
                             if case .resyncRequired(_, _, let why) = item {

@@ -30,7 +30,7 @@ public enum StoreFeedItem: Sendable, Hashable {
         case .storeAdded: self = .storeAdded(store: store, ResumePoint(epoch: event.epoch, seq: event.seq))
         case .storeRemoved: self = .storeRemoved(store: store, reason: event.reason ?? "")
         case .subscribeFailed: self = .subscribeFailed(store: store, reason: event.reason ?? "")
-        case .snapshot, .change, .resyncRequired, .heartbeat, .shutdown, .subscribed:
+        case .snapshot, .change, .resyncRequired, .heartbeat, .shutdown, .subscribed, .conflict:
             self = .item(store: store, FeedItem(event))
         }
     }

@@ -36,6 +36,31 @@ public struct LockHolderBases: Sendable, Hashable {
         return vanished
     }
 
+    /// One holder and the version its buffer came from (what is kept across a restart).
+    public struct Entry: Sendable, Hashable, Codable {
+        /// The lock's holder: program, user, host and pid.
+        public var holder: String
+        /// The version its buffer came from.
+        public var base: FileVersion
+        /// Creates an entry.
+        public init(holder: String, base: FileVersion) {
+            self.holder = holder
+            self.base = base
+        }
+    }
+
+    /// Every holder with its base, least recently set first.
+    public var entries: [Entry] { order.compactMap { holder in bases[holder].map { Entry(holder: holder, base: $0) } } }
+
+    /// Takes back `kept` (entries kept before a restart, least recently set first) for the
+    /// holders not seen since, as less recent than those; at most `capacity` stay.
+    public mutating func restore(_ kept: [Entry]) {
+        let restored = kept.filter { bases[$0.holder] == nil }
+        for entry in restored { bases[entry.holder] = entry.base }
+        order = restored.map(\.holder) + order
+        while order.count > capacity { bases[order.removeFirst()] = nil }
+    }
+
     /// The buffer of `holder` now holds `version` (its save landed).
     public mutating func set(_ holder: String, to version: FileVersion) {
         bases[holder] = version

@@ -107,6 +107,7 @@ public struct BookCursor: Sendable {
             isExhausted = true
             return
         }
+        skipWithoutDecoding()
         switch source {
         case .sorted(let books):
             while position < books.count {
@@ -141,6 +142,35 @@ public struct BookCursor: Sendable {
             }
         }
         isExhausted = true
+    }
+
+    /// Passes over the `offset` books still to skip without decoding them (a page deep in a large
+    /// list costs its own books, not every book before it).
+    private mutating func skipWithoutDecoding() {
+        guard toSkip > 0 else { return }
+        switch source {
+        case .sorted(let books):
+            let skipped = min(toSkip, books.count - position)
+            position += skipped
+            toSkip -= skipped
+        case .file(_, let lines, let matches, let held):
+            if let matches {
+                let skipped = min(toSkip, matches.count - position)
+                position += skipped
+                toSkip -= skipped
+            } else {
+                while toSkip > 0, position < lines.count {
+                    if lines[position].kind == .book { toSkip -= 1 }
+                    position += 1
+                }
+            }
+            let fileDone = position >= (matches?.count ?? lines.count)
+            if toSkip > 0, fileDone {
+                let skipped = min(toSkip, held.count - heldIndex)
+                heldIndex += skipped
+                toSkip -= skipped
+            }
+        }
     }
 
     /// Applies offset and limit to one matching book; returns whether to go on.

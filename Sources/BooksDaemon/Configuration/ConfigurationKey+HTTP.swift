@@ -9,7 +9,9 @@ extension ConfigurationKey {
     /// What a valid value of an `http_*` key looks like.
     var httpExpected: String {
         switch self {
-        case .httpListen: "a comma-separated list of numeric HOST:PORT addresses (127.0.0.1:8080, [::1]:8080), or empty"
+        case .httpListen:
+            "a comma-separated list of numeric HOST:PORT addresses (127.0.0.1:8080, [::1]:8080) and unix:/path "
+                + "sockets, or empty"
         case .httpHosts: "a comma-separated list of host names"
         case .httpRequireIfMatch: "a boolean: yes/no, true/false, on/off, 1/0"
         case .httpClientConnections: "an integer between 1 and 100000"

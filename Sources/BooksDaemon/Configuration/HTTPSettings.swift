@@ -7,6 +7,9 @@ public struct HTTPSettings: Sendable, Equatable {
         public var host: String
         /// The port (0: any free port, for tests).
         public var port: Int
+        /// `unix:/path`: a Unix socket at this absolute path instead of a TCP address (`host`
+        /// is then empty, `port` 0).
+        public var unixPath: String?
 
         /// An address.
         public init(host: String, port: Int) {
@@ -14,14 +17,29 @@ public struct HTTPSettings: Sendable, Equatable {
             self.port = port
         }
 
-        /// True for 127.0.0.0/8 and ::1.
-        public var isLoopback: Bool { host.hasPrefix("127.") || host == "::1" }
+        /// A Unix socket address.
+        public init(unixPath: String) {
+            self.host = ""
+            self.port = 0
+            self.unixPath = unixPath
+        }
 
-        /// `HOST:PORT`, IPv6 in brackets.
-        public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+        /// True for 127.0.0.0/8, ::1 and Unix sockets (local by nature).
+        public var isLoopback: Bool { unixPath != nil || host.hasPrefix("127.") || host == "::1" }
 
-        /// Parses `127.0.0.1:8080` or `[::1]:8080` (numeric addresses only).
+        /// `HOST:PORT` (IPv6 in brackets) or `unix:/path`.
+        public var description: String {
+            if let unixPath { return "unix:\(unixPath)" }
+            return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        }
+
+        /// Parses `127.0.0.1:8080`, `[::1]:8080` (numeric addresses only) or `unix:/absolute/path`.
         public static func parse(_ text: String) -> ListenAddress? {
+            if text.hasPrefix("unix:") {
+                let path = String(text.dropFirst(5))
+                guard path.hasPrefix("/"), path.utf8.count < 108, !path.contains("\0") else { return nil }
+                return ListenAddress(unixPath: path)
+            }
             let host: Substring
             let port: Substring
             if text.hasPrefix("[") {

@@ -20,9 +20,20 @@ extension Daemon {
         guard settings.isEnabled, let gateway = httpGateway else { return }
         guard settings.problems.isEmpty else { throw .settings(settings.problems) }
         gateway.directory.withLock { $0 = registry }
+        registry.observe { [weak gateway] event in
+            switch event {
+            case .added(let status): gateway?.storeAdded(status.name)
+            case .removed(let name, let reason): gateway?.storeRemoved(name.rawValue, reason: reason)
+            }
+        }
         gateway.describeStores.withLock { $0 = { router.describeStores(registry.storeNames) } }
-        let token = try settings.tokenFile.map { path throws(HTTPServerError) in
-            try Self.readSecret(path).trimmingSuffixNewlines()
+        let tokens = try settings.tokenFile.map { path throws(HTTPServerError) in
+            let text = try Self.readSecret(path)
+            do throws(HTTPTokenFileError) {
+                return try HTTPTokens.parse(text)
+            } catch {
+                throw .unreadable(path, error.description)
+            }
         }
         var tls: (String, String)?
         if let certificate = settings.tlsCertificateFile, let key = settings.tlsKeyFile {
@@ -30,7 +41,7 @@ extension Daemon {
         }
         var hosts = Set(settings.hosts)
         for address in settings.listen {
-            hosts.insert(address.host.contains(":") ? "[\(address.host)]" : address.host)
+            if address.unixPath == nil { hosts.insert(address.host.contains(":") ? "[\(address.host)]" : address.host) }
             if address.isLoopback { hosts.insert("localhost") }
         }
         let limits = HTTPServer.Limits(
@@ -38,16 +49,19 @@ extension Daemon {
             timeoutSeconds: configuration.idleTimeoutSeconds > 0 ? configuration.idleTimeoutSeconds : 300,
             maxHeaderBytes: 64 * 1024, tls: tls)
         // The policy needs the ports actually bound (port 0 picks one): bind first.
-        let listeners = try HTTPServer.bind(settings.listen)
+        let listeners = try HTTPServer.bind(settings.listen, unixMode: configuration.socketMode)
         let policy = HTTPSecurityPolicy(
-            hosts: hosts, ports: Set(listeners.map(\.port)), token: token, requireIfMatch: settings.requireIfMatch,
+            hosts: hosts, ports: Set(listeners.map(\.port).filter { $0 >= 0 }), tokens: tokens,
+            requireIfMatch: settings.requireIfMatch,
             maxBodyBytes: configuration.maxRequestBytes)
         let server = HTTPServer(gateway: gateway, router: HTTPRouter(policy: policy), limits: limits, logger: logger)
         try server.start(listeners)
         httpServer.withLock { $0 = server }
         let ports = listeners.map(\.port)
         let shown = zip(settings.listen, ports).map { address, port in
-            HTTPSettings.ListenAddress(host: address.host, port: port).description
+            address.unixPath == nil
+                ? HTTPSettings.ListenAddress(host: address.host, port: port).description
+                : address.description
         }
         logger.notice("HTTP API and page on \(tls == nil ? "http" : "https")://\(shown.joined(separator: ", "))")
     }

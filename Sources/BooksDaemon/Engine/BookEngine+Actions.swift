@@ -46,6 +46,8 @@ extension BookEngine {
             }
         case .storeConflicts(let conflicts):
             storeConflicts(conflicts)
+        case .announceConflict(let event):
+            channel?.broadcastConflict(event)
         case .keepInRecoveryFile(let content, let message):
             let kept =
                 RecoveryFile.keep(content, beside: store.configuration.path) ?? "nowhere (it could not be written)"

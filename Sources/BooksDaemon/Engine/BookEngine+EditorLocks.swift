@@ -87,12 +87,20 @@ extension BookEngine {
         }
     }
 
-    /// Loads the file versions kept before a restart into the machine, when the saved history
-    /// was continued (versions of another epoch name other content: they are dropped).
+    /// Loads the file versions and lock holders' bases kept before a restart into the machine,
+    /// when the saved history was continued (versions of another epoch name other content: they are dropped).
     func loadFileVersions() {
         guard let log = historyHandle?.versions else { return }
         let (restoring, epoch, seq) = machine.withLock { ($0.resumingHistory, $0.context.epoch, $0.context.seq) }
         guard restoring else { return }
+        // The lock holders first: running an input persists them (nothing must be written over
+        // them before they are read).
+        do {
+            let kept = try log.loadLockBases(epoch: epoch, upTo: seq)
+            if !kept.isEmpty { run(.lockBasesLoaded(kept)) }
+        } catch {
+            logger.warning("cannot read the editor lock holders kept in the state directory: \(error)", fields)
+        }
         do {
             let versions = try log.load(epoch: epoch, upTo: seq)
             if !versions.isEmpty { run(.fileVersionsLoaded(versions)) }
@@ -102,14 +110,20 @@ extension BookEngine {
         }
     }
 
-    /// Keeps the file versions recorded since the last call in the state directory.
+    /// Keeps the file versions recorded since the last call, and the lock holders' bases when
+    /// they changed, in the state directory.
     func persistFileVersions() {
         guard let log = historyHandle?.versions else { return }
-        let (versions, epoch) = machine.withLock { ($0.fileVersions, $0.context.epoch) }
+        let (versions, bases, epoch) = machine.withLock { ($0.fileVersions, $0.lockBases, $0.context.epoch) }
         do {
             try log.persist(versions, epoch: epoch)
         } catch {
             logger.warning("cannot keep the file versions in the state directory: \(error)", fields)
+        }
+        do {
+            try log.persistLockBases(bases, epoch: epoch)
+        } catch {
+            logger.warning("cannot keep the editor lock holders in the state directory: \(error)", fields)
         }
     }
 }

@@ -4,11 +4,8 @@ import BooksStore
 import FoundationEssentials
 
 /// What a replica (`ReplicaLink`) needs from the engine of its local file: writes carrying the
-/// owner's ids through the ordinary client-write path, and its record kept in the state directory.
+/// owner's ids through the ordinary client-write path, and the state directory its record is kept in.
 extension BookEngine {
-    /// The name of the replica's record in the state directory.
-    static let replicaRecordName = "replica.json"
-
     /// Writes `write` (the owner's books) into the file through the same group commit as client
     /// writes — atomic, durable, the file's layout, comments and bad lines kept — as one `save`
     /// whose inserts keep their ids; `expected` versions are the engine's. The reply goes to
@@ -38,28 +35,17 @@ extension BookEngine {
         queue.async { self.run(.writesReceived(self.takeInbox())) }
     }
 
-    /// The replica's record kept in the state directory, or nil (none yet, or no state directory).
-    /// Blocks on the engine's queue; never call it from there.
-    func loadReplicaRecord() throws(HistoryStoreError) -> [UInt8]? {
+    /// The state directory the replica keeps its record in (`ReplicaRecordStore`). Blocks on
+    /// the engine's queue; never call it from there.
+    /// - Throws: `.refused` without a state directory.
+    func replicaStateDirectory() throws(HistoryStoreError) -> StateDirectory {
         try queue.sync {
-            Result { () throws(HistoryStoreError) -> [UInt8]? in
-                createDeferredHistory()
-                guard let history else { return nil }
-                return try history.directory.read(Self.replicaRecordName, sizeLimit: 1 << 30)
-            }
-        }.get()
-    }
-
-    /// Keeps the replica's record durably (replaced atomically). Blocks on the engine's queue.
-    /// - Throws: `HistoryStoreError` when it cannot be written, or `.refused` without a state directory.
-    func storeReplicaRecord(_ bytes: [UInt8]) throws(HistoryStoreError) {
-        try queue.sync {
-            Result { () throws(HistoryStoreError) in
+            Result { () throws(HistoryStoreError) -> StateDirectory in
                 createDeferredHistory()
                 guard let history else {
                     throw .refused(path: store.configuration.path, reason: "a replica needs a state directory")
                 }
-                try history.directory.replace(Self.replicaRecordName, with: bytes)
+                return history.directory
             }
         }.get()
     }

@@ -28,7 +28,8 @@ final class HTTPChannelRouter: ClientChannel {
     ) {
         if HTTPGateway.owns(connection) {
             gateway.startSubscription(
-                connection, reply: reply, filter: filter, initialEvents: initialEvents, afterSeq: afterSeq)
+                connection, reply: reply, filter: filter, initialEvents: initialEvents, afterSeq: afterSeq,
+                store: store)
         } else {
             local.startSubscription(
                 connection, reply: reply, filter: filter, initialEvents: initialEvents, afterSeq: afterSeq)
@@ -56,6 +57,8 @@ final class HTTPChannelRouter: ClientChannel {
         local.broadcastHeartbeat(epoch: epoch, seq: seq)
         gateway.heartbeat(store: store, epoch: epoch, seq: seq)
     }
+
+    func broadcastConflict(_ event: Event) { local.broadcastConflict(event) }
 
     var statistics: ServerStatistics { local.statistics }
 

@@ -102,6 +102,21 @@ final class HTTPExchange: Sendable {
         if resume { MHD_resume_connection(connection.pointer) }
     }
 
+    /// Gives a feed of several stores its stream before the answer (its stores start one by one).
+    func prepare(_ events: EventStream) {
+        state.withLock { $0.events = $0.events ?? events }
+    }
+
+    /// Changes the feed's stream (any thread), resuming a parked connection when it has bytes.
+    func withEvents(_ body: (inout EventStream) -> Void) {
+        let resume = state.withLock { state -> Bool in
+            guard !state.completed, state.events != nil else { return false }
+            body(&state.events!)
+            return state.events!.pendingBytes > 0 || state.events!.isCutOff ? unpark(&state) : false
+        }
+        if resume { MHD_resume_connection(connection.pointer) }
+    }
+
     /// Ends a parked feed or a wait at shutdown: the connection is resumed and its reader ends.
     func shutDown() {
         let resume = state.withLock { state -> Bool in

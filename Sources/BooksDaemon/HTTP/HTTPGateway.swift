@@ -21,6 +21,10 @@ final class HTTPGateway: Sendable {
     let feeds = Locked<[String: [UInt64: BookFilter]]>([:])
     /// Per store, the long polls waiting for their first change (exchange ids and their filters).
     let polls = Locked<[String: [UInt64: BookFilter]]>([:])
+    /// Feeds of several stores (`/v1/changes`), by exchange id.
+    let storesFeeds = Locked<[UInt64: StoresFeed]>([:])
+    /// Per store, the feeds of several stores following it (exchange ids and their filters).
+    let storeFollowers = Locked<[String: [UInt64: BookFilter]]>([:])
     let nextID = Atomic<UInt64>(1)
     let directory = Locked<(any StoreDirectory)?>(nil)
     let describeStores = Locked<(@Sendable () -> [StoreInfo])?>(nil)
@@ -62,9 +66,11 @@ final class HTTPGateway: Sendable {
         exchanges.withLock { _ = $0.removeValue(forKey: exchange.id) }
         feeds.withLock { Self.forget(exchange.id, in: &$0) }
         polls.withLock { Self.forget(exchange.id, in: &$0) }
+        storesFeeds.withLock { _ = $0.removeValue(forKey: exchange.id) }
+        storeFollowers.withLock { Self.forget(exchange.id, in: &$0) }
     }
 
-    private static func forget(_ id: UInt64, in table: inout [String: [UInt64: BookFilter]]) {
+    static func forget(_ id: UInt64, in table: inout [String: [UInt64: BookFilter]]) {
         for store in table.keys { table[store]?[id] = nil }
     }
 
@@ -77,6 +83,11 @@ final class HTTPGateway: Sendable {
 
     func send(_ reply: Reply, to connection: ConnectionID) {
         guard let exchange = exchanges.withLock({ $0[connection.raw] }), let route = exchange.waitingRoute else {
+            return
+        }
+        if case .storesChanges = route {
+            exchange.answer(
+                .response(HTTPReplyMapper.failure(reply.error ?? ProtocolError(.internalError, "?"), route: route)))
             return
         }
         if case .changes = route {
@@ -96,8 +107,14 @@ final class HTTPGateway: Sendable {
     }
 
     func startSubscription(
-        _ connection: ConnectionID, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64
+        _ connection: ConnectionID, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64,
+        store: String
     ) {
+        if startStoreOfFeed(
+            connection.raw, store: store, reply: reply, filter: filter, initialEvents: initialEvents, afterSeq: afterSeq
+        ) {
+            return
+        }
         guard let exchange = exchanges.withLock({ $0[connection.raw] }),
             case .changes(let feed) = exchange.waitingRoute
         else { return }
@@ -134,6 +151,7 @@ final class HTTPGateway: Sendable {
     }
 
     func broadcast(_ change: SequencedChangeSet, store: String) {
+        broadcastToStoresFeeds(change, store: store)
         let followers = feeds.withLock { $0[store] ?? [:] }
         let waiting = polls.withLock { $0[store] ?? [:] }
         guard !followers.isEmpty || !waiting.isEmpty else { return }
@@ -155,6 +173,9 @@ final class HTTPGateway: Sendable {
     }
 
     func heartbeat(store: String, epoch: String, seq: UInt64) {
+        for id in storeFollowers.withLock({ $0[store] ?? [:] }).keys {
+            exchanges.withLock { $0[id] }?.offer(Event(event: .heartbeat, epoch: epoch, seq: seq, store: store))
+        }
         let followers = feeds.withLock { $0[store] ?? [:] }
         let event = Event(event: .heartbeat, epoch: epoch, seq: seq)
         for id in followers.keys { exchanges.withLock { $0[id] }?.offer(event) }

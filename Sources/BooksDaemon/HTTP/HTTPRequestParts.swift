@@ -1,5 +1,6 @@
 import BooksHTTP
 import CMicroHTTPD
+import FoundationEssentials
 import Glibc
 
 /// The small libmicrohttpd calls of the shell: reading a request head, queueing a response, and
@@ -10,7 +11,7 @@ enum HTTPRequestParts {
     static func head(_ connection: OpaquePointer, method: String, path: String) -> HTTPRequestHead {
         HTTPRequestHead(
             method: method, path: path, query: values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
-            headers: values(connection, MHD_ValueKind.HEADER_KIND))
+            headers: values(connection, MHD_ValueKind.HEADER_KIND), receivedAt: Date())
     }
 
     private static func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [String: String] {

@@ -35,17 +35,31 @@ public final class HTTPServer: Sendable {
         self.logger = logger
     }
 
-    /// Binds `addresses` (listening sockets, before the server exists: the policy needs the ports).
+    /// Binds `addresses` (listening sockets, before the server exists: the policy needs the ports);
+    /// a `unix:/path` address as the daemon's own socket is (a stale socket file replaced, never a
+    /// live one; permissions `unixMode`).
     /// - Throws: `HTTPServerError.cannotListen` (every socket bound so far is closed again).
-    static func bind(_ addresses: [HTTPSettings.ListenAddress]) throws(HTTPServerError) -> [MHDListener] {
+    static func bind(
+        _ addresses: [HTTPSettings.ListenAddress], unixMode: mode_t
+    ) throws(HTTPServerError) -> [MHDListener] {
         var bound: [MHDListener] = []
+        func fail(_ address: HTTPSettings.ListenAddress, _ reason: String) -> HTTPServerError {
+            for listener in bound { listener.close() }
+            return .cannotListen(address.description, reason)
+        }
         for address in addresses {
-            let fd = HTTPListenSocket.open(host: address.host, port: address.port)
-            guard fd >= 0 else {
-                for listener in bound { close(listener.fd) }
-                throw .cannotListen(address.description, String(cString: strerror(-fd)))
+            if let path = address.unixPath {
+                do {
+                    let fd = try UnixListener.bind(path: path, mode: unixMode, backlog: 128)
+                    bound.append(MHDListener(fd: fd, port: -1, unixPath: path))
+                } catch {
+                    throw fail(address, "\(error)")
+                }
+                continue
             }
-            bound.append(MHDListener(fd: fd, port: HTTPListenSocket.port(of: fd)))
+            let fd = HTTPListenSocket.open(host: address.host, port: address.port)
+            guard fd >= 0 else { throw fail(address, String(cString: strerror(-fd))) }
+            bound.append(MHDListener(fd: fd, port: HTTPListenSocket.port(of: fd), unixPath: nil))
         }
         return bound
     }
@@ -59,10 +73,10 @@ public final class HTTPServer: Sendable {
                 booksd_mhd_start(listener.fd, HTTPServer.accessHandler, me, HTTPServer.completedHandler, me, options)
             }
             guard let daemon = started else {
-                for other in listeners { close(other.fd) }
-                throw .libraryRefused("port \(listener.port)")
+                for other in listeners { other.close() }
+                throw .libraryRefused(listener.unixPath.map { "unix:\($0)" } ?? "port \(listener.port)")
             }
-            daemons.withLock { $0.append(MHDDaemonHandle(pointer: daemon, fd: listener.fd)) }
+            daemons.withLock { $0.append(MHDDaemonHandle(pointer: daemon, listener: listener)) }
         }
     }
 
@@ -90,7 +104,7 @@ public final class HTTPServer: Sendable {
             return list
         }) {
             MHD_stop_daemon(daemon.pointer)
-            close(daemon.fd)
+            daemon.listener.close()
         }
     }
 
@@ -183,6 +197,10 @@ public final class HTTPServer: Sendable {
     /// Builds the protocol request, suspends the connection and hands the request to its engine.
     private func forward(_ exchange: HTTPExchange, route: HTTPRoute, body: [UInt8]) {
         let request: Request
+        if case .storesChanges(let query) = route {
+            exchange.suspend(waitingFor: route)
+            return gateway.forwardStores(query, exchange: exchange)
+        }
         if case .changes(let feed) = route {
             request = Request(id: "h", op: .subscribe, resume: feed.resume, snapshot: false, store: feed.store)
         } else {
@@ -199,10 +217,17 @@ public final class HTTPServer: Sendable {
     }
 }
 
-/// A bound listening socket and its port.
+/// A bound listening socket and its port (-1 for a Unix socket, bound at `unixPath`).
 struct MHDListener: Sendable {
     let fd: Int32
     let port: Int
+    let unixPath: String?
+
+    /// Closes the socket (a Unix socket's file is removed).
+    func close() {
+        _ = Glibc.close(fd)
+        if let unixPath { _ = unlink(unixPath) }
+    }
 }
 
 /// A libmicrohttpd daemon and its listening socket.
@@ -211,7 +236,7 @@ struct MHDListener: Sendable {
 /// was taken out of the list under its lock.
 struct MHDDaemonHandle: @unchecked Sendable {
     let pointer: OpaquePointer
-    let fd: Int32
+    let listener: MHDListener
 }
 
 /// Why the HTTP server did not start.

@@ -16,6 +16,8 @@ public protocol ClientChannel: AnyObject, Sendable {
     func stopSubscription(_ connection: ConnectionID, reply: Reply)
     func broadcast(_ change: SequencedChangeSet)
     func broadcastHeartbeat(epoch: String, seq: UInt64)
+    /// Sends a `conflict` event to the subscribers of the store that asked for them.
+    func broadcastConflict(_ event: Event)
     var statistics: ServerStatistics { get }
     /// Runs `body` (off the caller's thread is allowed) after every call made before it took effect.
     @discardableResult
@@ -23,6 +25,9 @@ public protocol ClientChannel: AnyObject, Sendable {
 }
 
 extension ClientChannel {
+    /// Default for channels with no subscribers that take conflict events: sends nothing.
+    public func broadcastConflict(_ event: Event) {}
+
     /// Default for channels that apply calls synchronously: runs `body` at once.
     @discardableResult
     public func afterPendingCommands(_ body: @escaping @Sendable () -> Void) -> Bool {

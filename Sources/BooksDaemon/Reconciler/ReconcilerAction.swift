@@ -24,6 +24,8 @@ public enum ReconcilerAction: Sendable {
     case writeMergedSave(merged: [UInt8], replacing: [UInt8], expected: FileIdentity?)
     /// Keep the unsettled conflicts durably (they are listed after a restart).
     case storeConflicts([RecordedConflict])
+    /// Send a `conflict` event (one recorded or settled) to the subscribers that asked for them.
+    case announceConflict(Event)
     /// Keep `content` in a recovery file beside the book file and log `message` followed by the
     /// recovery file's path, as an error: content that may be someone's edit is never dropped.
     case keepInRecoveryFile([UInt8], message: String)

@@ -57,6 +57,9 @@ public enum ReconcilerInput: Sendable {
     /// The file versions kept from before a restart (oldest first; see `FileVersionsLog`): a save
     /// from a buffer loaded before it is then merged like any other.
     case fileVersionsLoaded([FileVersion])
+    /// The bases of nano and Emacs lock holders kept from before a restart (least recently set
+    /// first; see `FileVersionsLog`): a save from such a buffer opened before it is then merged.
+    case lockBasesLoaded([LockHolderBases.Entry])
     /// `resolve`: settle conflict `id` by taking one side's value (a write like any client's,
     /// attributed to `source` and `actor`).
     case resolveConflict(

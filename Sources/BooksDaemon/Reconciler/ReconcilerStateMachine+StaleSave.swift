@@ -33,6 +33,7 @@ extension ReconcilerStateMachine {
         let saved = Self.version(seq: context.seq, identity: identity, overlay: NetChanges(stale.result.reapplied))
         fileVersions.record(saved)
         if lockBases[stale.saver] != nil { lockBases.set(stale.saver, to: saved) }
+        let known = conflicts.count
         if !stale.result.conflicts.isEmpty {
             let time = applied?.time ?? Date()
             for conflict in stale.result.conflicts {
@@ -57,7 +58,7 @@ extension ReconcilerStateMachine {
         }
         let after = context.document.badLineCount
         if after != before { actions.append(.log(.warning, "the book file has \(after) bad line(s)")) }
-        return actions + afterFileChange()
+        return actions + afterFileChange() + conflicts[known...].map { announcement($0, resolved: nil) }
     }
 
     /// The merged content was written over the save (or the file had changed again: it is
@@ -116,12 +117,13 @@ extension ReconcilerStateMachine {
         }
         guard let operation else {
             conflicts.remove(at: index)
-            var actions: [ReconcilerAction] = [.storeConflicts(conflicts)]
+            var actions: [ReconcilerAction] = [.storeConflicts(conflicts), announcement(recorded, resolved: side)]
             let result = ReplyResult(epoch: context.epoch, seq: context.seq, books: current.map { [$0] } ?? [])
             actions.append(.reply(.success(requestID, result), to: connection))
             return actions + [.publishStatus]
         }
         settling[ConflictSettlement(requestID: requestID, connection: connection)] = id
+        settlingSides[id] = side
         return [
             .process(
                 .writesReceived([
@@ -141,12 +143,28 @@ extension ReconcilerStateMachine {
                 let id = settling.removeValue(forKey: ConflictSettlement(requestID: requestID, connection: connection)),
                 reply.ok
             {
+                let side = settlingSides.removeValue(forKey: id) ?? .theirs
+                if let settled = conflicts.first(where: { $0.id == id }) {
+                    actions.insert(announcement(settled, resolved: side), at: index)
+                    index += 1
+                }
                 conflicts.removeAll { $0.id == id }
                 actions.insert(.storeConflicts(conflicts), at: index)
                 index += 1
+            } else if case .reply(let reply, _) = actions[index], !reply.ok {
+                settlingSides = settlingSides.filter { id, _ in settling.values.contains(id) }
             }
             index += 1
         }
+    }
+
+    /// The `conflict` event of `conflict`, just recorded (`resolved` nil) or settled by taking
+    /// `resolved`, at the seq held now.
+    func announcement(_ conflict: RecordedConflict, resolved: ConflictSide?) -> ReconcilerAction {
+        var event = Event(event: .conflict, epoch: context.epoch, seq: context.seq)
+        event.conflict = conflict
+        event.resolved = resolved
+        return .announceConflict(event)
     }
 
     /// Who saved, as the editor locks name them.

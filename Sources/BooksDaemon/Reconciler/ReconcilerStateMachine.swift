@@ -127,6 +127,8 @@ public struct ReconcilerStateMachine: Sendable {
     /// The conflicts being settled by a write of the others' value, by that write's request: each
     /// is dropped when the write succeeds and kept when it fails.
     var settling: [ConflictSettlement: Int] = [:]
+    /// The side each conflict being settled takes (by conflict id), for its `conflict` event.
+    var settlingSides: [Int: ConflictSide] = [:]
     /// The books an `undo` under way leaves alone (changed since), by its request: added to its reply.
     var undoRefusals: [ConflictSettlement: [BookConflict]] = [:]
     /// Set when a commit left queued writes behind (an undo is committed on its own).
@@ -184,6 +186,9 @@ public struct ReconcilerStateMachine: Sendable {
             nextConflictID = (loaded.map(\.id).max() ?? 0) + 1
             return []
         case .fileVersionsLoaded(let loaded): return fileVersionsLoaded(loaded)
+        case .lockBasesLoaded(let kept):
+            lockBases.restore(kept)
+            return []
         case .resolveConflict(let id, let take, let requestID, let connection, let source, let actor):
             return resolveConflict(
                 id, take: take, requestID: requestID, connection: connection, source: source, actor: actor)

@@ -45,6 +45,8 @@ final class ReplicaChannelRouter: ClientChannel {
         local.broadcastHeartbeat(epoch: epoch, seq: seq)
     }
 
+    func broadcastConflict(_ event: Event) { local.broadcastConflict(event) }
+
     var statistics: ServerStatistics { local.statistics }
 
     @discardableResult

@@ -55,6 +55,7 @@ extension ReplicaLink {
                 }
             ) { item in
                 let event = item.event
+                ownerBacklog.store(item.pending, ordering: .relaxed)
                 switch event.event {
                 case .change:
                     posted = (event.epoch, event.seq)

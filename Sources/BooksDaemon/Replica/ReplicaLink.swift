@@ -16,8 +16,9 @@ import Synchronization
 /// read on a thread of its own (`booksd-replica-feed`).
 ///
 /// Threads: `booksd-replica` runs the machine and waits for the network (one request at a time,
-/// 5 s at most) and for the engine's queue when persisting; the engine never waits for it (its
-/// change sets and replies are appended to a small inbox).
+/// 5 s at most) and for the disk when it keeps what changed in its record (`ReplicaRecordStore`,
+/// its own files in the state directory, not on the engine's queue); the engine never waits for
+/// it (its change sets and replies are appended to a small inbox).
 final class ReplicaLink: Sendable {
     /// Connection ids of the replica's own local writes: both top bits set (a NATS request's
     /// id has only the top one, socket connections count up from 1).
@@ -38,9 +39,14 @@ final class ReplicaLink: Sendable {
     /// What the feed thread needs: the position the record is at, and whether to read a snapshot.
     let position = Locked<(epoch: String?, seq: UInt64, wantsSnapshot: Bool)>((nil, 0, false))
     let threads = Locked<[DedicatedThread]>([])
-    /// The record the machine asked to keep, not written yet: written once per batch of inputs,
-    /// and always before a send (only the machine's thread uses it).
-    let unsaved = Locked<ReplicaRecord?>(nil)
+    /// The owner's change sets published after the last one the feed read (the feed's thread
+    /// writes it, the status line reads it).
+    let ownerBacklog = Atomic<UInt64>(0)
+    /// What the machine asked to keep, not written yet: written once per batch of inputs, and
+    /// always before a send (only the machine's thread uses it).
+    let unsaved = Locked<ReplicaRecordUpdate?>(nil)
+    /// Where the record is kept (set by `start`; only the machine's thread writes through it).
+    let records = Locked<ReplicaRecordStore?>(nil)
 
     var store: String { engine.storeName.rawValue }
     var apiSubject: String { "\(prefix).\(store).api" }
@@ -99,12 +105,10 @@ final class ReplicaLink: Sendable {
     }
 
     private func loadRecord() throws -> ReplicaRecord {
-        guard let bytes = try engine.loadReplicaRecord() else {
-            let record = ReplicaRecord(replicaID: UUID().uuidString)
-            try engine.storeReplicaRecord(try Array(JSONEncoder().encode(record)))
-            return record
-        }
-        return try JSONDecoder().decode(ReplicaRecord.self, from: Data(bytes))
+        var store = ReplicaRecordStore(directory: try engine.replicaStateDirectory())
+        let record = try store.load()
+        records.withLock { [store] in $0 = store }
+        return record
     }
 
     // MARK: The machine's thread
@@ -140,19 +144,20 @@ final class ReplicaLink: Sendable {
         }
     }
 
-    /// Keeps the record the last inputs made and publishes the status line (once per batch:
-    /// both cost a pass over every book).
+    /// Keeps what the last inputs changed in the record and publishes the status line (once per
+    /// batch of inputs).
     private func finishBatch() {
         _ = flush()
-        let line = machine.withLock { $0?.statusLine }
+        let backlog = ownerBacklog.load(ordering: .relaxed)
+        let line = machine.withLock { $0?.statusLine(ownerBacklog: backlog) }
         engine.replicaLine.withLock { $0 = line }
     }
 
     /// Writes the record waiting to be kept, if any; false when it cannot be written.
     private func flush() -> Bool {
-        guard let record = unsaved.withLock({ $0.take() }) else { return true }
-        if persist(record) { return true }
-        unsaved.withLock { $0 = $0 ?? record }  // tried again with the next batch
+        guard let update = unsaved.withLock({ $0.take() }) else { return true }
+        if persist(update) { return true }
+        unsaved.withLock { $0 = $0.map { update.followed(by: $0) } ?? update }  // tried again with the next batch
         return false
     }
 
@@ -161,8 +166,8 @@ final class ReplicaLink: Sendable {
         var actions = machine.withLock { $0?.handle(input) ?? [] }
         while !actions.isEmpty {
             switch actions.removeFirst() {
-            case .persist(let record):
-                unsaved.withLock { $0 = record }
+            case .persist(let update):
+                unsaved.withLock { $0 = $0.map { $0.followed(by: update) } ?? update }
             case .writeLocal(let write):
                 engine.acceptReplicated(write, connection: Self.connectionID)
             case .send(let write):
@@ -184,12 +189,14 @@ final class ReplicaLink: Sendable {
         }
     }
 
-    private func persist(_ record: ReplicaRecord) -> Bool {
+    private func persist(_ update: ReplicaRecordUpdate) -> Bool {
         do {
-            try engine.storeReplicaRecord(try Array(JSONEncoder().encode(record)))
+            guard var store = records.withLock({ $0 }) else { return false }
+            defer { records.withLock { [store] in $0 = store } }  // its generation moved even if it threw
+            try store.keep(update, whole: machine.withLock { $0?.record } ?? ReplicaRecord(replicaID: ""))
             position.withLock {
-                $0.epoch = record.epoch
-                $0.seq = record.seq
+                $0.epoch = update.epoch
+                $0.seq = update.seq
             }
             return true
         } catch {

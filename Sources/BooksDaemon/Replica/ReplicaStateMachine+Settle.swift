@@ -21,10 +21,10 @@ extension ReplicaStateMachine {
                 entry.sent = nil
                 dirty.insert(id)
             }
-            record.entries[id] = entry
+            setEntry(id, entry)
         }
         for (id, state) in owner {
-            record.entries[id] = ReplicaEntry(owner: state)
+            setEntry(id, ReplicaEntry(owner: state))
             dirty.insert(id)
             blocked.remove(id)
         }
@@ -50,7 +50,7 @@ extension ReplicaStateMachine {
     }
 
     private mutating func setOwner(_ id: String, _ state: ReplicaBook?) {
-        record.entries[id, default: ReplicaEntry()].owner = state
+        updateEntry(id) { $0.owner = state }
         dirty.insert(id)
         blocked.remove(id)
     }
@@ -63,9 +63,7 @@ extension ReplicaStateMachine {
         switch outcome {
         case .accepted(let seq):
             lastError = nil
-            for (id, book) in current.books {
-                record.entries[id, default: ReplicaEntry()].sent = SentEdit(book: book, version: seq)
-            }
+            for (id, book) in current.books { updateEntry(id) { $0.sent = SentEdit(book: book, version: seq) } }
         case .conflicts(let conflicts):
             lastError = nil
             blocked.formUnion(conflicts.map(\.id))
@@ -107,7 +105,7 @@ extension ReplicaStateMachine {
         conflicts: inout [MergeConflict]
     ) {
         var entry = record.entries[id] ?? ReplicaEntry()
-        defer { record.entries[id] = entry.isEmpty ? nil : entry }
+        defer { setEntry(id, entry) }
         let fileBook = file[id]?.book
         if let sent = entry.sent {
             guard record.seq >= sent.version else { return }  // its change set is still to come

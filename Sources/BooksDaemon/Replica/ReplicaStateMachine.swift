@@ -45,30 +45,33 @@ public struct ReplicaStateMachine: Sendable {
     public internal(set) var lastError: String?
     /// At most this many books per write.
     let batchLimit: Int
+    /// Ids whose entry changed since the last `persist` action.
+    var changedEntries = Set<String>()
+    /// Ids whose file row differs from the owner state it derives from (kept as entries and
+    /// rows change, so nothing per input costs a pass over every book).
+    var pending = Set<String>()
+    /// Ids whose entry is not settled: the owner's state is not the base, or a sent edit awaits
+    /// its change set.
+    var unsettled = Set<String>()
 
     /// A machine continuing `record` (a fresh one on first start).
     public init(record: ReplicaRecord, batchLimit: Int = 1000) {
         self.record = record
         self.batchLimit = batchLimit
+        unsettled = Set(record.entries.filter { $0.value.owner != $0.value.base || $0.value.sent != nil }.keys)
     }
 
     /// Local edits not yet held by the owner.
-    public var queuedEdits: Int {
-        guard loaded else { return 0 }
-        var count = 0
-        for id in Set(file.keys).union(record.entries.keys) where isPending(id) { count += 1 }
-        return count
-    }
+    public var queuedEdits: Int { loaded ? pending.count : 0 }
 
     /// Whether the file equals the owner's books as far as the stream was read.
     public var inSync: Bool {
-        loaded && record.epoch != nil && queuedEdits == 0 && localWrite == nil
-            && record.entries.allSatisfy { $0.value.owner == $0.value.base && $0.value.sent == nil }
+        loaded && record.epoch != nil && pending.isEmpty && localWrite == nil && unsettled.isEmpty
     }
 
     /// Handles `input` and returns what to do, in order.
     public mutating func handle(_ input: ReplicaInput) -> [ReplicaAction] {
-        let before = record
+        let position = (record.epoch, record.seq)
         var actions: [ReplicaAction] = []
         switch input {
         case .localLoaded(let seq, let books):
@@ -77,6 +80,7 @@ public struct ReplicaStateMachine: Sendable {
             loaded = true
             dirty.formUnion(file.keys)
             dirty.formUnion(record.entries.keys)
+            pending = Set(file.keys).union(record.entries.keys).filter(isPending)
         case .localChanged(let change):
             guard change.seq > loadedSeq else { break }
             for book in change.changes.inserted { file[book.id] = ReplicaBook(book: book, version: change.seq) }
@@ -84,14 +88,17 @@ public struct ReplicaStateMachine: Sendable {
                 file[update.new.id] = ReplicaBook(book: update.new, version: change.seq)
             }
             for book in change.changes.deleted { file[book.id] = nil }
-            dirty.formUnion(change.changes.inserted.map(\.id) + change.changes.updated.map(\.new.id))
-            dirty.formUnion(change.changes.deleted.map(\.id))
+            let ids =
+                change.changes.inserted.map(\.id) + change.changes.updated.map(\.new.id)
+                + change.changes.deleted.map(\.id)
+            dirty.formUnion(ids)
+            for id in ids { refresh(id) }
         case .localWriteFinished(let token, let succeeded):
             guard let current = localWrite, current.write.token == token else { break }
             localWrite = nil
             if succeeded {
                 for (id, target) in current.targets where (file[id]?.book).isIdentical(to: target.book) {
-                    record.entries[id, default: ReplicaEntry()].base = target.base
+                    updateEntry(id) { $0.base = target.base }
                 }
             } else {
                 localWriteFailed = true
@@ -116,16 +123,52 @@ public struct ReplicaStateMachine: Sendable {
         var conflicts: [MergeConflict] = []
         let (local, send) = settle(conflicts: &conflicts)
         if !conflicts.isEmpty { actions.append(.conflicts(conflicts)) }
-        if record != before { actions.append(.persist(record)) }
+        if !changedEntries.isEmpty || position != (record.epoch, record.seq) {
+            actions.append(.persist(takeUpdate()))
+        }
         if let local { actions.append(.writeLocal(local)) }
         if let send { actions.append(.send(send)) }
         return actions
     }
 
     /// Ids that may have an edit to send (after a retry).
-    private func pendingCandidates() -> Set<String> {
-        guard loaded else { return [] }
-        return Set(file.keys).union(record.entries.keys).filter(isPending)
+    private func pendingCandidates() -> Set<String> { loaded ? pending : [] }
+
+    /// Sets the entry of `id` (an empty one is removed), noting it for the next `persist`.
+    mutating func setEntry(_ id: String, _ entry: ReplicaEntry?) {
+        let value = entry?.isEmpty == true ? nil : entry
+        guard record.entries[id] != value else { return }
+        record.entries[id] = value
+        changedEntries.insert(id)
+        refresh(id)
+    }
+
+    /// Changes the entry of `id` (an empty one when there is none) with `body`.
+    mutating func updateEntry(_ id: String, _ body: (inout ReplicaEntry) -> Void) {
+        var entry = record.entries[id] ?? ReplicaEntry()
+        body(&entry)
+        setEntry(id, entry)
+    }
+
+    /// Brings what is kept of `id` in `pending` and `unsettled` up to date.
+    mutating func refresh(_ id: String) {
+        if let entry = record.entries[id], entry.owner != entry.base || entry.sent != nil {
+            unsettled.insert(id)
+        } else {
+            unsettled.remove(id)
+        }
+        if loaded, isPending(id) { pending.insert(id) } else { pending.remove(id) }
+    }
+
+    /// What changed in the record since the last call.
+    private mutating func takeUpdate() -> ReplicaRecordUpdate {
+        var update = ReplicaRecordUpdate(epoch: record.epoch, seq: record.seq)
+        for id in changedEntries {
+            if let entry = record.entries[id] { update.set[id] = entry } else { update.removed.append(id) }
+        }
+        update.removed.sort()
+        changedEntries.removeAll()
+        return update
     }
 
     /// Whether the file's row of `id` differs from the owner state it derives from.
@@ -136,15 +179,22 @@ public struct ReplicaStateMachine: Sendable {
 }
 
 extension ReplicaStateMachine {
-    /// How the replica stands, for `status`: `in sync with the owner at seq N`, `offline since T`,
-    /// `N edits queued`, `writing the owner's changes`, or `waiting for the owner's books`.
-    public var statusLine: String {
+    /// How the replica stands, for `status` (see `statusLine(ownerBacklog:)`).
+    public var statusLine: String { statusLine(ownerBacklog: 0) }
+
+    /// How the replica stands, for `status`: `in sync`, `offline since T`, `behind the owner by N
+    /// change set(s)` (`ownerBacklog`: the owner's change sets published but not yet read),
+    /// `N edit(s) queued`, `writing the owner's changes`, or `waiting for the owner's books`, with
+    /// the owner position applied.
+    public func statusLine(ownerBacklog: UInt64) -> String {
         let position = record.epoch.map { "owner \($0):\(record.seq)" } ?? "no owner state yet"
         var parts: [String] = []
         if let since = offlineSince {
             parts.append("offline since \(ISO8601.format(since))")
         } else if record.epoch == nil {
             parts.append("waiting for the owner's books")
+        } else if ownerBacklog > 0 {
+            parts.append("behind the owner by \(ownerBacklog) change set(s)")
         } else if inSync {
             parts.append("in sync")
         } else if localWrite != nil {

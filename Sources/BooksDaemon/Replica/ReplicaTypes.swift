@@ -58,12 +58,61 @@ public struct ReplicaRecord: Sendable, Hashable, Codable {
     /// Per book id.
     public var entries: [String: ReplicaEntry]
 
+    /// How many updates of the record's log this state includes (nil: none; see
+    /// `ReplicaRecordStore`).
+    public var generation: UInt64?
+
     /// A fresh record.
     public init(replicaID: String, epoch: String? = nil, seq: UInt64 = 0, entries: [String: ReplicaEntry] = [:]) {
         self.replicaID = replicaID
         self.epoch = epoch
         self.seq = seq
         self.entries = entries
+    }
+
+    /// Takes `update`: its position, and its entries in place of the ones held.
+    public mutating func apply(_ update: ReplicaRecordUpdate) {
+        epoch = update.epoch
+        seq = update.seq
+        for id in update.removed { entries[id] = nil }
+        for (id, entry) in update.set { entries[id] = entry }
+    }
+}
+
+/// What changed in a replica's record: its position and the entries of the books whose entry
+/// changed (costs what changed, not what the record holds).
+public struct ReplicaRecordUpdate: Sendable, Hashable, Codable {
+    /// The owner's lineage after the update.
+    public var epoch: String?
+    /// The owner's seq after the update.
+    public var seq: UInt64
+    /// Entries set (new or changed).
+    public var set: [String: ReplicaEntry]
+    /// Entries removed.
+    public var removed: [String]
+
+    /// An update to position `epoch`/`seq` setting `set` and removing `removed`.
+    public init(epoch: String?, seq: UInt64, set: [String: ReplicaEntry] = [:], removed: [String] = []) {
+        self.epoch = epoch
+        self.seq = seq
+        self.set = set
+        self.removed = removed
+    }
+
+    /// This update followed by `newer`, as one.
+    public func followed(by newer: ReplicaRecordUpdate) -> ReplicaRecordUpdate {
+        var merged = ReplicaRecordUpdate(epoch: newer.epoch, seq: newer.seq, set: set, removed: [])
+        var removedIDs = Set(removed)
+        for id in newer.removed {
+            merged.set[id] = nil
+            removedIDs.insert(id)
+        }
+        for (id, entry) in newer.set {
+            merged.set[id] = entry
+            removedIDs.remove(id)
+        }
+        merged.removed = removedIDs.sorted()
+        return merged
     }
 }
 
@@ -124,8 +173,8 @@ public enum ReplicaInput: Sendable {
 
 /// What the replica state machine asks its shell to do, in order.
 public enum ReplicaAction: Sendable, Hashable {
-    /// Keep the record durably (before the actions after it).
-    case persist(ReplicaRecord)
+    /// Keep what changed in the record durably (before the actions after it).
+    case persist(ReplicaRecordUpdate)
     /// Write to the local file through its engine (the ordinary client-write path).
     case writeLocal(ReplicaWrite)
     /// Send to the owner as a conditional write (`expected` are owner versions).

@@ -92,6 +92,11 @@ public final class StoreChannel: ClientChannel {
         server.post(.heartbeat(epoch: epoch, seq: seq, store: store))
     }
 
+    /// Sends a `conflict` event of this store to its subscribers that asked for them.
+    public func broadcastConflict(_ event: Event) {
+        server.post(.conflict(event, store: store))
+    }
+
     /// The shared server's counters.
     public var statistics: ServerStatistics { server.statistics }
 

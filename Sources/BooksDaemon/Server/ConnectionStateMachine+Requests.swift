@@ -83,6 +83,7 @@ extension ConnectionStateMachine {
             violation(ProtocolError(.helloRequired, "the first request must be hello"), id: request.id, into: &actions)
             return
         }
+        if request.op == .subscribe, request.conflicts == true { wantsConflicts = true }
         if Self.isExclusive(request.op) && !mayDeliverExclusive {
             held = request  // delivered by `processBacklog` once the connection is quiet
         } else {

@@ -53,6 +53,8 @@ public struct ConnectionStateMachine: Sendable {
     public private(set) var isReadingPaused = false
     /// Requests delivered and not yet answered with a `.reply`.
     public internal(set) var pendingReplies = 0
+    /// Whether a `subscribe` of this connection asked for `conflict` events (`"conflicts":true`).
+    public internal(set) var wantsConflicts = false
     /// True after the client closed its sending side while answers were still due; the
     /// connection closes once they are all written.
     public private(set) var isInputClosed = false

@@ -17,6 +17,8 @@ enum ServerCommand: Sendable {
     case stopSubscription(ConnectionID, store: String?, reply: [UInt8])
     case broadcast(SequencedChangeSet, store: String)
     case heartbeat(epoch: String, seq: UInt64, store: String)
+    /// A `conflict` event for the subscribers of `store` that asked for them.
+    case conflict(Event, store: String)
     /// Accept the connections already waiting, then close the listener.
     case stopAccepting
     /// Signal `barrier` once the input already in the sockets was read and handed over.

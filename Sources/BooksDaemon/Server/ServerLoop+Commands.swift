@@ -75,6 +75,16 @@ extension ServerLoop {
                 enqueueEvent(bytes, on: connection, epoch: epoch, seq: seq, store: tagged ? store : nil)
             }
 
+        case .conflict(let event, let store):
+            for connection in Array(connections.values)
+            where connection.machine.wantsConflicts && connection.machine.subscriptions.byStore[store] != nil {
+                var tagged = event
+                tagged.store = connection.machine.namesStores && !store.isEmpty ? store : nil
+                enqueueEvent(
+                    MessageEncoder.encode(tagged), on: connection, epoch: event.epoch, seq: event.seq,
+                    store: tagged.store)
+            }
+
         case .stopAccepting:
             stopAccepting()
 

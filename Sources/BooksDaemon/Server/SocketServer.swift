@@ -143,6 +143,12 @@ public final class SocketServer: Sendable {
         channel.post(.heartbeat(epoch: epoch, seq: seq, store: StoreSubscriptions.unnamed))
     }
 
+    /// Sends a `conflict` event to every subscriber that asked for them (same queueing rules as
+    /// `broadcast`).
+    public func broadcastConflict(_ event: Event) {
+        channel.post(.conflict(event, store: StoreSubscriptions.unnamed))
+    }
+
     /// Stops accepting connections: the server thread first accepts every connection already
     /// waiting in the listen backlog (they are served like the others), then closes the
     /// listening socket and unlinks the path if this server bound it, so later clients are

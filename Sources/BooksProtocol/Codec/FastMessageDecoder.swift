@@ -67,6 +67,7 @@ enum FastMessageDecoder {
             case "merged": return optional(&s, &merged, FastMessageDecoder.mergedFrom)
             case "reverts": return optional(&s, &reverts, FastMessageDecoder.seqs)
             case "actor": return optional(&s, &actor, FastMessageDecoder.actor)
+            case "conflict", "resolved": return false  // a conflict event (rare): JSONDecoder reads it
             case "id": return optional(&s, &id) { $0.string() }
             case "ok": return optional(&s, &ok) { $0.bool() }
             case "result": return optional(&s, &result, FastMessageDecoder.result)

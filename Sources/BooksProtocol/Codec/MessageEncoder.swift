@@ -77,9 +77,26 @@ public enum MessageEncoder {
             }
             w.raw(UInt8(ascii: "]"))
         }
+        encodeConflict(event, into: &w, first: &first)
         w.raw(UInt8(ascii: "}"))
         w.raw(UInt8(ascii: "\n"))
         return w.bytes
+    }
+
+    /// A `conflict` event's `conflict` and `resolved` (rare, small: `JSONEncoder`, the shape of
+    /// `status`'s conflicts).
+    static func encodeConflict(_ event: Event, into w: inout JSONWriter, first: inout Bool) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        // A recorded conflict holds strings, integers and a date: encoding it cannot fail.
+        if let conflict = event.conflict, let data = try? encoder.encode(conflict) {
+            w.key("conflict", first: &first)
+            w.bytes.append(contentsOf: data)
+        }
+        if let side = event.resolved {
+            w.key("resolved", first: &first)
+            w.string(side.rawValue)
+        }
     }
 
     /// Encodes a reply as one line. `result.status` is encoded with `JSONEncoder` (small, rare);

@@ -46,6 +46,11 @@ public struct Event: Sendable, Hashable, Codable {
     }
     /// `change`: who made it, as far as the daemon knows (nil from daemons that did not keep it).
     public var actor: ChangeActor?
+    /// `conflict` (only to a subscriber that asked for them): the conflict a merged save recorded,
+    /// or the one just settled.
+    public var conflict: RecordedConflict?
+    /// `conflict`: the side it was settled with; nil when it was just recorded (unsettled).
+    public var resolved: ConflictSide?
 
     public init(
         event: Kind, epoch: String, seq: UInt64, source: ChangeSource? = nil, time: String? = nil,
@@ -92,5 +97,8 @@ public struct Event: Sendable, Hashable, Codable {
         case storeAdded = "store-added"
         /// Version 2: a store went away (`reason` says why); no more events come for it.
         case storeRemoved = "store-removed"
+        /// A merged save recorded a conflict, or one was settled (`conflict`, `resolved`); sent only
+        /// to subscribers that asked for them (`"conflicts":true` on `subscribe`).
+        case conflict
     }
 }

@@ -69,6 +69,9 @@ public struct Request: Sendable, Hashable, Codable {
     public var seqs: [UInt64]?
     /// Version 2, `undo`: take back books changed again since, too.
     public var force: Bool?
+    /// `subscribe`: also send `conflict` events (a merged save's conflicts as they are recorded
+    /// and settled) for the stores followed. Opt-in: older clients never see them.
+    public var conflicts: Bool?
 
     /// Creates a request.
     public init(
@@ -119,6 +122,7 @@ public struct Request: Sendable, Hashable, Codable {
         case inserted, updated, deleted
         case conflict, take
         case since, until, at, seqs, force
+        case conflicts
     }
 
     /// Decodes a request; `id` may be a JSON string or a JSON number (kept as its decimal text,
@@ -154,6 +158,7 @@ public struct Request: Sendable, Hashable, Codable {
         self.at = try c.decodeIfPresent(HistoryBound.self, forKey: .at)
         self.seqs = try c.decodeIfPresent([UInt64].self, forKey: .seqs)
         self.force = try c.decodeIfPresent(Bool.self, forKey: .force)
+        self.conflicts = try c.decodeIfPresent(Bool.self, forKey: .conflicts)
     }
 
     /// Reads `id` as a string, or as a number converted to text.

@@ -26,6 +26,10 @@ public final class FileVersionsLog: @unchecked Sendable {
     private var lines = 0
     /// `FileVersions.recorded` as of the last version written.
     private var persisted: UInt64 = 0
+    /// The lock holders' bases as last written to or read from `lock-holders` (nil: neither yet).
+    var persistedLockBases: [LockHolderBases.Entry]?
+    /// The epoch of `persistedLockBases`.
+    var lockBasesEpoch: String?
 
     struct Header: Codable { var epoch: String }
 
@@ -73,22 +77,13 @@ public final class FileVersionsLog: @unchecked Sendable {
         } else {
             var bytes: [UInt8] = []
             for version in new { bytes += try Self.line(version) }
-            try append(bytes)
+            try directory.append(Self.fileName, bytes, durably: false)
             lines += new.count
         }
         persisted = versions.recorded
     }
 
-    private func append(_ bytes: [UInt8]) throws(HistoryStoreError) {
-        let path = directory.path + "/" + Self.fileName
-        let file = openat(directory.fd, Self.fileName, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
-        guard file >= 0 else { throw .system(operation: "open", path: path, errno: errno) }
-        defer { close(file) }
-        let size = try directory.checkOwnFile(file, name: Self.fileName)
-        try StateDirectory.write(file, [bytes], at: size, path: path)
-    }
-
-    private static func line(_ value: some Encodable) throws(HistoryStoreError) -> [UInt8] {
+    static func line(_ value: some Encodable) throws(HistoryStoreError) -> [UInt8] {
         do {
             return try Array(JSONEncoder().encode(value)) + [UInt8(ascii: "\n")]
         } catch {

@@ -32,6 +32,8 @@ enum Command: Equatable {
     case conflicts(json: Bool)
     /// `resolve ID --take mine|theirs`: settle a conflict (ID: its number, or a book id / prefix).
     case resolve(id: String, take: ConflictSide, json: Bool)
+    /// `edit`: the books in `$VISUAL`/`$EDITOR`, saved with the version read as the base.
+    case edit
     /// `log`: the change sets kept.
     case log(LogOptions)
     /// `show SEQ`: one change set in full.
@@ -68,6 +70,8 @@ struct SubscribeOptions: Equatable {
     var count: Int?
     /// Set by `log --follow` (no option of `subscribe`): each change set printed as `log` prints it.
     var logFormat: LogLineFormat?
+    /// `--conflicts`: also print the conflicts of merged saves as they are recorded and settled.
+    var conflicts = false
 
     /// The daemon-side filter: case-insensitive "contains" on each given field.
     var filter: BookFilter { Filters.contains(name: name, author: author) }

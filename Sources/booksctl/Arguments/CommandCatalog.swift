@@ -22,6 +22,10 @@ enum CommandCatalog {
             .value("count", "N", "exit after N change sets"),
             .flag("once", "exit after one change set (--count 1)"),
             .value("coalesce", "MS", "with --exec: merge the change sets arriving within MS ms into one run"),
+            .flag(
+                "conflicts",
+                "also print a line for each conflict of a merged save as it is recorded and as it is settled "
+                    + "(one store; not with --exec)"),
             .rest("exec", "CMD [ARGS…]", "run CMD per change set instead of printing (must come last)"),
         ],
         details: [
@@ -305,7 +309,7 @@ enum CommandCatalog {
     /// Every subcommand, in help order.
     static let all: [CommandSpec] = [
         subscribe, list, get, add, update, delete, status, ping, stores, conflicts, resolve, check, completion, help,
-        log, show, blame, undo,
+        log, show, blame, undo, edit,
     ]
 
     /// The subcommand named `name`.

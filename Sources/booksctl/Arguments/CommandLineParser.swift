@@ -84,6 +84,9 @@ enum CommandLineParser {
             if args.values["coalesce"] != nil && args.rest["exec"] == nil {
                 throw fail("--coalesce needs --exec CMD (it merges the change sets of a burst into one run of CMD)")
             }
+            if args.flags.contains("conflicts") && args.rest["exec"] != nil {
+                throw fail("--conflicts prints conflict lines; it does not go with --exec")
+            }
             return .subscribe(
                 SubscribeOptions(
                     json: json, name: args.values["name"], author: args.values["author"],
@@ -92,7 +95,7 @@ enum CommandLineParser {
                     coalesce: try args.values["coalesce"].map { text throws(UsageError) in
                         try count(text, "--coalesce", spec)
                     } ?? 0,
-                    count: try subscribeCount(args, spec)))
+                    count: try subscribeCount(args, spec), conflicts: args.flags.contains("conflicts")))
         case "list":
             let array = args.flags.contains("json-array")
             var options = ListOptions(
@@ -131,6 +134,8 @@ enum CommandLineParser {
             return .stores(json: json)
         case "conflicts":
             return .conflicts(json: json)
+        case "edit":
+            return .edit
         case "resolve":
             guard let text = args.values["take"] else { throw fail("missing --take mine|theirs") }
             guard let side = ConflictSide(rawValue: text) else {

@@ -101,6 +101,11 @@ enum ConflictsCommand {
     /// `{"conflict","id","field","kind","mine","theirs","who","time","seq","baseSeq"[,"store"]}`;
     /// `mine`/`theirs` are null for a deleted side.
     static func jsonLine(_ c: RecordedConflict, store: String?) -> String {
+        JSONLine.object(jsonPairs(c, store: store))
+    }
+
+    /// The members of a conflict's JSON line, in order.
+    static func jsonPairs(_ c: RecordedConflict, store: String?) -> [(String, String)] {
         func value(_ text: String?) -> String { text.map(JSONLine.string) ?? "null" }
         var pairs: [(String, String)] = [
             ("conflict", String(c.id)), ("id", JSONLine.string(c.conflict.id)),
@@ -110,6 +115,6 @@ enum ConflictsCommand {
             ("seq", String(c.seq)), ("baseSeq", String(c.baseSeq)),
         ]
         if let store { pairs.append(("store", JSONLine.string(store))) }
-        return JSONLine.object(pairs)
+        return pairs
     }
 }

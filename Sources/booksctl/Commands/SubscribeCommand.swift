@@ -16,14 +16,24 @@ enum SubscribeCommand {
         _ options: SubscribeOptions, stores: [String], _ context: CommandContext
     ) async throws(BooksClientError) -> ExitCode {
         let err = context.err
+        let oneStore = "--conflicts follows one store: give --store NAME"
         if stores.count > 1 {
+            if options.conflicts {
+                err.line("booksctl: \(oneStore)")
+                return .usage
+            }
             return try await runStores(options, stores: stores, context)
         }
         // The store the JSON lines name (when the daemon names its stores).
         var storeName = stores.first
         if stores.isEmpty {
             switch try await served(context) {
-            case .several: return try await runStores(options, stores: ["*"], context)
+            case .several:
+                if options.conflicts {
+                    err.line("booksctl: \(oneStore)")
+                    return .usage
+                }
+                return try await runStores(options, stores: ["*"], context)
             case .one(let name): storeName = name
             }
         }
@@ -52,6 +62,7 @@ enum SubscribeCommand {
             err.line("booksctl: \(TextCell.escape(error.description))")
             return .daemonError
         }
+        if options.conflicts { subscription.onConflict = { sink.conflict($0) } }
         let task = Task { () -> BooksClientError? in
             defer { finish.finish() }
             do throws(BooksClientError) {
@@ -195,6 +206,29 @@ final class SubscribeSink: Sendable {
             }
         }
         if counted, let limit, number >= limit { onDone() }
+    }
+
+    /// Prints a conflict line (`--conflicts`): recorded, or settled. Not counted by `--count`.
+    func conflict(_ notice: ConflictNotice) {
+        let c = notice.conflict
+        if formatter.json {
+            var pairs: [(String, String)] = [("event", JSONLine.string("conflict"))]
+            if let side = notice.resolved { pairs.append(("resolved", JSONLine.string(side.rawValue))) }
+            out.line(JSONLine.object(pairs + ConflictsCommand.jsonPairs(c, store: store)))
+            return
+        }
+        let book = TextCell.escape(c.conflict.id)
+        if let side = notice.resolved {
+            out.line(
+                "conflict \(c.id) settled at \(notice.seq): book \(book) keeps \(side.rawValue) (\(c.conflict.field))")
+            return
+        }
+        let mine = TextCell.escape(c.conflict.mineValue ?? "deleted")
+        let theirs = TextCell.escape(c.conflict.theirsValue ?? "deleted")
+        let who = c.who.isEmpty ? "" : " (\(TextCell.escape(c.who)))"
+        out.line(
+            "conflict \(c.id) at \(notice.seq): book \(book) \(c.conflict.field): \(mine) in the file, \(theirs) kept"
+                + "\(who); booksctl resolve \(c.id) --take mine|theirs")
     }
 
     /// Writes the update's lines in writes of up to 64 KiB, the last as soon as they are formatted.

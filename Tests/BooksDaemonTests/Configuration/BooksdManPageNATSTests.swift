@@ -77,4 +77,23 @@ import Testing
         let install = try #require(TestFiles.readText(Self.root + "/scripts/install.sh"))
         #expect(paths.contains("share/booksd/booksd-nats.conf") && install.contains("systemd/booksd-nats.conf"))
     }
+
+    @Test("the HTTP drop-in opens only TCP for the listed clients; install.sh and the package ship it")
+    func httpDropIn() throws {
+        let dropIn = try #require(TestFiles.readText(Self.root + "/systemd/booksd-http.conf"))
+        let settings = dropIn.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(settings.contains("PrivateNetwork=no"))
+        #expect(settings.contains("RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6"))
+        #expect(settings.contains("IPAddressAllow=localhost"))
+        #expect(!settings.contains { $0.hasPrefix("IPAddressDeny=") }, "IPAddressDeny=any of the unit stays")
+        let paths = try #require(TestFiles.readText(Self.root + "/scripts/install-paths.sh"))
+        let install = try #require(TestFiles.readText(Self.root + "/scripts/install.sh"))
+        let packaging = try #require(TestFiles.readText(Self.root + "/scripts/package-deb.sh"))
+        #expect(paths.contains("HTTPDROPIN=${HTTPDROPIN:-$PREFIX/share/booksd/booksd-http.conf}"))
+        #expect(paths.contains("\"$NATSDROPIN\" \"$HTTPDROPIN\""), "installed_files lists it (uninstall, package)")
+        #expect(install.contains("put 0644 systemd/booksd-http.conf \"$HTTPDROPIN\""))
+        #expect(packaging.contains("scripts/install.sh"), "the package is the tree install.sh stages")
+        let manual = try #require(TestFiles.readText(Self.root + "/docs/man/booksd.conf.5"))
+        #expect(manual.contains("/usr/share/booksd/booksd\\-http.conf"))
+    }
 }

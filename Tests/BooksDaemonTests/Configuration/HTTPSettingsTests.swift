@@ -21,7 +21,11 @@ import Testing
         #expect(config.http.problems.isEmpty)
         #expect(ConfigurationKey.httpListen.formattedValue(in: config, environment: [:]) == "127.0.0.1:8080,[::1]:8081")
         #expect(!DaemonConfiguration().http.isEnabled)
-        for bad in ["localhost:80", "127.0.0.1", "127.0.0.1:99999", "[::1:80", "1.2.3:80", "unix:/x"] {
+        let unix = try Self.parse("http_listen = unix:/run/b/http.sock, 127.0.0.1:0\n").http.listen
+        #expect(unix == [HTTPSettings.ListenAddress(unixPath: "/run/b/http.sock"), .init(host: "127.0.0.1", port: 0)])
+        #expect(unix.first?.isLoopback == true && unix.first?.description == "unix:/run/b/http.sock")
+        let tooLong = "unix:/" + String(repeating: "d", count: 120)
+        for bad in ["localhost:80", "127.0.0.1", "127.0.0.1:99999", "[::1:80", "1.2.3:80", "unix:x", "unix:", tooLong] {
             #expect(throws: ConfigurationError.self, "\(bad)") { try Self.parse("http_listen = \(bad)\n") }
         }
     }

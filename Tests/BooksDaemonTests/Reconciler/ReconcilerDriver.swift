@@ -37,6 +37,8 @@ struct ReconcilerDriver {
     var locks: [EditorLock] = []
     /// The conflicts last stored.
     var storedConflicts: [RecordedConflict]?
+    /// The `conflict` events announced, each after the broadcasts made before it (`broadcasts.count` then).
+    var announced: [(event: Event, afterBroadcasts: Int)] = []
     /// Runs before a merged save is written; returning an error makes the write fail with it.
     var beforeMergedWrite: ((inout ReconcilerDriver) -> StoreError?)?
     private var nextID = 0
@@ -174,6 +176,8 @@ struct ReconcilerDriver {
             return .mergedSaveWritten(.success(AtomicWriteResult(identity: identity!, lateEdit: nil)), merged: merged)
         case .storeConflicts(let conflicts):
             storedConflicts = conflicts
+        case .announceConflict(let event):
+            announced.append((event, broadcasts.count))
         case .keepInRecoveryFile(_, let message):
             logs.append((.error, message))
         case .readForConfirmation(let generation):

@@ -186,20 +186,55 @@ import Testing
         #expect(driver.replies.last?.1.id == "r" && driver.replies.last?.1.ok == true)
     }
 
-    @Test func aConflictWhoseTheirsWriteFailsIsKept() throws {
-        var driver = ReconcilerDriver(Self.two)
-        let lock = Self.swap(of: driver)
+    /// A client renamed book 2 while vim had the file open, then vim's save renamed it too: merged,
+    /// with one name conflict.
+    static func conflicted() throws -> (ReconcilerDriver, RecordedConflict) {
+        var driver = ReconcilerDriver(two)
+        let lock = swap(of: driver)
         driver.write([("u", .update([BookPatch(id: "2", name: "Persuasion")]))])
         driver.locks = [lock]
         driver.edit("1|Dune|Herbert\n2|Sense and Sensibility|Austen\n")
         driver.event()
         driver.settle()
-        let conflict = try #require(driver.machine.conflicts.first)
+        return (driver, try #require(driver.machine.conflicts.first))
+    }
+
+    @Test func aConflictIsAnnouncedAfterTheMergedChangeAndAgainWhenSettled() throws {
+        let (conflicted, conflict) = try Self.conflicted()
+        var driver = conflicted
+        let recorded = try #require(driver.announced.first, "no conflict event")
+        #expect(driver.announced.count == 1)
+        #expect(
+            recorded.event.event == .conflict && recorded.event.conflict == conflict && recorded.event.resolved == nil)
+        #expect(
+            recorded.event.seq == driver.broadcasts.last?.seq && recorded.afterBroadcasts == driver.broadcasts.count)
+        driver.locks = []
+        driver.run(.resolveConflict(conflict.id, take: .theirs, requestID: "r", connection: ConnectionID(raw: 1)))
+        let settled = try #require(driver.announced.last)
+        #expect(driver.announced.count == 2)
+        #expect(settled.event.conflict == conflict && settled.event.resolved == .theirs)
+        #expect(settled.event.seq == driver.broadcasts.last?.seq, "at the settling write's seq")
+    }
+
+    @Test func settlingByTakingMineIsAnnouncedWithoutAWrite() throws {
+        let (conflicted, conflict) = try Self.conflicted()
+        var driver = conflicted
+        driver.locks = []
+        let broadcasts = driver.broadcasts.count
+        driver.run(.resolveConflict(conflict.id, take: .mine, requestID: "r", connection: ConnectionID(raw: 1)))
+        #expect(driver.broadcasts.count == broadcasts)
+        #expect(driver.announced.map(\.event.resolved) == [nil, .mine])
+    }
+
+    @Test func aConflictWhoseTheirsWriteFailsIsKept() throws {
+        let (conflicted, conflict) = try Self.conflicted()
+        var driver = conflicted
         driver.locks = []
         driver.beforeSave = { _ in .system(path: "books.txt", operation: "fsync", errno: 5) }
         driver.run(.resolveConflict(conflict.id, take: .theirs, requestID: "r", connection: ConnectionID(raw: 1)))
         #expect(driver.replies.last?.1.id == "r" && driver.replies.last?.1.ok == false)
         #expect(driver.machine.conflicts == [conflict] && driver.storedConflicts == [conflict])
+        #expect(driver.announced.count == 1, "a failed settlement is not announced")
         driver.beforeSave = nil
         driver.run(.resolveConflict(conflict.id, take: .theirs, requestID: "r2", connection: ConnectionID(raw: 1)))
         #expect(driver.replies.last?.1.id == "r2" && driver.replies.last?.1.ok == true)

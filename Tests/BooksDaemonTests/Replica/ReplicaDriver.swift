@@ -1,6 +1,7 @@
 import BooksCore
 import BooksProtocol
 import FoundationEssentials
+import Testing
 
 @testable import BooksDaemon
 
@@ -18,7 +19,10 @@ struct ReplicaDriver {
     /// The local file.
     var local: [String: ReplicaBook] = [:]
     var localSeq: UInt64 = 0
+    /// The record as the machine's `persist` updates build it (from the record it started with).
     var persisted: ReplicaRecord?
+    /// Every `persist` update, in order.
+    var updates: [ReplicaRecordUpdate] = []
     var conflicts: [MergeConflict] = []
     var snapshotsAsked = 0
     /// Sends the owner applies but whose answer is lost (answered `.failed`).
@@ -28,6 +32,7 @@ struct ReplicaDriver {
 
     init(owner books: [Book] = [], local localBooks: [Book] = [], record: ReplicaRecord? = nil) {
         machine = ReplicaStateMachine(record: record ?? ReplicaRecord(replicaID: "R"))
+        persisted = machine.record
         if !books.isEmpty { _ = ownerWrite(inserted: books) }
         for book in localBooks {
             localSeq += 1
@@ -119,7 +124,9 @@ struct ReplicaDriver {
         while !queue.isEmpty {
             let action = queue.removeFirst()
             switch action {
-            case .persist(let record): persisted = record
+            case .persist(let update):
+                persisted?.apply(update)
+                updates.append(update)
             case .conflicts(let found): conflicts.append(contentsOf: found)
             case .needSnapshot: snapshotsAsked += 1
             case .writeLocal(let write):
@@ -137,6 +144,7 @@ struct ReplicaDriver {
                 queue.append(contentsOf: machine.handle(.sendFinished(token: write.token, outcome)))
             }
         }
+        #expect(persisted == machine.record, "the persisted updates rebuild the record")
     }
 
     /// The local engine's write: all or nothing, on the expected local versions.

@@ -134,6 +134,8 @@ import Testing
         driver.run(.connectivity(online: true, at: Date()))
         driver.settle()
         #expect(driver.machine.statusLine.hasPrefix("in sync"), "\(driver.machine.statusLine)")
+        let behind = driver.machine.statusLine(ownerBacklog: 3)
+        #expect(behind.hasPrefix("behind the owner by 3 change set(s)"), "\(behind)")
         #expect(driver.ownerBooks == [b])
         #expect(driver.localBooks == [b])
         #expect(driver.machine.queuedEdits == 0)

@@ -17,6 +17,34 @@ extension SocketServerTests {
             changes: ChangeSet(inserted: inserted, updated: updated, deleted: deleted))
     }
 
+    @Test func conflictEventsGoOnlyToSubscribersThatAskedForThem() throws {
+        let dir = try TemporaryDirectory()
+        let server = try makeServer(dir)
+        defer { server.shutdown(reason: "test", timeout: .seconds(1)) }
+        let asking = try #require(TestClient(path: dir.socketPath))
+        let plain = try #require(TestClient(path: dir.socketPath))
+        for (client, extra) in [(asking, #","conflicts":true"#), (plain, "")] {
+            #expect(client.hello()?.ok == true)
+            client.send(#"{"id":"s","op":"subscribe""# + extra + "}")
+            #expect(client.readReply()?.ok == true)
+            #expect(client.readEvent()?.books == TestDelegate.sampleBooks)
+        }
+        #expect(eventuallyBlocking(timeout: 5) { server.statistics.subscribers == 2 })
+        var conflict = Event(event: .conflict, epoch: "test-epoch", seq: 1)
+        conflict.conflict = RecordedConflict(
+            id: 1,
+            conflict: MergeConflict(
+                id: "2", kind: .name, base: nil, mine: TestDelegate.sampleBooks[1], theirs: TestDelegate.sampleBooks[1]),
+            seq: 1, baseSeq: 0, time: Date(timeIntervalSince1970: 1_700_000_000), who: "")
+        server.broadcastConflict(conflict)
+        server.broadcastHeartbeat(epoch: "test-epoch", seq: 1)
+        let received = asking.readEvent()
+        #expect(received?.event == .conflict && received?.conflict == conflict.conflict)
+        #expect(asking.readEvent()?.event == .heartbeat)
+        #expect(
+            plain.readEvent()?.event == .heartbeat, "the plain subscriber gets the heartbeat, no conflict before it")
+    }
+
     @Test func broadcastsAreFilteredPerSubscriber() throws {
         let dir = try TemporaryDirectory()
         let server = try makeServer(dir)

@@ -69,6 +69,7 @@ func feedSeq(_ item: FeedItem) -> UInt64? {
     case .snapshot(let s): return s.seq
     case .resyncRequired(_, let seq, _): return seq
     case .heartbeat(let p), .subscribed(let p): return p.seq
+    case .conflict(let n): return n.seq
     case .shutdown: return nil
     }
 }

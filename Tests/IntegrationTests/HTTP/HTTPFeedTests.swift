@@ -15,7 +15,7 @@ import Testing
         events.filter { $0.event == "change" }.compactMap { $0.id.flatMap(EventIDText.seq) }
     }
 
-    @Test("a POST, a sed -i hand edit and a socket client's write reach the SSE client in order, exactly once")
+    @Test("a POST, a sed -i and a vim hand edit and a socket client's write reach the SSE client in order, once")
     func everyWriteOnce() async throws {
         let daemon = try await HTTPDaemon(rows: Self.rows)
         defer { daemon.stop() }
@@ -29,24 +29,37 @@ import Testing
         let sed = try await ChildProcess.run(["sed", "-i", "s/Dune/Dune Messiah/", daemon.feed.file], timeout: 20)
         #expect(sed.status == 0)
         #expect(await eventually(timeout: 10) { Self.seqs(feed.events()).count == 2 })
+        let tools = ToolRunner(
+            environment: HarnessEnvironment.base(home: daemon.feed.directory), workingDirectory: daemon.feed.directory)
+        let vim = try await TmuxSession(tools: tools, command: "vim -u NONE -N \(daemon.feed.file)")
+        defer { vim.kill() }
+        try await vim.waitForScreen(containing: "Frank Herbert")
+        try await vim.type(":%s/Frank Herbert/Frank HERBERT/")
+        try await vim.send("Enter")
+        try await vim.type(":wq")
+        try await vim.send("Enter")
+        #expect(await eventually(timeout: 10) { Self.seqs(feed.events()).count == 3 })
         let client = try await daemon.feed.connect("http-test")
         _ = try await client.update([BookPatch(id: "b1", name: "Persuasion")])
-        #expect(await eventually(timeout: 10) { Self.seqs(feed.events()).count == 3 })
+        #expect(await eventually(timeout: 10) { Self.seqs(feed.events()).count == 4 })
         try await Task.sleep(for: .milliseconds(200))  // room for a duplicate to show up
 
         let events = feed.events().filter { $0.event == "change" }
-        #expect(Self.seqs(events) == [1, 2, 3])
+        #expect(Self.seqs(events) == [1, 2, 3, 4])
         let bodies = events.map {
             (try? JSONSerialization.jsonObject(with: Data($0.data.utf8))) as? [String: Any] ?? [:]
         }
-        #expect(bodies.map { $0["source"] as? String } == ["client", "file", "client"])
+        #expect(bodies.map { $0["source"] as? String } == ["client", "file", "file", "client"])
+        #expect(
+            (((bodies[2]["updated"] as? [[String: Any]])?.first?["new"] as? [String: Any])?["author"] as? String)
+                == "Frank HERBERT")
         #expect(((bodies[0]["inserted"] as? [[String: Any]])?.first?["name"] as? String) == "Ulysses")
         #expect(
             (((bodies[1]["updated"] as? [[String: Any]])?.first?["new"] as? [String: Any])?["name"] as? String)
                 == "Dune Messiah")
         #expect(events[0].id?.hasSuffix(":1") == true)
         // The version of a book a change touched is that change's seq: the ETag a page may use.
-        #expect(try daemon.request("GET", "/v1/stores/default/books/b1").headers["etag"] == "\"3\"")
+        #expect(try daemon.request("GET", "/v1/stores/default/books/b1").headers["etag"] == "\"4\"")
         client.close()
     }
 

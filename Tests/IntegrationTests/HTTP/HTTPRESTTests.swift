@@ -97,6 +97,10 @@ import Testing
         let assigned = try #require(remap["t1"])
         let text = try daemon.feed.readFile()
         #expect(text.contains("\(assigned)|Beloved|Toni Morrison") && !text.contains("b1|Emma"))
+        let conflict = try daemon.request(
+            "POST", "/v1/stores/default/save", body: #"{"updated":[{"id":"b2","name":"Lost","expectedVersion":999}]}"#)
+        #expect(conflict.status == 409)
+        #expect(try !daemon.feed.readFile().contains("Lost"))
     }
 
     @Test("http_require_if_match = yes: PUT and DELETE without If-Match are 428")
@@ -169,5 +173,27 @@ import Testing
             #expect(client.response()?.status == 200)
         }
         #expect(try daemon.feed.readFile().split(separator: "\n").count == 3)
+    }
+
+    @Test("slowloris: heads trickling a byte at a time do not keep others waiting; idle ones are cut off")
+    func slowloris() async throws {
+        let daemon = try await HTTPDaemon(rows: Self.rows, settings: ["idle_timeout_seconds=2"])
+        defer { daemon.stop() }
+        let slow = try (0..<8).map { _ in try HTTPTestClient(port: daemon.port) }
+        for client in slow { client.send("GET /v1/stores HTTP/1.1\r\nHost: 127.0.0.1:\(daemon.port)\r\nX-Slow: ") }
+        // While they trickle (a byte each half second: never idle, never a whole head) others are served.
+        for _ in 0..<4 {
+            for client in slow { client.send("a") }
+            #expect(try daemon.request("GET", "/v1/stores/default/books/b1").status == 200)
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        #expect(slow.allSatisfy { !$0.closed })
+        // Once they stop sending, each is cut off after the idle timeout; booksd goes on serving.
+        #expect(
+            await eventually(timeout: 20) {
+                for client in slow { client.pump(timeout: 0.1) }
+                return slow.allSatisfy(\.closed)
+            })
+        #expect(try daemon.request("GET", "/v1/stores/default/books/b1").status == 200)
     }
 }

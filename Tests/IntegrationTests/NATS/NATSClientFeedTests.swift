@@ -1,6 +1,7 @@
 import BooksClient
 import BooksCore
 import BooksNATS
+import BooksPlatform
 import BooksProtocol
 import BooksTestSupport
 import Testing
@@ -66,5 +67,30 @@ struct NATSClientFeedTests {
         task.cancel()
         let count = try await task.value
         #expect(count == 1, "the snapshot marker, then nothing until cancelled")
+    }
+
+    /// Every item says how many messages of the stream were still to come after it (what a
+    /// replica's `status` reports as "behind the owner by N").
+    @Test func eachItemSaysHowManyMessagesWereStillToCome() async throws {
+        let (server, daemon) = try await NATSFeedTests.publishingDaemon(rows: ["# books"])
+        let client = try await daemon.connect()
+        for name in ["Emma", "Persuasion", "Sanditon"] {
+            _ = try await client.insert([BookDraft(name: name, author: "Austen")])
+        }
+        let feed = try NATSFeed(options: NATSConnectOptions(urls: [server.url]))
+        func read(_ count: Int) throws -> [NATSFeed.Item] {
+            let items = Locked<[NATSFeed.Item]>([])
+            let thread = try DedicatedThread.start(name: "test-feed") {
+                feed.run(from: .all) { item in
+                    items.withLock { $0.append(item) }
+                    return items.withLock { $0.count } < count
+                }
+            }
+            thread.join()
+            return items.withLock { $0 }
+        }
+        _ = try read(4)  // the marker and three change sets are in the stream now
+        let items = try read(4)
+        #expect(items.map(\.pending) == [3, 2, 1, 0], "\(items.map(\.pending))")
     }
 }

@@ -61,7 +61,8 @@ final class SoakSubscriber: @unchecked Sendable {
             lastSeq = event.seq
             changes += 1
             inSession += 1
-        case .resyncRequired, .heartbeat, .shutdown, .subscribed, .subscribeFailed, .storeAdded, .storeRemoved:
+        case .resyncRequired, .heartbeat, .shutdown, .subscribed, .subscribeFailed, .storeAdded, .storeRemoved,
+            .conflict:
             break
         }
     }

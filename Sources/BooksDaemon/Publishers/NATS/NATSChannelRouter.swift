@@ -52,6 +52,8 @@ public final class NATSChannelRouter: ClientChannel {
         local.broadcastHeartbeat(epoch: epoch, seq: seq)
     }
 
+    public func broadcastConflict(_ event: Event) { local.broadcastConflict(event) }
+
     public var statistics: ServerStatistics { local.statistics }
 
     @discardableResult

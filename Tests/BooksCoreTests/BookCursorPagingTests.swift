@@ -1,0 +1,52 @@
+import Testing
+
+@testable import BooksCore
+
+/// Pages of a cursor (`offset`/`limit`) put together are the whole list, in every kind of source:
+/// all book lines (comments and blank lines between), a filter's matches, a sort, held books.
+@Suite struct BookCursorPagingTests {
+    /// 50 books with comments and blank lines between, and two held books (their rows broken).
+    static func context() -> BookContext {
+        var text = "# books\n"
+        for i in 0..<50 { text += "b\(i)|Book \(i)|Author \(i % 7)\n" + (i % 10 == 0 ? "\n# more\n" : "") }
+        var context = BookContext(document: BookDocument(parsing: Array(text.utf8)))
+        context.held = [
+            "h1": Book(id: "h1", name: "Held 1", author: "Author 1"),
+            "h2": Book(id: "h2", name: "Held 2", author: "Author 3"),
+        ]
+        return context
+    }
+
+    static func ids(_ context: BookContext, _ query: BookQuery) throws -> [String] {
+        var cursor = try BookCursor(context: context, query: query)
+        var ids: [String] = []
+        while !cursor.isExhausted {
+            cursor.next {
+                ids.append($0.id)
+                return true
+            }
+        }
+        return ids
+    }
+
+    @Test(arguments: [
+        BookFilter.all, BookFilter([BookCondition(.author, .contains, "Author 1")]),
+    ])
+    func pagesMakeTheWholeList(filter: BookFilter) throws {
+        let context = Self.context()
+        for sort in [nil, BookSort(.name, ascending: false)] {
+            let whole = try Self.ids(context, BookQuery(filter: filter, sort: sort))
+            #expect(whole.count == (filter.isEmpty ? 52 : 8))
+            for size in [1, 3, 7, 100] {
+                var paged: [String] = []
+                var offset = 0
+                while offset <= whole.count {
+                    paged += try Self.ids(context, BookQuery(filter: filter, sort: sort, limit: size, offset: offset))
+                    offset += size
+                }
+                #expect(paged == whole, "filter \(filter), sort \(String(describing: sort)), pages of \(size)")
+            }
+            #expect(try Self.ids(context, BookQuery(filter: filter, sort: sort, offset: whole.count + 5)) == [])
+        }
+    }
+}
