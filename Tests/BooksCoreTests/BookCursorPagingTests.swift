@@ -49,4 +49,30 @@ import Testing
             #expect(try Self.ids(context, BookQuery(filter: filter, sort: sort, offset: whole.count + 5)) == [])
         }
     }
+
+    /// A cursor over a list of books (a state rebuilt from the history: `list --at`) yields what
+    /// a cursor over the same books in a file yields, for every filter, sort and page.
+    @Test(arguments: [
+        BookFilter.all, BookFilter([BookCondition(.author, .contains, "Author 1")]),
+    ])
+    func aCursorOverBooksMatchesOneOverTheFile(filter: BookFilter) throws {
+        let context = Self.context()
+        let books = try context.query(BookQuery()).books
+        #expect(books.count == 52)
+        for sort in [nil, BookSort(.name, ascending: false)] {
+            for (limit, offset) in [(nil, 0), (5, 0), (5, 10), (100, 3), (nil, 60)] as [(Int?, Int)] {
+                let query = BookQuery(filter: filter, sort: sort, limit: limit, offset: offset)
+                var cursor = try BookCursor(books: books, query: query)
+                var ids: [String] = []
+                while !cursor.isExhausted {
+                    cursor.next {
+                        ids.append($0.id)
+                        return true
+                    }
+                }
+                #expect(ids == (try Self.ids(context, query)), "\(query)")
+                #expect(cursor.total == (try BookCursor(context: context, query: query)).total)
+            }
+        }
+    }
 }

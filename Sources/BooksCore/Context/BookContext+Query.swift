@@ -36,6 +36,27 @@ extension BookContext {
         return matching
     }
 
+    /// The books of `books` (a state that is not this context's file: one rebuilt from the
+    /// history) that `query`'s filter matches, in their order or sorted by its sort; its offset
+    /// and limit are not applied. No copy when nothing is filtered or sorted.
+    /// - Throws: ``QueryBudgetExceeded`` when filtering and sorting take longer than `budget`.
+    public static func selecting(
+        _ books: [Book], _ query: BookQuery, budget: QueryBudget = .unlimited
+    ) throws(QueryBudgetExceeded) -> [Book] {
+        var meter = budget.meter(totalBooks: books.count)
+        var matching = books
+        if !query.filter.isEmpty {
+            matching = []
+            for book in books {
+                var work = 0
+                if query.filter.matches(book, work: &work) { matching.append(book) }
+                try meter.charge(work: work)
+            }
+        }
+        if let sort = query.sort { try Self.sort(&matching, by: sort, meter: &meter) }
+        return matching
+    }
+
     /// Sorts `books`, charging each comparison to `meter` (work: the shorter compared field).
     private static func sort(
         _ books: inout [Book], by sort: BookSort, meter: inout QueryMeter

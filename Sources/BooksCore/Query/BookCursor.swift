@@ -51,6 +51,18 @@ public struct BookCursor: Sendable {
         }
     }
 
+    /// A cursor over the books of `books` (a state rebuilt from the history, not a file) that
+    /// match `query`, in their order or its sort; filters (and sorts) now, nothing is rendered
+    /// or parsed.
+    /// - Throws: ``QueryBudgetExceeded`` when that takes longer than `budget`.
+    public init(books: [Book], query: BookQuery, budget: QueryBudget = .unlimited) throws(QueryBudgetExceeded) {
+        toSkip = max(query.offset, 0)
+        remaining = query.limit.map { max($0, 0) }
+        let selected = try BookContext.selecting(books, query, budget: budget)
+        source = .sorted(selected)
+        total = selected.count
+    }
+
     /// A cursor over every book of `context` that `filter` matches, in file order (a snapshot);
     /// filters now. `total` is counted too.
     /// - Throws: ``QueryBudgetExceeded`` when filtering takes longer than `budget`.

@@ -159,19 +159,12 @@ extension ReconcilerStateMachine {
         } catch {
             return fail(ProtocolError(.notFound, error.description))
         }
-        var rows: [UInt8] = []
-        rows.reserveCapacity(books.count * 64)
-        for book in books {
-            rows.append(contentsOf: RowEscaping.row(for: book))
-            rows.append(0x0A)
-        }
-        let past = BookContext(document: BookDocument(parsing: rows, lineLimit: Int.max), epoch: context.epoch)
         let query = BookQuery(
             filter: request.filter ?? .all, sort: request.sort, limit: request.limit, offset: request.offset ?? 0)
         do throws(QueryBudgetExceeded) {
             let stream = BookStreamEncoder(
                 .listReply(id: request.id), epoch: context.epoch, seq: seq,
-                cursor: try BookCursor(context: past, query: query, budget: environment.queryBudget),
+                cursor: try BookCursor(books: books, query: query, budget: environment.queryBudget),
                 framing: request.paged == true ? .pages : .singleLine)
             return [.stream(stream, to: connection)]
         } catch {
