@@ -19,6 +19,10 @@ import Testing
 
     static func ids(_ context: BookContext, _ query: BookQuery) throws -> [String] {
         var cursor = try BookCursor(context: context, query: query)
+        return ids(&cursor)
+    }
+
+    static func ids(_ cursor: inout BookCursor) -> [String] {
         var ids: [String] = []
         while !cursor.isExhausted {
             cursor.next {
@@ -63,14 +67,7 @@ import Testing
             for (limit, offset) in [(nil, 0), (5, 0), (5, 10), (100, 3), (nil, 60)] as [(Int?, Int)] {
                 let query = BookQuery(filter: filter, sort: sort, limit: limit, offset: offset)
                 var cursor = try BookCursor(books: books, query: query)
-                var ids: [String] = []
-                while !cursor.isExhausted {
-                    cursor.next {
-                        ids.append($0.id)
-                        return true
-                    }
-                }
-                #expect(ids == (try Self.ids(context, query)), "\(query)")
+                #expect(Self.ids(&cursor) == (try Self.ids(context, query)), "\(query)")
                 #expect(cursor.total == (try BookCursor(context: context, query: query)).total)
             }
         }
