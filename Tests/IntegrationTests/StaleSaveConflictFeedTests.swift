@@ -40,7 +40,7 @@ import Testing
             { h, sub in
                 let asking = try #require(with)
                 let plain = try #require(without)
-                await asking.wait("the conflict recorded", timeout: .seconds(10)) { _ in !Self.notices(asking).isEmpty }
+                await asking.wait("the conflict recorded", timeout: .seconds(20)) { _ in !Self.notices(asking).isEmpty }
                 let recorded = try #require(Self.notices(asking).first)
                 #expect(recorded.resolved == nil)
                 #expect(recorded.conflict.conflict.id == two.id && recorded.conflict.conflict.kind == .name)
@@ -55,7 +55,8 @@ import Testing
                 #expect(line.contains(#""theirs":"Client Title""#) && !line.contains("resolved"), "\(line)")
                 let resolved = try await h.ctl(["resolve", String(recorded.conflict.id), "--take", "mine"])
                 #expect(resolved.succeeded, "booksctl resolve: \(resolved)")
-                await asking.wait("the conflict settled") { _ in Self.notices(asking).contains { $0.resolved == .mine }
+                await asking.wait("the conflict settled", timeout: .seconds(20)) { _ in
+                    Self.notices(asking).contains { $0.resolved == .mine }
                 }
                 let settled = await Self.conflictLine(ctl?.lines)
                 #expect(settled?.contains(#""resolved":"mine""#) == true, "\(settled ?? "none")")
@@ -65,7 +66,7 @@ import Testing
                 let three = Books.n(3)
                 _ = await sub.expectEvents(
                     [.update(TestBook(id: three.id, name: "Later", author: three.author), source: "client")], "later")
-                await plain.wait("the later change") { _ in
+                await plain.wait("the later change", timeout: .seconds(20)) { _ in
                     plain.changes.contains { $0.changes.updated.contains { $0.new.name == "Later" } }
                 }
                 #expect(Self.notices(plain).isEmpty, "a feed that did not ask got conflicts: \(plain.snapshot)")
@@ -81,7 +82,9 @@ import Testing
                     environment: h.tools.environment, stdout: .pipe,
                     stderr: .appendFile(h.logDir + "/ctl-conflicts.log"))
                 ctl = (process, LineReader(fd: process.stdoutPipe!))
-                for recorder in [with, without] { await recorder?.wait("the snapshot") { !$0.isEmpty } }
+                for recorder in [with, without] {
+                    await recorder?.wait("the snapshot", timeout: .seconds(30)) { !$0.isEmpty }  // a loaded CI machine
+                }
             }
         )
     }

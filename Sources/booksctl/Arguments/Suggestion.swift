@@ -1,12 +1,13 @@
 /// "Did you mean …?" for mistyped commands and options (pure).
 enum Suggestion {
-    /// The Levenshtein distance between `a` and `b` (insertions, deletions, substitutions), by
-    /// Unicode scalars.
+    /// The edit distance between `a` and `b` (insertions, deletions, substitutions, and the swap
+    /// of two adjacent characters, as in a typo: `lsit` is 1 from `list`), by Unicode scalars.
     static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a.unicodeScalars)
         let b = Array(b.unicodeScalars)
         guard !a.isEmpty else { return b.count }
         guard !b.isEmpty else { return a.count }
+        var beforePrevious = [Int](repeating: 0, count: b.count + 1)
         var previous = Array(0...b.count)
         var current = [Int](repeating: 0, count: b.count + 1)
         for i in 1...a.count {
@@ -14,8 +15,11 @@ enum Suggestion {
             for j in 1...b.count {
                 let cost = a[i - 1] == b[j - 1] ? 0 : 1
                 current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], beforePrevious[j - 2] + 1)
+                }
             }
-            swap(&previous, &current)
+            (beforePrevious, previous, current) = (previous, current, beforePrevious)
         }
         return previous[b.count]
     }
