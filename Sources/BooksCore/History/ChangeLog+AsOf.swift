@@ -27,29 +27,34 @@ extension ChangeLog {
         guard let oldest = oldestSeq, oldest <= seq + 1, count > 0, self[count - 1].seq == currentSeq else {
             throw .notKept(seq: seq, oldest: oldestSeq)
         }
-        var values: [String: Book] = [:]
-        values.reserveCapacity(current.count)
-        for book in current { values[book.id] = book }
+        // What the change sets after `seq` touched, as it was at `seq` (nil: not there then);
+        // walking back, an older change set's value replaces a newer one's. Only these ids are
+        // hashed: an untouched book is taken as it is (O(changes) hashing, one pass over books).
+        var then: [String: Book?] = [:]
         var gone: [String] = []
         var index = count - 1
         while index >= 0, self[index].seq > seq {
             let changes = self[index].changes
             index -= 1
-            for book in changes.inserted { values[book.id] = nil }
-            for update in changes.updated { values[update.old.id] = update.old }
+            for book in changes.inserted { then[book.id] = .some(nil) }
+            for update in changes.updated { then[update.old.id] = .some(update.old) }
             for book in changes.deleted {
-                values[book.id] = book
+                then[book.id] = .some(book)
                 gone.append(book.id)
             }
         }
         var result: [Book] = []
-        result.reserveCapacity(values.count)
+        result.reserveCapacity(current.count)
         var placed = Set<String>()
         for book in current {
-            if let value = values[book.id], placed.insert(book.id).inserted { result.append(value) }
+            guard let value = then[book.id] else {
+                result.append(book)
+                continue
+            }
+            if let value, placed.insert(book.id).inserted { result.append(value) }
         }
         for id in gone {
-            if let value = values[id], placed.insert(id).inserted { result.append(value) }
+            if let value = then[id] ?? nil, placed.insert(id).inserted { result.append(value) }
         }
         return result
     }
