@@ -44,6 +44,9 @@ public final class StoreChannel: ClientChannel {
         _ connection: ConnectionID, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64
     ) {
         let tagged = router.namesStores(connection)
+        // Noted before the fan-out entry goes: an `unsubscribe` of every store read in between
+        // finds this store in one of the two (it found it in neither, and the store went on).
+        router.noteSubscribed(connection, store: store)
         let first: [UInt8]
         let kind: ConnectionStateMachine.OutputKind
         if let id = reply.id, router.takeFanOut(connection, store: store, requestID: id) {
@@ -60,7 +63,6 @@ public final class StoreChannel: ClientChannel {
             if tagged { event.store = store }
             return MessageEncoder.encode(event)
         }
-        router.noteSubscribed(connection, store: store)
         server.post(
             .startSubscription(
                 connection, store: store, reply: first, replyKind: kind, filter: filter, initialEvents: events,
