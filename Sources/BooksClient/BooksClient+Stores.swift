@@ -53,8 +53,8 @@ extension BooksClient {
         let request = Request(
             id: makeID(), op: .subscribe, filter: filter.isEmpty ? nil : filter, paged: true,
             snapshot: snapshot ? nil : false, stores: stores, resumes: resume.isEmpty ? nil : resume)
-        Task {
-            if case .failure(let error) = await connection.send(request) { connection.removeSink(finishing: error) }
+        connection.start(request) { result in  // written now: later writes come after it
+            if case .failure(let error) = result { connection.removeSink(finishing: error) }
         }
         return feed
     }

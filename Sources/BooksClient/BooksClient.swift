@@ -220,10 +220,10 @@ public final class BooksClient: BookRequests, Sendable {
             id: makeID(), op: .subscribe, filter: filter.isEmpty ? nil : filter, resume: resume, paged: true,
             snapshot: snapshot ? nil : false, store: store)
         if conflicts { request.conflicts = true }
-        Task {
-            if case .failure(let error) = await connection.send(request, plainFeed: !snapshot) {
-                connection.removeSink(finishing: error)
-            }
+        // Written before this returns: a write the caller sends next comes after it, so its
+        // change reaches the feed.
+        connection.start(request, plainFeed: !snapshot) { result in
+            if case .failure(let error) = result { connection.removeSink(finishing: error) }
         }
     }
 

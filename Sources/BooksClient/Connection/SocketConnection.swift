@@ -18,7 +18,8 @@ import Glibc
 /// `.protocolError` (code `too-large`) as soon as it is known to be too long, so memory stays
 /// bounded by about `maxLineLength` whatever the daemon sends.
 final class SocketConnection: Sendable {
-    typealias ReplyContinuation = CheckedContinuation<Result<Reply, BooksClientError>, Never>
+    /// Gets the reply to a request (on the reader thread, or where the connection ends).
+    typealias ReplyHandler = @Sendable (Result<Reply, BooksClientError>) -> Void
 
     /// A change-feed consumer: `deliver` is called on the reader thread for each event, in order;
     /// `finish` once when the feed ends (nil: a normal end).
@@ -47,7 +48,7 @@ final class SocketConnection: Sendable {
     }
 
     private struct State: Sendable {
-        var pending: [String: ReplyContinuation] = [:]
+        var pending: [String: ReplyHandler] = [:]
         var sink: EventSink?
         /// Set once the stream has ended; later requests fail with it at once.
         var endError: BooksClientError?
@@ -122,28 +123,38 @@ final class SocketConnection: Sendable {
     func send(
         _ request: Request, pages: (@Sendable ([Book]) -> Void)? = nil, plainFeed: Bool = false
     ) async -> Result<Reply, BooksClientError> {
+        await withCheckedContinuation { continuation in
+            start(request, pages: pages, plainFeed: plainFeed) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Writes `request` now (before this returns: a request sent after it is written after it)
+    /// and hands its reply to `then` when it comes (as `send` does).
+    func start(
+        _ request: Request, pages: (@Sendable ([Book]) -> Void)? = nil, plainFeed: Bool = false,
+        then handler: @escaping ReplyHandler
+    ) {
         let line: [UInt8]
         do {
             line = try RequestEncoder.encode(request)
         } catch {
-            return .failure(.protocolError(ProtocolError(.badRequest, error.description)))
+            handler(.failure(.protocolError(ProtocolError(.badRequest, error.description))))
+            return
         }
-        return await withCheckedContinuation { (continuation: ReplyContinuation) in
-            let early: BooksClientError? = state.withLock { state in
-                if let error = state.endError { return error }
-                state.pending[request.id] = continuation
-                if let pages { state.pageSinks[request.id] = pages }
-                if plainFeed { state.plainSubscribeID = request.id }
-                return nil
-            }
-            if let early {
-                continuation.resume(returning: .failure(early))
-                return
-            }
-            if let error = write(line) {
-                let waiting = state.withLock { $0.pending.removeValue(forKey: request.id) }
-                waiting?.resume(returning: .failure(error))
-            }
+        let early: BooksClientError? = state.withLock { state in
+            if let error = state.endError { return error }
+            state.pending[request.id] = handler
+            if let pages { state.pageSinks[request.id] = pages }
+            if plainFeed { state.plainSubscribeID = request.id }
+            return nil
+        }
+        if let early {
+            handler(.failure(early))
+            return
+        }
+        if let error = write(line) {
+            let waiting = state.withLock { $0.pending.removeValue(forKey: request.id) }
+            waiting?(.failure(error))
         }
     }
 
@@ -283,8 +294,8 @@ final class SocketConnection: Sendable {
                 if state.plainSubscribeID == id { state.plainSubscribeID = nil }
                 return state.pending.removeValue(forKey: id)
             }
-            waiting?.resume(
-                returning: reply.ok
+            waiting?(
+                reply.ok
                     ? .success(reply)
                     : .failure(.daemon(reply.error ?? ProtocolError(.internalError, "failure without error"))))
         case .event(var event):
@@ -332,7 +343,7 @@ final class SocketConnection: Sendable {
             return (state.pending, state.sink, closing)
         }
         let reported: BooksClientError = closing ? .closed : error
-        for continuation in pending.values { continuation.resume(returning: .failure(reported)) }
+        for handler in pending.values { handler(.failure(reported)) }
         if let sink {
             sink.finish(closing || (sink.sawShutdown && error == .connectionClosed) ? nil : reported)
         }
