@@ -104,6 +104,10 @@ public struct StateDirectory: Sendable {
         guard size <= sizeLimit else {
             throw .refused(path: path + "/" + name, reason: "larger than \(sizeLimit) bytes")
         }
+        // An empty file is an empty array, not one made with `unsafeUninitializedCapacity: 0`: that
+        // writes its count into the shared empty-array storage, a write ThreadSanitizer reports as
+        // a race with every other thread reading an empty array.
+        guard size > 0 else { return [] }
         var failure: Int32 = 0
         // Not zero-filled first: pread fills it (a file that shrank meanwhile gives a shorter array).
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
