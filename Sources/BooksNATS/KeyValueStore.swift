@@ -5,8 +5,8 @@ import CNats
 /// `@unchecked Sendable` is safe: the pointer is set once and destroyed in `deinit`; the library
 /// allows a `kvStore` to be used from several threads.
 public final class KeyValueStore: @unchecked Sendable {
-    private let pointer: OpaquePointer
-    private let context: JetStream
+    let pointer: OpaquePointer
+    let context: JetStream
 
     init(pointer: OpaquePointer, context: JetStream) {
         self.pointer = pointer
@@ -77,28 +77,13 @@ public final class KeyValueStore: @unchecked Sendable {
         return (0..<Int(list.Count)).compactMap { list.Keys[$0].map { String(cString: $0) } }
     }
 
-    /// Every key that has a value, with its value, read in one pass with a watcher (much faster
-    /// than a `get` per key). Waits at most `timeoutMilliseconds` between two entries.
+    /// Every key that has a value, with its value, read in pages (`forEachValue`). Waits at
+    /// most `timeoutMilliseconds` for one page.
     public func values(timeoutMilliseconds: Int64 = 5000) throws(NATSError) -> [String: [UInt8]] {
-        var options = kvWatchOptions()
-        try check(kvWatchOptions_Init(&options), "initializing watch options")
-        options.IgnoreDeletes = true
-        var watcher: OpaquePointer?
-        try check(kvStore_WatchAll(&watcher, pointer, &options), "watching the bucket")
-        defer {
-            _ = kvWatcher_Stop(watcher)
-            kvWatcher_Destroy(watcher)
-        }
         var result: [String: [UInt8]] = [:]
-        while true {
-            var entry: OpaquePointer?
-            try check(kvWatcher_Next(&entry, watcher, timeoutMilliseconds), "reading the bucket's values")
-            guard let entry else { return result }  // the end of the initial values
-            defer { kvEntry_Destroy(entry) }
-            guard let key = kvEntry_Key(entry) else { continue }
-            let length = Int(kvEntry_ValueLen(entry))
-            let value = kvEntry_Value(entry).map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
-            result[String(cString: key)] = value
+        try forEachValue(timeoutMilliseconds: timeoutMilliseconds) { key, value in
+            if let value { result[key] = value } else { result.removeValue(forKey: key) }
         }
+        return result
     }
 }

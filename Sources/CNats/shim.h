@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 // nats.h declares the real functions under other names, never referenced: no link dependency.
+#define jsConsumerInfo_Destroy books_nats_declared_jsConsumerInfo_Destroy
 #define jsCtx_Destroy books_nats_declared_jsCtx_Destroy
 #define jsMsgMetaData_Destroy books_nats_declared_jsMsgMetaData_Destroy
 #define jsOptions_Init books_nats_declared_jsOptions_Init
@@ -31,15 +32,16 @@
 #define js_PublishAsyncGetPendingList books_nats_declared_js_PublishAsyncGetPendingList
 #define js_PublishMsg books_nats_declared_js_PublishMsg
 #define js_PublishMsgAsync books_nats_declared_js_PublishMsgAsync
+#define js_PullSubscribe books_nats_declared_js_PullSubscribe
 #define js_StreamNames books_nats_declared_js_StreamNames
 #define js_SubscribeSync books_nats_declared_js_SubscribeSync
 #define kvConfig_Init books_nats_declared_kvConfig_Init
 #define kvEntry_Destroy books_nats_declared_kvEntry_Destroy
-#define kvEntry_Key books_nats_declared_kvEntry_Key
 #define kvEntry_Revision books_nats_declared_kvEntry_Revision
 #define kvEntry_Value books_nats_declared_kvEntry_Value
 #define kvEntry_ValueLen books_nats_declared_kvEntry_ValueLen
 #define kvKeysList_Destroy books_nats_declared_kvKeysList_Destroy
+#define kvStore_Bucket books_nats_declared_kvStore_Bucket
 #define kvStore_Create books_nats_declared_kvStore_Create
 #define kvStore_Delete books_nats_declared_kvStore_Delete
 #define kvStore_Destroy books_nats_declared_kvStore_Destroy
@@ -47,11 +49,6 @@
 #define kvStore_Keys books_nats_declared_kvStore_Keys
 #define kvStore_Put books_nats_declared_kvStore_Put
 #define kvStore_Update books_nats_declared_kvStore_Update
-#define kvStore_WatchAll books_nats_declared_kvStore_WatchAll
-#define kvWatchOptions_Init books_nats_declared_kvWatchOptions_Init
-#define kvWatcher_Destroy books_nats_declared_kvWatcher_Destroy
-#define kvWatcher_Next books_nats_declared_kvWatcher_Next
-#define kvWatcher_Stop books_nats_declared_kvWatcher_Stop
 #define natsConnection_Close books_nats_declared_natsConnection_Close
 #define natsConnection_Connect books_nats_declared_natsConnection_Connect
 #define natsConnection_Destroy books_nats_declared_natsConnection_Destroy
@@ -68,6 +65,7 @@
 #define natsMsgHeader_Get books_nats_declared_natsMsgHeader_Get
 #define natsMsgHeader_Set books_nats_declared_natsMsgHeader_Set
 #define natsMsgList_Destroy books_nats_declared_natsMsgList_Destroy
+#define natsMsg_Ack books_nats_declared_natsMsg_Ack
 #define natsMsg_Create books_nats_declared_natsMsg_Create
 #define natsMsg_Destroy books_nats_declared_natsMsg_Destroy
 #define natsMsg_GetData books_nats_declared_natsMsg_GetData
@@ -99,11 +97,14 @@
 #define natsOptions_UseGlobalMessageDelivery books_nats_declared_natsOptions_UseGlobalMessageDelivery
 #define natsStatus_GetText books_nats_declared_natsStatus_GetText
 #define natsSubscription_Destroy books_nats_declared_natsSubscription_Destroy
+#define natsSubscription_Fetch books_nats_declared_natsSubscription_Fetch
+#define natsSubscription_GetConsumerInfo books_nats_declared_natsSubscription_GetConsumerInfo
 #define natsSubscription_NextMsg books_nats_declared_natsSubscription_NextMsg
 #define natsSubscription_Unsubscribe books_nats_declared_natsSubscription_Unsubscribe
 #define nats_GetLastError books_nats_declared_nats_GetLastError
 #define nats_SetMessageDeliveryPoolSize books_nats_declared_nats_SetMessageDeliveryPoolSize
 #include <nats/nats.h>
+#undef jsConsumerInfo_Destroy
 #undef jsCtx_Destroy
 #undef jsMsgMetaData_Destroy
 #undef jsOptions_Init
@@ -123,15 +124,16 @@
 #undef js_PublishAsyncGetPendingList
 #undef js_PublishMsg
 #undef js_PublishMsgAsync
+#undef js_PullSubscribe
 #undef js_StreamNames
 #undef js_SubscribeSync
 #undef kvConfig_Init
 #undef kvEntry_Destroy
-#undef kvEntry_Key
 #undef kvEntry_Revision
 #undef kvEntry_Value
 #undef kvEntry_ValueLen
 #undef kvKeysList_Destroy
+#undef kvStore_Bucket
 #undef kvStore_Create
 #undef kvStore_Delete
 #undef kvStore_Destroy
@@ -139,11 +141,6 @@
 #undef kvStore_Keys
 #undef kvStore_Put
 #undef kvStore_Update
-#undef kvStore_WatchAll
-#undef kvWatchOptions_Init
-#undef kvWatcher_Destroy
-#undef kvWatcher_Next
-#undef kvWatcher_Stop
 #undef natsConnection_Close
 #undef natsConnection_Connect
 #undef natsConnection_Destroy
@@ -160,6 +157,7 @@
 #undef natsMsgHeader_Get
 #undef natsMsgHeader_Set
 #undef natsMsgList_Destroy
+#undef natsMsg_Ack
 #undef natsMsg_Create
 #undef natsMsg_Destroy
 #undef natsMsg_GetData
@@ -191,6 +189,8 @@
 #undef natsOptions_UseGlobalMessageDelivery
 #undef natsStatus_GetText
 #undef natsSubscription_Destroy
+#undef natsSubscription_Fetch
+#undef natsSubscription_GetConsumerInfo
 #undef natsSubscription_NextMsg
 #undef natsSubscription_Unsubscribe
 #undef nats_GetLastError
@@ -221,6 +221,14 @@ static inline void *books_nats_function(void **cache, const char *name) {
     fn = dlsym(library, name);
     if (fn) __atomic_store_n(cache, fn, __ATOMIC_RELEASE);
     return fn;
+}
+
+static inline void jsConsumerInfo_Destroy(jsConsumerInfo * ci) {
+    typedef void (*books_fn)(jsConsumerInfo *);
+    static books_fn cached;
+    books_fn fn = (books_fn)books_nats_function((void **)&cached, "jsConsumerInfo_Destroy");
+    if (!fn) return;
+    fn(ci);
 }
 
 static inline void jsCtx_Destroy(jsCtx * js) {
@@ -375,6 +383,14 @@ static inline natsStatus js_PublishMsgAsync(jsCtx * js, natsMsg ** msg, jsPubOpt
     return fn(js, msg, opts);
 }
 
+static inline natsStatus js_PullSubscribe(natsSubscription ** sub, jsCtx * js, const char * subject, const char * durable, jsOptions * opts, jsSubOptions * subOpts, jsErrCode * errCode) {
+    typedef natsStatus (*books_fn)(natsSubscription **, jsCtx *, const char *, const char *, jsOptions *, jsSubOptions *, jsErrCode *);
+    static books_fn cached;
+    books_fn fn = (books_fn)books_nats_function((void **)&cached, "js_PullSubscribe");
+    if (!fn) return (natsStatus)NATS_NOT_INITIALIZED;
+    return fn(sub, js, subject, durable, opts, subOpts, errCode);
+}
+
 static inline natsStatus js_StreamNames(jsStreamNamesList ** list, jsCtx * js, jsOptions * opts, jsErrCode * errCode) {
     typedef natsStatus (*books_fn)(jsStreamNamesList **, jsCtx *, jsOptions *, jsErrCode *);
     static books_fn cached;
@@ -407,14 +423,6 @@ static inline void kvEntry_Destroy(kvEntry * e) {
     fn(e);
 }
 
-static inline const char* kvEntry_Key(kvEntry * e) {
-    typedef const char* (*books_fn)(kvEntry *);
-    static books_fn cached;
-    books_fn fn = (books_fn)books_nats_function((void **)&cached, "kvEntry_Key");
-    if (!fn) return (const char*)0;
-    return fn(e);
-}
-
 static inline uint64_t kvEntry_Revision(kvEntry * e) {
     typedef uint64_t (*books_fn)(kvEntry *);
     static books_fn cached;
@@ -445,6 +453,14 @@ static inline void kvKeysList_Destroy(kvKeysList * list) {
     books_fn fn = (books_fn)books_nats_function((void **)&cached, "kvKeysList_Destroy");
     if (!fn) return;
     fn(list);
+}
+
+static inline const char* kvStore_Bucket(kvStore * kv) {
+    typedef const char* (*books_fn)(kvStore *);
+    static books_fn cached;
+    books_fn fn = (books_fn)books_nats_function((void **)&cached, "kvStore_Bucket");
+    if (!fn) return (const char*)0;
+    return fn(kv);
 }
 
 static inline natsStatus kvStore_Create(uint64_t * rev, kvStore * kv, const char * key, const void * data, int len) {
@@ -501,46 +517,6 @@ static inline natsStatus kvStore_Update(uint64_t * rev, kvStore * kv, const char
     books_fn fn = (books_fn)books_nats_function((void **)&cached, "kvStore_Update");
     if (!fn) return (natsStatus)NATS_NOT_INITIALIZED;
     return fn(rev, kv, key, data, len, last);
-}
-
-static inline natsStatus kvStore_WatchAll(kvWatcher ** new_watcher, kvStore * kv, kvWatchOptions * opts) {
-    typedef natsStatus (*books_fn)(kvWatcher **, kvStore *, kvWatchOptions *);
-    static books_fn cached;
-    books_fn fn = (books_fn)books_nats_function((void **)&cached, "kvStore_WatchAll");
-    if (!fn) return (natsStatus)NATS_NOT_INITIALIZED;
-    return fn(new_watcher, kv, opts);
-}
-
-static inline natsStatus kvWatchOptions_Init(kvWatchOptions * opts) {
-    typedef natsStatus (*books_fn)(kvWatchOptions *);
-    static books_fn cached;
-    books_fn fn = (books_fn)books_nats_function((void **)&cached, "kvWatchOptions_Init");
-    if (!fn) return (natsStatus)NATS_NOT_INITIALIZED;
-    return fn(opts);
-}
-
-static inline void kvWatcher_Destroy(kvWatcher * w) {
-    typedef void (*books_fn)(kvWatcher *);
-    static books_fn cached;
-    books_fn fn = (books_fn)books_nats_function((void **)&cached, "kvWatcher_Destroy");
-    if (!fn) return;
-    fn(w);
-}
-
-static inline natsStatus kvWatcher_Next(kvEntry ** new_entry, kvWatcher * w, int64_t timeout) {
-    typedef natsStatus (*books_fn)(kvEntry **, kvWatcher *, int64_t);
-    static books_fn cached;
-    books_fn fn = (books_fn)books_nats_function((void **)&cached, "kvWatcher_Next");
-    if (!fn) return (natsStatus)NATS_NOT_INITIALIZED;
-    return fn(new_entry, w, timeout);
-}
-
-static inline natsStatus kvWatcher_Stop(kvWatcher * w) {
-    typedef natsStatus (*books_fn)(kvWatcher *);
-    static books_fn cached;
-    books_fn fn = (books_fn)books_nats_function((void **)&cached, "kvWatcher_Stop");
-    if (!fn) return (natsStatus)NATS_NOT_INITIALIZED;
-    return fn(w);
 }
 
 static inline void natsConnection_Close(natsConnection * nc) {
@@ -669,6 +645,14 @@ static inline void natsMsgList_Destroy(natsMsgList * list) {
     books_fn fn = (books_fn)books_nats_function((void **)&cached, "natsMsgList_Destroy");
     if (!fn) return;
     fn(list);
+}
+
+static inline natsStatus natsMsg_Ack(natsMsg * msg, jsOptions * opts) {
+    typedef natsStatus (*books_fn)(natsMsg *, jsOptions *);
+    static books_fn cached;
+    books_fn fn = (books_fn)books_nats_function((void **)&cached, "natsMsg_Ack");
+    if (!fn) return (natsStatus)NATS_NOT_INITIALIZED;
+    return fn(msg, opts);
 }
 
 static inline natsStatus natsMsg_Create(natsMsg ** newMsg, const char * subj, const char * reply, const char * data, int dataLen) {
@@ -917,6 +901,22 @@ static inline void natsSubscription_Destroy(natsSubscription * sub) {
     books_fn fn = (books_fn)books_nats_function((void **)&cached, "natsSubscription_Destroy");
     if (!fn) return;
     fn(sub);
+}
+
+static inline natsStatus natsSubscription_Fetch(natsMsgList * list, natsSubscription * sub, int batch, int64_t timeout, jsErrCode * errCode) {
+    typedef natsStatus (*books_fn)(natsMsgList *, natsSubscription *, int, int64_t, jsErrCode *);
+    static books_fn cached;
+    books_fn fn = (books_fn)books_nats_function((void **)&cached, "natsSubscription_Fetch");
+    if (!fn) return (natsStatus)NATS_NOT_INITIALIZED;
+    return fn(list, sub, batch, timeout, errCode);
+}
+
+static inline natsStatus natsSubscription_GetConsumerInfo(jsConsumerInfo ** ci, natsSubscription * sub, jsOptions * opts, jsErrCode * errCode) {
+    typedef natsStatus (*books_fn)(jsConsumerInfo **, natsSubscription *, jsOptions *, jsErrCode *);
+    static books_fn cached;
+    books_fn fn = (books_fn)books_nats_function((void **)&cached, "natsSubscription_GetConsumerInfo");
+    if (!fn) return (natsStatus)NATS_NOT_INITIALIZED;
+    return fn(ci, sub, opts, errCode);
 }
 
 static inline natsStatus natsSubscription_NextMsg(natsMsg ** nextMsg, natsSubscription * sub, int64_t timeout) {

@@ -113,19 +113,27 @@ extension NATSFeed {
     private func bucketState(
         _ jetStream: JetStream, at point: ResumePoint, streamSequence: UInt64
     ) throws(NATSError) -> BucketState {
-        let values = try jetStream.keyValue(names.bucket).values()
+        // Read in pages and decoded as they come: the raw bucket is never held whole.
+        let decoder = JSONDecoder()
+        var current: [String: (book: Book, version: UInt64?)] = [:]
+        try jetStream.keyValue(names.bucket).forEachValue { key, value in
+            guard let value, let entry = try? decoder.decode(BucketValue.self, from: Data(value)) else {
+                current.removeValue(forKey: key)
+                return
+            }
+            current[key] = (Book(id: entry.id, name: entry.name, author: entry.author), entry.version)
+        }
         var books: [Book] = []
-        books.reserveCapacity(values.count)
+        books.reserveCapacity(current.count)
         var ahead: [String: UInt64] = [:]
         var versions: [String: UInt64] = [:]
-        versions.reserveCapacity(values.count)
-        let decoder = JSONDecoder()
-        for value in values.values {
-            guard let entry = try? decoder.decode(BucketValue.self, from: Data(value)) else { continue }
-            books.append(Book(id: entry.id, name: entry.name, author: entry.author))
-            if let version = entry.version, version > point.seq { ahead[entry.id] = version }
-            versions[entry.id] = entry.version ?? point.seq
+        versions.reserveCapacity(current.count)
+        for (book, version) in current.values {
+            books.append(book)
+            if let version, version > point.seq { ahead[book.id] = version }
+            versions[book.id] = version ?? point.seq
         }
+        current = [:]
         books.sort { $0.id < $1.id }
         return BucketState(
             snapshot: FeedSnapshot(epoch: point.epoch, seq: point.seq, books: books), aheadVersions: ahead,

@@ -154,4 +154,19 @@ struct NATSReplicaTests {
         }
         #expect(synced, "status: \(line)")
     }
+
+    /// A first copy of a bucket several pages long (`KeyValueStore.forEachValue`), then an owner
+    /// restart that reconciles that bucket page by page, then a hand edit on the replica.
+    @Test func aFirstCopyOfABucketOfSeveralPagesIsWholeAndTheReplicaKeepsWorking() async throws {
+        let server = try NATSServerProcess()
+        var rows = (1...2500).map { "\($0)|Title \($0)|Author \($0 % 97)" }
+        let owner = try await FeedDaemon(rows: rows, settings: ["nats_url=\(server.url)"])
+        let replica = try await ReplicaDaemon.start(server)
+        await ReplicaDaemon.expectConverged([owner, replica], to: rows)
+        owner.crash()
+        try await owner.start()
+        try await ReplicaDaemon.sed("s/^2500|Title 2500|/2500|Last Title|/", replica.file)
+        rows[2499] = "2500|Last Title|Author \(2500 % 97)"
+        await ReplicaDaemon.expectConverged([owner, replica], to: rows)
+    }
 }

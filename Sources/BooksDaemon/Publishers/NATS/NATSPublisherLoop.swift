@@ -22,6 +22,8 @@ struct NATSPublisherLoop {
     /// server lost can never be followed by a stored one.
     var lastStreamSequence: UInt64?
     var lease: NATSOwnerLease
+    /// Why the lease was lost during a long action, until the next round tells the machine.
+    var leaseLostDuringWork: String?
     /// The key of the message ids' tokens (random per publisher).
     let tokenKey = UInt64.random(in: .min ... .max)
     /// How long one JetStream call may take before it counts as failed.
@@ -56,19 +58,31 @@ struct NATSPublisherLoop {
         return [retryAt, renewal].compactMap({ $0 }).min()
     }
 
-    /// Keeps the single-owner lease; when it is lost, stops answering requests and tells the machine.
+    /// Keeps the single-owner lease; when it is lost (now or during a long action), stops
+    /// answering requests and tells the machine.
     private mutating func renewLeaseIfDue() {
-        guard lease.renewalDue(at: .now), let ownerBucket else { return }
-        var reason: String?
-        do throws(NATSError) {
-            if try !lease.renew(ownerBucket) { reason = "its lease was taken or expired" }
-        } catch {
-            lease.drop()
-            reason = "its lease could not be renewed (\(error))"
-        }
-        guard let reason else { return }
+        guard let reason = renewedLease() ?? leaseLostDuringWork.take() else { return }
         publisher.ownershipChanged(false)
         feed(.ownershipLost(reason: reason))
+    }
+
+    /// Renews the lease when due; the reason it was lost, or nil while held.
+    private mutating func renewedLease() -> String? {
+        guard lease.renewalDue(at: .now), let ownerBucket else { return nil }
+        do throws(NATSError) {
+            return try lease.renew(ownerBucket) ? nil : "its lease was taken or expired"
+        } catch {
+            lease.drop()
+            return "its lease could not be renewed (\(error))"
+        }
+    }
+
+    /// Renews the lease in the middle of a long action (reading and reconciling a bucket of a
+    /// million books takes longer than the lease lives); when it was lost, ends the action.
+    private mutating func keepLeaseDuringLongWork() throws(NATSError) {
+        guard let reason = renewedLease() else { return }
+        leaseLostDuringWork = reason
+        throw NATSError(context: "publishing a snapshot", text: "store \(publisher.naming.store): \(reason)")
     }
 
     mutating func feed(_ input: NATSPublisherInput) {
@@ -205,10 +219,15 @@ struct NATSPublisherLoop {
         let (seq, books) = machine.snapshotsEmptyStart ? (0, []) : publisher.source.currentBooks()
         // Only what differs is written (versions included: they are what conditional updates
         // compare), so an unchanged bucket costs one read.
-        var stale = try bucket.values()
+        var stale: [String: [UInt8]] = [:]
+        try bucket.forEachValue(betweenPages: { () throws(NATSError) in try keepLeaseDuringLongWork() }) {
+            key, value in
+            if let value { stale[key] = value } else { stale.removeValue(forKey: key) }
+        }
         var updates: [NATSOutgoingMessage] = []
         var written = 0
-        for (book, version) in books {
+        for (index, (book, version)) in books.enumerated() {
+            if index % 4096 == 4095 { try keepLeaseDuringLongWork() }
             let key = NATSNaming.key(forBookID: book.id)
             let value = NATSPayload.bucketValue(book, version: version)
             if stale.removeValue(forKey: key) != value, fitsBucket(value, book: book, limit: messageLimit) {
