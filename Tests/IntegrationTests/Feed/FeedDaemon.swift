@@ -11,8 +11,9 @@ final class FeedDaemon: @unchecked Sendable {
     let file: String
     let socket: String
     let settings: [String]
-    /// More `booksd` arguments (e.g. `--store NAME=PATH`, `--dir DIR`).
-    let arguments: [String]
+    /// More `booksd` arguments (e.g. `--store NAME=PATH`, `--dir DIR`); changed between a stop
+    /// and a `start` to restart the daemon otherwise (a replica promoted to owner).
+    var arguments: [String]
     let logPath: String
     private(set) var daemon: DaemonProcess?
 

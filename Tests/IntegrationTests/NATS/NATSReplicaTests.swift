@@ -169,4 +169,38 @@ struct NATSReplicaTests {
         rows[2499] = "2500|Last Title|Author \(2500 % 97)"
         await ReplicaDaemon.expectConverged([owner, replica], to: rows)
     }
+
+    /// The steps of docs/SCALE-OUT.md, "Promoting a replica by hand": the owner's host is gone
+    /// for good (killed -9, never restarted), edits are made on both replicas meanwhile; the
+    /// replica that applied the most (the same owner position on both here) is stopped and
+    /// started as the store's owner on the same file and state directory; the other replica
+    /// follows the new lineage, sends its queued edit, and writes go through the new owner.
+    @Test func aReplicaPromotedByHandWhenTheOwnerIsGoneBecomesTheOwnerOfTheOthers() async throws {
+        let server = try NATSServerProcess()
+        let all = try await Self.topology(server)
+        let (owner, promoted, other) = (all[0], all[1], all[2])
+        await ReplicaDaemon.expectConverged(all, to: Self.seed)
+        owner.crash()  // 1. gone for good
+        try promoted.handAppend("20|Persuasion|Jane Austen")
+        try await ReplicaDaemon.sed("s/^3|Kim|Rudyard Kipling$/3|Kim|R. Kipling/", other.file)
+        // 2. The replica that applied the most: `status` names the owner position each one is at.
+        let promotedStatus = try await promoted.connect().status().replica ?? ""
+        let otherStatus = try await other.connect().status().replica ?? ""
+        let position = { (line: String) in line.range(of: "(owner ").map { String(line[$0.lowerBound...]) } }
+        #expect(position(promotedStatus) != nil && position(promotedStatus) == position(otherStatus))
+        // 3. Stopped, started as the store itself (`--replica default=FILE` dropped), same state directory.
+        #expect(promoted.stop() == 0)
+        promoted.arguments = []
+        try await promoted.start()
+        // 4. The other replica reads the new lineage's bucket and sends its queued edit.
+        var expected = ["1|Dune|Frank Herbert", "2|Emma|Jane Austen", "3|Kim|R. Kipling", "20|Persuasion|Jane Austen"]
+        await ReplicaDaemon.expectConverged([promoted, other], to: expected)
+        let client = try await other.connect()
+        _ = try await client.insert([BookDraft(id: "21", name: "Sanditon", author: "Jane Austen")])
+        try await ReplicaDaemon.sed("s/^1|Dune|Frank Herbert$/1|Dune|F. Herbert/", other.file)
+        expected += ["21|Sanditon|Jane Austen"]
+        expected[0] = "1|Dune|F. Herbert"
+        await ReplicaDaemon.expectConverged([promoted, other], to: expected)
+        #expect((try await promoted.connect().status().replica) == nil, "the promoted booksd is no replica")
+    }
 }
