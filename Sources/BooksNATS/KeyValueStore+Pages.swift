@@ -5,12 +5,13 @@ extension KeyValueStore {
     public var name: String { kvStore_Bucket(pointer).map { String(cString: $0) } ?? "" }
 
     /// Reads every key's current value in pages of at most `pageSize` entries (a pull consumer
-    /// of the bucket's stream, last message per key): the server sends the next page only when
+    /// of the bucket's stream, from its first message): the server sends the next page only when
     /// it is asked for, so at most one page is ever on the way and the connection's pings and
     /// other requests pass between pages, whatever the bucket's size (a watcher of the whole
     /// bucket has the server push all of it at once). `entry` hears each key with its value, or
-    /// nil for a delete marker (a key deleted before or during the read); a key written during
-    /// the read may be heard again with its newer value. `betweenPages` runs after each page
+    /// nil for a delete marker (a key deleted before or during the read), in the stream's order:
+    /// a key may be heard more than once (a bucket keeping older revisions, a write during the
+    /// read), the last one heard being its current value. `betweenPages` runs after each page
     /// (the caller's chance to keep a lease alive); an error it throws ends the read.
     ///
     /// Memory: one page. Returns how many pages were read. Blocks on the network; waits at most
@@ -30,7 +31,11 @@ extension KeyValueStore {
         var subscription: OpaquePointer?
         let status = stream.withCString { streamName in
             options.Stream = streamName
-            options.Config.DeliverPolicy = js_DeliverLastPerSubject
+            // Every message of the bucket's stream in order rather than the last per key: a
+            // bucket of booksd keeps one per key anyway, and nats-server computes "last per
+            // subject" of a million keys inside the requesting connection's read loop (5-9 s
+            // without answering its pings: the client took the connection for dead).
+            options.Config.DeliverPolicy = js_DeliverAll
             options.Config.AckPolicy = js_AckAll
             options.Config.MaxAckPending = Int64(pageSize * 2)
             options.Config.InactiveThreshold = 30_000_000_000
