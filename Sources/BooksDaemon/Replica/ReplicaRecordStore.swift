@@ -70,7 +70,7 @@ struct ReplicaRecordStore {
     )
         throws(HistoryStoreError)
     {
-        let line = try Self.encode(LogLine(generation: generation + 1, update: update)) + [UInt8(ascii: "\n")]
+        let line = ReplicaRecordEncoder.logLine(generation: generation + 1, update) + [UInt8(ascii: "\n")]
         try directory.append(Self.logName, line, durably: true)
         generation += 1
         logBytes += line.count
@@ -82,18 +82,10 @@ struct ReplicaRecordStore {
     }
 
     private mutating func writeSnapshot(_ record: ReplicaRecord) throws(HistoryStoreError) {
-        let bytes = try Self.encode(record)
+        let bytes = ReplicaRecordEncoder.record(record)
         try directory.replace(Self.snapshotName, with: bytes)
         snapshotBytes = bytes.count
         try directory.replace(Self.logName, with: [])
         logBytes = 0
-    }
-
-    private static func encode(_ value: some Encodable) throws(HistoryStoreError) -> [UInt8] {
-        do {
-            return try Array(JSONEncoder().encode(value))
-        } catch {
-            throw .refused(path: snapshotName, reason: "the replica's record cannot be encoded: \(error)")
-        }
     }
 }

@@ -141,7 +141,7 @@ extension ReplicaStateMachine {
         var write = ReplicaWrite(token: takeToken())
         var taken: [String: (book: Book?, base: ReplicaBook?)] = [:]
         for id in targets.keys.sorted() {
-            guard taken.count < batchLimit else {
+            guard taken.count < localBatchLimit else {
                 dirty.insert(id)
                 continue
             }

@@ -43,8 +43,12 @@ public struct ReplicaStateMachine: Sendable {
     public private(set) var offlineSince: Date?
     /// The last reason a send failed (nil after a success).
     public internal(set) var lastError: String?
-    /// At most this many books per write.
+    /// At most this many books per send to the owner.
     let batchLimit: Int
+    /// At most this many books per write into the local file (each is one durable rewrite of
+    /// the file: a first copy of a million books in writes of `batchLimit` rewrote it a
+    /// thousand times).
+    let localBatchLimit: Int
     /// Ids whose entry changed since the last `persist` action.
     var changedEntries = Set<String>()
     /// Ids whose file row differs from the owner state it derives from (kept as entries and
@@ -55,9 +59,10 @@ public struct ReplicaStateMachine: Sendable {
     var unsettled = Set<String>()
 
     /// A machine continuing `record` (a fresh one on first start).
-    public init(record: ReplicaRecord, batchLimit: Int = 1000) {
+    public init(record: ReplicaRecord, batchLimit: Int = 1000, localBatchLimit: Int = 100_000) {
         self.record = record
         self.batchLimit = batchLimit
+        self.localBatchLimit = localBatchLimit
         unsettled = Set(record.entries.filter { $0.value.owner != $0.value.base || $0.value.sent != nil }.keys)
     }
 

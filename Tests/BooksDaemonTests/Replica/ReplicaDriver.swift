@@ -28,6 +28,8 @@ struct ReplicaDriver {
     /// Sends the owner applies but whose answer is lost (answered `.failed`).
     var loseNextAnswers = 0
     var sendsSeen = 0
+    /// The local writes the machine asked for.
+    var localWritesSeen = 0
     var offline = false
 
     init(owner books: [Book] = [], local localBooks: [Book] = [], record: ReplicaRecord? = nil) {
@@ -130,6 +132,7 @@ struct ReplicaDriver {
             case .conflicts(let found): conflicts.append(contentsOf: found)
             case .needSnapshot: snapshotsAsked += 1
             case .writeLocal(let write):
+                localWritesSeen += 1
                 let change = applyLocal(write)
                 if let change { queue.append(contentsOf: machine.handle(.localChanged(change))) }
                 queue.append(

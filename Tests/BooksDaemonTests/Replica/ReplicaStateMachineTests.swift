@@ -18,6 +18,17 @@ import Testing
         #expect(driver.persisted?.seq == 1)
     }
 
+    /// Each local write is a durable rewrite of the file: a first copy larger than a send's
+    /// batch is still one write (a million books were a thousand rewrites).
+    @Test func aFirstCopyLargerThanASendsBatchIsOneLocalWrite() {
+        let books = (0..<2500).map { Book(id: "\($0)", name: "Title \($0)", author: "Author") }
+        var driver = ReplicaDriver(owner: books)
+        driver.start()
+        #expect(driver.localBooks.count == 2500)
+        #expect(driver.localWritesSeen == 1)
+        #expect(driver.machine.inSync)
+    }
+
     @Test func aFirstStartProposesLocalRowsTheOwnerLacksAndDropsNothing() {
         let mine = Book(id: "a", name: "Alpha (local)", author: "Ann")
         var driver = ReplicaDriver(owner: [a, b], local: [mine, c])
