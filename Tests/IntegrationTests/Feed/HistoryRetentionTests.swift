@@ -4,8 +4,9 @@ import Foundation
 import Testing
 
 /// Past what the history keeps (`change_log_retention=2`): `log`, `show`, `blame`, `list --at`,
-/// `undo` and `subscribe --since` say what is kept instead of answering wrongly, before and
-/// after a restart (the trimmed history is what is saved).
+/// `undo` and `subscribe --since` say what is kept instead of answering wrongly, and `status` and
+/// `stores` show the oldest seq and time kept, before and after a restart (the trimmed history
+/// is what is saved).
 @Suite("History: past retention")
 struct HistoryRetentionTests {
     typealias Parity = NATSCLIParityTests
@@ -28,6 +29,22 @@ struct HistoryRetentionTests {
             #expect(kept["historyOldestSeq"] == "3" && kept["historyOldestTime"]?.hasSuffix("Z") == true, "\(status)")
             let text = try await ctl(["status"])
             #expect(text.lines.contains { $0.contains("history") && $0.contains("from seq 3 (") }, "\(text)")
+            // So does stores: the same seq and time, and in the table the seq and its local time.
+            let stores = try await ctl(["stores", "--json"])
+            let row = Parity.members(stores.lines.first ?? "")
+            #expect(
+                stores.status == 0 && row["historyOldestSeq"] == "3"
+                    && row["historyOldestTime"] == kept["historyOldestTime"], "\(stores) \(status)")
+            let table = try await ctl(["stores"])
+            let header = table.lines.first ?? ""
+            let columns = (header.range(of: "KEPT FROM")?.lowerBound, header.range(of: "KEPT SINCE")?.lowerBound)
+            #expect(columns.0 != nil && columns.1 != nil, "\(table)")
+            if let from = columns.0, let since = columns.1, let line = table.lines.dropFirst().first {
+                let cells = String(line.dropFirst(header.distance(from: header.startIndex, to: from)))
+                #expect(cells.hasPrefix("3 "), "KEPT FROM is 3: \(table)")
+                let time = String(line.dropFirst(header.distance(from: header.startIndex, to: since)).prefix(19))
+                #expect(time.wholeMatch(of: /\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/) != nil, "KEPT SINCE: \(table)")
+            }
             let log = try await ctl(["log", "--json"])
             #expect(log.lines.map { Parity.members($0)["seq"] ?? "" } == ["3", "4"], "\(log)")
             let shown = try await ctl(["show", "1"])
