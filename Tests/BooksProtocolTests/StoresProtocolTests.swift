@@ -103,7 +103,8 @@ import Testing
         let reply = Reply.success("1", ReplyResult(stores: kept))
         let written = MessageEncoder.encode(reply)
         let text = String(decoding: written, as: UTF8.self)
-        #expect(text.contains(#""seq":40,"historyOldestSeq":31,"historyOldestTime":"2026-12-02T08:30:55.123Z"}"#), "\(text)")
+        let fields = #""seq":40,"historyOldestSeq":31,"historyOldestTime":"2026-12-02T08:30:55.123Z"}"#
+        #expect(text.contains(fields), "\(text)")
         #expect(fast(written) == .reply(reply), "\(text)")
         #expect(try decoder.decodeWithFoundation(written) == .reply(reply), "\(text)")
         // Codable's shape, read back by both decoders.

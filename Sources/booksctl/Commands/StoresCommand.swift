@@ -27,9 +27,8 @@ enum StoresCommand {
         return .success
     }
 
-    /// The text table: a dimmed header, one row per store (KEPT FROM and KEPT SINCE: the oldest
-    /// change set of the history kept and its local time, `-` when none is); cut to `width`
-    /// columns when given.
+    /// The text table: a dimmed header, one row per store (OLDEST and SINCE: the oldest change set
+    /// of the history kept and its local time, `-` when none is); cut to `width` columns when given.
     static func table(_ stores: [StoreInfo], style: Style, width: Int?) -> [String] {
         let rows = stores.map { s -> [String] in
             [
@@ -38,7 +37,7 @@ enum StoresCommand {
                 s.historyOldestSeq == nil ? "-" : HistoryPrinter.localTime(s.historyOldestTime), s.format, s.path,
             ].map(TextCell.escape)
         }
-        let header = ["STORE", "STATE", "BOOKS", "BAD", "SEQ", "KEPT FROM", "KEPT SINCE", "FORMAT", "PATH"]
+        let header = ["STORE", "STATE", "BOOKS", "BAD", "SEQ", "OLDEST", "SINCE", "FORMAT", "PATH"]
         let widths = TableLayout.widths(of: [header] + rows, available: width)
         let lines = TableLayout.lines([header] + rows, widths: widths, available: width)
         return lines.enumerated().map { index, text in index == 0 ? style.dim(text) : text }

@@ -37,13 +37,13 @@ struct HistoryRetentionTests {
                     && row["historyOldestTime"] == kept["historyOldestTime"], "\(stores) \(status)")
             let table = try await ctl(["stores"])
             let header = table.lines.first ?? ""
-            let columns = (header.range(of: "KEPT FROM")?.lowerBound, header.range(of: "KEPT SINCE")?.lowerBound)
+            let columns = (header.range(of: "OLDEST")?.lowerBound, header.range(of: "SINCE")?.lowerBound)
             #expect(columns.0 != nil && columns.1 != nil, "\(table)")
             if let from = columns.0, let since = columns.1, let line = table.lines.dropFirst().first {
                 let cells = String(line.dropFirst(header.distance(from: header.startIndex, to: from)))
-                #expect(cells.hasPrefix("3 "), "KEPT FROM is 3: \(table)")
+                #expect(cells.hasPrefix("3 "), "OLDEST is 3: \(table)")
                 let time = String(line.dropFirst(header.distance(from: header.startIndex, to: since)).prefix(19))
-                #expect(time.wholeMatch(of: /\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/) != nil, "KEPT SINCE: \(table)")
+                #expect(time.wholeMatch(of: /\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/) != nil, "SINCE: \(table)")
             }
             let log = try await ctl(["log", "--json"])
             #expect(log.lines.map { Parity.members($0)["seq"] ?? "" } == ["3", "4"], "\(log)")
