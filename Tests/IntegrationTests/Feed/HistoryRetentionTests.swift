@@ -81,4 +81,35 @@ struct HistoryRetentionTests {
         try await daemon.start()
         try await check()
     }
+
+    /// `history_max_bytes` compacts the history as writes come: `stores` (table and `--json`)
+    /// moves its oldest seq and time along with what `log` still shows, also after a restart.
+    @Test func storesShowsTheOldestKeptAsTheSizeLimitCompacts() async throws {
+        let daemon = try await FeedDaemon(rows: ["1|Dune|Herbert"], settings: ["history_max_bytes=1K"])
+        let client = try await daemon.connect()
+        for k in 1...30 { _ = try await client.update([BookPatch(id: "1", name: "Dune \(k)")]) }
+        client.close()
+        func check() async throws {
+            let log = try await Parity.booksctl(nats: nil, daemon, ["log", "--json", "-n", "1000"])
+            let first = Parity.members(log.lines.first ?? "")
+            let oldest = UInt64(first["seq"] ?? "") ?? 0
+            #expect(oldest > 1 && log.lines.last.map { Parity.members($0)["seq"] } == "30", "compacted: \(log)")
+            let stores = try await Parity.booksctl(nats: nil, daemon, ["stores", "--json"])
+            let row = Parity.members(stores.lines.first ?? "")
+            #expect(row["historyOldestSeq"] == String(oldest), "\(stores) \(log.lines.first ?? "")")
+            #expect(row["historyOldestTime"] == first["time"], "\(stores) \(log.lines.first ?? "")")
+            let table = try await Parity.booksctl(nats: nil, daemon, ["stores"])
+            let header = table.lines.first ?? ""
+            if let column = header.range(of: "OLDEST")?.lowerBound, let line = table.lines.dropFirst().first {
+                let cell = line.dropFirst(header.distance(from: header.startIndex, to: column)).prefix { $0 != " " }
+                #expect(cell == String(oldest), "\(table)")
+            } else {
+                Issue.record("no OLDEST column: \(table)")
+            }
+        }
+        try await check()
+        #expect(daemon.stop() == 0)
+        try await daemon.start()
+        try await check()
+    }
 }
