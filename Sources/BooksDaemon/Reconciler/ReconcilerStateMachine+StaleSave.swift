@@ -61,7 +61,7 @@ extension ReconcilerStateMachine {
         if stale.result.isSave {
             actions += toAnnounce  // the file holds it already
         } else {
-            mergedAnnouncement = toAnnounce
+            mergedWrite = MergedWrite(announcement: toAnnounce, saved: stale.saved)
             actions.append(.writeMergedSave(merged: stale.result.bytes, replacing: stale.saved, expected: identity))
         }
         let after = context.document.badLineCount
@@ -72,12 +72,15 @@ extension ReconcilerStateMachine {
     /// The merged content was written over the save: its change set is announced now. When the
     /// file had changed again (a newer hand edit), the change set is announced all the same (the
     /// context holds it, and the feed has no gap) and the file is compared again at once: the
-    /// newer edit's change set follows (a newer save from the stale buffer is merged again).
+    /// newer edit's change set follows (a newer save from the stale buffer is merged again). An
+    /// edit written to the save's file in the instant it was replaced is applied on top.
     mutating func mergedSaveWritten(
         _ result: Result<AtomicWriteResult, StoreError>, merged: [UInt8]
     ) -> [ReconcilerAction] {
-        var actions = mergedAnnouncement
-        mergedAnnouncement = []
+        let pending = mergedWrite
+        mergedWrite = nil
+        if let late = pending?.lateEdit { return lateEditOfMergedSaveWritten(result, late: late, merged: merged) }
+        var actions = pending?.announcement ?? []
         switch result {
         case .success(let written):
             identity = written.identity
@@ -86,12 +89,21 @@ extension ReconcilerStateMachine {
                 actions.append(
                     .log(.error, "the merged book file is in place, but syncing its directory failed (check the disk)"))
             }
-            if let late = written.lateEdit {
-                // Written to the save's file in the instant it was replaced: that file is gone.
+            if let late = written.lateEdit, let saved = pending?.saved {
+                // Its edit of the save is merged with ours when they touch different lines, else
+                // its content stands as written (as for a client write's late edit).
+                let content =
+                    ByteSplice.mergedContent(
+                        base: saved, ours: ByteSplice(from: saved, to: merged),
+                        theirs: ByteSplice(from: saved, to: late))
+                    ?? late
+                mergedWrite = MergedWrite(announcement: [], saved: merged, lateEdit: late)
                 actions.append(
-                    .keepInRecoveryFile(
-                        late, message: "an edit written to the book file just as a merged save replaced it was kept in")
-                )
+                    .log(
+                        .warning,
+                        "another program wrote to the book file just as a merged save replaced it; its edit is applied on top"
+                    ))
+                actions.append(.writeMergedSave(merged: content, replacing: merged, expected: written.identity))
             }
         case .failure(.changedDuringWrite):
             actions.append(.log(.notice, "the file changed again before a merged save was written; comparing again"))
@@ -101,6 +113,33 @@ extension ReconcilerStateMachine {
             actions.append(.observeFile(.fileEvent, unlessIdentity: nil))
         }
         return actions
+    }
+
+    /// The late edit of a merged save, applied on top, was written (`content`: a file edit now
+    /// in the file), or not: then the file changed again, and the late edit is kept beside it.
+    private mutating func lateEditOfMergedSaveWritten(
+        _ result: Result<AtomicWriteResult, StoreError>, late: [UInt8], merged content: [UInt8]
+    ) -> [ReconcilerAction] {
+        switch result {
+        case .success(let written):
+            var actions = applyFileEdit(identity: written.identity) {
+                $0.apply(bytes: content, source: .file, actor: $1)
+            }
+            if let again = written.lateEdit {
+                actions.append(
+                    .keepInRecoveryFile(again, message: "another late write to the replaced book file was kept in"))
+            }
+            return actions
+        case .failure(let error):
+            return [
+                .keepInRecoveryFile(
+                    late,
+                    message:
+                        "a late write to the replaced book file could not be applied (\(error)); its content was kept in"
+                ),
+                .observeFile(.fileEvent, unlessIdentity: nil),
+            ]
+        }
     }
 
     /// Settles conflict `id`: taking the saver's side only drops it (their value is in the file);
@@ -206,4 +245,13 @@ extension Book {
     func isIdenticalValue(to other: Book) -> Bool {
         name.utf8.elementsEqual(other.name.utf8) && author.utf8.elementsEqual(other.author.utf8)
     }
+}
+
+/// A merged save being written: its change set and what follows it (log lines, conflict events),
+/// held back until the write's answer; the save's canonical text (the base of an edit that lands
+/// in its file as it is replaced); for the write of such an edit on top, that edit.
+struct MergedWrite {
+    var announcement: [ReconcilerAction]
+    var saved: [UInt8]
+    var lateEdit: [UInt8]?
 }

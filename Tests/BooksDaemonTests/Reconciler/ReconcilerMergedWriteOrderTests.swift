@@ -75,12 +75,17 @@ import Testing
         #expect(driver.filesAtBroadcasts.last ?? nil == driver.file)
     }
 
-    /// A program that wrote to the version the merged save replaced, in the instant it was
-    /// replaced: its content is kept in a recovery file, never dropped.
-    @Test func anEditLandingAsTheMergedSaveReplacesTheFileIsKept() throws {
-        let driver = Self.renamedOverAfterAClientWrite(lateEdit: "1|Dune|Herbert\n2|Emma|AUSTEN\n5|Late|Row\n")
-        #expect(driver.text == "1|Dune|Herbert\n2|Emma|AUSTEN\n4|Middlemarch|Eliot\n")
-        #expect(driver.logs.contains { $0.0 == .error && $0.1.contains("kept in") })
+    /// A program that wrote to the save's file in the instant the merged content replaced it
+    /// (Dune's author changed): its edit is applied on top, written, then announced.
+    @Test func anEditLandingAsTheMergedSaveReplacesTheFileIsAppliedOnTop() throws {
+        let driver = Self.renamedOverAfterAClientWrite(lateEdit: "1|Dune|HERBERT\n2|Emma|AUSTEN\n")
+        #expect(driver.text == "1|Dune|HERBERT\n2|Emma|AUSTEN\n4|Middlemarch|Eliot\n")
+        #expect(driver.machine.context.document.bytes == driver.file)
+        let last = try #require(driver.broadcasts.last)
+        #expect(last.source == .file && last.mergedBase == nil)
+        #expect(last.changes.updated.map(\.new.author) == ["HERBERT"] && last.changes.deleted.isEmpty)
+        #expect(driver.broadcasts.dropLast().last?.mergedBase == 0, "the merged change set first")
+        #expect(driver.filesAtBroadcasts.last ?? nil == driver.file)
     }
 
     /// A file made before a client's insert, with Emma's author changed, renamed over the file
