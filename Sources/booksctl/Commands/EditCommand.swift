@@ -147,26 +147,26 @@ enum EditCommand {
         line += ": \(added) added, \(sent?.updated.count ?? 0) changed, \(sent?.deleted.count ?? 0) deleted"
         if outcome.merged > 0 { line += ", merged with \(outcome.merged) book(s) changed meanwhile" }
         context.out.line(line)
-        for c in outcome.conflicts {
-            let theirs = c.theirsValue.map { "'\(TextCell.escape($0))'" } ?? "deleted"
-            let mine = c.mineValue.map { "'\(TextCell.escape($0))'" } ?? "deleted"
-            var text = "booksctl: conflict: book \(TextCell.escape(c.id)) \(c.field): yours \(mine) is in the file; "
-            text += "theirs was \(theirs)"
-            if let value = c.theirsValue, c.field == "name" || c.field == "author" {
-                text +=
-                    " (booksctl update \(TextCell.escape(c.id)) --\(c.field) \(CompletionScript.quoted(TextCell.escape(value))) puts it back)"
-            }
-            context.err.line(text)
+        for c in outcome.conflicts { context.err.line(conflictLine(c, kept: nil)) }
+        for recorded in outcome.recorded { context.err.line(conflictLine(recorded.conflict, kept: recorded.id)) }
+    }
+
+    /// `booksctl: conflict: book ID FIELD: yours 'A' is in the file; theirs was 'B'`, and how to
+    /// put theirs back: `booksctl resolve N --take theirs` for a conflict the daemon keeps (`kept`:
+    /// its number), or the `booksctl update` that writes it.
+    static func conflictLine(_ c: MergeConflict, kept: Int?) -> String {
+        let theirs = c.theirsValue.map { "'\(TextCell.escape($0))'" } ?? "deleted"
+        let mine = c.mineValue.map { "'\(TextCell.escape($0))'" } ?? "deleted"
+        var text = "booksctl: conflict: book \(TextCell.escape(c.id)) \(c.field): yours \(mine) is in the file; "
+        text += "theirs was \(theirs)"
+        var fixes: [String] = []
+        if let kept { fixes.append("kept as conflict \(kept): booksctl resolve \(kept) --take theirs") }
+        if let value = c.theirsValue, c.field == "name" || c.field == "author" {
+            fixes.append(
+                "booksctl update \(TextCell.escape(c.id)) --\(c.field) \(CompletionScript.quoted(TextCell.escape(value)))"
+            )
         }
-        for recorded in outcome.recorded {
-            let c = recorded.conflict
-            let theirs = c.theirsValue.map { "'\(TextCell.escape($0))'" } ?? "deleted"
-            let mine = c.mineValue.map { "'\(TextCell.escape($0))'" } ?? "deleted"
-            context.err.line(
-                """
-                booksctl: conflict \(recorded.id): book \(TextCell.escape(c.id)) \(c.field): yours \(mine) is in the \
-                file; theirs was \(theirs) (kept: booksctl resolve \(recorded.id) --take theirs puts it back)
-                """)
-        }
+        if !fixes.isEmpty { text += " (\(fixes.joined(separator: ", or ")) puts it back)" }
+        return text
     }
 }
