@@ -76,6 +76,8 @@ public struct ReconcilerStateMachine: Sendable {
     struct Commit: Sendable {
         var accepted: [(ticket: PendingWrite, outcome: WritePlan<PendingWrite>.Outcome)]
         var deferred: [PendingWrite]
+        /// The save with a base among `accepted`, merged (see ``mergeBasedSave(_:into:)``).
+        var based: BasedSave? = nil
     }
 
     /// A destructive-looking state waiting to be confirmed.
