@@ -28,9 +28,9 @@ struct MergedSaveAnnouncementTests {
         let stale = daemon.directory + "/.books.txt.stale"
         try TestFiles.write(saved.map { $0 + "\n" }.joined(), to: stale)
         _ = try await client.update([BookPatch(id: "b100", name: "Client Title")])
-        try await Self.next(&feed, updating: "b100")
+        let clientChange = try await Self.next(&feed, updating: "b100")
         guard rename(stale, daemon.file) == 0 else { throw TestSupportError("rename: \(TestFiles.errorText())") }
-        try await Self.next(&feed, updating: "b7")
+        let mergedChange = try await Self.next(&feed, updating: "b7")
         let seen = TestFiles.readText(daemon.file) ?? ""  // at once, as a subscriber would
         let (clientWrite, save) = (
             seen.contains("\nb100|Client Title|Author 100\n"), seen.contains("\nb7|Saver's Title|")
@@ -38,15 +38,18 @@ struct MergedSaveAnnouncementTests {
         #expect(clientWrite, "the client's write is not in the file when the merged change set arrives")
         #expect(save, "the saver's edit is not in the file")
         #expect(daemon.log.contains("merged"), "the save was merged: \(daemon.log.suffix(2000))")
+        // The Swift client's change says so: merged, from the version before the client's write.
+        #expect(clientChange.mergedBase == nil)
+        #expect(mergedChange.mergedBase == clientChange.seq - 1, "\(mergedChange)")
     }
 
     /// Reads the feed until a change set updating book `id` (failing on one that deletes or
-    /// inserts a book: only the two edits are made).
-    static func next(_ feed: inout BooksFeed<FeedItem>.AsyncIterator, updating id: String) async throws {
+    /// inserts a book: only the two edits are made) and returns it.
+    static func next(_ feed: inout BooksFeed<FeedItem>.AsyncIterator, updating id: String) async throws -> FeedChange {
         while let item = try await feed.next() {
             guard case .change(let change) = item else { continue }
             #expect(change.changes.deleted.isEmpty && change.changes.inserted.isEmpty, "\(change)")
-            if change.changes.updated.contains(where: { $0.new.id == id }) { return }
+            if change.changes.updated.contains(where: { $0.new.id == id }) { return change }
         }
         throw TestSupportError("the feed ended before book \(id) was updated")
     }
