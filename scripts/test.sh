@@ -75,8 +75,16 @@ phase fuzz "fuzzing smoke run (libFuzzer, 20 s per target; long runs: see docs/R
     scripts/fuzz.sh all 20
 phase benchmarks "benchmark smoke run (release build, small sizes, peers included; no times are asserted)" \
     Benchmarks/run-all.sh --quick
+# The review's crash findings (a watched directory renamed away and back, history files shortened
+# or replaced under booksd, a change set over NATS max_payload, sparse and over-limit files) were
+# found against release binaries: their tests run again here with the release booksd and booksctl
+# (BOOKSYNC_BIN_DIR; the benchmarks phase built them, the test bundle is the debug one).
+phase release "the crash findings' integration tests against the release booksd and booksctl" \
+    bash -c 'swift build -c release --product booksd && swift build -c release --product booksctl &&
+        BOOKSYNC_BIN_DIR="$(swift build -c release --show-bin-path)" swift test --skip-build \
+            --filter "DirectoryRenameTests|HistoryTamperTests|NATSLargeChangeTests|StoreLimitsTests|HostileFileTests"'
 echo "== summary"
-for name in format unit docs integration asan tsan units deb fuzz benchmarks; do
+for name in format unit docs integration asan tsan units deb fuzz benchmarks release; do
     case " $failed " in
         *" $name "*) echo "FAILED: $name (log: $logs/$name.log)" ;;
         *) echo "passed: $name" ;;

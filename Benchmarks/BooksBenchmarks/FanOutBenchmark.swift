@@ -18,6 +18,8 @@ struct FanOutBenchmark {
         /// Per round, on a booksd that had no change before they joined (the daemon's first
         /// change since it started): ms until the last subscriber had it.
         var coldFirstChange: [Double] = []
+        /// Later changes on those daemons: ms until the last subscriber had each.
+        var coldLater: [Double] = []
         /// The same with subscribers that each received (and read) a snapshot when they joined.
         var coldSnapshotFirstChange: [Double] = []
         /// Later changes on those daemons (with snapshots): ms until the last subscriber had each.
@@ -76,6 +78,7 @@ struct FanOutBenchmark {
                     exit(1)
                 }
                 row.coldFirstChange.append(cold.first)
+                row.coldLater += cold.later
                 // Every subscriber receives the whole file: at most 1,000 of them (10,000 × a 10k-row
                 // snapshot is 7 GB through the sockets).
                 guard count <= 1_000 else { continue }

@@ -6,8 +6,8 @@ import Glibc
 /// subscriber has it (reported beside the warm case by `FanOutReport`). The subscribers resume at
 /// the hello point (no snapshot) or, with `snapshot`, each first receives and reads the whole file.
 enum FanOutColdStart {
-    /// ms until the last of `subscribers` had the first change of a fresh booksd and, with
-    /// `snapshot`, the later changes on the same daemon (`laterChanges` of them; none without);
+    /// ms until the last of `subscribers` had the first change of a fresh booksd and the later
+    /// changes on the same daemon (`laterChanges` of them), the peer the first one is compared with;
     /// nil (reported) when the daemon or a subscriber failed or a change did not reach every
     /// subscriber.
     static func firstChange(
@@ -28,7 +28,7 @@ enum FanOutColdStart {
         defer { pool.close() }
         usleep(benchmark.idleMicroseconds)
         var changes: [Double] = []
-        for k in 0...(snapshot ? benchmark.laterChanges : 0) {
+        for k in 0...benchmark.laterChanges {
             let marker = "Cold \(snapshot ? "snapshot " : "")\(count)-\(round)-\(k)"
             let at = FanOutAppend.row(path: directory + "/books.txt", name: marker, author: "Bench")
             let arrivals = pool.arrival(of: "\"" + marker + "\"", since: at, timeoutNS: 60_000_000_000)

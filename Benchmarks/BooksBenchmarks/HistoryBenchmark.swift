@@ -6,7 +6,8 @@ import Glibc
 ///
 /// 1. Attribution: durable single-book inserts against two booksd on copies of the same file,
 ///    one keeping each client write's actor and one started with the benchmark-only
-///    `BOOKSD_BENCHMARK_UNATTRIBUTED_WRITES=1`, one insert on each in turn (same run).
+///    `BOOKSD_BENCHMARK_UNATTRIBUTED_WRITES=1`, one insert on each in turn (same run); the
+///    daemons' CPU per insert, and the encoding the actor adds to a write (HistoryAttribution.swift).
 /// 2. The history: one update of a book of the original file, then closed-loop inserts through
 ///    the socket (one change set each) until 100,000 change sets are kept.
 /// 3. `log -n 20` and `blame ID` (the book updated first: its last change is the oldest change
@@ -30,6 +31,11 @@ struct HistoryBenchmark {
         var unattributed: [Double] = []
         var attributedRounds: [Double] = []
         var unattributedRounds: [Double] = []
+        /// Each daemon's CPU ms per insert, by round.
+        var attributedCPU: [Double] = []
+        var unattributedCPU: [Double] = []
+        /// µs per write of encoding the journal record and change event, with the actor and without.
+        var encoding = (withActor: 0.0, without: 0.0)
         var kept = 0
         var oldestSeq: UInt64 = 0
         var seq: UInt64 = 0
@@ -69,24 +75,7 @@ struct HistoryBenchmark {
             exit(1)
         }
         var counter = 0
-        for round in 0..<rounds {
-            Console.error("  attribution round \(round + 1)/\(rounds)")
-            // One insert on each daemon in turn (the order alternating), so that both see the
-            // same moments of the shared machine's load.
-            var on: [Double] = []
-            var off: [Double] = []
-            for k in 0..<insertsPerRound {
-                let order = k % 2 == 0 ? [true, false] : [false, true]
-                for attributed in order {
-                    let latency = Self.inserts(attributed ? onClient : offClient, count: 1, counter: &counter)
-                    if attributed { on += latency } else { off += latency }
-                }
-            }
-            figures.attributed += on
-            figures.unattributed += off
-            figures.attributedRounds.append(Distribution(on).p50)
-            figures.unattributedRounds.append(Distribution(off).p50)
-        }
+        attributionRounds(&figures, on: (on, onClient), off: (off, offClient), counter: &counter)
         offClient.close()
         off.stop()
         let start = Stopwatch.now()

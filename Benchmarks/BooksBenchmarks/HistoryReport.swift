@@ -52,6 +52,8 @@ struct HistoryReport {
             "Median ratio kept / none: **\(CoreReport.f(on.p50 / off.p50, 3))** (target ≤ 1.05); median of the "
                 + "per-round ratios: \(CoreReport.f(Self.medianRatio(f.attributedRounds, f.unattributedRounds), 3)).")
         md.append("")
+        md.append(Self.attributionDetail(f, on: on, off: off))
+        md.append("")
         md.append("### Requests on an open connection (\(f.requests.first?.1.count ?? 0) rounds, medians)")
         md.append("")
         md.append("| request | median ms | min–max ms | ratio to `ping` |")
@@ -74,6 +76,23 @@ struct HistoryReport {
                 + "(target ≤ 2).")
         md.append("")
         return md.joined(separator: "\n")
+    }
+
+    /// The paired ratio, the daemons' CPU per insert and the encoding the actor adds.
+    static func attributionDetail(_ f: HistoryBenchmark.Figures, on: Distribution, off: Distribution) -> String {
+        let cpu = { (values: [Double]) in values.map { CoreReport.f($0, 3) }.joined(separator: ", ") }
+        let (kept, none) = (Stopwatch.median(f.attributedCPU), Stopwatch.median(f.unattributedCPU))
+        let added = f.encoding.withActor - f.encoding.without
+        return """
+            Median of the ratios of each pair of inserts (one on each daemon, sent one after the other): \
+            **\(CoreReport.f(medianRatio(f.attributed, f.unattributed), 3))**. booksd CPU per insert (all \
+            threads, /proc/PID/task/*/schedstat, by round): actor kept \(cpu(f.attributedCPU)) ms, no actor \
+            \(cpu(f.unattributedCPU)) ms; median ratio **\(CoreReport.f(kept / none, 3))**. Encoding one insert's \
+            history journal record and change event in this process: \(CoreReport.f(f.encoding.withActor, 2)) µs \
+            with the actor, \(CoreReport.f(f.encoding.without, 2)) µs without: the actor adds \
+            \(CoreReport.f(added, 2)) µs a write, \(CoreReport.f(added / 1e3 / off.p50 * 100, 3)) % of the \
+            p50 insert.
+            """
     }
 
     static func row(_ name: String, _ samples: [Double], against peer: Double) -> String {

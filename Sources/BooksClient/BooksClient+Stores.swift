@@ -5,7 +5,7 @@ import BooksProtocol
 /// change feed over several stores.
 extension BooksClient {
     /// Every store the daemon serves, sorted by name (path, format, state, book count, bad lines,
-    /// epoch and seq). A version-1 daemon has one, answered as `status` describes it.
+    /// epoch, seq, and the oldest change set kept with its time). A version-1 daemon has one, answered as `status` describes it.
     public func stores() async throws(BooksClientError) -> [StoreInfo] {
         guard protocolVersion >= ProtocolVersion.stores else {
             let status = try await self.status()
@@ -13,7 +13,8 @@ extension BooksClient {
                 StoreInfo(
                     name: "default", path: status.file, format: status.format, state: status.fileState,
                     problem: status.fileProblem, bookCount: status.bookCount, badLines: status.badLines.count,
-                    epoch: status.epoch, seq: status.seq)
+                    epoch: status.epoch, seq: status.seq, historyOldestSeq: status.historyOldestSeq,
+                    historyOldestTime: status.historyOldestTime)
             ]
         }
         return try await call(.stores) { _ in }.stores ?? []

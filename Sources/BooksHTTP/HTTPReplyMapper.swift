@@ -80,6 +80,7 @@ public enum HTTPReplyMapper {
         case .limitExceeded: 429
         case .queryTooExpensive: 422
         case .storeUnavailable, .shuttingDown: 503
+        case .baseNotKept: 409
         case .internalError: 500
         }
     }

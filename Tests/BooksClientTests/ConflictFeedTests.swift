@@ -76,4 +76,23 @@ import Testing
         let item = FeedItem(Self.conflictEvent(resolved: .mine))
         #expect(item.description == "conflict 3 settled (mine) at 9: book b2, name", "\(item)")
     }
+
+    @Test func aChangeSaysWhichBaseItMergedAndWhichWritesItReverted() {
+        var merged = Event(event: .change, epoch: "E1", seq: 9, source: .file)
+        merged.updated = [
+            BookUpdate(old: Book(id: "b2", name: "Old", author: "A"), new: Book(id: "b2", name: "New", author: "A"))
+        ]
+        merged.merged = Event.MergedFrom(base: 7)
+        var reverting = Event(event: .change, epoch: "E1", seq: 10, source: .file)
+        reverting.reverts = [8, 9]
+        guard case .change(let m) = FeedItem(merged), case .change(let r) = FeedItem(reverting),
+            case .change(let plain) = FeedItem(Event(event: .change, epoch: "E1", seq: 11, source: .client))
+        else {
+            Issue.record("not change items")
+            return
+        }
+        #expect(m.mergedBase == 7 && m.reverts.isEmpty)
+        #expect(r.mergedBase == nil && r.reverts == [8, 9])
+        #expect(plain.mergedBase == nil && plain.reverts.isEmpty)
+    }
 }

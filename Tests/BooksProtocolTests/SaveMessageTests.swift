@@ -63,4 +63,48 @@ import Testing
         let text = #"{"id":1,"op":"save","deleted":[{"id":"x"}]}"#
         #expect(try RequestDecoder().decode(Array(text.utf8)).deleted == [BookDeletion(id: "x")])
     }
+
+    @Test func aSaveWithABaseRoundTripsThroughTheDaemonsDecoder() throws {
+        let request = Request(
+            id: "s", op: .save, updated: [BookPatch(id: "1", author: "Herbert")], deleted: [BookDeletion(id: "2")])
+        var based = request
+        based.base = ResumePoint(epoch: "E-1", seq: 41)
+        let line = try RequestEncoder.encode(based)
+        #expect(String(decoding: line, as: UTF8.self).contains(#""base":{"epoch":"E-1","seq":41}"#))
+        #expect(try RequestDecoder().decode(Array(line.dropLast())) == based)
+        #expect(try MessageEncoder.encode(based) == line)
+        let text = #"{"id":1,"op":"save","deleted":[{"id":"x"}],"base":{"epoch":"E","seq":0}}"#
+        #expect(try RequestDecoder().decode(Array(text.utf8)).base == ResumePoint(epoch: "E", seq: 0))
+        #expect(try RequestDecoder().decode(Array(try RequestEncoder.encode(request).dropLast())).base == nil)
+        let missingSeq = #"{"id":1,"op":"save","deleted":[{"id":"x"}],"base":{"epoch":"E"}}"#
+        #expect(throws: RequestDecodingError.self) { try RequestDecoder().decode(Array(missingSeq.utf8)) }
+    }
+
+    @Test func aMergedSavesReplyDecodesIdenticallyOnBothPaths() throws {
+        let book = Book(id: "b1", name: "Dune", author: "F. Herbert")
+        var result = ReplyResult(epoch: "E", seq: 9, books: [book], versions: [9], remap: [:])
+        result.merged = ["b1", "b\"2"]
+        let conflict = RecordedConflict(
+            id: 3,
+            conflict: MergeConflict(
+                id: "b1", kind: .author, base: Book(id: "b1", name: "Dune", author: "Herbert"), mine: book,
+                theirs: Book(id: "b1", name: "Dune", author: "Frank Herbert")),
+            seq: 9, baseSeq: 4, time: Date(timeIntervalSince1970: 1_700_000_000), who: "alice booksctl[7]")
+        for conflicts in [nil, [conflict]] {
+            result.conflicts = conflicts
+            let reply = Reply.success("s", result)
+            let line = MessageEncoder.encode(reply)
+            #expect(String(decoding: line, as: UTF8.self).contains(#""merged":["b1","b\"2"]"#))
+            #expect(try decoder.decode(line) == .reply(reply))
+            #expect(try decoder.decodeWithFoundation(line) == .reply(reply))
+            if conflicts == nil {
+                #expect(line.withUnsafeBufferPointer(FastMessageDecoder.decode) == .reply(reply), "the fast path")
+            }
+        }
+        let error = Reply.failure("s", ProtocolError(.baseNotKept, "the save's base seq 1 is older than the history"))
+        let line = MessageEncoder.encode(error)
+        #expect(String(decoding: line, as: UTF8.self).contains(#""code":"base-not-kept""#))
+        #expect(line.withUnsafeBufferPointer(FastMessageDecoder.decode) == .reply(error))
+        #expect(try decoder.decodeWithFoundation(line) == .reply(error))
+    }
 }

@@ -92,6 +92,43 @@ import Testing
         }
     }
 
+    /// The oldest change set kept (`historyOldestSeq`, `historyOldestTime`) goes through every
+    /// codec of `StoreInfo` alike: `JSONWriter` (the daemon's replies), `Codable` (HTTP's
+    /// `/v1/stores`, clients) and `FastMessageDecoder`; a row without them (an older daemon, or
+    /// no history kept) still decodes, with both nil.
+    @Test func theOldestChangeSetKeptGoesThroughEveryCodec() throws {
+        var kept = Self.infos
+        kept[0].historyOldestSeq = 31
+        kept[0].historyOldestTime = "2026-12-02T08:30:55.123Z"
+        let reply = Reply.success("1", ReplyResult(stores: kept))
+        let written = MessageEncoder.encode(reply)
+        let text = String(decoding: written, as: UTF8.self)
+        let fields = #""seq":40,"historyOldestSeq":31,"historyOldestTime":"2026-12-02T08:30:55.123Z"}"#
+        #expect(text.contains(fields), "\(text)")
+        #expect(fast(written) == .reply(reply), "\(text)")
+        #expect(try decoder.decodeWithFoundation(written) == .reply(reply), "\(text)")
+        // Codable's shape, read back by both decoders.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let rows = try kept.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        #expect(rows[0].contains(#""historyOldestSeq":31"#) && !rows[1].contains("historyOldest"), "\(rows)")
+        let codable = Array(#"{"id":"1","ok":true,"result":{"stores":[\#(rows.joined(separator: ","))]}}"#.utf8)
+        #expect(fast(codable) == .reply(reply), "\(rows)")
+        #expect(try decoder.decodeWithFoundation(codable) == .reply(reply), "\(rows)")
+        #expect(try JSONDecoder().decode(StoreInfo.self, from: Data(rows[0].utf8)) == kept[0])
+        // An older daemon's row: no history fields.
+        let old = Array(
+            #"{"id":"1","ok":true,"result":{"stores":[{"name":"a","path":"/p","format":"text","state":"present","bookCount":1,"badLines":0,"epoch":"E","seq":3}]}}"#
+                .utf8)
+        let oldRow = StoreInfo(
+            name: "a", path: "/p", format: "text", state: "present", bookCount: 1, badLines: 0, epoch: "E", seq: 3)
+        #expect(fast(old) == .reply(.success("1", ReplyResult(stores: [oldRow]))))
+        #expect(try decoder.decodeWithFoundation(old) == .reply(.success("1", ReplyResult(stores: [oldRow]))))
+        // A wrong type is refused, not taken as absent.
+        let bad = Array(text.replacing(":31,", with: ":\"31\",").utf8)
+        #expect(fast(bad) == nil)
+    }
+
     @Test func versionOneLinesCarryNoStore() {
         let event = Event(event: .heartbeat, epoch: "E", seq: 1)
         #expect(

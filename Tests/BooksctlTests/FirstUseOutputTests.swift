@@ -72,10 +72,22 @@ import Testing
         ]
         let full = StoresCommand.table(stores, style: Style(enabled: false), width: nil)
         #expect(full.contains { DisplayWidth.of($0) > 159 }, "\(full)")
-        let cut = StoresCommand.table(stores, style: Style(enabled: false), width: 80)
-        #expect(cut.count == 3 && cut.allSatisfy { DisplayWidth.of($0) <= 80 }, "\(cut)")
+        // 95 columns: room for every column but the long problem (which is cut, not the path).
+        let cut = StoresCommand.table(stores, style: Style(enabled: false), width: 95)
+        #expect(cut.count == 3 && cut.allSatisfy { DisplayWidth.of($0) <= 95 }, "\(cut)")
         #expect(cut[1].contains("unavailable (") && cut[1].contains("…"), "\(cut)")
         #expect(cut[2].hasSuffix("/srv/books/fiction.txt"), "\(cut)")
         #expect(Set(cut.map(lastColumnStart)).count == 1, "\(cut)")
+        // The oldest change set kept: its seq and local time (`-` without a history).
+        var kept = stores
+        kept[1].historyOldestSeq = 3
+        kept[1].historyOldestTime = "2026-12-02T08:30:55.123Z"
+        let shown = StoresCommand.table(kept, style: Style(enabled: false), width: nil)
+        let cells = shown.map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
+        #expect(cells[0].contains("OLDEST") && cells[0].contains("SINCE"), "\(shown)")
+        #expect(cells[2].contains("3") && shown[2].contains(HistoryPrinter.localTime("2026-12-02T08:30:55.123Z")))
+        #expect(cells[1].filter { $0 == "-" }.count == 2, "no history kept: - and -, \(shown)")
+        let narrow = StoresCommand.table(kept, style: Style(enabled: false), width: 80)
+        #expect(narrow.allSatisfy { DisplayWidth.of($0) <= 80 }, "\(narrow)")
     }
 }

@@ -33,6 +33,14 @@ public final class NATSBooksClient: BookRequests, Sendable {
         self.timeoutMilliseconds = timeoutMilliseconds
     }
 
+    /// A client of `store` under `prefix` on an open `connection` (no new connection is made).
+    init(connection: NATSConnection, prefix: String, store: String, timeoutMilliseconds: Int64) {
+        self.connection = connection
+        subject = "\(prefix).\(store).api"
+        names = (prefix, store)
+        self.timeoutMilliseconds = timeoutMilliseconds
+    }
+
     /// Sends one request and waits for its reply (see `BookRequests`).
     public func call(
         _ op: Request.Operation, _ configure: (inout Request) -> Void = { _ in }

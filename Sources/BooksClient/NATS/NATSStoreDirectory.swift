@@ -15,18 +15,25 @@ enum NATSStoreDirectory {
     static func checkKnown(_ connection: NATSConnection, prefix: String, store: String) throws(BooksClientError) {
         guard let jetStream = try? connection.jetStream(),
             (try? jetStream.streamSettings("\(prefix)_\(store)_changes")) == .some(nil),
-            let names = try? jetStream.streamNames()
+            let stores = publishedStores(connection, prefix: prefix), !stores.isEmpty
         else { return }
-        let (head, tail) = ("\(prefix)_", "_changes")
-        let stores = names.filter { $0.hasPrefix(head) && $0.hasSuffix(tail) && $0.count > head.count + tail.count }
-            .map { String($0.dropFirst(head.count).dropLast(tail.count)) }.sorted()
-        guard !stores.isEmpty else { return }
         var listed = Array(stores.prefix(listedNames))
         if stores.count > listedNames { listed.append("… (\(stores.count) in all)") }
         throw .daemon(
             ProtocolError(
                 .unknownStore, "no store '\(store)' is published on NATS under the prefix '\(prefix)'",
                 stores: listed))
+    }
+}
+
+extension NATSStoreDirectory {
+    /// The stores that have a stream under `prefix` (`<prefix>_<store>_changes`), sorted; nil when
+    /// the server cannot say (no JetStream). Blocks (one JetStream request).
+    static func publishedStores(_ connection: NATSConnection, prefix: String) -> [String]? {
+        guard let names = try? connection.jetStream().streamNames() else { return nil }
+        let (head, tail) = ("\(prefix)_", "_changes")
+        return names.filter { $0.hasPrefix(head) && $0.hasSuffix(tail) && $0.count > head.count + tail.count }
+            .map { String($0.dropFirst(head.count).dropLast(tail.count)) }.sorted()
     }
 }
 

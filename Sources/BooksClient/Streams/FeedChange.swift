@@ -15,11 +15,19 @@ public struct FeedChange: Sendable, Hashable {
     public var changes: ChangeSet
     /// Who made it, as far as the daemon knows (nil when the daemon did not say).
     public var actor: ChangeActor?
+    /// When this change merged a save from a stale buffer (or a client save naming its base)
+    /// onto the others' writes: the seq of the version the saver had loaded. `changes` then holds
+    /// only the save's real changes (what was kept is not reported deleted and inserted again).
+    /// Nil for every other change.
+    public var mergedBase: UInt64?
+    /// When a file edit without evidence of its base stood as written and undid recent client
+    /// writes: their seqs (each can be put back with `booksctl undo`). Empty otherwise.
+    public var reverts: [UInt64]
 
     /// Creates a change.
     public init(
         epoch: String, seq: UInt64, source: ChangeSource, time: Date? = nil, changes: ChangeSet,
-        actor: ChangeActor? = nil
+        actor: ChangeActor? = nil, mergedBase: UInt64? = nil, reverts: [UInt64] = []
     ) {
         self.epoch = epoch
         self.seq = seq
@@ -27,5 +35,7 @@ public struct FeedChange: Sendable, Hashable {
         self.time = time
         self.changes = changes
         self.actor = actor
+        self.mergedBase = mergedBase
+        self.reverts = reverts
     }
 }

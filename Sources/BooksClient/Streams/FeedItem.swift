@@ -40,7 +40,7 @@ public enum FeedItem: Sendable, Hashable {
                     changes: ChangeSet(
                         inserted: event.inserted ?? [], updated: event.updated ?? [],
                         deleted: event.deleted ?? []),
-                    actor: event.actor))
+                    actor: event.actor, mergedBase: event.merged?.base, reverts: event.reverts ?? []))
         case .resyncRequired:
             self = .resyncRequired(epoch: event.epoch, seq: event.seq, reason: event.reason ?? "")
         case .heartbeat:

@@ -91,14 +91,20 @@ public struct HistoryByteWriter: Sendable {
     /// bits 0-5: uid, user, pid, program, host, editor), then those fields in that order.
     public mutating func actor(_ actor: ChangeActor?) {
         guard let actor else { return u8(0) }
-        let fields: [Bool] = [
-            actor.uid != nil, actor.user != nil, actor.pid != nil, actor.program != nil, actor.host != nil,
-            actor.editor != nil,
-        ]
-        u8(fields.enumerated().reduce(0x80) { $0 | ($1.element ? 1 << UInt8($1.offset) : 0) })
+        // Written on every client write: no arrays, no closures (nothing allocated but the bytes).
+        var mask: UInt8 = 0x80
+        if actor.uid != nil { mask |= 1 }
+        if actor.user != nil { mask |= 2 }
+        if actor.pid != nil { mask |= 4 }
+        if actor.program != nil { mask |= 8 }
+        if actor.host != nil { mask |= 16 }
+        if actor.editor != nil { mask |= 32 }
+        u8(mask)
         if let uid = actor.uid { u32(uid) }
         if let user = actor.user { string(user) }
         if let pid = actor.pid { u32(UInt32(bitPattern: pid)) }
-        for text in [actor.program, actor.host, actor.editor] { if let text { string(text) } }
+        if let program = actor.program { string(program) }
+        if let host = actor.host { string(host) }
+        if let editor = actor.editor { string(editor) }
     }
 }

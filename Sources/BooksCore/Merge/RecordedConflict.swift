@@ -13,7 +13,8 @@ public struct RecordedConflict: Sendable, Hashable, Codable {
     public var baseSeq: UInt64
     /// When the save was merged.
     public var time: Date
-    /// Who saved, as the editor's lock names them (`user@host pid N`; empty when unknown).
+    /// Who saved, as the editor's lock names them (`user@host pid N`), or for a client's save
+    /// with a base its actor (``ChangeActor/summary``, `user program[pid]`); empty when unknown.
     public var who: String
 
     /// Creates a recorded conflict.

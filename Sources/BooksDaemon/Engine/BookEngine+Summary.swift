@@ -10,7 +10,8 @@ extension BookEngine {
 
     /// Copies the machine's current state into `summary` (on the queue, after each input).
     func publishSummary() {
-        let status = machine.withLock { $0.storeInfo(name: storeName.rawValue) }
+        let previous = summary.withLock { $0 }
+        let status = machine.withLock { $0.storeInfo(name: storeName.rawValue, previous: previous) }
         summary.withLock { $0 = status }
     }
 }

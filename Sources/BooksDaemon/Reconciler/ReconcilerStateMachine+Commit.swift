@@ -8,9 +8,10 @@ extension ReconcilerStateMachine {
     /// Starts a commit of every queued write, unless one is under way or none is queued.
     mutating func commitQueuedWrites() -> [ReconcilerAction] {
         guard commitPhase == nil, !queued.isEmpty else { return [] }
-        // An undo is a change set of its own (source `undo`): never committed with other writes.
-        let undo = queued.firstIndex { $0.source == .undo }
-        let split = undo == 0 ? 1 : undo ?? queued.count
+        // An undo (source `undo`) and a save that names its base are change sets of their own:
+        // never committed with other writes.
+        let alone = queued.firstIndex { $0.commitsAlone }
+        let split = alone == 0 ? 1 : alone ?? queued.count
         let writes = Array(queued[..<split])
         queued.removeFirst(split)
         commitLeftWrites = !queued.isEmpty
@@ -64,13 +65,12 @@ extension ReconcilerStateMachine {
             commitPhase = nil
             return actions + writes.map { .reply(.failure($0.requestID, blocked), to: $0.connection) }
         }
-        let plan = WritePlan(
-            writes.map { (ticket: $0, operation: $0.operation) }, context: context,
-            assignedIDs: Set(writes.flatMap(\.assignedIDs)))
+        let (planned, based) = mergeBasedSave(writes, into: &actions)
+        let plan = WritePlan(planned, context: context, assignedIDs: Set(writes.flatMap(\.assignedIDs)))
         for (write, error) in plan.refused {
             actions.append(.reply(.failure(write.requestID, error), to: write.connection))
         }
-        let commit = Commit(accepted: plan.accepted, deferred: plan.deferred.map(\.ticket))
+        let commit = Commit(accepted: plan.accepted, deferred: plan.deferred.map(\.ticket), based: based)
         guard !plan.save.isEmpty || context.document.newBookCount > 0 else {
             return actions + finish(commit)
         }
@@ -181,11 +181,14 @@ extension ReconcilerStateMachine {
         // hand edit's, so it is reported with source `file`.
         let (source, actor) = commitAttribution(commit.accepted.map(\.ticket))
         let base = result.lateEdit == nil ? [] : context.document.bytes  // rare: keep a copy
+        let merged = commit.based.flatMap { $0.rebased ? $0.baseSeq : nil }
         let applied: SequencedChangeSet?
         if let content = separateForeignEdits(result, into: &actions) {
-            applied = context.apply(bytes: content, source: source, remapped: result.remapped, actor: actor)
+            applied = context.apply(
+                bytes: content, source: source, remapped: result.remapped, mergedBase: merged, actor: actor)
         } else {
-            applied = context.apply(splice: result.splice, source: source, remapped: result.remapped, actor: actor)
+            applied = context.apply(
+                splice: result.splice, source: source, remapped: result.remapped, mergedBase: merged, actor: actor)
         }
         if let applied {
             actions.append(.broadcast(applied))
@@ -272,7 +275,10 @@ extension ReconcilerStateMachine {
                 + retry(commit)
         }
         commitPhase = nil
-        var actions: [ReconcilerAction] = commit.accepted.map { write, outcome in
+        var actions: [ReconcilerAction] = commit.accepted.flatMap { write, outcome -> [ReconcilerAction] in
+            if let based = commit.based, based.requestID == write.requestID, based.connection == write.connection {
+                return acknowledge(based, write: write)
+            }
             let books: [Book]
             var remap: [String: String]?
             switch outcome {
@@ -286,7 +292,7 @@ extension ReconcilerStateMachine {
             let result = ReplyResult(
                 epoch: context.epoch, seq: context.seq, books: books,
                 versions: books.map { context.version(of: $0.id) }, remap: remap)
-            return .reply(.success(write.requestID, result), to: write.connection)
+            return [.reply(.success(write.requestID, result), to: write.connection)]
         }
         actions += continueWith(commit.deferred)
         return actions

@@ -48,10 +48,16 @@ extension ReconcilerStateMachine {
     /// The net change from the version `base` to the content held, when it can still be told
     /// (the change log holds every change set since); nil when it cannot.
     func changesSince(_ base: FileVersion) -> NetChanges? {
-        guard base.seq <= context.seq, let log = context.log.changes(after: base.seq, currentSeq: context.seq) else {
+        changesSince(seq: base.seq, overlay: base.overlay)
+    }
+
+    /// The net change from the content at `seq` (with `overlay` on top) to the content held,
+    /// when the change log holds every change set since; nil when it does not.
+    func changesSince(seq: UInt64, overlay: NetChanges? = nil) -> NetChanges? {
+        guard seq <= context.seq, let log = context.log.changes(after: seq, currentSeq: context.seq) else {
             return nil
         }
-        var net = base.overlay ?? NetChanges()
+        var net = overlay ?? NetChanges()
         for change in log { net.append(change.changes) }
         return net
     }

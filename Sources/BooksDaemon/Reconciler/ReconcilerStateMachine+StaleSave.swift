@@ -5,8 +5,10 @@ import FoundationEssentials
 
 extension ReconcilerStateMachine {
     /// Applies a stale save rebased onto the content held: the context moves to the merged
-    /// content (subscribers get only the save's real changes, marked with the base), the merged
-    /// content is written over the save, and its conflicts are kept.
+    /// content, the merged content is written over the save, and its conflicts are kept.
+    /// Subscribers get only the save's real changes, marked with the base — once the merged
+    /// content is in the file (the answer to its write, ``mergedSaveWritten(_:merged:)``), as for
+    /// every other write: one who reads the file on the announcement finds the others' writes.
     mutating func applyStaleSave(_ stale: StaleSave, identity: FileIdentity) -> [ReconcilerAction] {
         confirmationGeneration += 1
         confirmation = nil
@@ -14,12 +16,14 @@ extension ReconcilerStateMachine {
         self.identity = identity
         let before = context.document.badLineCount
         var actions: [ReconcilerAction] = []
+        // The change set and what must follow it on the feed and in the log.
+        var toAnnounce: [ReconcilerAction] = []
         let who = Self.who(editorLocks)
         let applied = context.apply(bytes: stale.result.bytes, source: .file, mergedBase: stale.base.seq)
         if let applied {
-            actions.append(.broadcast(applied))
+            toAnnounce.append(.broadcast(applied))
             let c = applied.changes
-            actions.append(
+            toAnnounce.append(
                 .log(
                     .info,
                     """
@@ -43,7 +47,8 @@ extension ReconcilerStateMachine {
                         who: who))
                 nextConflictID += 1
             }
-            actions.append(
+            actions.append(.storeConflicts(conflicts))
+            toAnnounce.append(
                 .log(
                     .warning,
                     """
@@ -51,36 +56,87 @@ extension ReconcilerStateMachine {
                     field(s) (books \(Set(stale.result.conflicts.map(\.id)).sorted().joined(separator: ", "))): the \
                     saver's values stand; see booksctl conflicts
                     """, seq: context.seq))
-            actions.append(.storeConflicts(conflicts))
         }
-        if !stale.result.isSave {
+        toAnnounce += conflicts[known...].map { announcement($0, resolved: nil) }
+        if stale.result.isSave {
+            actions += toAnnounce  // the file holds it already
+        } else {
+            mergedWrite = MergedWrite(announcement: toAnnounce, saved: stale.saved)
             actions.append(.writeMergedSave(merged: stale.result.bytes, replacing: stale.saved, expected: identity))
         }
         let after = context.document.badLineCount
         if after != before { actions.append(.log(.warning, "the book file has \(after) bad line(s)")) }
-        return actions + afterFileChange() + conflicts[known...].map { announcement($0, resolved: nil) }
+        return actions + afterFileChange()
     }
 
-    /// The merged content was written over the save (or the file had changed again: it is
-    /// compared again, and a newer save from a stale buffer is merged again).
+    /// The merged content was written over the save: its change set is announced now. When the
+    /// file had changed again (a newer hand edit), the change set is announced all the same (the
+    /// context holds it, and the feed has no gap) and the file is compared again at once: the
+    /// newer edit's change set follows (a newer save from the stale buffer is merged again). An
+    /// edit written to the save's file in the instant it was replaced is applied on top.
     mutating func mergedSaveWritten(
         _ result: Result<AtomicWriteResult, StoreError>, merged: [UInt8]
     ) -> [ReconcilerAction] {
+        let pending = mergedWrite
+        mergedWrite = nil
+        if let late = pending?.lateEdit { return lateEditOfMergedSaveWritten(result, late: late, merged: merged) }
+        var actions = pending?.announcement ?? []
         switch result {
         case .success(let written):
             identity = written.identity
-            var actions: [ReconcilerAction] = [
-                .log(.debug, "merged save written: \(written.identity.traceDescription)")
-            ]
+            actions.append(.log(.debug, "merged save written: \(written.identity.traceDescription)"))
             if !written.directorySynced {
                 actions.append(
                     .log(.error, "the merged book file is in place, but syncing its directory failed (check the disk)"))
             }
-            if written.lateEdit != nil { actions.append(.observeFile(.fileEvent, unlessIdentity: nil)) }
+            if let late = written.lateEdit, let saved = pending?.saved {
+                // Its edit of the save is merged with ours when they touch different lines, else
+                // its content stands as written (as for a client write's late edit).
+                let content =
+                    ByteSplice.mergedContent(
+                        base: saved, ours: ByteSplice(from: saved, to: merged),
+                        theirs: ByteSplice(from: saved, to: late))
+                    ?? late
+                mergedWrite = MergedWrite(announcement: [], saved: merged, lateEdit: late)
+                actions.append(
+                    .log(
+                        .warning,
+                        "another program wrote to the book file just as a merged save replaced it; its edit is applied on top"
+                    ))
+                actions.append(.writeMergedSave(merged: content, replacing: merged, expected: written.identity))
+            }
+        case .failure(.changedDuringWrite):
+            actions.append(.log(.notice, "the file changed again before a merged save was written; comparing again"))
+            actions.append(.observeFile(.fileEvent, unlessIdentity: nil))
+        case .failure(let error):
+            actions.append(.log(.error, "the merged save could not be written (\(error)); comparing again"))
+            actions.append(.observeFile(.fileEvent, unlessIdentity: nil))
+        }
+        return actions
+    }
+
+    /// The late edit of a merged save, applied on top, was written (`content`: a file edit now
+    /// in the file), or not: then the file changed again, and the late edit is kept beside it.
+    private mutating func lateEditOfMergedSaveWritten(
+        _ result: Result<AtomicWriteResult, StoreError>, late: [UInt8], merged content: [UInt8]
+    ) -> [ReconcilerAction] {
+        switch result {
+        case .success(let written):
+            var actions = applyFileEdit(identity: written.identity) {
+                $0.apply(bytes: content, source: .file, actor: $1)
+            }
+            if let again = written.lateEdit {
+                actions.append(
+                    .keepInRecoveryFile(again, message: "another late write to the replaced book file was kept in"))
+            }
             return actions
         case .failure(let error):
             return [
-                .log(.notice, "the file changed again before a merged save was written (\(error)); comparing again"),
+                .keepInRecoveryFile(
+                    late,
+                    message:
+                        "a late write to the replaced book file could not be applied (\(error)); its content was kept in"
+                ),
                 .observeFile(.fileEvent, unlessIdentity: nil),
             ]
         }
@@ -189,4 +245,13 @@ extension Book {
     func isIdenticalValue(to other: Book) -> Bool {
         name.utf8.elementsEqual(other.name.utf8) && author.utf8.elementsEqual(other.author.utf8)
     }
+}
+
+/// A merged save being written: its change set and what follows it (log lines, conflict events),
+/// held back until the write's answer; the save's canonical text (the base of an edit that lands
+/// in its file as it is replaced); for the write of such an edit on top, that edit.
+struct MergedWrite {
+    var announcement: [ReconcilerAction]
+    var saved: [UInt8]
+    var lateEdit: [UInt8]?
 }

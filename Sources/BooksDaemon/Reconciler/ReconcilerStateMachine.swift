@@ -76,6 +76,8 @@ public struct ReconcilerStateMachine: Sendable {
     struct Commit: Sendable {
         var accepted: [(ticket: PendingWrite, outcome: WritePlan<PendingWrite>.Outcome)]
         var deferred: [PendingWrite]
+        /// The save with a base among `accepted`, merged (see ``mergeBasedSave(_:into:)``).
+        var based: BasedSave? = nil
     }
 
     /// A destructive-looking state waiting to be confirmed.
@@ -133,6 +135,8 @@ public struct ReconcilerStateMachine: Sendable {
     var undoRefusals: [ConflictSettlement: [BookConflict]] = [:]
     /// Set when a commit left queued writes behind (an undo is committed on its own).
     var commitLeftWrites = false
+    /// A merged save being written (only ever set while one input's actions are carried out).
+    var mergedWrite: MergedWrite?
     /// The seqs of client writes that file edits standing as written undid lately (for `status`).
     public internal(set) var recentReverts: [UInt64] = []
     /// How hand edits are attributed (the file owner's name).

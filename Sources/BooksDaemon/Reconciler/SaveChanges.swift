@@ -13,6 +13,9 @@ public struct SaveChanges: Sendable, Hashable {
     public var updated: [BookPatch]
     /// The deletions.
     public var deleted: [BookDeletion]
+    /// The version the client read (``Request/base``): the save is merged onto the books held
+    /// from there (``merged(onto:theirs:)``) instead of checked against `expectedVersion`s.
+    public var base: ResumePoint?
 
     /// Checks a `save` request's shape: something to do, within `SaveLimits`, temporary ids
     /// non-empty and unique, no id changed or deleted twice. `makeID` gives each insertion its
@@ -50,6 +53,7 @@ public struct SaveChanges: Sendable, Hashable {
         self.insertedIDs = inserted.map { _ in makeID() }
         self.updated = updated
         self.deleted = deleted
+        self.base = request.base
     }
 
     /// The books to insert, with their permanent ids, in request order.

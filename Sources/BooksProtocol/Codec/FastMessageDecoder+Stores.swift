@@ -20,6 +20,8 @@ extension FastMessageDecoder {
         var badLines: Int?
         var epoch: String?
         var seq: UInt64?
+        var oldestSeq: UInt64?
+        var oldestTime: String?
         var seen = KeySet()
         let ok = s.object { s, key in
             guard seen.insert(key) else { return false }
@@ -33,6 +35,8 @@ extension FastMessageDecoder {
             case "badLines": badLines = s.signed()
             case "epoch": epoch = s.string()
             case "seq": seq = s.unsigned()
+            case "historyOldestSeq": return optional(&s, &oldestSeq) { $0.unsigned() }
+            case "historyOldestTime": return optional(&s, &oldestTime) { $0.string() }
             default: return s.skipValue()
             }
             return true
@@ -42,6 +46,6 @@ extension FastMessageDecoder {
         }
         return StoreInfo(
             name: name, path: path, format: format, state: state, problem: problem, bookCount: bookCount,
-            badLines: badLines, epoch: epoch, seq: seq)
+            badLines: badLines, epoch: epoch, seq: seq, historyOldestSeq: oldestSeq, historyOldestTime: oldestTime)
     }
 }

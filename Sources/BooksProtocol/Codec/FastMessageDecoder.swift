@@ -213,6 +213,7 @@ enum FastMessageDecoder {
             case "remap": return optional(&s, &r.remap, stringMap)
             case "stores": return optional(&s, &r.stores, storeInfos)
             case "subscribedStores": return optional(&s, &r.subscribedStores, strings)
+            case "merged": return optional(&s, &r.merged, strings)
             case "status": return s.consumeNull()  // a status object is left to JSONDecoder
             case "conflicts": return s.consumeNull()  // so are conflicts (rare, small)
             case "history", "blame", "refused": return s.consumeNull()  // and the history's answers

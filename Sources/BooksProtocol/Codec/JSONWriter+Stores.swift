@@ -23,6 +23,14 @@ extension JSONWriter {
         string(info.epoch)
         key("seq", first: &first)
         unsigned(info.seq)
+        if let oldest = info.historyOldestSeq {
+            key("historyOldestSeq", first: &first)
+            unsigned(oldest)
+        }
+        if let time = info.historyOldestTime {
+            key("historyOldestTime", first: &first)
+            string(time)
+        }
         raw(UInt8(ascii: "}"))
     }
 

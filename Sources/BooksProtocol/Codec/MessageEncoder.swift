@@ -223,6 +223,10 @@ public enum MessageEncoder {
                 w.bytes.append(contentsOf: data)
             }
         }
+        if let v = result.merged {
+            w.key("merged", first: &first)
+            w.stringArray(v)
+        }
         encodeHistory(result, into: &w, first: &first)
         w.raw(UInt8(ascii: "}"))
     }

@@ -59,8 +59,12 @@ public struct ReplyResult: Sendable, Hashable, Codable {
     public var stores: [StoreInfo]?
     /// Version 2, `subscribe`/`unsubscribe` with `stores`: the stores the request applies to, sorted.
     public var subscribedStores: [String]?
-    /// Version 2, `conflicts`: the store's unsettled conflicts, oldest first.
+    /// Version 2, `conflicts`: the store's unsettled conflicts, oldest first; a `save` with
+    /// `base`: the conflicts it recorded (absent when none).
     public var conflicts: [RecordedConflict]?
+    /// A `save` with `base`: the ids of the books written with others' changes merged in (what
+    /// was written differs from what the save sent), sorted; empty when none.
+    public var merged: [String]?
     /// Version 2, `log`/`show`: the change sets, oldest first, as `change` events.
     public var history: [Event]?
     /// Version 2, `log`/`show`/`blame`/`status`: the seq of the oldest change set kept (0: none is).
@@ -76,7 +80,8 @@ public struct ReplyResult: Sendable, Hashable, Codable {
         books: [Book]? = nil, versions: [UInt64]? = nil, total: Int? = nil, status: DaemonStatus? = nil,
         more: Bool? = nil, remap: [String: String]? = nil, stores: [StoreInfo]? = nil,
         subscribedStores: [String]? = nil, conflicts: [RecordedConflict]? = nil, history: [Event]? = nil,
-        oldestSeq: UInt64? = nil, blame: [BlameEntry]? = nil, refused: [BookConflict]? = nil
+        oldestSeq: UInt64? = nil, blame: [BlameEntry]? = nil, refused: [BookConflict]? = nil,
+        merged: [String]? = nil
     ) {
         self.protocolVersion = protocolVersion
         self.server = server
@@ -95,6 +100,7 @@ public struct ReplyResult: Sendable, Hashable, Codable {
         self.oldestSeq = oldestSeq
         self.blame = blame
         self.refused = refused
+        self.merged = merged
     }
 }
 
@@ -168,6 +174,10 @@ public struct ProtocolError: Error, Sendable, Hashable, Codable, CustomStringCon
         case storeRequired = "store-required"
         /// The daemon is shutting down.
         case shuttingDown = "shutting-down"
+        /// A `save`'s `base` cannot be merged onto: it is older than the history kept, of another
+        /// epoch, or after the current seq. Nothing was written; read again and save with the new
+        /// base.
+        case baseNotKept = "base-not-kept"
         /// An unexpected failure inside the daemon.
         case internalError = "internal"
     }

@@ -72,6 +72,11 @@ public struct Request: Sendable, Hashable, Codable {
     /// `subscribe`: also send `conflict` events (a merged save's conflicts as they are recorded
     /// and settled) for the stores followed. Opt-in: older clients never see them.
     public var conflicts: Bool?
+    /// `save`: the version the client read (its epoch and seq), to merge the save onto: the
+    /// daemon rebuilds the books as of that seq from its history and merges each book the save
+    /// names three ways with what it holds now (``Request/Operation/save``). Absent: the save is
+    /// applied as sent, conditional only on its `expectedVersion`s.
+    public var base: ResumePoint?
 
     /// Creates a request.
     public init(
@@ -123,6 +128,7 @@ public struct Request: Sendable, Hashable, Codable {
         case conflict, take
         case since, until, at, seqs, force
         case conflicts
+        case base
     }
 
     /// Decodes a request; `id` may be a JSON string or a JSON number (kept as its decimal text,
@@ -159,6 +165,7 @@ public struct Request: Sendable, Hashable, Codable {
         self.seqs = try c.decodeIfPresent([UInt64].self, forKey: .seqs)
         self.force = try c.decodeIfPresent(Bool.self, forKey: .force)
         self.conflicts = try c.decodeIfPresent(Bool.self, forKey: .conflicts)
+        self.base = try c.decodeIfPresent(ResumePoint.self, forKey: .base)
     }
 
     /// Reads `id` as a string, or as a number converted to text.
@@ -204,7 +211,11 @@ public struct Request: Sendable, Hashable, Codable {
         /// Stops the change feed on this connection → `PingResult`.
         case unsubscribe
         /// Applies `inserted`, `updated` and `deleted` all or nothing in one durable write →
-        /// `WriteResult` with `remap` (temporary to permanent ids).
+        /// `WriteResult` with `remap` (temporary to permanent ids). With `base`, each book
+        /// `updated` (the base's values with the patch's fields) or `deleted` is merged field by
+        /// field with the changes others made since the base (the saver's value stands on a
+        /// same-field conflict, which is recorded as `conflicts` lists it); `expectedVersion`s are
+        /// then not checked, and the result also has `merged` and `conflicts`.
         case save
         /// Version 2: every store with its path, format, state and position → `ReplyResult.stores`.
         case stores

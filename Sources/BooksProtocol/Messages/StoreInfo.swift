@@ -20,11 +20,16 @@ public struct StoreInfo: Sendable, Hashable, Codable {
     public var epoch: String
     /// The store's current sequence number.
     public var seq: UInt64
+    /// The history kept (`log`, `show`, `list --at`, `undo`, resumes): its oldest change set's seq
+    /// and the time it was applied (ISO 8601, UTC), as `DaemonStatus.historyOldestSeq` and
+    /// `historyOldestTime`; both absent when none is kept (and from a daemon that does not say).
+    public var historyOldestSeq: UInt64?
+    public var historyOldestTime: String?
 
     /// Creates a store description.
     public init(
         name: String, path: String, format: String, state: String, problem: String? = nil, bookCount: Int,
-        badLines: Int, epoch: String, seq: UInt64
+        badLines: Int, epoch: String, seq: UInt64, historyOldestSeq: UInt64? = nil, historyOldestTime: String? = nil
     ) {
         self.name = name
         self.path = path
@@ -35,5 +40,7 @@ public struct StoreInfo: Sendable, Hashable, Codable {
         self.badLines = badLines
         self.epoch = epoch
         self.seq = seq
+        self.historyOldestSeq = historyOldestSeq
+        self.historyOldestTime = historyOldestTime
     }
 }

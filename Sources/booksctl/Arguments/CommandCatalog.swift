@@ -285,9 +285,12 @@ enum CommandCatalog {
         details: [
             """
             One line per store: its name, state (present, missing, unavailable — with why — or confirming), \
-            number of books, bad lines, seq, format and path; on a terminal, cut to its width with "…" like \
-            list's table. --json prints one object per store per line: \
-            {"name","path","format","state"[,"problem"],"bookCount","badLines","epoch","seq"}.
+            number of books, bad lines, seq, the oldest change set of the history kept (OLDEST: its seq; \
+            SINCE: its local time; - when none is kept), format and path; on a terminal, cut to its width \
+            with "…" like list's table. --json prints one object per store per line: \
+            {"name","path","format","state"[,"problem"],"bookCount","badLines","epoch","seq"\
+            [,"historyOldestSeq","historyOldestTime"]} (the time in UTC, ISO 8601). With --nats, each store \
+            published under the prefix is asked over NATS (one no booksd answers for is unavailable).
             """,
             """
             Every command takes --store NAME (-s NAME, or the BOOKS_STORE environment variable) to work on one \

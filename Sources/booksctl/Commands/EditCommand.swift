@@ -7,16 +7,17 @@ import Glibc
 #endif
 
 /// `booksctl edit`: the store's books in `$VISUAL`/`$EDITOR`, saved with the version the editor
-/// got as the base (like `crontab -e`). Books changed meanwhile by others are merged field by
-/// field; nothing is written unless the editor exits 0 and the file reads cleanly, and whenever
-/// nothing could be written the temporary file is kept and named.
+/// got as the base (like `crontab -e`). The daemon merges books changed meanwhile by others field
+/// by field and keeps the conflicts (`booksctl conflicts`); nothing is written unless the editor
+/// exits 0 and the file reads cleanly, and whenever nothing could be written the temporary file
+/// is kept and named.
 enum EditCommand {
     /// How many times a save is rebased onto books that keep changing before giving up.
     static let maxRounds = 5
 
     static func run(_ context: CommandContext) async throws(BooksClientError) -> ExitCode {
-        let (base, seq) = try await readBase(context)
-        let written = EditPlan.text(of: base, store: context.store, seq: seq)
+        let (base, position) = try await readBase(context)
+        let written = EditPlan.text(of: base, store: context.store, seq: position.seq)
         let path: String
         do { path = try EditorSession.writeTemporary(written) } catch {
             context.err.line("booksctl: \(TextCell.escape(error.description))")
@@ -47,28 +48,35 @@ enum EditCommand {
             return .success
         }
         do {
-            let outcome = try await submit(plan, context)
+            let outcome = try await submit(plan, base: position, context)
             unlink(path)
             report(outcome, context)
-            return outcome.conflicts.isEmpty ? .success : .conflict
+            return outcome.conflicts.isEmpty && outcome.recorded.isEmpty ? .success : .conflict
         } catch {
             context.err.line(ErrorReporter.message(for: error))
             return keep("the save failed", ErrorReporter.exitCode(for: error))
         }
     }
 
-    /// The store's books with their versions, and the seq they are current at. A book deleted
-    /// between the list and the versioned read is read again.
-    static func readBase(_ context: CommandContext) async throws(BooksClientError) -> ([VersionedBook], UInt64) {
+    /// The store's books as of one seq (the save's base: epoch and seq of the list), with their
+    /// versions (sent as `expectedVersion`s too, so that a daemon that does not know `base`
+    /// refuses a save over books changed meanwhile). A book deleted or changed between the list
+    /// and the versioned read is read again.
+    static func readBase(_ context: CommandContext) async throws(BooksClientError) -> ([VersionedBook], ResumePoint) {
         let client = try await context.connect()
         defer { client.close() }
         var attempt = 0
         while true {
             attempt += 1
             let page = try await client.list(BookQuery())
-            if page.books.isEmpty { return ([], page.seq) }
+            let position = ResumePoint(epoch: page.epoch ?? "", seq: page.seq)
+            if page.books.isEmpty { return ([], position) }
             do {
-                return (try await client.get(page.books.map(\.id)), page.seq)
+                let versioned = try await client.get(page.books.map(\.id))
+                let same = zip(versioned, page.books).allSatisfy { Optional($0.book).isIdentical(to: $1) }
+                if same || attempt >= maxRounds {
+                    return (zip(versioned, page.books).map { VersionedBook(book: $1, version: $0.version) }, position)
+                }
             } catch .daemon(let e) where e.code == .notFound && attempt < maxRounds {
                 continue
             }
@@ -80,14 +88,19 @@ enum EditCommand {
         var result: BookSaveResult?
         var reinserted: [Book] = []
         var conflicts: [MergeConflict] = []
+        /// The conflicts the daemon recorded (a save with a base).
+        var recorded: [RecordedConflict] = []
         var merged = 0
         /// The plan last sent (after any merge).
         var sent: EditPlan?
     }
 
-    /// Sends the save conditional on the base; on `conflict`, merges the books that changed and
-    /// sends again.
-    static func submit(_ first: EditPlan, _ context: CommandContext) async throws(BooksClientError) -> Outcome {
+    /// Sends the save with its base: the daemon merges it and records its conflicts. A daemon
+    /// that does not know `base` checks the versions instead; on its `conflict`, the books that
+    /// changed are merged here and the save is sent again.
+    static func submit(
+        _ first: EditPlan, base: ResumePoint, _ context: CommandContext
+    ) async throws(BooksClientError) -> Outcome {
         let client = try await context.connect()
         defer { client.close() }
         var plan = first
@@ -100,8 +113,12 @@ enum EditCommand {
             let request = plan.request(expecting: expected)
             outcome.sent = plan
             do {
-                outcome.result = try await client.save(
-                    inserted: request.inserted, updated: request.updated, deleted: request.deleted)
+                let result = try await client.save(
+                    inserted: request.inserted, updated: request.updated, deleted: request.deleted,
+                    base: round == 1 ? base : nil)
+                outcome.result = result
+                outcome.recorded = result.conflicts
+                outcome.merged += result.merged.count
                 break
             } catch .daemon(let e) where e.code == .conflict && e.conflicts != nil && round < maxRounds {
                 let rebase = plan.rebased(onto: e.conflicts ?? [], expected: expected)
@@ -130,16 +147,26 @@ enum EditCommand {
         line += ": \(added) added, \(sent?.updated.count ?? 0) changed, \(sent?.deleted.count ?? 0) deleted"
         if outcome.merged > 0 { line += ", merged with \(outcome.merged) book(s) changed meanwhile" }
         context.out.line(line)
-        for c in outcome.conflicts {
-            let theirs = c.theirsValue.map { "'\(TextCell.escape($0))'" } ?? "deleted"
-            let mine = c.mineValue.map { "'\(TextCell.escape($0))'" } ?? "deleted"
-            var text = "booksctl: conflict: book \(TextCell.escape(c.id)) \(c.field): yours \(mine) is in the file; "
-            text += "theirs was \(theirs)"
-            if let value = c.theirsValue, c.field == "name" || c.field == "author" {
-                text +=
-                    " (booksctl update \(TextCell.escape(c.id)) --\(c.field) \(CompletionScript.quoted(TextCell.escape(value))) puts it back)"
-            }
-            context.err.line(text)
+        for c in outcome.conflicts { context.err.line(conflictLine(c, kept: nil)) }
+        for recorded in outcome.recorded { context.err.line(conflictLine(recorded.conflict, kept: recorded.id)) }
+    }
+
+    /// `booksctl: conflict: book ID FIELD: yours 'A' is in the file; theirs was 'B'`, and how to
+    /// put theirs back: `booksctl resolve N --take theirs` for a conflict the daemon keeps (`kept`:
+    /// its number), or the `booksctl update` that writes it.
+    static func conflictLine(_ c: MergeConflict, kept: Int?) -> String {
+        let theirs = c.theirsValue.map { "'\(TextCell.escape($0))'" } ?? "deleted"
+        let mine = c.mineValue.map { "'\(TextCell.escape($0))'" } ?? "deleted"
+        var text = "booksctl: conflict: book \(TextCell.escape(c.id)) \(c.field): yours \(mine) is in the file; "
+        text += "theirs was \(theirs)"
+        var fixes: [String] = []
+        if let kept { fixes.append("kept as conflict \(kept): booksctl resolve \(kept) --take theirs") }
+        if let value = c.theirsValue, c.field == "name" || c.field == "author" {
+            fixes.append(
+                "booksctl update \(TextCell.escape(c.id)) --\(c.field) \(CompletionScript.quoted(TextCell.escape(value)))"
+            )
         }
+        if !fixes.isEmpty { text += " (\(fixes.joined(separator: ", or ")) puts it back)" }
+        return text
     }
 }

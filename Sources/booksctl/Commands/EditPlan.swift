@@ -5,10 +5,11 @@ import BooksProtocol
 /// The pure part of `booksctl edit`: the text the editor gets, what the edited text changes
 /// against it, and the `save` that writes those changes on top of what the daemon holds now.
 ///
-/// Guarantees: only the books the edit touched are sent, each with the version it had in the
-/// base, so the daemon writes nothing if any of them changed meanwhile; `rebased(onto:)` merges
-/// the edit field by field with the current values of the books that did change
-/// (`ThreeWayMerge`), keeping the editor's value where both changed the same field.
+/// Guarantees: only the books the edit touched are sent (with the save's base, the daemon merges
+/// them onto what others wrote since), each with the version it had in the base, so a daemon
+/// that does not know `base` writes nothing if any of them changed meanwhile; for that daemon,
+/// `rebased(onto:)` merges the edit field by field with the current values of the books that did
+/// change (`ThreeWayMerge`), keeping the editor's value where both changed the same field.
 struct EditPlan: Sendable {
     /// The base: the books as the editor got them, with their versions, in the file's order.
     var base: [VersionedBook]

@@ -23,6 +23,8 @@ struct ReconcilerDriver {
     /// Bumped on every change to the file, so the identity changes with it.
     var fileVersion = 1
     var broadcasts: [SequencedChangeSet] = []
+    /// The file's content when each change set was broadcast (a subscriber reading it at once).
+    var filesAtBroadcasts: [[UInt8]?] = []
     var replies: [(ConnectionID, Reply)] = []
     var subscriptions: [(ConnectionID, [Event], UInt64)] = []
     var logs: [(LogLevel, String)] = []
@@ -41,6 +43,9 @@ struct ReconcilerDriver {
     var announced: [(event: Event, afterBroadcasts: Int)] = []
     /// Runs before a merged save is written; returning an error makes the write fail with it.
     var beforeMergedWrite: ((inout ReconcilerDriver) -> StoreError?)?
+    /// What a process wrote to the version a merged save replaced, just as it was replaced (the
+    /// write's `lateEdit`), once.
+    var lateEditOfMergedWrite: [UInt8]?
     private var nextID = 0
     /// The file's inode (a rename over the file gives it a new one).
     var inode: UInt64 = 7
@@ -173,7 +178,9 @@ struct ReconcilerDriver {
             }
             file = merged
             fileVersion += 1
-            return .mergedSaveWritten(.success(AtomicWriteResult(identity: identity!, lateEdit: nil)), merged: merged)
+            defer { lateEditOfMergedWrite = nil }
+            return .mergedSaveWritten(
+                .success(AtomicWriteResult(identity: identity!, lateEdit: lateEditOfMergedWrite)), merged: merged)
         case .storeConflicts(let conflicts):
             storedConflicts = conflicts
         case .announceConflict(let event):
@@ -195,6 +202,7 @@ struct ReconcilerDriver {
             return input
         case .broadcast(let change):
             broadcasts.append(change)
+            filesAtBroadcasts.append(file)
         case .reply(let reply, let connection):
             replies.append((connection, reply))
         case .startSubscription(let connection, let reply, _, let events, let afterSeq):

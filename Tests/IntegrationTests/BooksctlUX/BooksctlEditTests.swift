@@ -64,16 +64,21 @@ import Testing
         #expect(unchanged.status == 0 && unchanged.output.contains("no changes; nothing saved"), "\(unchanged)")
     }
 
-    @Test("the same field changed by both: the editor's value is written, the other printed, exit 6")
-    func sameFieldConflict() async throws {
-        let h = try await DaemonHarness("edit-conflict", books: Fixture.books(count: 3))
-        defer { h.shutdown() }
+    /// `booksctl edit` setting book 2's author to `Mine` while another client sets it to `Theirs`.
+    static func conflictingEdit(_ h: DaemonHarness) async throws -> ChildResult {
         let editor = try Self.editor(h, sed: "s/|Book 2|Author 2/|Book 2|Mine/", waits: true)
         async let edited = Self.edit(h, editor)
         #expect(await eventually(timeout: 30) { TestFiles.exists(h.root + "/started") })
         try await h.tools.must("\(Self.ctl) --socket \(shellQuote(h.socket)) update \(fixtureID(2)) --author Theirs")
         try TestFiles.write("", to: h.root + "/go")
-        let result = try await edited
+        return try await edited
+    }
+
+    @Test("the same field changed by both: the editor's value is written, the other printed, exit 6")
+    func sameFieldConflict() async throws {
+        let h = try await DaemonHarness("edit-conflict", books: Fixture.books(count: 3))
+        defer { h.shutdown() }
+        let result = try await Self.conflictingEdit(h)
         #expect(result.status == 6, "\(result)")
         #expect(
             result.output.contains(
@@ -82,6 +87,34 @@ import Testing
         #expect(result.output.contains("--author 'Theirs' puts it back"), "\(result)")
         #expect(h.fileBooks[fixtureID(2)]?.author == "Mine", "\(h.fileText)")
         #expect(h.fileBooks.count == 3)
+    }
+
+    @Test("a same-field conflict is kept by the daemon: listed, counted, kept over a restart, resolved with theirs")
+    func sameFieldConflictIsKept() async throws {
+        let h = try await DaemonHarness("edit-kept", books: Fixture.books(count: 3))
+        defer { h.shutdown() }
+        let result = try await Self.conflictingEdit(h)
+        #expect(result.status == 6, "\(result)")
+        #expect(result.output.contains("kept as conflict 1: booksctl resolve 1 --take theirs"), "\(result)")
+        #expect(h.fileBooks[fixtureID(2)]?.author == "Mine", "\(h.fileText)")
+        func listed() async throws -> [StaleSaveEditorTests.ListedConflict] {
+            let conflicts = try await StaleSaveEditorTests.conflicts(h)
+            #expect(conflicts.count == 1, "\(conflicts)")
+            let c = try #require(conflicts.first)
+            #expect(c.conflict == 1 && c.id == fixtureID(2) && c.field == "author", "\(c)")
+            #expect(c.mine == "Mine" && c.theirs == "Theirs", "\(c)")
+            return conflicts
+        }
+        _ = try await listed()
+        let status = try await h.ctl(["status"])
+        #expect(status.output.contains("1 (merged saves; the saver's value stands in the file)"), "\(status)")
+        _ = h.daemon?.stop(grace: 5)
+        try await h.startDaemon()
+        _ = try await listed()
+        let resolved = try await h.ctl(["resolve", "1", "--take", "theirs"])
+        #expect(resolved.succeeded, "\(resolved)")
+        #expect(await eventually(timeout: 8) { h.fileBooks[fixtureID(2)]?.author == "Theirs" }, "\(h.fileText)")
+        #expect(try await StaleSaveEditorTests.conflicts(h).isEmpty)
     }
 
     @Test("an editor exiting non-zero, a bad line, or a daemon gone at the save write nothing and keep the file")

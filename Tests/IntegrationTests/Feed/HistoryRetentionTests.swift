@@ -4,8 +4,9 @@ import Foundation
 import Testing
 
 /// Past what the history keeps (`change_log_retention=2`): `log`, `show`, `blame`, `list --at`,
-/// `undo` and `subscribe --since` say what is kept instead of answering wrongly, before and
-/// after a restart (the trimmed history is what is saved).
+/// `undo` and `subscribe --since` say what is kept instead of answering wrongly, and `status` and
+/// `stores` show the oldest seq and time kept, before and after a restart (the trimmed history
+/// is what is saved).
 @Suite("History: past retention")
 struct HistoryRetentionTests {
     typealias Parity = NATSCLIParityTests
@@ -28,6 +29,22 @@ struct HistoryRetentionTests {
             #expect(kept["historyOldestSeq"] == "3" && kept["historyOldestTime"]?.hasSuffix("Z") == true, "\(status)")
             let text = try await ctl(["status"])
             #expect(text.lines.contains { $0.contains("history") && $0.contains("from seq 3 (") }, "\(text)")
+            // So does stores: the same seq and time, and in the table the seq and its local time.
+            let stores = try await ctl(["stores", "--json"])
+            let row = Parity.members(stores.lines.first ?? "")
+            #expect(
+                stores.status == 0 && row["historyOldestSeq"] == "3"
+                    && row["historyOldestTime"] == kept["historyOldestTime"], "\(stores) \(status)")
+            let table = try await ctl(["stores"])
+            let header = table.lines.first ?? ""
+            let columns = (header.range(of: "OLDEST")?.lowerBound, header.range(of: "SINCE")?.lowerBound)
+            #expect(columns.0 != nil && columns.1 != nil, "\(table)")
+            if let from = columns.0, let since = columns.1, let line = table.lines.dropFirst().first {
+                let cells = String(line.dropFirst(header.distance(from: header.startIndex, to: from)))
+                #expect(cells.hasPrefix("3 "), "OLDEST is 3: \(table)")
+                let time = String(line.dropFirst(header.distance(from: header.startIndex, to: since)).prefix(19))
+                #expect(time.wholeMatch(of: /\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/) != nil, "SINCE: \(table)")
+            }
             let log = try await ctl(["log", "--json"])
             #expect(log.lines.map { Parity.members($0)["seq"] ?? "" } == ["3", "4"], "\(log)")
             let shown = try await ctl(["show", "1"])
@@ -58,6 +75,37 @@ struct HistoryRetentionTests {
             #expect(resumed.stderr.contains("history"), "the gap is announced: \(resumed)")
             #expect(Parity.members(resumed.lines.first ?? "")["kind"] == "resync", "\(resumed)")
             #expect(!resumed.lines.contains { Parity.members($0)["seq"] == "2" })
+        }
+        try await check()
+        #expect(daemon.stop() == 0)
+        try await daemon.start()
+        try await check()
+    }
+
+    /// `history_max_bytes` compacts the history as writes come: `stores` (table and `--json`)
+    /// moves its oldest seq and time along with what `log` still shows, also after a restart.
+    @Test func storesShowsTheOldestKeptAsTheSizeLimitCompacts() async throws {
+        let daemon = try await FeedDaemon(rows: ["1|Dune|Herbert"], settings: ["history_max_bytes=1K"])
+        let client = try await daemon.connect()
+        for k in 1...30 { _ = try await client.update([BookPatch(id: "1", name: "Dune \(k)")]) }
+        client.close()
+        func check() async throws {
+            let log = try await Parity.booksctl(nats: nil, daemon, ["log", "--json", "-n", "1000"])
+            let first = Parity.members(log.lines.first ?? "")
+            let oldest = UInt64(first["seq"] ?? "") ?? 0
+            #expect(oldest > 1 && log.lines.last.map { Parity.members($0)["seq"] } == "30", "compacted: \(log)")
+            let stores = try await Parity.booksctl(nats: nil, daemon, ["stores", "--json"])
+            let row = Parity.members(stores.lines.first ?? "")
+            #expect(row["historyOldestSeq"] == String(oldest), "\(stores) \(log.lines.first ?? "")")
+            #expect(row["historyOldestTime"] == first["time"], "\(stores) \(log.lines.first ?? "")")
+            let table = try await Parity.booksctl(nats: nil, daemon, ["stores"])
+            let header = table.lines.first ?? ""
+            if let column = header.range(of: "OLDEST")?.lowerBound, let line = table.lines.dropFirst().first {
+                let cell = line.dropFirst(header.distance(from: header.startIndex, to: column)).prefix { $0 != " " }
+                #expect(cell == String(oldest), "\(table)")
+            } else {
+                Issue.record("no OLDEST column: \(table)")
+            }
         }
         try await check()
         #expect(daemon.stop() == 0)

@@ -101,6 +101,10 @@ import Testing
             "POST", "/v1/stores/default/save", body: #"{"updated":[{"id":"b2","name":"Lost","expectedVersion":999}]}"#)
         #expect(conflict.status == 409)
         #expect(try !daemon.feed.readFile().contains("Lost"))
+        // /v1/stores names the oldest change set kept (the POST's, seq 1) and when it was applied.
+        let stores = daemon.json(try daemon.request("GET", "/v1/stores"))["stores"] as? [[String: Any]] ?? []
+        #expect(stores.first?["historyOldestSeq"] as? Int == 1, "\(stores)")
+        #expect((stores.first?["historyOldestTime"] as? String)?.hasSuffix("Z") == true, "\(stores)")
     }
 
     @Test("http_require_if_match = yes: PUT and DELETE without If-Match are 428")

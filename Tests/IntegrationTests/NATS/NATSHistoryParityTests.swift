@@ -2,8 +2,8 @@ import BooksTestSupport
 import Foundation
 import Testing
 
-/// The history over NATS (`booksctl --nats URL log/show/blame/list --at/undo`, `subscribe --since
-/// WHEN`, `log --follow`) against the same commands over the socket, on one daemon: the same
+/// The history over NATS (`booksctl --nats URL log/show/blame/list --at/undo/stores`, `subscribe
+/// --since WHEN`, `log --follow`) against the same commands over the socket, on one daemon: the same
 /// answers, statuses and meanings (real booksd, real nats-server).
 @Suite(.serialized, .enabled(if: NATSServerProcess.isInstalled, "needs nats-server (Debian package nats-server)"))
 struct NATSHistoryParityTests {
@@ -18,7 +18,8 @@ struct NATSHistoryParityTests {
             ["log", "--since", "2", "--json"], ["log", "--until", "-1h", "--json"], ["log", "--id", "1", "--json"],
             ["log", "--author", "Austen"], ["show", "3", "--json"], ["show", "3"], ["blame", "1", "--json"],
             ["blame"], ["list", "--at", "2", "--json"], ["list", "--at", "3"], ["list", "--at", "-1m", "--json"],
-            ["show", "999"], ["log", "--since", "last tuesday"], ["list", "--at", "bogus"],
+            ["show", "999"], ["log", "--since", "last tuesday"], ["list", "--at", "bogus"], ["stores", "--json"],
+            ["stores"],
         ]
         for query in queries {
             let socket = try await Parity.booksctl(nats: nil, daemon, query)
@@ -30,6 +31,12 @@ struct NATSHistoryParityTests {
         let log = try await Parity.booksctl(nats: server.url, daemon, ["log", "--json"])
         #expect(log.lines.map { Parity.members($0)["seq"] ?? "" } == ["1", "2", "3", "4"], "\(log)")
         #expect(log.lines.map { Parity.members($0)["source"] ?? "" } == ["file", "client", "file", "file"])
+        // stores over NATS: each published store asked over its api subject, the oldest kept shown.
+        let stores = try await Parity.booksctl(nats: server.url, daemon, ["stores", "--json"])
+        let row = Parity.members(stores.lines.first ?? "")
+        #expect(
+            stores.lines.count == 1 && row["name"] == "default" && row["historyOldestSeq"] == "1"
+                && row["historyOldestTime"]?.hasSuffix("Z") == true, "\(stores)")
         let missing = try await Parity.booksctl(nats: server.url, daemon, ["show", "999"])
         #expect(missing.status == 5 && missing.stderr.contains("no change set 999"), "\(missing)")
         let empty = try await Parity.booksctl(nats: server.url, daemon, ["log", "--until", "-1h", "--json"])

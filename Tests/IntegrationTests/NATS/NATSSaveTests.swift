@@ -34,4 +34,14 @@ struct NATSSaveTests {
         #expect(conflicts?.first?.current?.name == "Walden Pond")
         #expect(try daemon.fileBooks().first { $0.id == "b1" }?.name == "Dune", "nothing of the stale save written")
     }
+
+    @Test func aSaveWithABaseOverNATSIsMergedAndItsConflictKept() async throws {
+        let (server, daemon) = try await NATSFeedTests.publishingDaemon(rows: FeedTests.saveRows)
+        let watcher = try await daemon.connect("watcher")
+        let feed = FeedRecorder(watcher.changes(snapshot: false, conflicts: true))
+        let other = try await daemon.connect("other")
+        #expect(await eventually(timeout: 10) { ((try? await other.status().subscribers) ?? 0) == 1 })
+        let remote = try NATSBooksClient(options: NATSConnectOptions(urls: [server.url]))
+        try await FeedTests.basedSaveIsMerged(remote, other: other, feed: feed) { try daemon.fileBooks() }
+    }
 }
