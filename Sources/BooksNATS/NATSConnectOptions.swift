@@ -28,6 +28,8 @@ public struct NATSConnectOptions: Sendable, Equatable {
     /// Deliver the messages of every subscription from the library's shared pool of threads
     /// instead of one thread per subscription (for a process holding thousands of subscriptions).
     public var globalMessageDelivery = false
+    /// Milliseconds between two pings; two unanswered pings count as a lost connection.
+    public var pingIntervalMilliseconds: Int64 = 2000
     /// Write each message to the socket at once instead of leaving it to the library's flusher
     /// thread (saves a thread wake-up per publish; more system calls under load).
     public var sendImmediately = false

@@ -14,9 +14,12 @@ import Glibc
 /// documents `natsConnection` as safe to use from several threads at once.
 public final class NATSConnection: @unchecked Sendable {
     let pointer: OpaquePointer
+    /// The options it was opened with (for `bulkConnection`).
+    public let options: NATSConnectOptions
 
-    private init(pointer: OpaquePointer) {
+    private init(pointer: OpaquePointer, options: NATSConnectOptions) {
         self.pointer = pointer
+        self.options = options
     }
 
     deinit {
@@ -73,7 +76,7 @@ public final class NATSConnection: @unchecked Sendable {
         var connection: OpaquePointer?
         let status = natsConnection_Connect(&connection, opts)
         if status == NATS_OK || (retryInBackground && status == NATS_NOT_YET_CONNECTED), let connection {
-            return NATSConnection(pointer: connection)
+            return NATSConnection(pointer: connection, options: options)
         }
         Unmanaged<EventBox>.fromOpaque(box).release()  // no connection, so no closed callback
         throw NATSError("connecting to NATS at \(servers)", status)
@@ -92,7 +95,7 @@ public final class NATSConnection: @unchecked Sendable {
         try check(natsOptions_SetTimeout(opts, options.connectTimeoutMilliseconds), "setting the connect timeout")
         try check(natsOptions_SetMaxReconnect(opts, -1), "setting unlimited reconnects")
         try check(natsOptions_SetReconnectWait(opts, options.reconnectWaitMilliseconds), "setting the reconnect wait")
-        try check(natsOptions_SetPingInterval(opts, 2000), "setting the ping interval")
+        try check(natsOptions_SetPingInterval(opts, options.pingIntervalMilliseconds), "setting the ping interval")
         try check(natsOptions_SetMaxPingsOut(opts, 2), "setting the ping limit")
         if options.sendImmediately { try check(natsOptions_SetSendAsap(opts, true), "setting send-at-once") }
         if options.globalMessageDelivery {
@@ -244,4 +247,18 @@ final class EventBox: Sendable {
 final class MessageBox: Sendable {
     let handler: @Sendable (NATSMessage) -> Void
     init(_ handler: @escaping @Sendable (NATSMessage) -> Void) { self.handler = handler }
+}
+
+extension NATSConnection {
+    /// A second connection to the same servers for one long bulk read (a bucket of a million
+    /// keys), pinged every 30 s: nats-server creates the read's consumer inside the requesting
+    /// connection's read loop, which can take seconds at that size without answering pings, so
+    /// this connection (not the caller's, whose pings keep its lease and feed alive) bears it.
+    /// Close it by dropping it.
+    public func bulkConnection() throws(NATSError) -> NATSConnection {
+        var bulk = options
+        bulk.name += "-bulk"
+        bulk.pingIntervalMilliseconds = 30_000
+        return try NATSConnection.connect(bulk)
+    }
 }

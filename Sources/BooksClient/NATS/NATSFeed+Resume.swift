@@ -116,7 +116,9 @@ extension NATSFeed {
         // Read in pages and decoded as they come: the raw bucket is never held whole.
         let decoder = JSONDecoder()
         var current: [String: (book: Book, version: UInt64?)] = [:]
-        try jetStream.keyValue(names.bucket).forEachValue { key, value in
+        // On a connection of its own: the server may not answer the caller's pings meanwhile.
+        let bulk = try jetStream.connection.bulkConnection()
+        try bulk.jetStream(timeoutMilliseconds: 60_000).keyValue(names.bucket).forEachValue { key, value in
             guard let value, let entry = try? decoder.decode(BucketValue.self, from: Data(value)) else {
                 current.removeValue(forKey: key)
                 return

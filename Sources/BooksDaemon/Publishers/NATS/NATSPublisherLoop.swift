@@ -211,7 +211,7 @@ struct NATSPublisherLoop {
     /// Makes the bucket equal to the engine's books (none, for `snapshotsEmptyStart`), then
     /// publishes a snapshot marker; returns its seq.
     private mutating func publishSnapshot() throws(NATSError) -> UInt64 {
-        guard let bucket, let jetStream else {
+        guard bucket != nil, let jetStream else {
             throw NATSError(context: "publishing a snapshot", text: "not prepared")
         }
         let naming = publisher.naming
@@ -219,10 +219,8 @@ struct NATSPublisherLoop {
         let (seq, books) = machine.snapshotsEmptyStart ? (0, []) : publisher.source.currentBooks()
         // Only what differs is written (versions included: they are what conditional updates
         // compare), so an unchanged bucket costs one read.
-        var stale: [String: [UInt8]] = [:]
-        try bucket.forEachValue(betweenPages: { () throws(NATSError) in try keepLeaseDuringLongWork() }) {
-            key, value in
-            if let value { stale[key] = value } else { stale.removeValue(forKey: key) }
+        var stale = try NATSBucketReader.values(of: naming.bucketName, on: publisher.connection) {
+            () throws(NATSError) in try keepLeaseDuringLongWork()
         }
         var updates: [NATSOutgoingMessage] = []
         var written = 0
