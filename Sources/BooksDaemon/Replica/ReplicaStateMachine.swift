@@ -47,7 +47,7 @@ public struct ReplicaStateMachine: Sendable {
     let batchLimit: Int
     /// At most this many books per write into the local file (each is one durable rewrite of
     /// the file: a first copy of a million books in writes of `batchLimit` rewrote it a
-    /// thousand times).
+    /// thousand times); no more than the engine takes in one save.
     let localBatchLimit: Int
     /// Ids whose entry changed since the last `persist` action.
     var changedEntries = Set<String>()
@@ -59,7 +59,7 @@ public struct ReplicaStateMachine: Sendable {
     var unsettled = Set<String>()
 
     /// A machine continuing `record` (a fresh one on first start).
-    public init(record: ReplicaRecord, batchLimit: Int = 1000, localBatchLimit: Int = 100_000) {
+    public init(record: ReplicaRecord, batchLimit: Int = 1000, localBatchLimit: Int = SaveLimits.maxChanges) {
         self.record = record
         self.batchLimit = batchLimit
         self.localBatchLimit = localBatchLimit

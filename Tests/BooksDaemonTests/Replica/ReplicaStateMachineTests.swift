@@ -1,4 +1,5 @@
 import BooksCore
+import BooksProtocol
 import FoundationEssentials
 import Testing
 
@@ -18,14 +19,15 @@ import Testing
         #expect(driver.persisted?.seq == 1)
     }
 
-    /// Each local write is a durable rewrite of the file: a first copy larger than a send's
-    /// batch is still one write (a million books were a thousand rewrites).
-    @Test func aFirstCopyLargerThanASendsBatchIsOneLocalWrite() {
-        let books = (0..<2500).map { Book(id: "\($0)", name: "Title \($0)", author: "Author") }
+    /// Each local write is a durable rewrite of the file: a first copy is written in saves as
+    /// large as the engine takes (`SaveLimits.maxChanges`), not in sends' batches of 1,000 (a
+    /// million books were a thousand rewrites) and never larger (the engine refuses those).
+    @Test func aFirstCopyIsWrittenInSavesAsLargeAsTheEngineTakes() {
+        let books = (0..<12_000).map { Book(id: "\($0)", name: "Title \($0)", author: "Author") }
         var driver = ReplicaDriver(owner: books)
         driver.start()
-        #expect(driver.localBooks.count == 2500)
-        #expect(driver.localWritesSeen == 1)
+        #expect(driver.localBooks.count == 12_000)
+        #expect(driver.localWritesSeen == 2, "12,000 books in saves of at most \(SaveLimits.maxChanges)")
         #expect(driver.machine.inSync)
     }
 
