@@ -59,4 +59,21 @@ struct NATSActorTests {
         let ignored = daemon.log.components(separatedBy: "ignored a").count - 1
         #expect(ignored == 2, "one line for the malformed header, one for the oversized: \(daemon.log)")
     }
+
+    @Test func theNATSUserBooksctlConnectedAsIsDeclaredToo() async throws {
+        let server = try NATSServerProcess(extraArguments: ["--user", "ops", "--pass", "pw"])
+        let daemon = try await FeedDaemon(
+            rows: ["# books"], settings: ["nats_url=\(server.url)", "nats_user=ops", "nats_password=pw"])
+        let add = [BuildProducts.booksctl, "--nats", server.url, "--nats-user", "ops", "--nats-password", "pw"]
+        // Until booksd answers on the api subject (before that, "no booksd answers" and nothing written).
+        let added = await eventually(timeout: 30, interval: 0.2) {
+            (try? await ChildProcess.run(add + ["add", "Emma", "Austen"], timeout: 30))?.succeeded == true
+        }
+        #expect(added, "\(daemon.log.suffix(2000))")
+        let log = try await Parity.booksctl(nats: nil, daemon, ["log", "--json"])
+        let actor = Parity.members(log.lines.last ?? "")["actor"] ?? ""
+        #expect(actor.contains(#""natsUser":"ops""#) && actor.contains(#""via":"nats""#), "\(log)")
+        let text = try await Parity.booksctl(nats: nil, daemon, ["log", "-n", "1"])
+        #expect(text.output.contains(" via nats as ops"), "\(text)")
+    }
 }
