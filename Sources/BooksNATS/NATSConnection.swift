@@ -147,12 +147,24 @@ public final class NATSConnection: @unchecked Sendable {
         try check(natsConnection_Publish(pointer, subject, data, Int32(data.count)), "publishing to \(subject)")
     }
 
-    /// Sends a request and waits up to `timeoutMilliseconds` for its reply. Blocks.
+    /// Sends a request with `headers` (name, value; none by default) and waits up to
+    /// `timeoutMilliseconds` for its reply. Blocks.
     public func request(
-        _ data: [UInt8], to subject: String, timeoutMilliseconds: Int64
+        _ data: [UInt8], to subject: String, headers: [(name: String, value: String)] = [], timeoutMilliseconds: Int64
     ) throws(NATSError) -> NATSMessage {
         var reply: OpaquePointer?
-        let status = natsConnection_Request(&reply, pointer, subject, data, Int32(data.count), timeoutMilliseconds)
+        let status: natsStatus
+        if headers.isEmpty {
+            status = natsConnection_Request(&reply, pointer, subject, data, Int32(data.count), timeoutMilliseconds)
+        } else {
+            var message: OpaquePointer?
+            try check(natsMsg_Create(&message, subject, nil, data, Int32(data.count)), "creating a request")
+            defer { natsMsg_Destroy(message) }
+            for header in headers {
+                try check(natsMsgHeader_Set(message, header.name, header.value), "setting header \(header.name)")
+            }
+            status = natsConnection_RequestMsg(&reply, pointer, message, timeoutMilliseconds)
+        }
         if status == NATS_TIMEOUT, let refusal = lastPermissionViolation {
             throw NATSError(
                 context: "request to \(subject)", status: Int32(bitPattern: status.rawValue),

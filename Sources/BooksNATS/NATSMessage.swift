@@ -10,6 +10,8 @@ public struct NATSMessage: Sendable, Equatable {
     public var data: [UInt8]
     /// The `Nats-Msg-Id` header, when present.
     public var messageID: String?
+    /// The `Books-Actor` header (who a requester says it is), when present.
+    public var booksActor: String?
     /// The JetStream stream sequence, for messages delivered by a JetStream consumer or read from
     /// a stream; nil otherwise.
     public var streamSequence: UInt64?
@@ -20,7 +22,7 @@ public struct NATSMessage: Sendable, Equatable {
     /// Creates a message (tests, or a message read from the library).
     public init(
         subject: String, reply: String? = nil, data: [UInt8], messageID: String? = nil, streamSequence: UInt64? = nil,
-        pending: UInt64? = nil
+        pending: UInt64? = nil, booksActor: String? = nil
     ) {
         self.subject = subject
         self.reply = reply
@@ -28,6 +30,7 @@ public struct NATSMessage: Sendable, Equatable {
         self.messageID = messageID
         self.streamSequence = streamSequence
         self.pending = pending
+        self.booksActor = booksActor
     }
 
     /// Copies `message` (the caller still owns and destroys it).
@@ -41,6 +44,8 @@ public struct NATSMessage: Sendable, Equatable {
         }
         var id: UnsafePointer<CChar>?
         let hasID = natsMsgHeader_Get(message, "Nats-Msg-Id", &id) == NATS_OK
+        var actor: UnsafePointer<CChar>?
+        let hasActor = natsMsgHeader_Get(message, "Books-Actor", &actor) == NATS_OK
         var metadata: UnsafeMutablePointer<jsMsgMetaData>?
         var sequence: UInt64?
         var pending: UInt64?
@@ -56,6 +61,6 @@ public struct NATSMessage: Sendable, Equatable {
             subject: natsMsg_GetSubject(message).map { String(cString: $0) } ?? "",
             reply: natsMsg_GetReply(message).map { String(cString: $0) },
             data: bytes, messageID: hasID ? id.map { String(cString: $0) } : nil, streamSequence: sequence,
-            pending: pending)
+            pending: pending, booksActor: hasActor ? actor.map { String(cString: $0) } : nil)
     }
 }

@@ -60,6 +60,7 @@
 #define natsConnection_Publish books_nats_declared_natsConnection_Publish
 #define natsConnection_QueueSubscribe books_nats_declared_natsConnection_QueueSubscribe
 #define natsConnection_Request books_nats_declared_natsConnection_Request
+#define natsConnection_RequestMsg books_nats_declared_natsConnection_RequestMsg
 #define natsConnection_Status books_nats_declared_natsConnection_Status
 #define natsConnection_Subscribe books_nats_declared_natsConnection_Subscribe
 #define natsMsgHeader_Get books_nats_declared_natsMsgHeader_Get
@@ -152,6 +153,7 @@
 #undef natsConnection_Publish
 #undef natsConnection_QueueSubscribe
 #undef natsConnection_Request
+#undef natsConnection_RequestMsg
 #undef natsConnection_Status
 #undef natsConnection_Subscribe
 #undef natsMsgHeader_Get
@@ -605,6 +607,14 @@ static inline natsStatus natsConnection_Request(natsMsg ** replyMsg, natsConnect
     books_fn fn = (books_fn)books_nats_function((void **)&cached, "natsConnection_Request");
     if (!fn) return (natsStatus)NATS_NOT_INITIALIZED;
     return fn(replyMsg, nc, subj, data, dataLen, timeout);
+}
+
+static inline natsStatus natsConnection_RequestMsg(natsMsg ** replyMsg, natsConnection * nc, natsMsg * requestMsg, int64_t timeout) {
+    typedef natsStatus (*books_fn)(natsMsg **, natsConnection *, natsMsg *, int64_t);
+    static books_fn cached;
+    books_fn fn = (books_fn)books_nats_function((void **)&cached, "natsConnection_RequestMsg");
+    if (!fn) return (natsStatus)NATS_NOT_INITIALIZED;
+    return fn(replyMsg, nc, requestMsg, timeout);
 }
 
 static inline natsConnStatus natsConnection_Status(natsConnection * nc) {

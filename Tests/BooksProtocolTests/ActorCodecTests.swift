@@ -11,6 +11,8 @@ import Testing
         ChangeActor(uid: 1000, user: "alice", pid: 4242, program: "booksctl"), .nats,
         ChangeActor(uid: 0, user: "root", editor: "unknown"),
         ChangeActor(user: "bob \"b\"", pid: -1, host: "laptop", editor: "vim"), ChangeActor(),
+        ChangeActor(uid: 1000, user: "carol", pid: 88, program: "booksctl", host: "web1", via: "nats", natsUser: "ops"),
+        ChangeActor(program: "importer", via: "nats"), ChangeActor(natsUser: "alice.creds"),
     ]
 
     static func change(_ actor: ChangeActor?, source: ChangeSource = .client) -> SequencedChangeSet {
@@ -65,5 +67,38 @@ import Testing
         var reader = HistoryByteReader(legacy.bytes, what: "test")
         #expect(try reader.changeSet() == Self.change(nil))
         #expect(reader.isAtEnd)
+    }
+
+    @Test func historyReadsActorsWrittenBeforeViaAndNATSUserAndRefusesUnknownBits() throws {
+        // An actor as journals have kept it since attribution: mask 0x80 | uid | user | pid | program.
+        var old = HistoryByteWriter()
+        old.u8(0x8F)
+        old.u32(1000)
+        old.string("alice")
+        old.u32(4242)
+        old.string("booksctl")
+        var reader = HistoryByteReader(old.bytes, what: "test")
+        #expect(try reader.actor() == ChangeActor(uid: 1000, user: "alice", pid: 4242, program: "booksctl"))
+        #expect(reader.isAtEnd)
+        // Without via or natsUser the bytes are those of before.
+        var same = HistoryByteWriter()
+        same.actor(ChangeActor(uid: 1000, user: "alice", pid: 4242, program: "booksctl"))
+        #expect(same.bytes == old.bytes)
+        // A second mask byte with a bit this reader does not know is refused, not misread.
+        var unknown = HistoryByteWriter()
+        unknown.u8(0xC0)
+        unknown.u8(4)
+        var strict = HistoryByteReader(unknown.bytes, what: "test")
+        #expect(throws: HistoryFormatError.self) { try strict.actor() }
+    }
+
+    @Test func theSummaryOfADeclaredNATSActorSaysViaNATS() {
+        let actor = ChangeActor(
+            uid: 1000, user: "carol", pid: 88, program: "booksctl", host: "web1", via: "nats", natsUser: "ops")
+        #expect(actor.summary == "carol booksctl[88]@web1 via nats as ops")
+        #expect(ChangeActor.nats.summary == "nats")
+        #expect(ChangeActor(via: "nats").summary == "unknown via nats")
+        let common = ChangeActor.common([actor, ChangeActor(uid: 1000, user: "carol", pid: 89, via: "nats")])
+        #expect(common == ChangeActor(uid: 1000, user: "carol", via: "nats"))
     }
 }

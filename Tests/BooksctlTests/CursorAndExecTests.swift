@@ -134,7 +134,10 @@ import Testing
     @Test func perUpdatePartsWriteExactlyTheSlowPathsLine() {
         let nasty = Book(id: "x\"1", name: "Tab\there\nnew \\ back \u{1} ☃", author: "Zoë \u{2028} 漢字")
         let old = Book(id: "x\"1", name: "Old \"name\"", author: "")
-        let actors = [nil, ChangeActor(uid: 1000, user: "zoë \"z\"", pid: 42, program: "booksctl")]
+        let actors = [
+            nil, ChangeActor(uid: 1000, user: "zoë \"z\"", pid: 42, program: "booksctl"),
+            ChangeActor(user: "carol", pid: 7, program: "booksctl", host: "web1", via: "nats", natsUser: "ops"),
+        ]
         for time in [nil, "2026-12-01T10:00:00.000Z"] {
             for actor in actors {
                 let update = MirrorUpdate(
@@ -154,5 +157,14 @@ import Testing
                 #expect(fast == slow)
             }
         }
+    }
+
+    @Test func theActorObjectOfJSONLinesReadsBackWhole() throws {
+        let actor = ChangeActor(
+            uid: 1000, user: "carol", pid: 7, program: "booksctl", host: "web1", editor: "vim", via: "nats",
+            natsUser: "ops")
+        let text = JSONLine.actor(actor)
+        #expect(try JSONDecoder().decode(ChangeActor.self, from: Data(text.utf8)) == actor)
+        #expect(text.hasSuffix(#","via":"nats","natsUser":"ops"}"#))
     }
 }

@@ -20,7 +20,8 @@ extension NATSBooksClient {
         var infos: [StoreInfo] = []
         for name in published {
             let store = NATSBooksClient(
-                connection: connection, prefix: prefix, store: name, timeoutMilliseconds: timeoutMilliseconds)
+                connection: connection, prefix: prefix, store: name, timeoutMilliseconds: timeoutMilliseconds,
+                declaredActor: declaredActor)
             do {
                 infos += try await store.call(.stores) { $0.store = name }.stores ?? []
             } catch .nats(let reason) {

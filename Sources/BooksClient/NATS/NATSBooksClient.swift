@@ -6,6 +6,9 @@ import BooksProtocol
 /// `<prefix>.<store>.api`, answered by the booksd that owns the store (queue group `booksd`),
 /// with the same replies, errors, versions and conflicts as over the Unix socket.
 ///
+/// Every request carries the `Books-Actor` header (``ActorHeader``): who this process says it is
+/// (``declaredActor``), which booksd records as the actor of its writes, marked `via` `nats`.
+///
 /// Each blocking NATS request runs on a `DedicatedThread` of its own, never in the cooperative pool.
 public final class NATSBooksClient: BookRequests, Sendable {
     /// The NATS connection.
@@ -16,6 +19,8 @@ public final class NATSBooksClient: BookRequests, Sendable {
     public let timeoutMilliseconds: Int64
     /// The prefix and store the subject names (to tell an unknown store from a stopped booksd).
     let names: (prefix: String, store: String)
+    /// Who this client says it is on every request (the `Books-Actor` header).
+    public let declaredActor: ChangeActor
 
     /// Connects to `options.urls` (no background retry: an unreachable server is an error).
     /// - Throws: `.nats` with the library's explanation.
@@ -31,14 +36,20 @@ public final class NATSBooksClient: BookRequests, Sendable {
         subject = "\(prefix).\(store).api"
         names = (prefix, store)
         self.timeoutMilliseconds = timeoutMilliseconds
+        declaredActor = Self.declaredActor(options: options)
     }
 
-    /// A client of `store` under `prefix` on an open `connection` (no new connection is made).
-    init(connection: NATSConnection, prefix: String, store: String, timeoutMilliseconds: Int64) {
+    /// A client of `store` under `prefix` on an open `connection` (no new connection is made),
+    /// declaring itself as `declaredActor`.
+    init(
+        connection: NATSConnection, prefix: String, store: String, timeoutMilliseconds: Int64,
+        declaredActor: ChangeActor
+    ) {
         self.connection = connection
         subject = "\(prefix).\(store).api"
         names = (prefix, store)
         self.timeoutMilliseconds = timeoutMilliseconds
+        self.declaredActor = declaredActor
     }
 
     /// Sends one request and waits for its reply (see `BookRequests`).
@@ -54,8 +65,11 @@ public final class NATSBooksClient: BookRequests, Sendable {
             throw .protocolError(ProtocolError(.badRequest, "cannot encode the request: \(error)"))
         }
         let (connection, subject, timeout) = (self.connection, self.subject, timeoutMilliseconds)
+        let headers = [(name: ActorHeader.name, value: ActorHeader.value(declaring: declaredActor))]
         let answer: Result<NATSMessage, NATSError> = await Self.onThread {
-            Result { () throws(NATSError) in try connection.request(line, to: subject, timeoutMilliseconds: timeout) }
+            Result { () throws(NATSError) in
+                try connection.request(line, to: subject, headers: headers, timeoutMilliseconds: timeout)
+            }
         }
         let message: NATSMessage
         switch answer {

@@ -135,7 +135,9 @@ public struct HistoryByteReader: Sendable {
     public mutating func actor() throws(HistoryFormatError) -> ChangeActor? {
         let mask = try u8()
         guard mask != 0 else { return nil }
-        guard mask & 0x80 != 0, mask & 0x40 == 0 else { throw invalid() }
+        guard mask & 0x80 != 0 else { throw invalid() }
+        let more = mask & 0x40 != 0 ? try u8() : 0
+        guard more & ~3 == 0 else { throw invalid() }
         var actor = ChangeActor()
         if mask & 1 != 0 { actor.uid = try u32() }
         if mask & 2 != 0 { actor.user = try string() }
@@ -143,6 +145,8 @@ public struct HistoryByteReader: Sendable {
         if mask & 8 != 0 { actor.program = try string() }
         if mask & 16 != 0 { actor.host = try string() }
         if mask & 32 != 0 { actor.editor = try string() }
+        if more & 1 != 0 { actor.via = try string() }
+        if more & 2 != 0 { actor.natsUser = try string() }
         return actor
     }
 }

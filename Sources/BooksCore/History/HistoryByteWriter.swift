@@ -88,7 +88,9 @@ public struct HistoryByteWriter: Sendable {
     }
 
     /// Appends an actor: a byte with a bit for each field present (bit 7: an actor at all;
-    /// bits 0-5: uid, user, pid, program, host, editor), then those fields in that order.
+    /// bits 0-5: uid, user, pid, program, host, editor; bit 6: a second such byte follows, bit 0
+    /// via, bit 1 natsUser — left out when neither is set, so the actors written before those
+    /// fields existed read alike), then those fields in that order.
     public mutating func actor(_ actor: ChangeActor?) {
         guard let actor else { return u8(0) }
         // Written on every client write: no arrays, no closures (nothing allocated but the bytes).
@@ -99,12 +101,19 @@ public struct HistoryByteWriter: Sendable {
         if actor.program != nil { mask |= 8 }
         if actor.host != nil { mask |= 16 }
         if actor.editor != nil { mask |= 32 }
+        var more: UInt8 = 0
+        if actor.via != nil { more |= 1 }
+        if actor.natsUser != nil { more |= 2 }
+        if more != 0 { mask |= 0x40 }
         u8(mask)
+        if more != 0 { u8(more) }
         if let uid = actor.uid { u32(uid) }
         if let user = actor.user { string(user) }
         if let pid = actor.pid { u32(UInt32(bitPattern: pid)) }
         if let program = actor.program { string(program) }
         if let host = actor.host { string(host) }
         if let editor = actor.editor { string(editor) }
+        if let via = actor.via { string(via) }
+        if let natsUser = actor.natsUser { string(natsUser) }
     }
 }

@@ -2,8 +2,10 @@
 /// known.
 ///
 /// A socket client: `uid`, `user`, `pid` and `program` (the kernel's `SO_PEERCRED` at connect and
-/// `/proc/PID/comm`: they cannot be forged by the client). A NATS request: `program` `nats` (the
-/// NATS user is not known to the daemon). A hand edit: the editor's own evidence when there is some
+/// `/proc/PID/comm`: they cannot be forged by the client). A NATS request: what the requester
+/// declared about itself in its `Books-Actor` header (`uid`, `user`, `pid`, `program`, `host`,
+/// `natsUser`), marked `via` `nats` — the client's word, not checked by anyone (NATS does not
+/// tell a subscriber who published); a request without that header: `program` `nats`. A hand edit: the editor's own evidence when there is some
 /// (``EditorEvidence``: `user`, `host`, `pid`, `editor`), else the file's owner (`uid`, `user`)
 /// and `editor` `unknown` — an owner is a hint, not proof of who typed.
 public struct ChangeActor: Sendable, Hashable, Codable {
@@ -19,11 +21,17 @@ public struct ChangeActor: Sendable, Hashable, Codable {
     public var host: String?
     /// The editor (from its swap or lock file), or `unknown`.
     public var editor: String?
+    /// `nats` when the other fields are what a NATS requester declared about itself (its
+    /// `Books-Actor` header), not what the kernel or a file said; nil otherwise.
+    public var via: String?
+    /// The NATS user the requester said it connected as (its user name, or its credentials
+    /// file's name); declared like the rest of a `via` `nats` actor.
+    public var natsUser: String?
 
     /// Creates an actor; fields not known stay nil.
     public init(
         uid: UInt32? = nil, user: String? = nil, pid: Int32? = nil, program: String? = nil, host: String? = nil,
-        editor: String? = nil
+        editor: String? = nil, via: String? = nil, natsUser: String? = nil
     ) {
         self.uid = uid
         self.user = user
@@ -31,9 +39,11 @@ public struct ChangeActor: Sendable, Hashable, Codable {
         self.program = program
         self.host = host
         self.editor = editor
+        self.via = via
+        self.natsUser = natsUser
     }
 
-    /// The actor of a NATS request (the daemon does not learn the NATS user).
+    /// The actor of a NATS request that did not say who sent it (no `Books-Actor` header).
     public static let nats = ChangeActor(program: "nats")
 
     /// A hand edit: the editor's evidence when there is some, else the file's owner and editor
@@ -56,12 +66,15 @@ public struct ChangeActor: Sendable, Hashable, Codable {
             if actor.program != result.program { result.program = nil }
             if actor.host != result.host { result.host = nil }
             if actor.editor != result.editor { result.editor = nil }
+            if actor.via != result.via { result.via = nil }
+            if actor.natsUser != result.natsUser { result.natsUser = nil }
         }
         return result
     }
 
-    /// `user` (else `uid N`), then `pid`, then `program` or `editor`, and `@host`: for one line of
-    /// text, e.g. `alice booksctl[4242]` or `bob vim[77]@laptop`.
+    /// `user` (else `uid N`), then `pid`, then `program` or `editor`, `@host`, and for a declared
+    /// NATS actor `via nats` (and `as NATSUSER`): for one line of text, e.g. `alice booksctl[4242]`,
+    /// `bob vim[77]@laptop` or `carol booksctl[88]@web1 via nats as ops`.
     public var summary: String {
         var text = user ?? uid.map { "uid \($0)" } ?? ""
         let tool = program ?? editor
@@ -71,7 +84,10 @@ public struct ChangeActor: Sendable, Hashable, Codable {
             text += (text.isEmpty ? "" : " ") + "pid \(pid)"
         }
         if let host { text += "@" + host }
-        return text.isEmpty ? "unknown" : text
+        if text.isEmpty { text = "unknown" }
+        if let via { text += " via " + via }
+        if let natsUser { text += " as " + natsUser }
+        return text
     }
 }
 

@@ -90,7 +90,7 @@ extension BookEngine {
         let overNATS = NATSRequestResponder.owns(connection)
         var write = PendingWrite(
             requestID: request.id, connection: connection, operation: operation, source: overNATS ? .nats : .client,
-            actor: overNATS ? .nats : Self.recordsClientActors ? peer.actor : nil)
+            actor: overNATS ? peer.natsActor : Self.recordsClientActors ? peer.actor : nil)
         if case .insert(let drafts) = operation {
             // Ids are fixed when the write is accepted, so a retried write that did land is not
             // inserted twice.

@@ -17,7 +17,7 @@ extension BookEngine {
         guard mayWrite(request, from: connection, peer: peer) else { return }
         let overNATS = NATSRequestResponder.owns(connection)
         let source: ChangeSource = overNATS ? .nats : .client
-        let actor: ChangeActor? = overNATS ? .nats : peer.actor
+        let actor: ChangeActor? = overNATS ? peer.natsActor : peer.actor
         queue.async {
             self.run(
                 .resolveConflict(
@@ -38,7 +38,7 @@ extension BookEngine {
             return
         }
         guard mayWrite(request, from: connection, peer: peer) else { return }
-        let actor: ChangeActor? = NATSRequestResponder.owns(connection) ? .nats : peer.actor
+        let actor: ChangeActor? = NATSRequestResponder.owns(connection) ? peer.natsActor : peer.actor
         let force = request.force ?? false
         queue.async {
             self.run(.undo(seqs, force: force, requestID: request.id, connection: connection, actor: actor))

@@ -100,7 +100,8 @@ public struct PendingWrite: Sendable {
     public var assignedIDs: [String]
     /// Where the write came from: `client` (the socket) or `nats`.
     public var source: ChangeSource
-    /// Who asked for it (the socket peer's credentials and program; ``ChangeActor/nats``).
+    /// Who asked for it (the socket peer's credentials and program; over NATS what the requester
+    /// declared, marked `via` `nats`, else ``ChangeActor/nats``).
     public var actor: ChangeActor?
 
     /// Creates a pending write.

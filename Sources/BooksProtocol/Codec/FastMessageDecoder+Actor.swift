@@ -22,6 +22,8 @@ extension FastMessageDecoder {
             case "program": return text(&s, 8, &actor.program)
             case "host": return text(&s, 16, &actor.host)
             case "editor": return text(&s, 32, &actor.editor)
+            case "via": return text(&s, 64, &actor.via)
+            case "natsUser": return text(&s, 128, &actor.natsUser)
             default: return s.skipValue()
             }
         }

@@ -22,8 +22,9 @@ extension CommandCatalog {
             """
             One line per change set, oldest first: its seq, the local time it was applied, its source (file: a \
             hand edit; client: a socket write; nats: a write over NATS; undo: booksctl undo), who made it (the \
-            client's user, program and pid; for a hand edit the editor's user, pid and host from its swap or lock \
-            file, else the file's owner), how many books were inserted (+), updated (~) and deleted (-), and the \
+            client's user, program and pid; for a NATS write what the writer declared about itself, e.g. \
+            "alice booksctl[4242]@web1 via nats"; for a hand edit the editor's user, pid and host from its swap or \
+            lock file, else the file's owner), how many books were inserted (+), updated (~) and deleted (-), and the \
             first book's title.
             """,
             """

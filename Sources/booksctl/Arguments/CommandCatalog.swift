@@ -56,7 +56,9 @@ enum CommandCatalog {
             Cursors: every --json line also carries "epoch" and "time" (ISO 8601, when the daemon applied the \
             change; booksctl's clock for resync and snapshot lines), and "actor" when the daemon said who made \
             the change: {"uid","user","pid","program"} for a client (from the kernel, not the client's word), \
-            {"program":"nats"} for a NATS write, {"uid","user","editor":"unknown"} (the file's owner) or the \
+            what a NATS client declared about itself for a NATS write, marked "via":"nats" \
+            ({"uid","user","pid","program","host","via":"nats","natsUser"}; {"program":"nats"} when it said \
+            nothing), {"uid","user","editor":"unknown"} (the file's owner) or the \
             editor's {"user","host","pid","editor"} for a hand edit. --since EPOCH:SEQ (socket) resumes after that \
             change: the daemon replays what came later; a plain SEQ means that seq of the daemon's current epoch. \
             A time (-10m, today, 2026-12-01T08:30) resumes before the first change set applied at or after it \

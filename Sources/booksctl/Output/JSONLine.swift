@@ -11,7 +11,7 @@ enum JSONLine {
     }
 
     /// `actor` as an object of the members known, in the order uid, user, pid, program, host,
-    /// editor (the daemon's `"actor"`).
+    /// editor, via, natsUser (the daemon's `"actor"`).
     static func actor(_ actor: ChangeActor) -> String {
         var pairs: [(String, String)] = []
         if let uid = actor.uid { pairs.append(("uid", String(uid))) }
@@ -20,6 +20,8 @@ enum JSONLine {
         if let program = actor.program { pairs.append(("program", string(program))) }
         if let host = actor.host { pairs.append(("host", string(host))) }
         if let editor = actor.editor { pairs.append(("editor", string(editor))) }
+        if let via = actor.via { pairs.append(("via", string(via))) }
+        if let natsUser = actor.natsUser { pairs.append(("natsUser", string(natsUser))) }
         return object(pairs)
     }
 }

@@ -55,7 +55,7 @@ struct AttributionTests {
     }
 
     @Test(
-        "a NATS write: source nats and actor {program: nats} on the socket feed",
+        "a NATS write of the Swift client: source nats and the actor it declared, via nats, on the socket feed",
         .enabled(if: NATSServerProcess.isInstalled, "needs nats-server (Debian package nats-server)"))
     func natsWrite() async throws {
         let (server, daemon) = try await NATSFeedTests.publishingDaemon(rows: ["b1|Dune|Herbert"])
@@ -70,6 +70,9 @@ struct AttributionTests {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
         }.first
         #expect(line?["source"] as? String == "nats", "\(result)")
-        #expect((line?["actor"] as? [String: Any])?["program"] as? String == "nats", "\(result)")
+        let actor = line?["actor"] as? [String: Any]
+        #expect(actor?["via"] as? String == "nats", "\(result)")
+        #expect((actor?["pid"] as? NSNumber)?.int32Value == getpid(), "\(result)")
+        #expect(actor?["program"] as? String == remote.declaredActor.program, "\(result)")
     }
 }

@@ -72,7 +72,7 @@ struct HistoryLogTests {
             #expect(vim?["user"] as? String == header.user, "\(log[2])")
             #expect((vim?["pid"] as? NSNumber)?.uint32Value == header.pid, "\(log[2])")
             #expect(vim?["editor"] as? String == "vim", "\(log[2])")
-            if count == 4 { #expect((log[3]["actor"] as? [String: Any])?["program"] as? String == "nats") }
+            if count == 4 { #expect((log[3]["actor"] as? [String: Any])?["via"] as? String == "nats", "\(log[3])") }
             #expect(try await Self.seqs(h, ["log", "--since", "-1m"]) == Array(1...count))
             #expect(try await Self.seqs(h, ["log", "-n", "1"]) == [count])
             #expect(try await Self.seqs(h, ["log", "--until", "-1h"]) == [])

@@ -57,7 +57,8 @@ struct NATSHistoryParityTests {
         let last = try await Parity.booksctl(nats: nil, daemon, ["log", "-n", "1", "--json"])
         let members = Parity.members(last.lines.first ?? "")
         #expect(members["seq"] == "5" && members["source"] == "undo", "\(last)")
-        #expect(members["actor"]?.contains("\"program\":\"nats\"") == true, "\(members)")
+        #expect(members["actor"]?.contains("\"program\":\"booksctl\"") == true, "\(members)")
+        #expect(members["actor"]?.contains("\"via\":\"nats\"") == true, "\(members)")
         // Undoing the update (3) of a book changed since (by 4 and 5) is refused on both alike.
         let socket = try await Parity.booksctl(nats: nil, daemon, ["undo", "3"])
         let nats = try await Parity.booksctl(nats: server.url, daemon, ["undo", "3"])

@@ -1,3 +1,4 @@
+import BooksCore
 import BooksNATS
 import BooksPlatform
 import BooksProtocol
@@ -9,7 +10,9 @@ import Synchronization
 /// `booksd`): one JSON request line per message, one reply line per request, to its reply subject.
 ///
 /// Requests go through the engine exactly as the socket server's do (`BookEngine.handle`), so
-/// ops, fields, errors, versions and conflicts are the same. A NATS request has no peer uid:
+/// ops, fields, errors, versions and conflicts are the same. A request's `Books-Actor` header
+/// (``ActorHeader``) becomes the actor of its writes, marked `via` `nats`: declared by the client,
+/// not vouched for like a socket peer's kernel credentials. A NATS request has no peer uid:
 /// who may send what is NATS's authorization (config/nats-server.conf.example), and booksd treats
 /// a request as coming from its own user — a writer — unless `nats_allow_writes` is off.
 /// `hello`, `subscribe` and `unsubscribe` are refused: the feed is the stream.
@@ -125,7 +128,22 @@ public final class NATSRequestResponder: Sendable {
         }
         let id = ConnectionID(raw: Self.idBit | nextID.add(1, ordering: .relaxed).oldValue)
         pending.withLock { $0[id.raw] = replySubject }
-        engine.handle(request, from: id, peer: PeerCredentials(pid: getpid(), uid: geteuid(), gid: getegid()))
+        let peer = PeerCredentials(pid: getpid(), uid: geteuid(), gid: getegid(), declared: declaredActor(of: message))
+        engine.handle(request, from: id, peer: peer)
+    }
+
+    /// Who the requester says it is (its `Books-Actor` header), or nil: a header that is too long or
+    /// malformed is ignored with a (rate-limited) log line, never an error to the writer.
+    func declaredActor(of message: NATSMessage) -> ChangeActor? {
+        guard let value = message.booksActor else { return nil }
+        do throws(ActorHeader.Refusal) {
+            return try ActorHeader.actor(from: value)
+        } catch .tooLong(let count) {
+            complain("ignored a \(ActorHeader.name) header of \(count) bytes (at most \(ActorHeader.maxBytes))")
+        } catch {
+            complain("ignored a malformed \(ActorHeader.name) header (not a JSON object of actor members)")
+        }
+        return nil
     }
 
     /// Why `request` is not taken over NATS, or nil.
