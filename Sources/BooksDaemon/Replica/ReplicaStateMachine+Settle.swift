@@ -75,19 +75,23 @@ extension ReplicaStateMachine {
     }
 
     /// Looks at every dirty book, then picks the next local write and the next send.
+    ///
+    /// A book that needs a local write joins `writeQueue`; a write takes its books from the
+    /// queue's front (looking again at each it takes that was not looked at in this pass), so a
+    /// write costs its own books, not a pass over every book still to write.
     mutating func settle(conflicts: inout [MergeConflict]) -> (local: ReplicaWrite?, send: ReplicaWrite?) {
         guard loaded, record.epoch != nil else { return (nil, nil) }
         var toWrite: [String: (book: Book?, base: ReplicaBook?)] = [:]
         var toSend: [String] = []
+        let looked = dirty
         for id in dirty.sorted() {
             reconsider(id, toWrite: &toWrite, toSend: &toSend, conflicts: &conflicts)
         }
         dirty.removeAll()
+        for id in toWrite.keys.sorted() { writeQueue.append(id) }
         var local: ReplicaWrite?
-        if localWrite == nil, !localWriteFailed, !toWrite.isEmpty {
-            local = makeLocalWrite(toWrite)
-        } else {
-            dirty.formUnion(toWrite.keys)  // looked at again once the write in flight finished
+        if localWrite == nil, !localWriteFailed {
+            local = takeLocalWrite(fresh: toWrite, looked: looked, toSend: &toSend, conflicts: &conflicts)
         }
         var send: ReplicaWrite?
         if sending == nil, online, !sendFailed, !toSend.isEmpty {
@@ -104,6 +108,7 @@ extension ReplicaStateMachine {
         _ id: String, toWrite: inout [String: (book: Book?, base: ReplicaBook?)], toSend: inout [String],
         conflicts: inout [MergeConflict]
     ) {
+        booksReconsidered += 1
         var entry = record.entries[id] ?? ReplicaEntry()
         defer { setEntry(id, entry) }
         let fileBook = file[id]?.book
@@ -137,16 +142,27 @@ extension ReplicaStateMachine {
         if !fileBook.isIdentical(to: entry.base?.book), !blocked.contains(id) { toSend.append(id) }
     }
 
-    private mutating func makeLocalWrite(_ targets: [String: (book: Book?, base: ReplicaBook?)]) -> ReplicaWrite {
-        var write = ReplicaWrite(token: takeToken())
+    /// The next local write: up to `localBatchLimit` books from the front of `writeQueue`, their
+    /// targets as decided in this pass (`fresh`), or decided now for a book not looked at in it
+    /// (one `looked` at without a target needs no write any more).
+    private mutating func takeLocalWrite(
+        fresh: [String: (book: Book?, base: ReplicaBook?)], looked: Set<String>, toSend: inout [String],
+        conflicts: inout [MergeConflict]
+    ) -> ReplicaWrite? {
         var taken: [String: (book: Book?, base: ReplicaBook?)] = [:]
-        for id in targets.keys.sorted() {
-            guard taken.count < localBatchLimit else {
-                dirty.insert(id)
-                continue
+        while taken.count < localBatchLimit, let id = writeQueue.popFirst() {
+            if let target = fresh[id] {
+                taken[id] = target
+            } else if !looked.contains(id) {
+                var decided: [String: (book: Book?, base: ReplicaBook?)] = [:]
+                reconsider(id, toWrite: &decided, toSend: &toSend, conflicts: &conflicts)
+                if let target = decided[id] { taken[id] = target }
             }
-            let target = targets[id]!
-            taken[id] = target
+        }
+        guard !taken.isEmpty else { return nil }
+        var write = ReplicaWrite(token: takeToken())
+        for id in taken.keys.sorted() {
+            let target = taken[id]!
             switch (file[id], target.book) {
             case (nil, .some(let book)): write.inserted.append(book)
             case (.some(let current), .some(let book)): write.updated.append((book, current.version))

@@ -57,6 +57,12 @@ public struct ReplicaStateMachine: Sendable {
     /// Ids whose entry is not settled: the owner's state is not the base, or a sent edit awaits
     /// its change set.
     var unsettled = Set<String>()
+    /// How many times a book was looked at by `settle` (for tests: each input must cost the books
+    /// it concerns, not a pass over every book).
+    var booksReconsidered = 0
+    /// Books that need a local write and did not fit in one (or came while one was in flight or
+    /// after one failed), oldest first; the next write takes its books from the front.
+    var writeQueue = ReplicaWriteQueue()
 
     /// A machine continuing `record` (a fresh one on first start).
     public init(record: ReplicaRecord, batchLimit: Int = 1000, localBatchLimit: Int = SaveLimits.maxChanges) {

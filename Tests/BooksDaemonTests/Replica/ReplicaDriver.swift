@@ -32,8 +32,12 @@ struct ReplicaDriver {
     var localWritesSeen = 0
     var offline = false
 
-    init(owner books: [Book] = [], local localBooks: [Book] = [], record: ReplicaRecord? = nil) {
-        machine = ReplicaStateMachine(record: record ?? ReplicaRecord(replicaID: "R"))
+    init(
+        owner books: [Book] = [], local localBooks: [Book] = [], record: ReplicaRecord? = nil,
+        localBatchLimit: Int = SaveLimits.maxChanges
+    ) {
+        machine = ReplicaStateMachine(
+            record: record ?? ReplicaRecord(replicaID: "R"), localBatchLimit: localBatchLimit)
         persisted = machine.record
         if !books.isEmpty { _ = ownerWrite(inserted: books) }
         for book in localBooks {

@@ -31,6 +31,20 @@ import Testing
         #expect(driver.machine.inSync)
     }
 
+    /// A first copy is written batch by batch: each local write costs the books it writes, not
+    /// a pass over every book still to write (at 1M books, a write of 10,000 took 25-30 s).
+    @Test func aFirstCopyLooksAtEachBookAFewTimesNotOncePerWrite() {
+        let books = (0..<5_000).map { Book(id: "\($0)", name: "Title \($0)", author: "Author") }
+        var driver = ReplicaDriver(owner: books, localBatchLimit: 100)
+        driver.start()
+        #expect(driver.localBooks.count == 5_000)
+        #expect(driver.localWritesSeen == 50)
+        #expect(driver.machine.inSync)
+        #expect(
+            driver.machine.booksReconsidered <= 5 * 5_000,
+            "\(driver.machine.booksReconsidered) looks at 5,000 books written in 50 writes")
+    }
+
     @Test func aFirstStartProposesLocalRowsTheOwnerLacksAndDropsNothing() {
         let mine = Book(id: "a", name: "Alpha (local)", author: "Ann")
         var driver = ReplicaDriver(owner: [a, b], local: [mine, c])
