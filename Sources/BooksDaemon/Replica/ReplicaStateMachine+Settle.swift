@@ -93,13 +93,38 @@ extension ReplicaStateMachine {
         if localWrite == nil, !localWriteFailed {
             local = takeLocalWrite(fresh: toWrite, looked: looked, toSend: &toSend, conflicts: &conflicts)
         }
+        for id in toSend {
+            if record.entries[id]?.base == nil { insertQueue.append(id) } else { sendQueue.append(id) }
+        }
         var send: ReplicaWrite?
-        if sending == nil, online, !sendFailed, !toSend.isEmpty {
-            send = makeSend(toSend)
-        } else {
-            dirty.formUnion(toSend)
+        if sending == nil, online, !sendFailed {
+            let ids = takeSendIDs(decided: Set(toSend), looked: looked)
+            if !ids.isEmpty { send = makeSend(ids) }
         }
         return (local, send)
+    }
+
+    /// Up to `batchLimit` ids from the front of the insert queue, or if none waits there, of the
+    /// send queue; an id looked at in this pass is taken only if it was `decided` to be sent.
+    private mutating func takeSendIDs(decided: Set<String>, looked: Set<String>) -> [String] {
+        var ids: [String] = []
+        while ids.count < batchLimit, let id = insertQueue.popFirst() {
+            guard decided.contains(id) || (!looked.contains(id) && waitsToBeSent(id)) else { continue }
+            if record.entries[id]?.base == nil { ids.append(id) } else { sendQueue.append(id) }
+        }
+        guard ids.isEmpty else { return ids }
+        while ids.count < batchLimit, let id = sendQueue.popFirst() {
+            guard decided.contains(id) || (!looked.contains(id) && waitsToBeSent(id)) else { continue }
+            if record.entries[id]?.base == nil { insertQueue.append(id) } else { ids.append(id) }
+        }
+        return ids
+    }
+
+    /// Whether `id` is a settled local edit to send (what `reconsider` found when it queued it).
+    private func waitsToBeSent(_ id: String) -> Bool {
+        let entry = record.entries[id]
+        return entry?.sent == nil && entry?.owner == entry?.base && !blocked.contains(id)
+            && !(file[id]?.book).isIdentical(to: entry?.base?.book)
     }
 
     /// Decides one book: settle an accepted edit, write an owner change (merged with a local edit)

@@ -63,6 +63,9 @@ public struct ReplicaStateMachine: Sendable {
     /// Books that need a local write and did not fit in one (or came while one was in flight or
     /// after one failed), oldest first; the next write takes its books from the front.
     var writeQueue = ReplicaWriteQueue()
+    /// Local edits to send, inserts apart (a send carries inserts alone, or none), oldest first.
+    var insertQueue = ReplicaWriteQueue()
+    var sendQueue = ReplicaWriteQueue()
 
     /// A machine continuing `record` (a fresh one on first start).
     public init(record: ReplicaRecord, batchLimit: Int = 1000, localBatchLimit: Int = SaveLimits.maxChanges) {

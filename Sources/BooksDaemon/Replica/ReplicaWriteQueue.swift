@@ -1,6 +1,6 @@
-/// Ids of books waiting for a local write, in the order they came, each once.
+/// Ids of books waiting for a local write (or a send), in the order they came, each once.
 ///
-/// Taken from the front, so a local write costs the books it takes: no pass over (or sort of)
+/// Taken from the front, so a write or send costs the books it takes: no pass over (or sort of)
 /// the books still waiting. Appending an id already waiting keeps its place.
 struct ReplicaWriteQueue: Sendable {
     private var ids: [String] = []

@@ -34,10 +34,10 @@ struct ReplicaDriver {
 
     init(
         owner books: [Book] = [], local localBooks: [Book] = [], record: ReplicaRecord? = nil,
-        localBatchLimit: Int = SaveLimits.maxChanges
+        batchLimit: Int = 1000, localBatchLimit: Int = SaveLimits.maxChanges
     ) {
         machine = ReplicaStateMachine(
-            record: record ?? ReplicaRecord(replicaID: "R"), localBatchLimit: localBatchLimit)
+            record: record ?? ReplicaRecord(replicaID: "R"), batchLimit: batchLimit, localBatchLimit: localBatchLimit)
         persisted = machine.record
         if !books.isEmpty { _ = ownerWrite(inserted: books) }
         for book in localBooks {

@@ -45,6 +45,21 @@ import Testing
             "\(driver.machine.booksReconsidered) looks at 5,000 books written in 50 writes")
     }
 
+    /// Local rows the owner lacks are sent batch by batch: each send costs the books it carries,
+    /// not a pass over every edit still to send.
+    @Test func localRowsTheOwnerLacksAreSentLookingAtEachAFewTimesNotOncePerSend() {
+        let books = (0..<5_000).map { Book(id: "\($0)", name: "Title \($0)", author: "Author") }
+        var driver = ReplicaDriver(local: books, batchLimit: 100)
+        driver.start()
+        driver.settle()
+        #expect(driver.ownerBooks.count == 5_000)
+        #expect(driver.sendsSeen == 50)
+        #expect(driver.machine.inSync)
+        #expect(
+            driver.machine.booksReconsidered <= 5 * 5_000,
+            "\(driver.machine.booksReconsidered) looks at 5,000 books sent in 50 sends")
+    }
+
     @Test func aFirstStartProposesLocalRowsTheOwnerLacksAndDropsNothing() {
         let mine = Book(id: "a", name: "Alpha (local)", author: "Ann")
         var driver = ReplicaDriver(owner: [a, b], local: [mine, c])
