@@ -23,11 +23,10 @@ extension Daemon {
     /// HTTP stops, the folder stops, the stores stop watching, finish what is queued and close
     /// their history, the hub stops, and subscribers get a shutdown notice as the socket closes.
     func services() -> [any DaemonService] {
-        [
-            ServiceStep("socket", start: bindSocket) {
-                self.current.server?.shutdown(reason: "booksd is stopping", timeout: .seconds(2))
-            },
-            ServiceStep("inotify hub", start: { try self.hub?.start() }, stop: { self.hub?.stop() }),
+        let socket = ServiceStep("socket", start: bindSocket) {
+            self.current.server?.shutdown(reason: "booksd is stopping", timeout: .seconds(2))
+        }
+        return [socket] + (hub.map { [$0] } ?? []) + [
             ServiceStep("stores", start: startStores) {
                 guard let registry = self.current.registry else { return }
                 registry.stopWatchingAll()
