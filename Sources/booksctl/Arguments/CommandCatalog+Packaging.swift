@@ -4,17 +4,14 @@ extension CommandCatalog {
     /// The options accepted before the command (and, for `--socket` and the NATS options, after
     /// it). Parsed by `CommandLineParser` and `NATSTarget`; listed here for completion, the manual
     /// page and the test that keeps this list and `booksctl --help` in step.
-    static let globalOptions: [OptionSpec] = [
-        .value("socket", "PATH", "the daemon's Unix socket (see ENVIRONMENT for the search order)"),
-        .value("nats", "URL", "talk to booksd through NATS instead (comma-separated URLs; or BOOKS_NATS)"),
-        .value("nats-creds", "FILE", "NATS credentials file (or BOOKS_NATS_CREDS)"),
-        .value("nats-user", "USER", "NATS user (or BOOKS_NATS_USER)"),
-        .value("nats-password", "PASSWORD", "NATS password (or BOOKS_NATS_PASSWORD)"),
-        .value("nats-token", "TOKEN", "NATS token (or BOOKS_NATS_TOKEN)"),
-        .value("nats-prefix", "PREFIX", "prefix of NATS subjects, streams and buckets (default books)"),
-        .value("store", "NAME", short: "s", "the store to talk to (or BOOKS_STORE; needed when booksd serves several)")
+    static let globalOptions: [OptionSpec] =
+        [.value("socket", "PATH", "the daemon's Unix socket (see ENVIRONMENT for the search order)")]
+        + NATSOption.allCases.map(\.spec) + [
+            .value(
+                "store", "NAME", short: "s", "the store to talk to (or BOOKS_STORE; needed when booksd serves several)"
+            )
             .completing(.store),
-        .flag("help", short: "h", "show help"),
-        .flag("version", "print booksctl's version and exit"),
-    ]
+            .flag("help", short: "h", "show help"),
+            .flag("version", "print booksctl's version and exit"),
+        ]
 }
