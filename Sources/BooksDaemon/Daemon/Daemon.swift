@@ -104,18 +104,20 @@ public final class Daemon: Sendable {
     }
 
     /// The registry of the daemon's stores and the server's router over it; each engine's
-    /// channel is the router's `StoreChannel` of its store (events tagged with the store).
+    /// channel is the `StoreChannel` of its store (events tagged with the store). Both share one
+    /// `StoreFollowers`, made first: the channel factory needs no router.
     func makeRegistry(server: SocketServer) -> (StoreRegistry, StoreRouter) {
-        let late = LateRouter()
+        let followers = StoreFollowers()
         let registry = StoreRegistry(
             environment: StoreRegistry.Environment(
                 configuration: configuration, logger: logger, notifier: notifier, hub: hub,
-                channel: { name -> any ClientChannel in
-                    guard let router = late.router else { return server }
-                    return self.httpChannel(router.channel(for: name.rawValue), store: name.rawValue)
+                channel: { name, engine -> any ClientChannel in
+                    let local = followers.channel(for: name.rawValue, server: server) { [weak engine] in
+                        engine?.position ?? ("", 0)
+                    }
+                    return self.httpChannel(local, store: name.rawValue)
                 }))
-        let router = StoreRouter(server: server, directory: registry)
-        late.router = router
+        let router = StoreRouter(server: server, directory: registry, followers: followers)
         router.follow(registry)
         return (registry, router)
     }

@@ -10,7 +10,7 @@ extension BookEngine {
     /// writes — atomic, durable, the file's layout, comments and bad lines kept — as one `save`
     /// whose inserts keep their ids; `expected` versions are the engine's. The reply goes to
     /// `connection` through the channel (all or nothing: `conflict` when the file moved).
-    func acceptReplicated(_ write: ReplicaWrite, connection: ConnectionID) {
+    func acceptReplicated(_ write: ReplicaWrite, connection: ReplyTarget) {
         var request = Request(id: "replica:\(write.token)", op: .save)
         request.inserted = write.inserted.map { BookInsertion(tempId: $0.id, name: $0.name, author: $0.author) }
         request.updated = write.updated.map {
@@ -61,8 +61,8 @@ extension BookEngine {
     /// A replica's client write: checked and authorized like any write, inserts given their ids
     /// here (so a retried write cannot insert twice), then handed to `forward` (the owner answers).
     func forwardWrite(
-        _ request: Request, from connection: ConnectionID, peer: PeerCredentials,
-        to forward: @Sendable (Request, ConnectionID) -> Void
+        _ request: Request, from connection: ReplyTarget, peer: PeerCredentials,
+        to forward: @Sendable (Request, ReplyTarget) -> Void
     ) {
         do {
             _ = try WriteOperation(request: request)

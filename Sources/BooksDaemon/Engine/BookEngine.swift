@@ -71,7 +71,7 @@ public final class BookEngine: Sendable {
     /// (its books are the change sets after it); nil otherwise. Set once, by `load`.
     let appearedEmptyAtSeq = Locked<UInt64?>(nil)
     /// For a replica (`--replica`): where client writes go instead of the file (to the owner).
-    let writeForwarder = Locked<(@Sendable (Request, ConnectionID) -> Void)?>(nil)
+    let writeForwarder = Locked<(@Sendable (Request, ReplyTarget) -> Void)?>(nil)
     /// For a replica: its state line for `status` (set by its `ReplicaLink`).
     let replicaLine = Locked<String?>(nil)
 

@@ -45,14 +45,14 @@ public enum ReconcilerAction: Sendable {
     /// Hand an applied change set to every subscriber.
     case broadcast(SequencedChangeSet)
     /// Send `reply` to `connection`.
-    case reply(Reply, to: ConnectionID)
+    case reply(Reply, to: ReplyTarget)
     /// Start a subscription: `reply`, then `initialEvents`, then every change after `afterSeq`.
-    case startSubscription(ConnectionID, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64)
+    case startSubscription(ReplyTarget, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64)
     /// Stream a `list` reply or a subscriber's `snapshot` to `connection`, a page at a time as its
     /// output drains (after everything sent to it before).
-    case stream(BookStreamEncoder, to: ConnectionID)
+    case stream(BookStreamEncoder, to: ReplyTarget)
     /// End a subscription, then send `reply`.
-    case stopSubscription(ConnectionID, reply: Reply)
+    case stopSubscription(ReplyTarget, reply: Reply)
     /// Log `message` at `level`, with the change set's seq when there is one.
     case log(LogLevel, String, seq: UInt64? = nil)
     /// The summary (books, bad lines, last change) or the subscriber count may have changed:

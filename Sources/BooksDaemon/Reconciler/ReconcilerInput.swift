@@ -42,7 +42,7 @@ public enum ReconcilerInput: Sendable {
     /// and every other queued write.
     case drain([PendingWrite])
     /// A read request (`status`, `list`, `get`, `subscribe`, `unsubscribe`).
-    case read(Request, from: ConnectionID, ReadEnvironment)
+    case read(Request, from: ReplyTarget, ReadEnvironment)
     /// The file's reads since seq `after` found the members outside `id|name|author` (a JSON
     /// file's `isbn`) of books `ids` edited (``BookStore/takeUnknownMemberEdits()``).
     case unknownMembersEdited([String], after: UInt64)
@@ -63,10 +63,10 @@ public enum ReconcilerInput: Sendable {
     /// `resolve`: settle conflict `id` by taking one side's value (a write like any client's,
     /// attributed to `source` and `actor`).
     case resolveConflict(
-        Int, take: ConflictSide, requestID: String, connection: ConnectionID, source: ChangeSource = .client,
+        Int, take: ConflictSide, requestID: String, connection: ReplyTarget, source: ChangeSource = .client,
         actor: ChangeActor? = nil)
     /// `undo`: write the inverse of change sets `seqs` as one change set (source `undo`).
-    case undo([UInt64], force: Bool, requestID: String, connection: ConnectionID, actor: ChangeActor?)
+    case undo([UInt64], force: Bool, requestID: String, connection: ReplyTarget, actor: ChangeActor?)
 }
 
 /// Why the file is being looked at: decides what the observation leads to.
@@ -92,7 +92,7 @@ public struct PendingWrite: Sendable {
     /// The request's id, echoed in the reply.
     public var requestID: String
     /// Where the reply goes.
-    public var connection: ConnectionID
+    public var connection: ReplyTarget
     /// What the write does.
     public var operation: WriteOperation
     /// Ids the daemon gave to this write's inserts; kept across retries, so a retry of a write
@@ -106,7 +106,7 @@ public struct PendingWrite: Sendable {
 
     /// Creates a pending write.
     public init(
-        requestID: String, connection: ConnectionID, operation: WriteOperation, assignedIDs: [String] = [],
+        requestID: String, connection: ReplyTarget, operation: WriteOperation, assignedIDs: [String] = [],
         source: ChangeSource = .client, actor: ChangeActor? = nil
     ) {
         self.requestID = requestID

@@ -8,7 +8,7 @@ extension ReconcilerStateMachine {
     struct BasedSave: Sendable {
         /// The request, as its reply names it.
         var requestID: String
-        var connection: ConnectionID
+        var connection: ReplyTarget
         /// The base's seq.
         var baseSeq: UInt64
         /// True when others changed books since the base (the change set is then marked merged).

@@ -9,7 +9,7 @@ extension ReconcilerStateMachine {
     /// The most change sets one `log` reply carries (`limit` above it is lowered to it).
     public static let maxHistoryPerReply = 1000
 
-    mutating func historyRead(_ request: Request, from connection: ConnectionID) -> [ReconcilerAction] {
+    mutating func historyRead(_ request: Request, from connection: ReplyTarget) -> [ReconcilerAction] {
         let context = self.context
         let log = context.log
         let oldest = log.oldestSeq ?? 0
@@ -143,7 +143,7 @@ extension ReconcilerStateMachine {
 
     /// `list`/`query` with `at`: the books as they were, streamed like a list (filter, sort, paging).
     func listAt(
-        _ at: HistoryBound, _ request: Request, from connection: ConnectionID, _ environment: ReadEnvironment
+        _ at: HistoryBound, _ request: Request, from connection: ReplyTarget, _ environment: ReadEnvironment
     ) -> [ReconcilerAction] {
         func fail(_ error: ProtocolError) -> [ReconcilerAction] {
             [.reply(.failure(request.id, error), to: connection)]

@@ -9,7 +9,7 @@ extension ReconcilerStateMachine {
     public static let maxIDsPerRequest = 10_000
 
     mutating func read(
-        _ request: Request, from connection: ConnectionID,
+        _ request: Request, from connection: ReplyTarget,
         _ environment: ReadEnvironment
     ) -> [ReconcilerAction] {
         let context = self.context

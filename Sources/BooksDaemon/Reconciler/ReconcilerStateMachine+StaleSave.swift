@@ -146,7 +146,7 @@ extension ReconcilerStateMachine {
     /// taking the others' side writes their value like a client write and drops it once that
     /// write succeeds (a failed write keeps it).
     mutating func resolveConflict(
-        _ id: Int, take side: ConflictSide, requestID: String, connection: ConnectionID,
+        _ id: Int, take side: ConflictSide, requestID: String, connection: ReplyTarget,
         source: ChangeSource = .client, actor: ChangeActor? = nil
     ) -> [ReconcilerAction] {
         guard let index = conflicts.firstIndex(where: { $0.id == id }) else {
@@ -237,7 +237,7 @@ extension ReconcilerStateMachine {
 /// A `resolve` whose write is under way: its request, as its reply names it.
 struct ConflictSettlement: Hashable {
     var requestID: String
-    var connection: ConnectionID
+    var connection: ReplyTarget
 }
 
 extension Book {

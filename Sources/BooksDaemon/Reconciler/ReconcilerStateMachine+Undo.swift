@@ -8,7 +8,7 @@ extension ReconcilerStateMachine {
     /// are left alone and named in the reply's `refused`. Nothing left to write: answered at once
     /// (`conflict` when books were refused).
     mutating func undo(
-        _ seqs: [UInt64], force: Bool, requestID: String, connection: ConnectionID, actor: ChangeActor?
+        _ seqs: [UInt64], force: Bool, requestID: String, connection: ReplyTarget, actor: ChangeActor?
     ) -> [ReconcilerAction] {
         let context = self.context
         func fail(_ error: ProtocolError) -> [ReconcilerAction] { [.reply(.failure(requestID, error), to: connection)] }

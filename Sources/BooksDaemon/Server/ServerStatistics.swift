@@ -24,6 +24,10 @@ public struct ServerStatistics: Sendable, Hashable {
     /// Times a broadcast change set was filtered and encoded for a subscription filter: once per
     /// distinct filter among the subscribers it was offered to, not once per subscriber.
     public var filterEvaluations: Int = 0
+    /// Connections a broadcast, heartbeat or conflict event was offered to, summed over all of
+    /// them: only the connections that follow the event's store are visited, so a change of one
+    /// store costs nothing per subscriber of another.
+    public var broadcastVisits: Int = 0
 
     /// Creates zeroed statistics.
     public init() {}

@@ -11,7 +11,8 @@ import Testing
 
     static func delete(_ id: String, actor: ChangeActor?, source: ChangeSource = .client) -> PendingWrite {
         PendingWrite(
-            requestID: "w" + id, connection: ConnectionID(raw: 1), operation: .delete(ids: [id], expectedVersions: nil),
+            requestID: "w" + id, connection: ReplyTarget(.socket, 1),
+            operation: .delete(ids: [id], expectedVersions: nil),
             source: source, actor: actor)
     }
 

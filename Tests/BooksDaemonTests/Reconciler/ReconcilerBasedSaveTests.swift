@@ -38,7 +38,7 @@ import Testing
     static func send(_ operation: WriteOperation, id: String = "s", to driver: inout ReconcilerDriver) {
         driver.run(
             .writesReceived([
-                PendingWrite(requestID: id, connection: ConnectionID(raw: 2), operation: operation, actor: alice)
+                PendingWrite(requestID: id, connection: ReplyTarget(.socket, 2), operation: operation, actor: alice)
             ]))
     }
 
@@ -87,7 +87,7 @@ import Testing
         #expect(reply.result?.versions == [change.seq, change.seq, change.seq])
         #expect(driver.announced.map(\.event.conflict) == [conflict])
         // Settled like a stale buffer's conflict.
-        driver.run(.resolveConflict(conflict.id, take: .theirs, requestID: "r", connection: ConnectionID(raw: 1)))
+        driver.run(.resolveConflict(conflict.id, take: .theirs, requestID: "r", connection: ReplyTarget(.socket, 1)))
         #expect(driver.text?.hasPrefix("1|Dune Messiah|F. Herbert\n2|Persuasion|Austen\n") == true)
         #expect(driver.machine.conflicts.isEmpty && driver.storedConflicts == [])
     }
@@ -128,10 +128,10 @@ import Testing
         driver.run(
             .writesReceived([
                 PendingWrite(
-                    requestID: "u", connection: ConnectionID(raw: 1),
+                    requestID: "u", connection: ReplyTarget(.socket, 1),
                     operation: .update([BookPatch(id: "4", name: "Jazz")])),
                 PendingWrite(
-                    requestID: "s", connection: ConnectionID(raw: 2),
+                    requestID: "s", connection: ReplyTarget(.socket, 2),
                     operation: try Self.save(base: base, updated: [BookPatch(id: "1", author: "F. Herbert")])),
             ]))
         driver.settle()

@@ -25,8 +25,8 @@ struct ReconcilerDriver {
     var broadcasts: [SequencedChangeSet] = []
     /// The file's content when each change set was broadcast (a subscriber reading it at once).
     var filesAtBroadcasts: [[UInt8]?] = []
-    var replies: [(ConnectionID, Reply)] = []
-    var subscriptions: [(ConnectionID, [Event], UInt64)] = []
+    var replies: [(ReplyTarget, Reply)] = []
+    var subscriptions: [(ReplyTarget, [Event], UInt64)] = []
     var logs: [(LogLevel, String)] = []
     var timers: [Timer] = []
     var saves = 0
@@ -114,7 +114,7 @@ struct ReconcilerDriver {
         run(
             .writesReceived(
                 requests.map {
-                    PendingWrite(requestID: $0.0, connection: ConnectionID(raw: connection), operation: $0.1)
+                    PendingWrite(requestID: $0.0, connection: ReplyTarget(.socket, connection), operation: $0.1)
                 }))
     }
 

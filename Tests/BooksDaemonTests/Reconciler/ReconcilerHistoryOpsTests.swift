@@ -19,13 +19,13 @@ import Testing
     }
 
     static func ask(_ driver: inout ReconcilerDriver, _ request: Request) -> Reply? {
-        driver.run(.read(request, from: ConnectionID(raw: 9), ReadEnvironment()))
-        return driver.replies.last { $0.0 == ConnectionID(raw: 9) }?.1
+        driver.run(.read(request, from: ReplyTarget(.socket, 9), ReadEnvironment()))
+        return driver.replies.last { $0.0 == ReplyTarget(.socket, 9) }?.1
     }
 
     static func undo(_ driver: inout ReconcilerDriver, _ seqs: [UInt64], force: Bool = false) -> Reply? {
-        driver.run(.undo(seqs, force: force, requestID: "undo", connection: ConnectionID(raw: 8), actor: nil))
-        return driver.replies.last { $0.0 == ConnectionID(raw: 8) }?.1
+        driver.run(.undo(seqs, force: force, requestID: "undo", connection: ReplyTarget(.socket, 8), actor: nil))
+        return driver.replies.last { $0.0 == ReplyTarget(.socket, 8) }?.1
     }
 
     @Test func logSelectsByBoundsIDsAndLimitNewestLast() {

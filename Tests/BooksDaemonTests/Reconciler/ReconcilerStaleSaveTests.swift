@@ -179,7 +179,7 @@ import Testing
         let alice = ChangeActor(uid: 1000, user: "alice", pid: 42, program: "booksctl")
         driver.run(
             .resolveConflict(
-                conflict.id, take: .theirs, requestID: "r", connection: ConnectionID(raw: 1), actor: alice))
+                conflict.id, take: .theirs, requestID: "r", connection: ReplyTarget(.socket, 1), actor: alice))
         #expect(driver.text == "1|Dune|Herbert\n2|Persuasion|Austen\n")
         #expect(driver.broadcasts.last?.actor == alice && driver.broadcasts.last?.source == .client)
         #expect(driver.machine.conflicts.isEmpty && driver.storedConflicts == [])
@@ -209,7 +209,7 @@ import Testing
         #expect(
             recorded.event.seq == driver.broadcasts.last?.seq && recorded.afterBroadcasts == driver.broadcasts.count)
         driver.locks = []
-        driver.run(.resolveConflict(conflict.id, take: .theirs, requestID: "r", connection: ConnectionID(raw: 1)))
+        driver.run(.resolveConflict(conflict.id, take: .theirs, requestID: "r", connection: ReplyTarget(.socket, 1)))
         let settled = try #require(driver.announced.last)
         #expect(driver.announced.count == 2)
         #expect(settled.event.conflict == conflict && settled.event.resolved == .theirs)
@@ -221,7 +221,7 @@ import Testing
         var driver = conflicted
         driver.locks = []
         let broadcasts = driver.broadcasts.count
-        driver.run(.resolveConflict(conflict.id, take: .mine, requestID: "r", connection: ConnectionID(raw: 1)))
+        driver.run(.resolveConflict(conflict.id, take: .mine, requestID: "r", connection: ReplyTarget(.socket, 1)))
         #expect(driver.broadcasts.count == broadcasts)
         #expect(driver.announced.map(\.event.resolved) == [nil, .mine])
     }
@@ -231,12 +231,12 @@ import Testing
         var driver = conflicted
         driver.locks = []
         driver.beforeSave = { _ in .system(path: "books.txt", operation: "fsync", errno: 5) }
-        driver.run(.resolveConflict(conflict.id, take: .theirs, requestID: "r", connection: ConnectionID(raw: 1)))
+        driver.run(.resolveConflict(conflict.id, take: .theirs, requestID: "r", connection: ReplyTarget(.socket, 1)))
         #expect(driver.replies.last?.1.id == "r" && driver.replies.last?.1.ok == false)
         #expect(driver.machine.conflicts == [conflict] && driver.storedConflicts == [conflict])
         #expect(driver.announced.count == 1, "a failed settlement is not announced")
         driver.beforeSave = nil
-        driver.run(.resolveConflict(conflict.id, take: .theirs, requestID: "r2", connection: ConnectionID(raw: 1)))
+        driver.run(.resolveConflict(conflict.id, take: .theirs, requestID: "r2", connection: ReplyTarget(.socket, 1)))
         #expect(driver.replies.last?.1.id == "r2" && driver.replies.last?.1.ok == true)
         #expect(driver.text == "1|Dune|Herbert\n2|Persuasion|Austen\n")
         #expect(driver.machine.conflicts.isEmpty && driver.storedConflicts == [])
@@ -244,7 +244,7 @@ import Testing
 
     @Test func resolvingAnUnknownConflictIsNotFound() {
         var driver = ReconcilerDriver(Self.two)
-        driver.run(.resolveConflict(9, take: .mine, requestID: "r", connection: ConnectionID(raw: 1)))
+        driver.run(.resolveConflict(9, take: .mine, requestID: "r", connection: ReplyTarget(.socket, 1)))
         #expect(driver.replies.last?.1.error?.code == .notFound)
     }
 

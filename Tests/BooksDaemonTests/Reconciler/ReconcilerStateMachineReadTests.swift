@@ -9,7 +9,7 @@ import Testing
 @Suite struct ReconcilerStateMachineReadTests {
     func read(_ request: Request) -> Reply? {
         var driver = ReconcilerDriver(ReconcilerStateMachineTests.two)
-        driver.run(.read(request, from: ConnectionID(raw: 1), ReadEnvironment()))
+        driver.run(.read(request, from: ReplyTarget(.socket, 1), ReadEnvironment()))
         return driver.replies.last?.1
     }
 
@@ -45,13 +45,15 @@ import Testing
         request.filter = BookFilter([BookCondition(.name, .containsIgnoringCase, "e")])
         let clock = SteppingClock()
         driver.run(
-            .read(request, from: ConnectionID(raw: 1), ReadEnvironment(queryBudget: clock.budget(milliseconds: 2))))
+            .read(request, from: ReplyTarget(.socket, 1), ReadEnvironment(queryBudget: clock.budget(milliseconds: 2))))
         let error = driver.replies.last?.1.error
         #expect(error?.code == .queryTooExpensive)
         #expect(error?.message.contains("having filtered 3 of 5 books") == true)
         #expect(driver.subscriptions.isEmpty)
         driver.run(
-            .read(request, from: ConnectionID(raw: 1), ReadEnvironment(queryBudget: clock.budget(milliseconds: 60_000)))
+            .read(
+                request, from: ReplyTarget(.socket, 1), ReadEnvironment(queryBudget: clock.budget(milliseconds: 60_000))
+            )
         )
         #expect(driver.replies.last?.1.ok == true)
         #expect(driver.subscriptions.count == (op == .subscribe ? 1 : 0))

@@ -113,7 +113,7 @@ import Testing
         driver.run(
             .drain([
                 PendingWrite(
-                    requestID: "w", connection: ConnectionID(raw: 1),
+                    requestID: "w", connection: ReplyTarget(.socket, 1),
                     operation: .delete(ids: ["1"], expectedVersions: nil))
             ]))
         #expect(driver.broadcasts.map(\.source) == [.file, .client])
@@ -124,15 +124,15 @@ import Testing
         var driver = ReconcilerDriver(Self.two)
         driver.write([("w", insert("3", "C"))])
         let peer = ReadEnvironment()
-        driver.run(.read(Request(id: "s", op: .subscribe), from: ConnectionID(raw: 2), peer))
+        driver.run(.read(Request(id: "s", op: .subscribe), from: ReplyTarget(.socket, 2), peer))
         #expect(driver.subscriptions.last?.1.map(\.event) == [.snapshot])
         #expect(driver.subscriptions.last?.2 == 1)
         var resume = Request(id: "r", op: .subscribe)
         resume.resume = ResumePoint(epoch: "E", seq: 0)
-        driver.run(.read(resume, from: ConnectionID(raw: 3), peer))
+        driver.run(.read(resume, from: ReplyTarget(.socket, 3), peer))
         #expect(driver.subscriptions.last?.1.map(\.event) == [.change])
         resume.resume = ResumePoint(epoch: "other", seq: 0)
-        driver.run(.read(resume, from: ConnectionID(raw: 4), peer))
+        driver.run(.read(resume, from: ReplyTarget(.socket, 4), peer))
         #expect(driver.subscriptions.last?.1.map(\.event) == [.resyncRequired, .snapshot])
     }
 }
