@@ -1,5 +1,6 @@
 import BooksCore
 import BooksNATS
+import BooksProtocol
 import Dispatch
 
 /// One publisher's loop on its publishing thread (``NATSPublishingThreads``): takes inputs, runs
