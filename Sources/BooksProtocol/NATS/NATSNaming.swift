@@ -22,15 +22,15 @@ public struct NATSNaming: Sendable, Equatable {
     }
 
     /// `<prefix>.<store>.changes`: one message per change set.
-    public var changesSubject: String { "\(prefix).\(store).changes" }
+    public var changesSubject: String { Self.changesSubject(prefix: prefix, store: store) }
     /// `<prefix>.<store>.api`: requests (queue group `booksd`).
-    public var apiSubject: String { "\(prefix).\(store).api" }
+    public var apiSubject: String { Self.apiSubject(prefix: prefix, store: store) }
     /// The queue group every booksd answering requests joins.
     public static let apiQueue = "booksd"
     /// The JetStream stream holding `changesSubject`: `<prefix>_<store>_changes`.
-    public var streamName: String { "\(prefix)_\(store)_changes" }
+    public var streamName: String { Self.streamName(prefix: prefix, store: store) }
     /// The key-value bucket mirroring the current books: `<prefix>_<store>`.
-    public var bucketName: String { "\(prefix)_\(store)" }
+    public var bucketName: String { Self.bucketName(prefix: prefix, store: store) }
 
     /// `Nats-Msg-Id` of a change set: `<store>:<epoch>:<seq>`; of a snapshot marker, with `:snapshot`;
     /// of part `k` of `n` of a change set split to fit the server's `max_payload`, with `:p<k>-<n>`;
@@ -131,6 +131,30 @@ public struct NATSNaming: Sendable, Equatable {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
         default: nil
         }
+    }
+}
+
+/// The same names for a prefix and store that are not checked (`isValidName`): what a client
+/// builds from the names its user typed, so that a name booksd cannot serve is answered by the
+/// server (no stream, no responder) instead of stopping the client. The one spelling of each.
+extension NATSNaming {
+    /// `<prefix>.<store>.changes`.
+    public static func changesSubject(prefix: String, store: String) -> String { "\(prefix).\(store).changes" }
+    /// `<prefix>.<store>.api`.
+    public static func apiSubject(prefix: String, store: String) -> String { "\(prefix).\(store).api" }
+    /// `<prefix>_<store>_changes`.
+    public static func streamName(prefix: String, store: String) -> String { "\(prefix)_\(store)_changes" }
+    /// `<prefix>_<store>`.
+    public static func bucketName(prefix: String, store: String) -> String { "\(prefix)_\(store)" }
+
+    /// The store whose stream is `streamName` under `prefix` (`<prefix>_<store>_changes`), or nil for
+    /// another prefix's stream or another stream.
+    public static func store(ofStreamName streamName: String, prefix: String) -> String? {
+        let (head, tail) = ("\(prefix)_", "_changes")
+        guard streamName.hasPrefix(head), streamName.hasSuffix(tail), streamName.count > head.count + tail.count else {
+            return nil
+        }
+        return String(streamName.dropFirst(head.count).dropLast(tail.count))
     }
 }
 
