@@ -104,7 +104,7 @@ public final class NATSFeed: Sendable {
                     onNotice("skipped an unreadable message at sequence \(message.streamSequence ?? 0)")
                     continue
                 }
-                let outcome = parts.add(event, part: NATSPartAssembler.part(of: message.data))
+                let outcome = parts.add(event, part: NATSPayload.part(of: message.data))
                 if let dropped = outcome.dropped { onNotice(dropped) }
                 guard let whole = outcome.event else { continue }
                 let item = Item(

@@ -6,6 +6,17 @@ import Testing
 
 /// A change set larger than the server's `max_payload` is split into marked parts that give it back.
 @Suite struct NATSPayloadPartsTests {
+    @Test func eachPartReadsBackItsMarking() throws {
+        let change = TestChangeSets.bulk(4000)
+        let messages = try #require(NATSPayload.changeMessages(change, store: "s", limit: 32 * 1024))
+        #expect(messages.count > 2)
+        for (index, message) in messages.enumerated() {
+            let part = try #require(NATSPayload.part(of: message))
+            #expect(part.index == index + 1 && part.count == messages.count)
+        }
+        #expect(NATSPayload.part(of: NATSPayload.change(TestChangeSets.bulk(4), store: "s")) == nil)
+    }
+
     @Test func aChangeSetThatFitsIsOneUnmarkedMessage() throws {
         let change = TestChangeSets.bulk(8)
         let messages = try #require(NATSPayload.changeMessages(change, store: "s", limit: 1 << 20))
