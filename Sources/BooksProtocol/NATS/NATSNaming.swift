@@ -31,6 +31,9 @@ public struct NATSNaming: Sendable, Equatable {
     public var streamName: String { Self.streamName(prefix: prefix, store: store) }
     /// The key-value bucket mirroring the current books: `<prefix>_<store>`.
     public var bucketName: String { Self.bucketName(prefix: prefix, store: store) }
+    /// The key-value bucket holding the store's publishing lease (one booksd publishes a store at a
+    /// time): `<prefix>_<store>_owner`.
+    public var ownerBucketName: String { bucketName + "_owner" }
 
     /// `Nats-Msg-Id` of a change set: `<store>:<epoch>:<seq>`; of a snapshot marker, with `:snapshot`;
     /// of part `k` of `n` of a change set split to fit the server's `max_payload`, with `:p<k>-<n>`;

@@ -11,6 +11,7 @@ import Testing
         #expect(naming.apiSubject == "books.orders.api")
         #expect(naming.streamName == "books_orders_changes")
         #expect(naming.bucketName == "books_orders")
+        #expect(naming.ownerBucketName == "books_orders_owner")
         #expect(NATSNaming.changesSubject(prefix: "books", store: "orders") == naming.changesSubject)
         #expect(NATSNaming.apiSubject(prefix: "books", store: "orders") == naming.apiSubject)
         #expect(NATSNaming.streamName(prefix: "books", store: "orders") == naming.streamName)
