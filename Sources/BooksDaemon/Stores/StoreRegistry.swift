@@ -248,7 +248,7 @@ public final class StoreRegistry: Sendable {
         } catch {
             engine.closeHistory()
             entries.withLock { _ = $0.removeValue(forKey: spec.name) }
-            throw .watchFailed(spec.name, error)
+            throw .watchFailed(spec.name, error.description)
         }
         let stillWanted = entries.withLock { all -> Bool in
             guard all[spec.name]?.engine === engine else { return false }
