@@ -45,9 +45,10 @@ public struct ReplicaStateMachine: Sendable {
     public internal(set) var lastError: String?
     /// At most this many books per send to the owner.
     let batchLimit: Int
-    /// At most this many books per write into the local file (each is one durable rewrite of
-    /// the file: a first copy of a million books in writes of `batchLimit` rewrote it a
-    /// thousand times); no more than the engine takes in one save.
+    /// At most this many books per write into the local file. No limit by default: a first copy
+    /// is one durable write of the whole snapshot and a large owner change set one write (the
+    /// engine's replica path is not bound by a client save's `SaveLimits.maxChanges`); at 1M
+    /// books, writes of 10,000 cost a hundred commits of the whole file, of 1,000 a thousand.
     let localBatchLimit: Int
     /// Ids whose entry changed since the last `persist` action.
     var changedEntries = Set<String>()
@@ -68,7 +69,7 @@ public struct ReplicaStateMachine: Sendable {
     var sendQueue = ReplicaWriteQueue()
 
     /// A machine continuing `record` (a fresh one on first start).
-    public init(record: ReplicaRecord, batchLimit: Int = 1000, localBatchLimit: Int = SaveLimits.maxChanges) {
+    public init(record: ReplicaRecord, batchLimit: Int = 1000, localBatchLimit: Int = .max) {
         self.record = record
         self.batchLimit = batchLimit
         self.localBatchLimit = localBatchLimit
