@@ -29,6 +29,7 @@ extension ReplicaBenchmark {
             text += "\(mb(cell.replicaRSS)) / \(mb(cell.replicaHWM)) | "
             text += "\(CoreReport.ms(Double(cell.replicaHWM) / Double(max(cell.fileKB, 1))))× |\n"
         }
+        text += writersMarkdown()
         text += "\nTargets: owner edit → replica p50 ≤ 5 ms at 10k rows; ≤ 1.5× the owner's own subscriber at 1M rows; "
         text += "the replica's peak ≤ 2.5× the file.\n"
         return text
