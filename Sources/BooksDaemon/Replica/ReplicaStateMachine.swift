@@ -106,19 +106,32 @@ public struct ReplicaStateMachine: Sendable {
             let ids =
                 change.changes.inserted.map(\.id) + change.changes.updated.map(\.new.id)
                 + change.changes.deleted.map(\.id)
-            dirty.formUnion(ids)
-            for id in ids { refresh(id) }
+            for id in ids {
+                refresh(id)
+                // A row the write in flight made is settled when that write finishes.
+                if let target = localWrite?.targets[id], (file[id]?.book).isIdentical(to: target.book) { continue }
+                dirty.insert(id)
+            }
         case .localWriteFinished(let token, let succeeded):
             guard let current = localWrite, current.write.token == token else { break }
             localWrite = nil
-            if succeeded {
-                for (id, target) in current.targets where (file[id]?.book).isIdentical(to: target.book) {
-                    updateEntry(id) { $0.base = target.base }
-                }
-            } else {
+            guard succeeded else {
                 localWriteFailed = true
+                dirty.formUnion(current.targets.keys)
+                break
             }
-            dirty.formUnion(current.targets.keys)
+            for (id, target) in current.targets {
+                let row = file[id]?.book
+                if row.isIdentical(to: target.book) {
+                    updateEntry(id) { $0.base = target.base }
+                    // Settled: the row is the owner's state (no merge to send), which did not move.
+                    let entry = record.entries[id]
+                    if row.isIdentical(to: target.base?.book), entry?.owner == target.base, entry?.sent == nil {
+                        continue
+                    }
+                }
+                dirty.insert(id)
+            }
         case .ownerSnapshot(let epoch, let seq, let books):
             applySnapshot(epoch: epoch, seq: seq, books: books)
         case .ownerChanged(let change):
