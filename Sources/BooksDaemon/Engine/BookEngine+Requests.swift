@@ -119,7 +119,7 @@ extension BookEngine {
                     "refused a write from uid \(peer.uid) (pid \(peer.pid)): not a configured writer",
                     key: "uid \(peer.uid)", now: .now)
             }
-            if let line { logger.notice(line, fields) }
+            if let line { logger.notice(line) }
             let error = ProtocolError(
                 .permissionDenied,
                 """
