@@ -8,7 +8,8 @@ import FoundationEssentials
 extension BookEngine {
     /// Writes `write` (the owner's books) into the file through the same group commit as client
     /// writes — atomic, durable, the file's layout, comments and bad lines kept — as one `save`
-    /// whose inserts keep their ids; `expected` versions are the engine's. The reply goes to
+    /// whose inserts keep their ids; `expected` versions are the engine's. Not bound by a client
+    /// save's `SaveLimits.maxChanges`: a first copy is one save of the whole store. The reply goes to
     /// `connection` through the channel (all or nothing: `conflict` when the file moved).
     func acceptReplicated(_ write: ReplicaWrite, connection: ReplyTarget) {
         var request = Request(id: "replica:\(write.token)", op: .save)
@@ -23,7 +24,8 @@ extension BookEngine {
         var ids = write.inserted.map(\.id).makeIterator()
         let operation: WriteOperation
         do {
-            operation = try WriteOperation(request: request, makeID: { ids.next() ?? UUID().uuidString })
+            operation = .save(
+                try SaveChanges(request: request, maxChanges: .max, makeID: { ids.next() ?? UUID().uuidString }))
         } catch {
             channel?.send(.failure(request.id, error), to: connection)
             return

@@ -19,8 +19,11 @@ public struct SaveChanges: Sendable, Hashable {
 
     /// Checks a `save` request's shape: something to do, within `SaveLimits`, temporary ids
     /// non-empty and unique, no id changed or deleted twice. `makeID` gives each insertion its
-    /// permanent id (a UUID in the daemon).
-    public init(request: Request, makeID: () -> String) throws(ProtocolError) {
+    /// permanent id (a UUID in the daemon). `maxChanges`: more only for a replica's own writes
+    /// of the owner's books (a first copy is one save of the whole store).
+    public init(
+        request: Request, maxChanges: Int = SaveLimits.maxChanges, makeID: () -> String
+    ) throws(ProtocolError) {
         let inserted = request.inserted ?? []
         let updated = request.updated ?? []
         let deleted = request.deleted ?? []
@@ -29,10 +32,10 @@ public struct SaveChanges: Sendable, Hashable {
             throw ProtocolError(
                 .invalidArgument, "save needs at least one book in \"inserted\", \"updated\" or \"deleted\"")
         }
-        guard count <= SaveLimits.maxChanges else {
+        guard count <= maxChanges else {
             // `invalid-argument`, not `limit-exceeded`: retrying the same save cannot succeed.
             throw ProtocolError(
-                .invalidArgument, "a save may change at most \(SaveLimits.maxChanges) books, not \(count); split it")
+                .invalidArgument, "a save may change at most \(maxChanges) books, not \(count); split it")
         }
         var tempIDs = Set<String>()
         for insertion in inserted {
