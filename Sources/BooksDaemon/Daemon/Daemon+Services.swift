@@ -37,6 +37,10 @@ extension Daemon {
                 guard let registry = self.current.registry else { return }
                 let links = try self.attachNATS(registry)
                 self.parts.withLock { $0.nats = links }
+            } stop: {
+                // After the socket's requests were drained, before the stores close their history.
+                let parts = self.current
+                parts.nats?.stop { parts.registry?.drainAll() }
             },
             ServiceStep("store folder") {
                 guard let registry = self.current.registry else { return }
