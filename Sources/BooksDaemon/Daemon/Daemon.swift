@@ -25,6 +25,8 @@ public final class Daemon: Sendable {
     let heartbeatTimer = TimerBox()
     /// The replicas' links (`--replica`), started with NATS.
     let replicaLinks = Locked<[ReplicaLink]>([])
+    /// The replica folder (`--replica-dir`), started with NATS.
+    let replicaFolder = Locked<ReplicaFolder?>(nil)
 
     struct Running: Sendable {
         let registry: StoreRegistry
@@ -108,7 +110,9 @@ public final class Daemon: Sendable {
                 "store '\(spec.name)' (\(spec.path)) is not served: \(error)", ["BOOKS_STORE": spec.name.rawValue])
         }
         // Nothing to serve at all (no store could start, no folder): fail as a single file did.
-        if let first = failures.first, failures.count == specs.count, configuration.storeFolder == nil {
+        if let first = failures.first, failures.count == specs.count, configuration.storeFolder == nil,
+            configuration.replicaFolder == nil
+        {
             throw first.1
         }
         // NATS: every store publishes to its own stream, bucket and api subject. The
@@ -118,6 +122,7 @@ public final class Daemon: Sendable {
         try startHTTP(registry: registry, router: router)
         try server.start(delegate: router)
         try startNATS(nats, registry: registry)
+        try startReplicaFolder(registry, links: nats)
         running.withLock { $0 = Running(registry: registry, server: server, folder: folder) }
         try installSignalHandlers()
         installTimers(registry, server: server)
@@ -219,6 +224,7 @@ public final class Daemon: Sendable {
             if fresh.filePath != configuration.filePath || fresh.format != configuration.format
                 || fresh.effectiveSocketPath() != configuration.effectiveSocketPath()
                 || fresh.stores != configuration.stores || fresh.storeFolder != configuration.storeFolder
+                || fresh.replicaFolder != configuration.replicaFolder
             {
                 logger.warning("file, format, store, folder and socket changes take effect only after a restart")
                 live.filePath = configuration.filePath
@@ -226,6 +232,7 @@ public final class Daemon: Sendable {
                 live.socketPath = configuration.socketPath
                 live.stores = configuration.stores
                 live.storeFolder = configuration.storeFolder
+                live.replicaFolder = configuration.replicaFolder
                 live.fileIsExplicit = configuration.fileIsExplicit
             }
             if live.nats != configuration.nats {
