@@ -45,10 +45,14 @@ struct NATSReplicaConflictTests {
         #expect(conflict.conflict.kind == .author)
         #expect(conflict.conflict.mine?.author == "J. Austen")
         #expect(conflict.conflict.theirs?.author == "Miss Austen")
-        // Resolved on the first replica (taking the others' value): every file, every list.
-        let client = try await first.connect()
-        defer { client.close() }
-        _ = try await client.resolve(conflict.id, take: .theirs)
+        // `booksctl conflicts` on a replica lists it; `booksctl resolve` on the other (taking the
+        // others' value) settles it in every file and every list.
+        let shown = try await FeedProcess.run(
+            BuildProducts.booksctl, ["--socket", second.socket, "conflicts", "--json"])
+        #expect(shown.status == 0 && shown.out.contains("J. Austen"), "\(shown)")
+        let resolved = try await FeedProcess.run(
+            BuildProducts.booksctl, ["--socket", first.socket, "resolve", "\(conflict.id)", "--take", "theirs"])
+        #expect(resolved.status == 0, "\(resolved)")
         await ReplicaDaemon.expectConverged(all, to: ordered)
         let empty = await eventually(timeout: 20, interval: 0.2) {
             (try? await Self.conflictLists(all))?.allSatisfy(\.isEmpty) == true
