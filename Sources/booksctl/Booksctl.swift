@@ -25,21 +25,10 @@ enum Booksctl {
             OutputWriter.standardError.line(error.description)
             return .usage
         }
-        if case .help(let topic) = invocation.command {
-            if let topic, let spec = CommandCatalog.spec(named: topic) {
-                OutputWriter.standardOutput.write(HelpText.command(spec))
-            } else {
-                OutputWriter.standardOutput.write(HelpText.tool)
+        if type(of: invocation.command.value).isLocal {
+            return await dispatch(invocation.command, CommandContext(socketPath: "")) { _ throws(BooksClientError) in
+                .success
             }
-            return .success
-        }
-        if case .version = invocation.command {
-            OutputWriter.standardOutput.line(BookSyncVersion.line(program: "booksctl"))
-            return .success
-        }
-        if case .completion(let shell) = invocation.command {
-            OutputWriter.standardOutput.write(CompletionScript.render(shell))
-            return .success
         }
         let stores = invocation.stores.isEmpty ? environmentStore().map { [$0] } ?? [] : invocation.stores
         if var target = nats {
@@ -59,36 +48,10 @@ enum Booksctl {
     /// Runs `command` with `context` (the socket's or NATS's requester); `subscribe` runs a
     /// `subscribe`, which differs by transport. Errors become exit codes.
     static func dispatch(
-        _ command: Command, _ context: CommandContext,
-        subscribe: (SubscribeOptions) async throws(BooksClientError) -> ExitCode
+        _ command: Command, _ context: CommandContext, subscribe: SubscribeRunner
     ) async -> ExitCode {
         do throws(BooksClientError) {
-            switch command {
-            case .subscribe(let options): return try await subscribe(options)
-            case .list(let options): return try await ListCommand.run(options, context)
-            case .get(let ids, let json): return try await GetCommand.run(ids: ids, json: json, context)
-            case .add(let name, let author, let json):
-                return try await AddCommand.run(name: name, author: author, json: json, context)
-            case .addFromInput(let json): return try await AddCommand.runFromInput(json: json, context)
-            case .update(let options): return try await UpdateCommand.run(options, context)
-            case .delete(let ids, let version, let json):
-                return try await DeleteCommand.run(ids: ids, expectVersion: version, json: json, context)
-            case .status(let json): return try await StatusCommand.run(json: json, context)
-            case .check(let paths, let format, let json):
-                return CheckCommand.run(paths: paths, format: format, json: json, context)
-            case .ping: return try await PingCommand.run(context)
-            case .stores(let json): return try await StoresCommand.run(json: json, context)
-            case .conflicts(let json): return try await ConflictsCommand.run(json: json, context)
-            case .edit: return try await EditCommand.run(context)
-            case .resolve(let id, let side, let json):
-                return try await ConflictsCommand.resolve(id, take: side, json: json, context)
-            case .log(let options): return try await HistoryCommand.log(options, context, subscribe: subscribe)
-            case .show(let seq, let json): return try await HistoryCommand.show(seq, json: json, context)
-            case .blame(let ids, let json): return try await HistoryCommand.blame(ids, json: json, context)
-            case .undo(let seqs, let force, let json):
-                return try await HistoryCommand.undo(seqs, force: force, json: json, context)
-            case .help, .completion, .version: return .success
-            }
+            return try await command.value.run(context, subscribe: subscribe)
         } catch {
             return ErrorReporter.report(error, to: context.err)
         }

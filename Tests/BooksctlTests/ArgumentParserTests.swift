@@ -20,7 +20,7 @@ import Testing
         let full = try parse("subscribe --json --name dune --author=herbert --initial")
         #expect(
             full.command == .subscribe(SubscribeOptions(json: true, name: "dune", author: "herbert", initial: true)))
-        if case .subscribe(let options) = full.command {
+        if let options = (full.command.value as? SubscribeCommand)?.options {
             #expect(
                 options.filter
                     == BookFilter([
@@ -38,7 +38,7 @@ import Testing
             json: true, name: nil, author: "austen", sort: BookSort(.name, ascending: false),
             limit: 10, offset: 20)
         #expect(invocation.command == .list(expected))
-        if case .list(let options) = invocation.command {
+        if let options = (invocation.command.value as? ListCommand)?.options {
             #expect(
                 options.query
                     == BookQuery(

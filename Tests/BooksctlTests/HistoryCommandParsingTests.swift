@@ -12,6 +12,11 @@ import Testing
         try CommandLineParser.parse(arguments).command
     }
 
+    /// The options of the `log` the arguments name, nil for another command.
+    func log(_ arguments: [String]) throws(UsageError) -> LogOptions? {
+        (try parse(arguments).value as? LogCommand)?.options
+    }
+
     func usageError(_ arguments: [String]) -> UsageError? {
         do {
             _ = try parse(arguments)
@@ -20,7 +25,7 @@ import Testing
     }
 
     @Test func logTakesBoundsCountIDAndFilters() throws {
-        guard case .log(let options) = try parse(["log", "--since", "-1m", "-n", "3", "--id", "b1", "-p", "--json"])
+        guard let options = try log(["log", "--since", "-1m", "-n", "3", "--id", "b1", "-p", "--json"])
         else {
             Issue.record("not a log")
             return
@@ -32,7 +37,7 @@ import Testing
         }
         #expect(abs(since.timeIntervalSinceNow + 60) < 5)
         let cursor = "5A09FBA9-438A-4C0B-9F6E-2B3D6E7F8A90:17"
-        guard case .log(let bounded) = try parse(["log", "--until", cursor, "--author", "austen", "-f"]) else {
+        guard let bounded = try log(["log", "--until", cursor, "--author", "austen", "-f"]) else {
             Issue.record("not a log")
             return
         }
@@ -46,7 +51,7 @@ import Testing
         #expect(try parse(["blame"]) == .blame(ids: [], json: false))
         #expect(try parse(["blame", "a", "b", "-j"]) == .blame(ids: ["a", "b"], json: true))
         #expect(try parse(["undo", "3", "1", "--force"]) == .undo(seqs: [3, 1], force: true, json: false))
-        guard case .list(let list) = try parse(["list", "--at", "7", "--sort", "name"]) else {
+        guard let list = (try parse(["list", "--at", "7", "--sort", "name"]).value as? ListCommand)?.options else {
             Issue.record("not a list")
             return
         }

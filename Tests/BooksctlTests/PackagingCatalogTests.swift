@@ -87,7 +87,7 @@ import Testing
             details: [], examples: [])
         let many = CommandSpec(
             name: "get", summary: "books", positionals: [("ID…", "ids")], options: [], details: [], examples: [])
-        let model = CompletionModel(commands: [check, many, CommandCatalog.help])
+        let model = CompletionModel(commands: [check, many, HelpCommand.spec])
         #expect(model.commands[0].positionals == [.file])
         #expect(model.commands[0].options.map(\.value) == [.file, .command])
         #expect(model.commands[1].positional(at: 0) == .bookID && model.commands[1].positional(at: 3) == .bookID)

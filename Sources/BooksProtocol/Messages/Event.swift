@@ -74,7 +74,7 @@ public struct Event: Sendable, Hashable, Codable {
     }
 
     /// Event kinds.
-    public enum Kind: String, Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
         /// The matching books at `seq`.
         case snapshot
         /// One applied change set.

@@ -1,40 +1,17 @@
-/// The parts of the catalog that shell completion and the manual page need beyond the commands:
-/// the `completion` command and the options accepted before any command.
+/// The part of the catalog that shell completion and the manual page need beyond the commands:
+/// the options accepted before any command.
 extension CommandCatalog {
-    static let completion = CommandSpec(
-        name: "completion", summary: "print a shell completion script (bash, zsh or fish)",
-        positionals: [("SHELL", "bash, zsh or fish")],
-        options: [],
-        details: [
-            """
-            Prints a script, generated from the same command catalog that drives booksctl's parsing and help, \
-            that completes commands, options, option values, book ids (by asking the daemon, through \
-            `booksctl __complete ids PREFIX`) and store names. Without a running daemon only ids and stores are \
-            missing. scripts/install.sh and the Debian package install the scripts where each shell finds them.
-            """
-        ],
-        examples: [
-            ("source <(booksctl completion bash)", "enable completion in the current bash"),
-            (
-                "booksctl completion zsh > \"${fpath[1]}/_booksctl\"",
-                "install for zsh (a directory on $fpath)"
-            ),
-            ("booksctl completion fish > ~/.config/fish/completions/booksctl.fish", "install for fish"),
-        ])
-
     /// The options accepted before the command (and, for `--socket` and the NATS options, after
     /// it). Parsed by `CommandLineParser` and `NATSTarget`; listed here for completion, the manual
     /// page and the test that keeps this list and `booksctl --help` in step.
-    static let globalOptions: [OptionSpec] = [
-        .value("socket", "PATH", "the daemon's Unix socket (see ENVIRONMENT for the search order)"),
-        .value("nats", "URL", "talk to booksd through NATS instead (comma-separated URLs; or BOOKS_NATS)"),
-        .value("nats-creds", "FILE", "NATS credentials file (or BOOKS_NATS_CREDS)"),
-        .value("nats-user", "USER", "NATS user (or BOOKS_NATS_USER)"),
-        .value("nats-password", "PASSWORD", "NATS password (or BOOKS_NATS_PASSWORD)"),
-        .value("nats-token", "TOKEN", "NATS token (or BOOKS_NATS_TOKEN)"),
-        .value("nats-prefix", "PREFIX", "prefix of NATS subjects, streams and buckets (default books)"),
-        .value("store", "NAME", short: "s", "the store to talk to (or BOOKS_STORE; needed when booksd serves several)"),
-        .flag("help", short: "h", "show help"),
-        .flag("version", "print booksctl's version and exit"),
-    ]
+    static let globalOptions: [OptionSpec] =
+        [.value("socket", "PATH", "the daemon's Unix socket (see ENVIRONMENT for the search order)")]
+        + NATSOption.allCases.map(\.spec) + [
+            .value(
+                "store", "NAME", short: "s", "the store to talk to (or BOOKS_STORE; needed when booksd serves several)"
+            )
+            .completing(.store),
+            .flag("help", short: "h", "show help"),
+            .flag("version", "print booksctl's version and exit"),
+        ]
 }

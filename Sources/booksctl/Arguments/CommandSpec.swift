@@ -12,6 +12,8 @@ struct CommandSpec: Sendable {
     var examples: [(String, String)]
     /// Exit codes this command can return, beyond the common ones.
     var exitNotes: [String] = []
+    /// Takes an optional command name (`help [COMMAND]`), completed from the catalog.
+    var takesCommandName = false
 
     /// The option with long name `long`, or with short name `short`.
     func option(long: String) -> OptionSpec? { options.first { $0.long == long } }

@@ -16,44 +16,44 @@ struct NATSTarget: Sendable, Equatable {
     static func extract(
         from arguments: [String], environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }
     ) throws(UsageError) -> (target: NATSTarget?, rest: [String]) {
-        let names = ["nats", "nats-creds", "nats-user", "nats-password", "nats-token", "nats-prefix"]
-        var values: [String: String] = [:]
+        var values: [NATSOption: String] = [:]
         var rest: [String] = []
         var index = 0
         while index < arguments.count {
             let token = arguments[index]
             index += 1
             guard token.hasPrefix("--"),
-                let name = names.first(where: { token == "--\($0)" || token.hasPrefix("--\($0)=") })
+                let option = NATSOption.allCases.first(where: {
+                    token == "--\($0.rawValue)" || token.hasPrefix("--\($0.rawValue)=")
+                })
             else {
                 rest.append(token)
                 continue
             }
+            let name = option.rawValue
             if token.count > name.count + 2 {
-                values[name] = String(token.dropFirst(name.count + 3))
+                values[option] = String(token.dropFirst(name.count + 3))
             } else {
                 guard index < arguments.count else { throw UsageError(message: "option --\(name) needs a value") }
-                values[name] = arguments[index]
+                values[option] = arguments[index]
                 index += 1
             }
         }
-        let env = [
-            "nats": "BOOKS_NATS", "nats-creds": "BOOKS_NATS_CREDS", "nats-user": "BOOKS_NATS_USER",
-            "nats-password": "BOOKS_NATS_PASSWORD", "nats-token": "BOOKS_NATS_TOKEN",
-        ]
-        for (name, variable) in env where values[name] == nil {
-            if let value = environment(variable), !value.isEmpty { values[name] = value }
+        for option in NATSOption.allCases where values[option] == nil {
+            if let variable = option.environment, let value = environment(variable), !value.isEmpty {
+                values[option] = value
+            }
         }
-        guard let list = values["nats"] else { return (nil, rest) }
+        guard let list = values[.urls] else { return (nil, rest) }
         let urls = NATSConnectOptions.urls(from: list)
         guard !urls.isEmpty else { throw UsageError(message: "--nats needs at least one URL, e.g. nats://host:4222") }
         var options = NATSConnectOptions(urls: urls, name: "booksctl")
-        options.credentialsFile = values["nats-creds"]
-        options.user = values["nats-user"]
-        options.password = values["nats-password"]
-        options.token = values["nats-token"]
+        options.credentialsFile = values[.credentials]
+        options.user = values[.user]
+        options.password = values[.password]
+        options.token = values[.token]
         var target = NATSTarget(options: options)
-        if let prefix = values["nats-prefix"] { target.prefix = prefix }
+        if let prefix = values[.prefix] { target.prefix = prefix }
         return (target, rest)
     }
 }

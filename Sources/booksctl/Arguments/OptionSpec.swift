@@ -10,6 +10,15 @@ struct OptionSpec: Sendable, Equatable {
     var help: String
     /// Whether the option takes every remaining argument as its value (`--exec CMD [ARGS…]`).
     var takesRest = false
+    /// What completion offers for its value, when the placeholder does not say (`ValueKind.of`).
+    var completion: ValueKind?
+
+    /// This option, its value completed as `kind`.
+    func completing(_ kind: ValueKind) -> OptionSpec {
+        var option = self
+        option.completion = kind
+        return option
+    }
 
     /// A boolean flag.
     static func flag(_ long: String, short: Character? = nil, _ help: String) -> OptionSpec {

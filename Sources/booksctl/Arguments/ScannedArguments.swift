@@ -4,6 +4,8 @@ struct ScannedArguments: Equatable {
     var values: [String: String] = [:]
     var flags: Set<String> = []
     var help = false
+    /// The command's name (for its usage errors).
+    var command = ""
     /// The arguments of a `takesRest` option (`--exec CMD [ARGS…]`), by its long name.
     var rest: [String: [String]] = [:]
 
@@ -16,7 +18,7 @@ struct ScannedArguments: Equatable {
     static func scan(
         _ tokens: [String], spec: CommandSpec, socket: inout String?, stores: inout [String]
     ) throws(UsageError) -> ScannedArguments {
-        var result = ScannedArguments()
+        var result = ScannedArguments(command: spec.name)
         var index = 0
         var optionsEnded = false
         func fail(_ message: String) -> UsageError { UsageError(message: message, command: spec.name) }

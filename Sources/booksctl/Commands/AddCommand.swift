@@ -8,7 +8,17 @@ import Glibc
 
 /// `booksctl add NAME AUTHOR` (prints the new id only) and `booksctl add -` (books from stdin,
 /// one atomic insert).
-enum AddCommand {
+struct AddCommand: Equatable {
+    /// The books to add: NAME AUTHOR from the command line, or `-`: lines from stdin (one atomic insert).
+    var source: Source
+    var json = false
+
+    /// Where `add` takes its books from.
+    enum Source: Equatable {
+        case arguments(name: String, author: String)
+        case standardInput
+    }
+
     static func run(
         name: String, author: String, json: Bool, _ context: CommandContext
     ) async throws(BooksClientError) -> ExitCode {

@@ -6,7 +6,13 @@ import Glibc
 
 /// `booksctl check FILE…`: parses book files as booksd would, offline; exit 1 when one has bad
 /// lines, 2 when one cannot be read (every file is checked either way).
-enum CheckCommand {
+struct CheckCommand: Equatable {
+    /// The files to check (`-`: stdin).
+    var paths: [String]
+    /// nil: by each file's extension.
+    var format: BookFileFormat?
+    var json = false
+
     /// How `-` (stdin) is named in messages.
     static let standardInputName = "<stdin>"
 

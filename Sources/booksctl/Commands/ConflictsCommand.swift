@@ -5,7 +5,9 @@ import FoundationEssentials
 
 /// `booksctl conflicts [--json]` and `booksctl resolve ID --take mine|theirs`: the kept conflicts
 /// of merged saves, and settling one.
-enum ConflictsCommand {
+struct ConflictsCommand: Equatable {
+    var json = false
+
     static func run(json: Bool, _ context: CommandContext) async throws(BooksClientError) -> ExitCode {
         let client = try await context.connect()
         defer { client.close() }

@@ -3,7 +3,12 @@ import BooksCore
 import BooksProtocol
 
 /// `booksctl delete ID… [--expect-version V] [--json]`: one atomic delete of every book named.
-enum DeleteCommand {
+struct DeleteCommand: Equatable {
+    /// Each a full id or a unique prefix.
+    var ids: [String]
+    var expectVersion: UInt64?
+    var json = false
+
     static func run(
         ids arguments: [String], expectVersion: UInt64?, json: Bool, _ context: CommandContext
     ) async throws(BooksClientError) -> ExitCode {

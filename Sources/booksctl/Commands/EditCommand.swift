@@ -11,7 +11,7 @@ import Glibc
 /// by field and keeps the conflicts (`booksctl conflicts`); nothing is written unless the editor
 /// exits 0 and the file reads cleanly, and whenever nothing could be written the temporary file
 /// is kept and named.
-enum EditCommand {
+struct EditCommand: Equatable {
     /// How many times a save is rebased onto books that keep changing before giving up.
     static let maxRounds = 5
 

@@ -3,7 +3,11 @@ import BooksCore
 import BooksProtocol
 
 /// `booksctl get ID…` (full ids or unique prefixes).
-enum GetCommand {
+struct GetCommand: Equatable {
+    /// Each a full id or a unique prefix.
+    var ids: [String]
+    var json = false
+
     static func run(
         ids arguments: [String], json: Bool, _ context: CommandContext
     ) async throws(BooksClientError)

@@ -4,7 +4,9 @@ import BooksPlatform
 import BooksProtocol
 
 /// `booksctl list`: prints the daemon's pages as they arrive (see `ListPrinter`).
-enum ListCommand {
+struct ListCommand: Equatable {
+    var options: ListOptions
+
     static func run(_ options: ListOptions, _ context: CommandContext) async throws(BooksClientError) -> ExitCode {
         let client = try await context.connect()
         defer { client.close() }

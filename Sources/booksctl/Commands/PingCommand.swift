@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// `booksctl ping`.
-enum PingCommand {
+struct PingCommand: Equatable {
     static func run(_ context: CommandContext) async throws(BooksClientError) -> ExitCode {
         let clock = ContinuousClock()
         let start = clock.now

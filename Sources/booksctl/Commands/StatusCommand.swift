@@ -4,7 +4,9 @@ import BooksProtocol
 import FoundationEssentials
 
 /// `booksctl status [--json]`.
-enum StatusCommand {
+struct StatusCommand: Equatable {
+    var json = false
+
     static func run(json: Bool, _ context: CommandContext) async throws(BooksClientError) -> ExitCode {
         let client = try await context.connect()
         defer { client.close() }

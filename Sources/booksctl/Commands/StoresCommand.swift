@@ -3,7 +3,9 @@ import BooksCore
 import BooksProtocol
 
 /// `booksctl stores`: every store of the daemon, one per line.
-enum StoresCommand {
+struct StoresCommand: Equatable {
+    var json = false
+
     static func run(json: Bool, _ context: CommandContext) async throws(BooksClientError) -> ExitCode {
         let connected = try await context.connect()
         defer { connected.close() }

@@ -11,7 +11,9 @@ import FoundationEssentials
 /// ever. Otherwise (no `--store` and several stores, or `--store` several times): every store
 /// (or those named), each line naming its store, one resume point per store
 /// (`SubscribeCommand+Stores`).
-enum SubscribeCommand {
+struct SubscribeCommand: Equatable {
+    var options: SubscribeOptions
+
     static func run(
         _ options: SubscribeOptions, stores: [String], _ context: CommandContext
     ) async throws(BooksClientError) -> ExitCode {

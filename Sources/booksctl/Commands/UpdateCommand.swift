@@ -4,7 +4,9 @@ import BooksProtocol
 
 /// `booksctl update ID [--name N] [--author A] [--expect-version V] [--json]` (ID in full or a
 /// unique prefix).
-enum UpdateCommand {
+struct UpdateCommand: Equatable {
+    var options: UpdateOptions
+
     static func run(_ options: UpdateOptions, _ context: CommandContext) async throws(BooksClientError) -> ExitCode {
         let client = try await context.connect()
         defer { client.close() }

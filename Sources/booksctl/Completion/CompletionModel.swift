@@ -1,8 +1,8 @@
 import BooksCore
 
-/// What a value on the command line is, for completion: derived from the catalog's placeholder
-/// names (`ID`, `PATH`, `FILE`, `CMD`, …) so that commands and options added to the catalog are
-/// completed without touching the generators.
+/// What a value on the command line is, for completion: an option's own `completion`, else
+/// derived from the catalog's placeholder names (`ID`, `PATH`, `FILE`, `CMD`, …) so that commands
+/// and options added to the catalog are completed without touching the generators.
 enum ValueKind: Equatable, Sendable {
     /// Free text: nothing to offer.
     case text
@@ -16,17 +16,6 @@ enum ValueKind: Equatable, Sendable {
     case store
     /// One of a fixed list.
     case choices([String])
-
-    /// The kind of the value of option `--long` whose placeholder is `placeholder`.
-    static func of(option long: String, placeholder: String) -> ValueKind {
-        switch long {
-        case "sort": return .choices(["id", "name", "author", "-id", "-name", "-author"])
-        case "store": return .store
-        case "format": return .choices(BookFileFormat.allCases.map(\.rawValue))
-        case "take": return .choices(ConflictSide.allCases.map(\.rawValue))
-        default: return of(placeholder: placeholder)
-        }
-    }
 
     /// The kind of a positional argument or option value named `placeholder` (its first word:
     /// `CMD [ARGS…]` is a command, `ID…` an id).
@@ -54,7 +43,7 @@ struct CompletedOption: Equatable, Sendable {
         long = spec.long
         short = spec.short
         help = spec.help
-        value = spec.valueName.map { ValueKind.of(option: spec.long, placeholder: $0) }
+        value = spec.valueName.map { spec.completion ?? ValueKind.of(placeholder: $0) }
     }
 
     /// `--long` and `-s`.
@@ -97,7 +86,7 @@ struct CompletionModel: Equatable, Sendable {
         commands = specs.map { spec in
             var positionals = spec.positionals.map { ValueKind.of(placeholder: $0.name) }
             // `help [COMMAND]` takes a command name, which the catalog does not list as a positional.
-            if spec.name == "help" { positionals = [.choices(specs.map(\.name).filter { $0 != "help" })] }
+            if spec.takesCommandName { positionals = [.choices(specs.map(\.name).filter { $0 != spec.name })] }
             let last = spec.positionals.last?.name ?? ""
             return CompletedCommand(
                 name: spec.name, summary: spec.summary,

@@ -41,7 +41,7 @@ enum HelpText {
               source <(booksctl completion bash)
 
             """
-        out += "\n" + footer(CommandCatalog.help)
+        out += "\n" + footer(HelpCommand.spec)
         return out
     }
 

@@ -59,7 +59,7 @@ enum ManPage {
             .B NO_COLOR
             When set (to anything), never use colour. Colour is only used when standard output is a terminal.
             .TP
-            .BR BOOKS_NATS ", " BOOKS_NATS_CREDS ", " BOOKS_NATS_USER ", " BOOKS_NATS_PASSWORD ", " BOOKS_NATS_TOKEN
+            .BR \(NATSOption.allCases.compactMap(\.environment).joined(separator: " \", \" "))
             NATS server URLs and credentials used when the options are not given.
             .SH FILES
             .TP

@@ -1,6 +1,8 @@
-/// The grammar and help of `edit`: the books in an editor, saved with their base.
-extension CommandCatalog {
-    static let edit = CommandSpec(
+import BooksClient
+
+/// `edit` as a type: its grammar and help, how it is read from the command line, how it runs.
+extension EditCommand: ValuelessCommand {
+    static let spec = CommandSpec(
         name: "edit", summary: "edit the books in $VISUAL/$EDITOR and save them, merged with others' writes",
         positionals: [], options: [],
         details: [

@@ -10,46 +10,6 @@ struct Invocation: Equatable {
     var stores: [String] = []
 }
 
-/// The subcommands with their typed options.
-enum Command: Equatable {
-    case subscribe(SubscribeOptions)
-    case list(ListOptions)
-    /// `get ID…` (each a full id or a unique prefix).
-    case get(ids: [String], json: Bool)
-    case add(name: String, author: String, json: Bool = false)
-    /// `add -`: books from stdin, one atomic insert.
-    case addFromInput(json: Bool)
-    case update(UpdateOptions)
-    /// `delete ID…` (each a full id or a unique prefix).
-    case delete(ids: [String], expectVersion: UInt64?, json: Bool = false)
-    case status(json: Bool)
-    /// `check FILE…`: validate book files offline (`-`: stdin); `format` nil: by extension.
-    case check(paths: [String], format: BookFileFormat?, json: Bool)
-    case ping
-    /// `stores`: every store of the daemon.
-    case stores(json: Bool)
-    /// `conflicts`: the store's unsettled conflicts of merged saves.
-    case conflicts(json: Bool)
-    /// `resolve ID --take mine|theirs`: settle a conflict (ID: its number, or a book id / prefix).
-    case resolve(id: String, take: ConflictSide, json: Bool)
-    /// `edit`: the books in `$VISUAL`/`$EDITOR`, saved with the version read as the base.
-    case edit
-    /// `log`: the change sets kept.
-    case log(LogOptions)
-    /// `show SEQ`: one change set in full.
-    case show(seq: UInt64, json: Bool)
-    /// `blame [ID…]`: each book's last change.
-    case blame(ids: [String], json: Bool)
-    /// `undo SEQ… [--force]`: the inverse of change sets, as one new change set.
-    case undo(seqs: [UInt64], force: Bool, json: Bool)
-    /// Print help: for the tool (nil) or a subcommand.
-    case help(String?)
-    /// `completion SHELL`: print the completion script for `bash`, `zsh` or `fish`.
-    case completion(CompletionShell)
-    /// `--version`: print `booksctl <version>`.
-    case version
-}
-
 /// `subscribe` options.
 struct SubscribeOptions: Equatable {
     var json = false

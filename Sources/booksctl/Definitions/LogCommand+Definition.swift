@@ -1,14 +1,17 @@
+import BooksClient
 import BooksProtocol
 
-/// The grammar and help of `log`, `show`, `blame` and `undo`: the history the daemon keeps.
-extension CommandCatalog {
-    static let whenHelp = "WHEN is \(HistoryPoint.forms)"
+/// `log`: the change sets kept.
+struct LogCommand: Equatable {
+    var options: LogOptions
+}
 
-    static let log = CommandSpec(
+extension LogCommand: BooksctlCommand {
+    static let spec = CommandSpec(
         name: "log", summary: "show the change sets kept, newest last (who changed what, when)",
         positionals: [],
         options: [
-            json, name, author,
+            .json, .name, .author,
             .value("since", "WHEN", "only change sets after WHEN (a seq: after it; a time: at or after it)"),
             .value("until", "WHEN", "only change sets up to WHEN (inclusive)"),
             .value("max-count", "N", short: "n", "only the newest N change sets"),
@@ -50,50 +53,28 @@ extension CommandCatalog {
             ("booksctl log --since yesterday --until today --json", "yesterday's change sets as JSON"),
         ])
 
-    static let show = CommandSpec(
-        name: "show", summary: "show one change set in full",
-        positionals: [("SEQ", "the change set's seq (as log prints it)")],
-        options: [json],
-        details: [
-            "The change set's line as log prints it, then each book's change (log -p). Exit 5 when it is not kept."
-        ],
-        examples: [("booksctl show 42", "change set 42, book by book")],
-        exitNotes: ["5  no change set SEQ is kept"])
+    /// What a WHEN may be, for the help texts of the history commands.
+    static let whenHelp = "WHEN is \(HistoryPoint.forms)"
 
-    static let blame = CommandSpec(
-        name: "blame", summary: "each book's last change: seq, time and who",
-        positionals: [("ID…", "books, each a full id or a unique prefix (none: every book a kept change set touched)")],
-        options: [json],
-        details: [
-            """
-            One line per book: its id, the seq of its last change, the time, the source and who made it, and what \
-            the change did. A book whose last change is older than the history kept shows only its version. \
-            --json prints {"id","seq","time","source","actor","change","name","author"} per line.
-            """
-        ],
-        examples: [
-            ("booksctl blame 9f2c", "who last changed book 9f2c…"),
-            ("booksctl blame --json | jq 'select(.change==\"deleted\")'", "the books deleted, and by whom"),
-        ])
+    init(parsing args: ScannedArguments) throws(UsageError) {
+        if let unexpected = args.positionals.first { throw args.fail("unexpected argument '\(unexpected)'") }
+        var options = LogOptions(json: args.flag("json"), name: args.values["name"], author: args.values["author"])
+        options.since = try args.values["since"].map { text throws(UsageError) in try args.when(text, "--since") }
+        options.until = try args.values["until"].map { text throws(UsageError) in try args.when(text, "--until") }
+        if let text = args.values["max-count"] {
+            guard let value = Int(text), value > 0 else { throw args.fail("-n needs a positive number, not '\(text)'") }
+            options.count = value
+        }
+        if let id = args.values["id"] {
+            guard !id.isEmpty else { throw args.fail("--id needs a book id") }
+            options.id = id
+        }
+        options.patch = args.flag("patch")
+        options.follow = args.flag("follow")
+        self.init(options: options)
+    }
 
-    static let undo = CommandSpec(
-        name: "undo", summary: "undo change sets (one new change set with source undo)",
-        positionals: [("SEQ…", "the seqs of the change sets to undo together")],
-        options: [
-            json, .flag("force", "also take back books changed again since"),
-        ],
-        details: [
-            """
-            Every book the change sets touched goes back to its state before the oldest of them: an inserted \
-            book is deleted, an updated one gets its old values, a deleted one comes back with its id. All in one \
-            atomic, conflict-checked write: a new change set with source undo, seen by every subscriber. A book \
-            changed again since by a change set not undone is left alone and reported (exit 6 when nothing was \
-            left to undo), unless --force.
-            """
-        ],
-        examples: [
-            ("booksctl undo 42", "undo change set 42"),
-            ("booksctl undo 40 41 42", "undo three change sets in one write"),
-        ],
-        exitNotes: ["5  a SEQ is not in the history kept", "6  every book was changed again since (use --force)"])
+    func run(_ context: CommandContext, subscribe: SubscribeRunner) async throws(BooksClientError) -> ExitCode {
+        try await HistoryCommand.log(options, context, subscribe: subscribe)
+    }
 }
