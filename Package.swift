@@ -7,7 +7,8 @@ import PackageDescription
 /// - `BooksCore`      — file format, record-level diff, in-memory context, queries. No I/O.
 /// - `BooksStore`     — the `DataStore` idea: text and JSON stores with atomic, durable saves.
 /// - `BooksProtocol`  — the newline-delimited JSON wire protocol shared by daemon and clients.
-/// - `BooksDaemon`    — watcher, reconciler, socket server, configuration, systemd glue.
+/// - `BooksMachines`  — the pure state machines (reconciler, connection, folder, NATS publisher).
+/// - `BooksDaemon`    — watcher, socket server, configuration, systemd glue: the machines' I/O shell.
 /// - `BooksClient`    — the Swift client library (`AsyncStream`s of change sets and live queries).
 /// - `booksd`, `booksctl` — thin executables.
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
@@ -39,13 +40,17 @@ let package = Package(
         .target(name: "BooksStore", dependencies: ["BooksCore", "BooksPlatform", "CLinux"], swiftSettings: strict),
         .target(name: "BooksProtocol", dependencies: ["BooksCore"], swiftSettings: strict),
         .target(name: "BooksNATS", dependencies: ["CNats", "BooksPlatform"], swiftSettings: strict),
+        // The pure state machines (reconciler, connection, store folder, NATS publisher) and their
+        // values: they return actions and do no I/O. Only BooksCore and BooksProtocol, never an I/O
+        // module (BooksStore, BooksNATS, BooksPlatform, a C module): docs/ARCHITECTURE.md.
+        .target(name: "BooksMachines", dependencies: ["BooksCore", "BooksProtocol"], swiftSettings: strict),
         // The HTTP API's pure part: routes, security checks, status codes, SSE streams, the page.
         .target(name: "BooksHTTP", dependencies: ["BooksCore", "BooksProtocol"], swiftSettings: strict),
         .target(
             name: "BooksDaemon",
             dependencies: [
                 "BooksCore", "BooksStore", "BooksProtocol", "BooksPlatform", "BooksNATS", "CInotifyTools", "CSystemd",
-                "CLinux", "BooksClient", "BooksHTTP", "CMicroHTTPD",
+                "CLinux", "BooksClient", "BooksHTTP", "CMicroHTTPD", "BooksMachines",
             ],
             swiftSettings: strict),
         .target(
@@ -83,6 +88,8 @@ let package = Package(
             name: "BooksProtocolTests", dependencies: ["BooksProtocol", "BooksTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "BooksHTTPTests", dependencies: ["BooksHTTP", "BooksProtocol", "BooksCore"], swiftSettings: strict),
+        .testTarget(
+            name: "BooksMachinesTests", dependencies: ["BooksMachines", "BooksTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "BooksDaemonTests", dependencies: ["BooksDaemon", "BooksPlatform", "BooksTestSupport"],
             swiftSettings: strict),

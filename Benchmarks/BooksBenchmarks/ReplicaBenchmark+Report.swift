@@ -3,7 +3,7 @@ extension ReplicaBenchmark {
     func markdown(machine: MachineInfo) -> String {
         var text = Self.heading + "\n\n"
         text +=
-            "Release build, \(machine.date), \(machine.processors) CPUs (\(machine.cpuModel)), \(machine.kernel). One nats-server on loopback, an owner booksd and one replica "
+            "Release build, \(machine.date), \(machine.processors) CPUs (\(machine.cpuModel)), \(machine.kernel). One nats-server on loopback, an owner booksd and one replica (two in the writers' table) "
         text += "(`booksd --replica default=PATH`) on the same machine; `booksctl subscribe --json` on each socket. "
         text += "Latency from the editing call's return to the subscriber's line; the replica's subscriber sees a "
         text += "change once the replica has written it into its own file. Medians and p99 of each cell, in ms.\n\n"
@@ -29,8 +29,9 @@ extension ReplicaBenchmark {
             text += "\(mb(cell.replicaRSS)) / \(mb(cell.replicaHWM)) | "
             text += "\(CoreReport.ms(Double(cell.replicaHWM) / Double(max(cell.fileKB, 1))))× |\n"
         }
+        text += writersMarkdown()
         text += "\nTargets: owner edit → replica p50 ≤ 5 ms at 10k rows; ≤ 1.5× the owner's own subscriber at 1M rows; "
-        text += "the replica's peak ≤ 2.5× the file.\n"
+        text += "the replica's peak ≤ 2.5× the file; 32 writers on the owner: the replicas keep up (lag reported).\n"
         return text
     }
 }

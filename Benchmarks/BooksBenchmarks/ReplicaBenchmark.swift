@@ -9,7 +9,8 @@ import Glibc
 ///   file and committed it), beside the owner's own subscriber on the same edits;
 /// - a hand append on the replica → the owner's subscriber (the edit sent to the owner, written
 ///   there, published);
-/// - both daemons' VmRSS and VmHWM beside the file's size.
+/// - both daemons' VmRSS and VmHWM beside the file's size;
+/// - 32 writers on the owner with two replicas following (`ReplicaBenchmark+Writers`).
 /// Targets (docs/SCALE-OUT.md): owner edit → replica p50 ≤ 5 ms at 10k rows and ≤ 1.5× the
 /// owner's own edit → subscriber p50 at 1M; the replica's peak ≤ 2.5× the file.
 struct ReplicaBenchmark {
@@ -32,6 +33,7 @@ struct ReplicaBenchmark {
 
     let options: LiveOptions
     var cells: [Cell] = []
+    var writerCells: [WritersCell] = []
 
     var sizes: [Int] { options.onlySizes ?? (options.quick ? [10_000] : [10_000, 1_000_000]) }
     func edits(rows: Int) -> Int { options.quick ? 5 : (rows >= 1_000_000 ? 20 : max(options.edits, 40)) }
@@ -46,6 +48,7 @@ struct ReplicaBenchmark {
         for rows in sizes {
             if let cell = measure(rows: rows) { cells.append(cell) }
         }
+        if let cell = measureWriters() { writerCells.append(cell) }
         ResultsFile.publish(heading: Self.heading, markdown: markdown(machine: machine), options: options)
     }
 
@@ -57,19 +60,15 @@ struct ReplicaBenchmark {
         defer { bench.stop() }
         var cell = Cell(rows: rows)
         let timeout: UInt64 = rows >= 1_000_000 ? 240_000_000_000 : 60_000_000_000
-        let replicaPath = directory + "/replica/books.txt"
-        FileBytes.makeDirectory(directory + "/replica")
         let started = Stopwatch.now()
-        guard
-            let replica = DaemonProcess.benchmark(
-                binDirectory: options.binDirectory, file: replicaPath, socket: directory + "/replica.sock",
-                settings: ["nats_url=\(bench.server.url)"], logPath: directory + "/replica.log",
-                arguments: ["--replica", "default=\(replicaPath)"])
-        else { return nil }
+        guard let (replica, replicaPath) = startReplica("replica", directory: directory, bench: bench) else {
+            return nil
+        }
         defer { replica.stop() }
         Console.error("• replicas: \(CoreReport.rows(rows)) rows, first copy")
         let ownerSize = Self.size(file.path)
-        while Stopwatch.now() - started < timeout {
+        let copyTimeout: UInt64 = rows >= 1_000_000 ? 900_000_000_000 : timeout  // bucket read and write
+        while Stopwatch.now() - started < copyTimeout {
             if Self.size(replicaPath) >= ownerSize, Self.lineCount(replicaPath) >= rows { break }
             usleep(5_000)
         }

@@ -1,3 +1,4 @@
+import BooksCore
 import Glibc
 
 /// The record `AppendWriter` leaves beside the book file while it appends

@@ -1,3 +1,4 @@
+import BooksCore
 import Glibc
 
 /// Reads the book file safely: never blocks on a FIFO, refuses directories and devices, and

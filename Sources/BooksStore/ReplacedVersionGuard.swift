@@ -1,3 +1,4 @@
+import BooksCore
 import CLinux
 import Glibc
 

@@ -1,7 +1,8 @@
 import BooksDaemon
 import Glibc
 
-/// `booksd`: parse the command line and configuration, then run the daemon.
+/// `booksd`: parse the command line and configuration, then run the daemon and exit with the code
+/// its run returns (0 after a clean stop, 1 when it cannot start).
 @main
 struct BooksdMain {
     static func main() {
@@ -20,7 +21,7 @@ struct BooksdMain {
             {
                 createDirectories(paths.bookDirectory)
             }
-            Daemon(configuration: configuration, commandLine: commandLine).run()
+            exit(Daemon(configuration: configuration, commandLine: commandLine).run())
         }
     }
 }

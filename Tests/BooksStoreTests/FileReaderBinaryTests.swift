@@ -1,3 +1,4 @@
+import BooksCore
 import BooksTestSupport
 import Glibc
 import Testing

@@ -1,3 +1,4 @@
+import BooksCore
 import BooksTestSupport
 import Dispatch
 import Glibc

@@ -45,4 +45,24 @@ import Testing
         let fixed = try await ChildProcess.run(arguments + ["--check-config"], timeout: 20)
         #expect(fixed.status == 0 && fixed.output.hasPrefix("configuration OK"), "\(fixed)")
     }
+
+    @Test("a start that fails late (HTTP refused once the socket is bound and the stores loaded) exits 1, socket gone")
+    func lateFailureStopsWhatStarted() async throws {
+        let scratch = try TemporaryDirectory(prefix: "late-failure")
+        defer { scratch.remove() }
+        try TestFiles.write("b1|Emma|Jane Austen\n", to: scratch.bookFile)
+        let arguments = [BuildProducts.booksd, "--file", scratch.bookFile, "--socket", scratch.socket]
+        let run = try await ChildProcess.run(
+            arguments + ["--set", "http_listen=0.0.0.0:\(NATSServerProcess.freePort())"], stderr: .sameAsStdout,
+            timeout: 30)
+        #expect(run.status == 1, "\(run)")
+        #expect(run.output.contains("booksd cannot start: "), "\(run)")
+        #expect(!run.output.contains("booksd ready"), "\(run)")
+        #expect(access(scratch.socket, F_OK) != 0, "the failed start left its socket behind")
+        #expect(TestFiles.readText(scratch.bookFile) == "b1|Emma|Jane Austen\n")
+        // What it started is stopped and released: the same files serve at once.
+        let daemon = try await DaemonProcess.start(DaemonOptions(file: scratch.bookFile, socket: scratch.socket))
+        #expect(daemon.stop() == 0)
+        #expect(access(scratch.socket, F_OK) != 0, "booksd left its socket behind at the stop")
+    }
 }

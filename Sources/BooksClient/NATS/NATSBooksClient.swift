@@ -33,7 +33,7 @@ public final class NATSBooksClient: BookRequests, Sendable {
         } catch {
             throw .nats(error.description)
         }
-        subject = "\(prefix).\(store).api"
+        subject = NATSNaming.apiSubject(prefix: prefix, store: store)
         names = (prefix, store)
         self.timeoutMilliseconds = timeoutMilliseconds
         declaredActor = Self.declaredActor(options: options)
@@ -46,7 +46,7 @@ public final class NATSBooksClient: BookRequests, Sendable {
         declaredActor: ChangeActor
     ) {
         self.connection = connection
-        subject = "\(prefix).\(store).api"
+        subject = NATSNaming.apiSubject(prefix: prefix, store: store)
         names = (prefix, store)
         self.timeoutMilliseconds = timeoutMilliseconds
         self.declaredActor = declaredActor

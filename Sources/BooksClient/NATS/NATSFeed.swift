@@ -43,16 +43,22 @@ public final class NATSFeed: Sendable {
         } catch {
             throw .nats(error.description)
         }
-        subject = "\(prefix).\(store).changes"
-        names = (prefix, store, "\(prefix)_\(store)_changes", "\(prefix)_\(store)")
+        subject = NATSNaming.changesSubject(prefix: prefix, store: store)
+        names = (
+            prefix, store, NATSNaming.streamName(prefix: prefix, store: store),
+            NATSNaming.bucketName(prefix: prefix, store: store)
+        )
     }
 
     /// The feed of `store` under `prefix` over an open `connection` (shared with its owner, e.g.
     /// a booksd replica's, which reconnects on its own).
     public init(connection: NATSConnection, prefix: String = "books", store: String = "default") {
         self.connection = connection
-        subject = "\(prefix).\(store).changes"
-        names = (prefix, store, "\(prefix)_\(store)_changes", "\(prefix)_\(store)")
+        subject = NATSNaming.changesSubject(prefix: prefix, store: store)
+        names = (
+            prefix, store, NATSNaming.streamName(prefix: prefix, store: store),
+            NATSNaming.bucketName(prefix: prefix, store: store)
+        )
     }
 
     /// Delivers every message from `start` on, in order, until `deliver` returns false.
@@ -98,7 +104,7 @@ public final class NATSFeed: Sendable {
                     onNotice("skipped an unreadable message at sequence \(message.streamSequence ?? 0)")
                     continue
                 }
-                let outcome = parts.add(event, part: NATSPartAssembler.part(of: message.data))
+                let outcome = parts.add(event, part: NATSPayload.part(of: message.data))
                 if let dropped = outcome.dropped { onNotice(dropped) }
                 guard let whole = outcome.event else { continue }
                 let item = Item(

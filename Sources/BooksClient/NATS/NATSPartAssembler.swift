@@ -68,28 +68,4 @@ struct NATSPartAssembler {
         guard let second, !second.isEmpty else { return first }
         return (first ?? []) + second
     }
-
-    /// The `"part":k,"parts":n` marking of a message booksd wrote (right after `"store"`), or nil.
-    static func part(of data: [UInt8]) -> (index: Int, count: Int)? {
-        let head = Array("{\"store\":\"".utf8)
-        guard data.starts(with: head), let quote = data[head.count...].firstIndex(of: UInt8(ascii: "\"")) else {
-            return nil
-        }
-        var rest = data[(quote + 1)...]
-        guard let index = number(after: ",\"part\":", in: &rest), let count = number(after: ",\"parts\":", in: &rest),
-            count >= 2, index >= 1, index <= count
-        else { return nil }
-        return (index, count)
-    }
-
-    /// The decimal number after `key` at the start of `bytes` (advanced past it), or nil.
-    private static func number(after key: String, in bytes: inout ArraySlice<UInt8>) -> Int? {
-        let key = Array(key.utf8)
-        guard bytes.starts(with: key) else { return nil }
-        bytes = bytes.dropFirst(key.count)
-        let digits = bytes.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-        guard !digits.isEmpty, digits.count <= 9 else { return nil }
-        bytes = bytes.dropFirst(digits.count)
-        return digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
-    }
 }

@@ -14,7 +14,7 @@ enum NATSStoreDirectory {
     /// say. Blocks (one or two JetStream requests).
     static func checkKnown(_ connection: NATSConnection, prefix: String, store: String) throws(BooksClientError) {
         guard let jetStream = try? connection.jetStream(),
-            (try? jetStream.streamSettings("\(prefix)_\(store)_changes")) == .some(nil),
+            (try? jetStream.streamSettings(NATSNaming.streamName(prefix: prefix, store: store))) == .some(nil),
             let stores = publishedStores(connection, prefix: prefix), !stores.isEmpty
         else { return }
         var listed = Array(stores.prefix(listedNames))
@@ -31,9 +31,7 @@ extension NATSStoreDirectory {
     /// the server cannot say (no JetStream). Blocks (one JetStream request).
     static func publishedStores(_ connection: NATSConnection, prefix: String) -> [String]? {
         guard let names = try? connection.jetStream().streamNames() else { return nil }
-        let (head, tail) = ("\(prefix)_", "_changes")
-        return names.filter { $0.hasPrefix(head) && $0.hasSuffix(tail) && $0.count > head.count + tail.count }
-            .map { String($0.dropFirst(head.count).dropLast(tail.count)) }.sorted()
+        return names.compactMap { NATSNaming.store(ofStreamName: $0, prefix: prefix) }.sorted()
     }
 }
 

@@ -1,3 +1,5 @@
+import BooksProtocol
+
 /// The `nats_*` keys, kept apart from the local daemon's keys.
 extension ConfigurationKey {
     /// What a valid value of a `nats_*` key looks like.

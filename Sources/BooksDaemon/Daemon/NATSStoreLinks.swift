@@ -1,5 +1,6 @@
 import BooksNATS
 import BooksPlatform
+import BooksProtocol
 import Dispatch
 
 /// Every store's NATS parts: one publisher (on the shared publishing threads), one request

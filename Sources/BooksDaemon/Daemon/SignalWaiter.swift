@@ -5,12 +5,12 @@ import Glibc
 /// Receives the daemon's control signals (SIGTERM, SIGINT, SIGHUP) on a thread of its own, so
 /// none is ever lost and none ever kills the daemon.
 ///
-/// `install()` runs first thing in `booksd`'s `main` (and again, harmlessly, in `Daemon.run`): a
-/// handler that only writes the signal's number to a pipe is installed, and the signals are blocked
-/// in the calling (main) thread, so the threads it creates afterwards (epoll, inotify: blocked in
+/// `install()` runs once, first thing in `booksd`'s `main` (before `Daemon.run`): a handler that
+/// only writes the signal's number to a pipe is installed, and the signals are blocked in the
+/// calling (main) thread, so the threads it creates afterwards (epoll, inotify: blocked in
 /// `epoll_wait`/`select`) inherit the mask and are never interrupted. `start` runs the thread
-/// `booksd-signals`, which unblocks them for itself and reads the pipe. A signal that arrives while
-/// the daemon is still starting waits in the pipe until that thread runs.
+/// `booksd-signals`, which unblocks them for itself, reads the pipe and hands each signal to the
+/// daemon's `ServiceGroup` (one that arrives while the services start waits there until they run).
 public enum SignalWaiter {
     /// The signals the daemon handles.
     public static let signals: [Int32] = [SIGTERM, SIGINT, SIGHUP]

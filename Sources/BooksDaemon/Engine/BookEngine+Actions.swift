@@ -51,7 +51,7 @@ extension BookEngine {
         case .keepInRecoveryFile(let content, let message):
             let kept =
                 RecoveryFile.keep(content, beside: store.configuration.path) ?? "nowhere (it could not be written)"
-            logger.error("\(message) \(kept)", fields)
+            logger.error("\(message) \(kept)")
         case .readForConfirmation(let generation):
             return .confirmationRead(store.fetch(), generation: generation)
         case .scheduleConfirmation(let generation, let delay):
@@ -85,13 +85,7 @@ extension BookEngine {
             channel?.stopSubscription(connection, reply: reply)
             publishStatusAfterServerCounts()
         case .log(let level, let message, let seq):
-            if let seq {
-                var withSeq = fields
-                withSeq["BOOKS_SEQ"] = "\(seq)"
-                logger.log(level, message, withSeq)
-            } else {
-                logger.log(level, message, fields)
-            }
+            logger.log(level, message, seq.map { ["BOOKS_SEQ": "\($0)"] } ?? [:])
         case .publishStatus:
             publishStatus()
         }

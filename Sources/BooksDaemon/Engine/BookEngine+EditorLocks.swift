@@ -71,7 +71,7 @@ extension BookEngine {
             let bytes = try Array(JSONEncoder().encode(conflicts))
             try history.directory.replace(name, with: bytes)
         } catch {
-            logger.error("cannot keep the merge conflicts in \(history.directory.path)/\(name): \(error)", fields)
+            logger.error("cannot keep the merge conflicts in \(history.directory.path)/\(name): \(error)")
         }
     }
 
@@ -82,7 +82,7 @@ extension BookEngine {
             guard let bytes = try history.directory.read(name, sizeLimit: 64 << 20) else { return [] }
             return try JSONDecoder().decode([RecordedConflict].self, from: Data(bytes))
         } catch {
-            logger.error("cannot read the merge conflicts in \(history.directory.path)/\(name): \(error)", fields)
+            logger.error("cannot read the merge conflicts in \(history.directory.path)/\(name): \(error)")
             return []
         }
     }
@@ -99,14 +99,14 @@ extension BookEngine {
             let kept = try log.loadLockBases(epoch: epoch, upTo: seq)
             if !kept.isEmpty { run(.lockBasesLoaded(kept)) }
         } catch {
-            logger.warning("cannot read the editor lock holders kept in the state directory: \(error)", fields)
+            logger.warning("cannot read the editor lock holders kept in the state directory: \(error)")
         }
         do {
             let versions = try log.load(epoch: epoch, upTo: seq)
             if !versions.isEmpty { run(.fileVersionsLoaded(versions)) }
             log.loaded(into: machine.withLock { $0.fileVersions })
         } catch {
-            logger.warning("cannot read the file versions kept in the state directory: \(error)", fields)
+            logger.warning("cannot read the file versions kept in the state directory: \(error)")
         }
     }
 
@@ -118,12 +118,12 @@ extension BookEngine {
         do {
             try log.persist(versions, epoch: epoch)
         } catch {
-            logger.warning("cannot keep the file versions in the state directory: \(error)", fields)
+            logger.warning("cannot keep the file versions in the state directory: \(error)")
         }
         do {
             try log.persistLockBases(bases, epoch: epoch)
         } catch {
-            logger.warning("cannot keep the editor lock holders in the state directory: \(error)", fields)
+            logger.warning("cannot keep the editor lock holders in the state directory: \(error)")
         }
     }
 }

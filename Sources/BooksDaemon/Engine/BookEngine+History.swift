@@ -90,7 +90,7 @@ extension BookEngine {
         do {
             try history.writeSnapshot(saved, durably: durably, closing: closing)
             if historyFailing.exchange(false, ordering: .relaxed) {
-                logger.notice("saved history: writing works again (snapshot at seq \(saved.seq))", fields)
+                logger.notice("saved history: writing works again (snapshot at seq \(saved.seq))")
             }
         } catch {
             historyFailed("cannot write a snapshot", error)
@@ -125,6 +125,6 @@ extension BookEngine {
     private func historyFailed(_ what: String, _ error: any Error) {
         guard !historyFailing.exchange(true, ordering: .relaxed) else { return }
         logger.warning(
-            "saved history: \(what): \(error); subscribers will resync after the next restart", fields)
+            "saved history: \(what): \(error); subscribers will resync after the next restart")
     }
 }

@@ -8,9 +8,10 @@ import FoundationEssentials
 extension BookEngine {
     /// Writes `write` (the owner's books) into the file through the same group commit as client
     /// writes — atomic, durable, the file's layout, comments and bad lines kept — as one `save`
-    /// whose inserts keep their ids; `expected` versions are the engine's. The reply goes to
+    /// whose inserts keep their ids; `expected` versions are the engine's. Not bound by a client
+    /// save's `SaveLimits.maxChanges`: a first copy is one save of the whole store. The reply goes to
     /// `connection` through the channel (all or nothing: `conflict` when the file moved).
-    func acceptReplicated(_ write: ReplicaWrite, connection: ConnectionID) {
+    func acceptReplicated(_ write: ReplicaWrite, connection: ReplyTarget) {
         var request = Request(id: "replica:\(write.token)", op: .save)
         request.inserted = write.inserted.map { BookInsertion(tempId: $0.id, name: $0.name, author: $0.author) }
         request.updated = write.updated.map {
@@ -23,7 +24,8 @@ extension BookEngine {
         var ids = write.inserted.map(\.id).makeIterator()
         let operation: WriteOperation
         do {
-            operation = try WriteOperation(request: request, makeID: { ids.next() ?? UUID().uuidString })
+            operation = .save(
+                try SaveChanges(request: request, maxChanges: .max, makeID: { ids.next() ?? UUID().uuidString }))
         } catch {
             channel?.send(.failure(request.id, error), to: connection)
             return
@@ -61,8 +63,8 @@ extension BookEngine {
     /// A replica's client write: checked and authorized like any write, inserts given their ids
     /// here (so a retried write cannot insert twice), then handed to `forward` (the owner answers).
     func forwardWrite(
-        _ request: Request, from connection: ConnectionID, peer: PeerCredentials,
-        to forward: @Sendable (Request, ConnectionID) -> Void
+        _ request: Request, from connection: ReplyTarget, peer: PeerCredentials,
+        to forward: @Sendable (Request, ReplyTarget) -> Void
     ) {
         do {
             _ = try WriteOperation(request: request)
@@ -88,7 +90,7 @@ extension BookEngine {
     /// and `resolve` (authorized here like any write; taking `theirs` is the owner's change set,
     /// which reaches every file). Returns false (nothing done) on a store that is no replica and
     /// for every other op.
-    func forwardsToOwner(_ request: Request, from connection: ConnectionID, peer: PeerCredentials) -> Bool {
+    func forwardsToOwner(_ request: Request, from connection: ReplyTarget, peer: PeerCredentials) -> Bool {
         guard request.op == .conflicts || request.op == .resolve, let forward = writeForwarder.withLock({ $0 })
         else { return false }
         if request.op == .resolve, !mayWrite(request, from: connection, peer: peer) { return true }

@@ -16,7 +16,7 @@ struct PendingRead: Sendable {
 /// `get`.
 extension BookEngine {
     /// A client that followed this store went away: the subscriber count may have changed.
-    public func connectionClosed(_ connection: ConnectionID) {
+    public func connectionClosed(_ connection: ReplyTarget) {
         _ = reads.withLock { $0.drop(connection) }
         guard notifier.isEnabled else { return }
         queue.async { self.publishStatus() }
@@ -26,7 +26,7 @@ extension BookEngine {
     /// the published position). Writes are checked, authorized and given ids here, then wait in
     /// the inbox for the next group commit; reads are answered from the engine's queue, in fair
     /// order between connections.
-    public func handle(_ request: Request, from connection: ConnectionID, peer: PeerCredentials) {
+    public func handle(_ request: Request, from connection: ReplyTarget, peer: PeerCredentials) {
         if forwardsToOwner(request, from: connection, peer: peer) { return }
         switch request.op {
         case .insert, .update, .delete, .save:
@@ -79,7 +79,7 @@ extension BookEngine {
         return String(cString: value) != "1"
     }()
 
-    private func accept(write request: Request, from connection: ConnectionID, peer: PeerCredentials) {
+    private func accept(write request: Request, from connection: ReplyTarget, peer: PeerCredentials) {
         let operation: WriteOperation
         do {
             operation = try WriteOperation(request: request)
@@ -88,7 +88,7 @@ extension BookEngine {
             return
         }
         guard mayWrite(request, from: connection, peer: peer) else { return }
-        let overNATS = NATSRequestResponder.owns(connection)
+        let overNATS = connection.transport == .nats
         var write = PendingWrite(
             requestID: request.id, connection: connection, operation: operation, source: overNATS ? .nats : .client,
             actor: overNATS ? peer.natsActor : Self.recordsClientActors ? peer.actor : nil)
@@ -112,7 +112,7 @@ extension BookEngine {
     }
 
     /// Whether `peer` may write; when not, the refusal is logged (rate-limited) and answered.
-    func mayWrite(_ request: Request, from connection: ConnectionID, peer: PeerCredentials) -> Bool {
+    func mayWrite(_ request: Request, from connection: ReplyTarget, peer: PeerCredentials) -> Bool {
         let allowed = writers.withLock { $0 }
         guard accounts.mayWrite(peer, uids: allowed.uids, groups: allowed.groups) else {
             let line = refusals.withLock {
@@ -120,7 +120,7 @@ extension BookEngine {
                     "refused a write from uid \(peer.uid) (pid \(peer.pid)): not a configured writer",
                     key: "uid \(peer.uid)", now: .now)
             }
-            if let line { logger.notice(line, fields) }
+            if let line { logger.notice(line) }
             let error = ProtocolError(
                 .permissionDenied,
                 """

@@ -6,7 +6,7 @@ import BooksProtocol
 extension BookEngine {
     /// Checks `request` (`conflict` and `take` present) and the peer's right to write, then
     /// queues the settling; a missing field or a refusal is answered at once.
-    func accept(resolve request: Request, from connection: ConnectionID, peer: PeerCredentials) {
+    func accept(resolve request: Request, from connection: ReplyTarget, peer: PeerCredentials) {
         guard let id = request.conflict, let side = request.take else {
             let error = ProtocolError(
                 .invalidArgument, "resolve needs \"conflict\" (a conflict number) and \"take\" (\"mine\" or \"theirs\")"
@@ -15,7 +15,7 @@ extension BookEngine {
             return
         }
         guard mayWrite(request, from: connection, peer: peer) else { return }
-        let overNATS = NATSRequestResponder.owns(connection)
+        let overNATS = connection.transport == .nats
         let source: ChangeSource = overNATS ? .nats : .client
         let actor: ChangeActor? = overNATS ? peer.natsActor : peer.actor
         queue.async {
@@ -29,7 +29,7 @@ extension BookEngine {
 /// `undo`: a write (of the inverse of earlier change sets), authorized like one.
 extension BookEngine {
     /// Checks `request` (`seqs` present) and the peer's right to write, then queues the undo.
-    func accept(undo request: Request, from connection: ConnectionID, peer: PeerCredentials) {
+    func accept(undo request: Request, from connection: ReplyTarget, peer: PeerCredentials) {
         guard let seqs = request.seqs, !seqs.isEmpty, seqs.count <= ReconcilerStateMachine.maxHistoryPerReply else {
             let error = ProtocolError(
                 .invalidArgument,
@@ -38,7 +38,7 @@ extension BookEngine {
             return
         }
         guard mayWrite(request, from: connection, peer: peer) else { return }
-        let actor: ChangeActor? = NATSRequestResponder.owns(connection) ? peer.natsActor : peer.actor
+        let actor: ChangeActor? = (connection.transport == .nats) ? peer.natsActor : peer.actor
         let force = request.force ?? false
         queue.async {
             self.run(.undo(seqs, force: force, requestID: request.id, connection: connection, actor: actor))

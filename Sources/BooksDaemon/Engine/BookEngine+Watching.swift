@@ -20,7 +20,7 @@ extension BookEngine {
             watcher = try PollingFileWatcher(path: path, intervalSeconds: interval)
             warning = "polling forced by configuration"
         }
-        if let warning { logger.warning(warning, fields) }
+        if let warning { logger.warning(warning) }
         watch.withLock { $0 = WatchState(watcher: watcher, warning: warning) }
         if watcher.deliversOnSharedThread {
             try watcher.start { [self] event in postFileEvent(event) }

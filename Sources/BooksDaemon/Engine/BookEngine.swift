@@ -33,8 +33,8 @@ public final class BookEngine: Sendable {
     /// The lineage of this engine's states (see `BookContext.epoch`).
     public let epoch: String
     let store: any BookStore
+    /// The daemon's logger with this store's `BOOKS_FILE` and `BOOKS_STORE` bound.
     let logger: Logger
-    let fields: [String: String]
     let notifier: SystemdNotifier
     let startTime = ContinuousClock.now
     let channelBox = Locked<(any ClientChannel)?>(nil)
@@ -71,7 +71,7 @@ public final class BookEngine: Sendable {
     /// (its books are the change sets after it); nil otherwise. Set once, by `load`.
     let appearedEmptyAtSeq = Locked<UInt64?>(nil)
     /// For a replica (`--replica`): where client writes go instead of the file (to the owner).
-    let writeForwarder = Locked<(@Sendable (Request, ConnectionID) -> Void)?>(nil)
+    let writeForwarder = Locked<(@Sendable (Request, ReplyTarget) -> Void)?>(nil)
     /// For a replica: its state line for `status` (set by its `ReplicaLink`).
     let replicaLine = Locked<String?>(nil)
 
@@ -116,10 +116,9 @@ public final class BookEngine: Sendable {
         self.historyHandle = history
         self.accounts = accounts
         self.store = store
-        self.logger = logger
+        self.logger = logger.bound(["BOOKS_FILE": store.configuration.path, "BOOKS_STORE": storeName.rawValue])
         self.notifier = notifier
         self.epoch = restored?.epoch ?? epoch
-        fields = ["BOOKS_FILE": store.configuration.path, "BOOKS_STORE": storeName.rawValue]
         queue = DispatchQueue(label: "booksd.engine." + storeName.rawValue)
         settings = Locked(configuration)
         writers = Locked((configuration.writerUIDs, configuration.writerGroups))
@@ -170,10 +169,10 @@ public final class BookEngine: Sendable {
     public func load(listing: [String]? = nil, appearing: Bool = false) {
         queue.sync {
             let path = store.configuration.path
-            if let repaired = AppendWriter.recover(path: path, listing: listing) { logger.warning(repaired, fields) }
+            if let repaired = AppendWriter.recover(path: path, listing: listing) { logger.warning(repaired) }
             let leftovers = AtomicFileWriter.cleanUpStaleTemporaries(beside: path, listing: listing)
             if let message = leftovers.logMessage {
-                logger.log(leftovers.kept.isEmpty ? .notice : .warning, message, fields)
+                logger.log(leftovers.kept.isEmpty ? .notice : .warning, message)
             }
             beginHistory(resuming: true)
             let conflicts = loadConflicts()

@@ -1,3 +1,4 @@
+import BooksProtocol
 import Glibc
 
 /// The order in which one store answers the read requests of its connections: fair between
@@ -51,8 +52,8 @@ struct ReadScheduler<Read: Sendable>: Sendable {
         }
     }
 
-    private var waiting: [ConnectionID: Waiting] = [:]
-    private var usage: [ConnectionID: Usage] = [:]
+    private var waiting: [ReplyTarget: Waiting] = [:]
+    private var usage: [ReplyTarget: Usage] = [:]
     private var arrivals: UInt64 = 0
     /// Whether a job that runs the next read is queued or running.
     private(set) var jobScheduled = false
@@ -64,7 +65,7 @@ struct ReadScheduler<Read: Sendable>: Sendable {
 
     /// Queues `read` of `connection`; returns true when the caller must queue a job that calls
     /// ``next(now:)`` (none is queued or running).
-    mutating func enqueue(_ read: Read, from connection: ConnectionID) -> Bool {
+    mutating func enqueue(_ read: Read, from connection: ReplyTarget) -> Bool {
         arrivals += 1
         waiting[connection, default: Waiting(arrival: arrivals)].reads.append(read)
         count += 1
@@ -74,8 +75,8 @@ struct ReadScheduler<Read: Sendable>: Sendable {
     }
 
     /// The read to run now, and its connection; nil (and no job scheduled any more) when none waits.
-    mutating func next(now: Duration) -> (ConnectionID, Read)? {
-        var best: (id: ConnectionID, used: Double, arrival: UInt64)?
+    mutating func next(now: Duration) -> (ReplyTarget, Read)? {
+        var best: (id: ReplyTarget, used: Double, arrival: UInt64)?
         for (id, queue) in waiting {
             let used = usage[id]?.decayed(to: now) ?? 0
             if let chosen = best, (chosen.used, chosen.arrival) < (used, queue.arrival) { continue }
@@ -93,7 +94,7 @@ struct ReadScheduler<Read: Sendable>: Sendable {
     /// The read of `connection` that ``next(now:)`` returned took `cost` of engine time, ending
     /// at `now`. Returns true when another read waits (the caller queues the next job); false
     /// clears the job.
-    mutating func finished(_ connection: ConnectionID, cost: Duration, now: Duration) -> Bool {
+    mutating func finished(_ connection: ReplyTarget, cost: Duration, now: Duration) -> Bool {
         let spent = Double(max(cost, .zero) / .seconds(1))
         usage[connection] = Usage(seconds: (usage[connection]?.decayed(to: now) ?? 0) + spent, at: now)
         if usage.count > 2 * waiting.count + 64 {
@@ -106,7 +107,7 @@ struct ReadScheduler<Read: Sendable>: Sendable {
 
     /// Forgets the waiting reads of `connection` (it closed); returns how many were dropped.
     @discardableResult
-    mutating func drop(_ connection: ConnectionID) -> Int {
+    mutating func drop(_ connection: ReplyTarget) -> Int {
         usage[connection] = nil
         guard let queue = waiting.removeValue(forKey: connection) else { return 0 }
         let dropped = queue.reads.count - queue.head

@@ -15,8 +15,8 @@ final class HTTPChannelRouter: ClientChannel {
         self.store = store
     }
 
-    func send(_ reply: Reply, to connection: ConnectionID) {
-        if HTTPGateway.owns(connection) {
+    func send(_ reply: Reply, to connection: ReplyTarget) {
+        if connection.transport == .http {
             gateway.send(reply, to: connection)
         } else {
             local.send(reply, to: connection)
@@ -24,9 +24,9 @@ final class HTTPChannelRouter: ClientChannel {
     }
 
     func startSubscription(
-        _ connection: ConnectionID, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64
+        _ connection: ReplyTarget, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64
     ) {
-        if HTTPGateway.owns(connection) {
+        if connection.transport == .http {
             gateway.startSubscription(
                 connection, reply: reply, filter: filter, initialEvents: initialEvents, afterSeq: afterSeq,
                 store: store)
@@ -36,16 +36,16 @@ final class HTTPChannelRouter: ClientChannel {
         }
     }
 
-    func stream(_ books: BookStreamEncoder, to connection: ConnectionID) {
-        if HTTPGateway.owns(connection) {
+    func stream(_ books: BookStreamEncoder, to connection: ReplyTarget) {
+        if connection.transport == .http {
             gateway.stream(books, to: connection)
         } else {
             local.stream(books, to: connection)
         }
     }
 
-    func stopSubscription(_ connection: ConnectionID, reply: Reply) {
-        if !HTTPGateway.owns(connection) { local.stopSubscription(connection, reply: reply) }
+    func stopSubscription(_ connection: ReplyTarget, reply: Reply) {
+        if connection.transport != .http { local.stopSubscription(connection, reply: reply) }
     }
 
     func broadcast(_ change: SequencedChangeSet) {

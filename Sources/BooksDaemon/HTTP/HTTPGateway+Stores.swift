@@ -54,7 +54,7 @@ extension HTTPGateway {
         guard let engine = directory.withLock({ $0 })?.engine(named: store) else { return }
         engine.handle(
             Request(id: "h", op: .subscribe, resume: resume, snapshot: false, store: store),
-            from: ConnectionID(raw: exchange.id), peer: Self.peer)
+            from: ReplyTarget(.http, exchange.id), peer: Self.peer)
     }
 
     /// A store's subscription of a feed of several stores started; false when `id` is no such feed.

@@ -6,16 +6,13 @@ import Dispatch
 import Glibc
 import Synchronization
 
-/// Where HTTP requests meet the engines: each forwarded request gets a connection id with
-/// `idBit` set and goes to its store's engine through `BookEngine.handle`, exactly as a socket
-/// or NATS request does; the engine's answers come back through `HTTPChannelRouter` (replies,
+/// Where HTTP requests meet the engines: each forwarded request gets an HTTP reply target
+/// (`ReplyTarget.Transport.http`, its exchange's id) and goes to its store's engine through
+/// `BookEngine.handle`, exactly as a socket or NATS request does; the engine's answers come back through `HTTPChannelRouter` (replies,
 /// streamed lists, subscriptions, broadcasts) and are handed to the waiting `HTTPExchange`.
 ///
 /// Never blocks: forwarding and answering only take leaf locks and post.
 final class HTTPGateway: Sendable {
-    /// Connection ids of HTTP requests have this bit set (NATS uses the top bit, sockets count up).
-    static let idBit: UInt64 = 1 << 62
-
     let exchanges = Locked<[UInt64: HTTPExchange]>([:])
     /// Per store, the feeds following it (exchange ids and their filters).
     let feeds = Locked<[String: [UInt64: BookFilter]]>([:])
@@ -35,13 +32,8 @@ final class HTTPGateway: Sendable {
         self.feedLimitBytes = feedLimitBytes
     }
 
-    /// True for connection ids of HTTP requests.
-    static func owns(_ connection: ConnectionID) -> Bool {
-        connection.raw & idBit != 0 && !NATSRequestResponder.owns(connection)
-    }
-
     /// A fresh id for a new exchange.
-    func makeID() -> UInt64 { Self.idBit | nextID.add(1, ordering: .relaxed).oldValue }
+    func makeID() -> UInt64 { nextID.add(1, ordering: .relaxed).oldValue }
 
     /// The stores' descriptions (`GET /v1/stores`), from each engine's status copy.
     func stores() -> [StoreInfo] { describeStores.withLock { $0 }?() ?? [] }
@@ -54,7 +46,7 @@ final class HTTPGateway: Sendable {
             return
         }
         exchanges.withLock { $0[exchange.id] = exchange }
-        engine.handle(request, from: ConnectionID(raw: exchange.id), peer: Self.peer)
+        engine.handle(request, from: ReplyTarget(.http, exchange.id), peer: Self.peer)
     }
 
     /// HTTP requests act as booksd's own user (like NATS requests): who may send them is the
@@ -81,8 +73,8 @@ final class HTTPGateway: Sendable {
 
     // MARK: From the engines (through HTTPChannelRouter)
 
-    func send(_ reply: Reply, to connection: ConnectionID) {
-        guard let exchange = exchanges.withLock({ $0[connection.raw] }), let route = exchange.waitingRoute else {
+    func send(_ reply: Reply, to connection: ReplyTarget) {
+        guard let exchange = exchanges.withLock({ $0[connection.number] }), let route = exchange.waitingRoute else {
             return
         }
         if case .storesChanges = route {
@@ -96,26 +88,27 @@ final class HTTPGateway: Sendable {
         } else {
             exchange.answer(.response(HTTPReplyMapper.response(for: route, reply: reply)))
         }
-        if case .changes = route {} else { exchanges.withLock { _ = $0.removeValue(forKey: connection.raw) } }
+        if case .changes = route {} else { exchanges.withLock { _ = $0.removeValue(forKey: connection.number) } }
     }
 
-    func stream(_ books: BookStreamEncoder, to connection: ConnectionID) {
-        guard let exchange = exchanges.withLock({ $0.removeValue(forKey: connection.raw) }),
+    func stream(_ books: BookStreamEncoder, to connection: ReplyTarget) {
+        guard let exchange = exchanges.withLock({ $0.removeValue(forKey: connection.number) }),
             case .listBooks(_, let query) = exchange.waitingRoute
         else { return }
         exchange.answer(.list(HTTPListBody(books, query: query)))
     }
 
     func startSubscription(
-        _ connection: ConnectionID, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64,
+        _ connection: ReplyTarget, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64,
         store: String
     ) {
         if startStoreOfFeed(
-            connection.raw, store: store, reply: reply, filter: filter, initialEvents: initialEvents, afterSeq: afterSeq
+            connection.number, store: store, reply: reply, filter: filter, initialEvents: initialEvents,
+            afterSeq: afterSeq
         ) {
             return
         }
-        guard let exchange = exchanges.withLock({ $0[connection.raw] }),
+        guard let exchange = exchanges.withLock({ $0[connection.number] }),
             case .changes(let feed) = exchange.waitingRoute
         else { return }
         if feed.longPoll {
@@ -124,7 +117,7 @@ final class HTTPGateway: Sendable {
         var events = EventStream(limitBytes: feedLimitBytes, afterSeq: feed.resume?.seq ?? 0)
         for event in initialEvents { events.offer(event) }
         events.skip(through: afterSeq)
-        feeds.withLock { $0[feed.store, default: [:]][connection.raw] = filter }
+        feeds.withLock { $0[feed.store, default: [:]][connection.number] = filter }
         exchange.answer(.events(store: feed.store), events: events)
     }
 

@@ -2,11 +2,17 @@
 ///
 /// Copies share one backend and one `LogLevelThreshold`, so `setLevel(_:)` on any copy affects all.
 /// Records below the threshold cost one atomic load; the message autoclosure is not evaluated.
+///
+/// A copy may carry metadata bound once (`logger[metadataKey: "BOOKS_STORE"] = name`, or
+/// `bound(_:)`): its fields go with every record of that copy, as if passed on each call; a
+/// field passed on a call wins over a bound one of the same key.
 public struct Logger: Sendable {
     /// Where records go.
     public let backend: any LogBackend
     /// The shared minimum level.
     public let threshold: LogLevelThreshold
+    /// The fields bound to this copy, sent with each of its records.
+    public var metadata: [String: String] = [:]
 
     /// Creates a logger writing to `backend`, emitting records at `level` and above.
     public init(backend: any LogBackend, level: LogLevel = .info) {
@@ -26,13 +32,27 @@ public struct Logger: Sendable {
     /// The current minimum level.
     public var level: LogLevel { threshold.level }
 
+    /// The bound field `key` of this copy (nil: none); setting it binds it for this copy only.
+    public subscript(metadataKey key: String) -> String? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    /// A copy of this logger with `fields` bound besides the ones it already carries.
+    public func bound(_ fields: [String: String]) -> Logger {
+        var copy = self
+        copy.metadata.merge(fields) { _, new in new }
+        return copy
+    }
+
     /// Changes the minimum level for this logger and all its copies; safe from any thread.
     public func setLevel(_ level: LogLevel) { threshold.level = level }
 
     /// Emits `message` with structured `fields` if `level` passes the threshold.
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String, _ fields: [String: String] = [:]) {
         guard threshold.allows(level) else { return }
-        backend.write(level: level, message: message(), fields: fields)
+        let all = metadata.isEmpty ? fields : metadata.merging(fields) { _, call in call }
+        backend.write(level: level, message: message(), fields: all)
     }
 
     /// Emits at `.debug`.

@@ -6,14 +6,14 @@ import BooksProtocol
 /// Calls must be applied in the order they are made (FIFO across all kinds), which is what makes
 /// "initial events, then every later change" gap-free for a new subscriber.
 public protocol ClientChannel: AnyObject, Sendable {
-    func send(_ reply: Reply, to connection: ConnectionID)
+    func send(_ reply: Reply, to connection: ReplyTarget)
     func startSubscription(
-        _ connection: ConnectionID, reply: Reply, filter: BookFilter,
+        _ connection: ReplyTarget, reply: Reply, filter: BookFilter,
         initialEvents: [Event], afterSeq: UInt64)
     /// Streams a list reply or snapshot to `connection` after what was sent to it before,
     /// producing pages only as its output drains.
-    func stream(_ books: BookStreamEncoder, to connection: ConnectionID)
-    func stopSubscription(_ connection: ConnectionID, reply: Reply)
+    func stream(_ books: BookStreamEncoder, to connection: ReplyTarget)
+    func stopSubscription(_ connection: ReplyTarget, reply: Reply)
     func broadcast(_ change: SequencedChangeSet)
     func broadcastHeartbeat(epoch: String, seq: UInt64)
     /// Sends a `conflict` event to the subscribers of the store that asked for them.
@@ -35,5 +35,3 @@ extension ClientChannel {
         return true
     }
 }
-
-extension SocketServer: ClientChannel {}

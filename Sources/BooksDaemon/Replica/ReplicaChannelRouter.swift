@@ -13,8 +13,8 @@ final class ReplicaChannelRouter: ClientChannel {
         self.link = link
     }
 
-    func send(_ reply: Reply, to connection: ConnectionID) {
-        if ReplicaLink.owns(connection) {
+    func send(_ reply: Reply, to connection: ReplyTarget) {
+        if connection.transport == .replica {
             link.localWriteAnswered(reply)
         } else {
             local.send(reply, to: connection)
@@ -22,17 +22,17 @@ final class ReplicaChannelRouter: ClientChannel {
     }
 
     func startSubscription(
-        _ connection: ConnectionID, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64
+        _ connection: ReplyTarget, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64
     ) {
         local.startSubscription(
             connection, reply: reply, filter: filter, initialEvents: initialEvents, afterSeq: afterSeq)
     }
 
-    func stream(_ books: BookStreamEncoder, to connection: ConnectionID) {
+    func stream(_ books: BookStreamEncoder, to connection: ReplyTarget) {
         local.stream(books, to: connection)
     }
 
-    func stopSubscription(_ connection: ConnectionID, reply: Reply) {
+    func stopSubscription(_ connection: ReplyTarget, reply: Reply) {
         local.stopSubscription(connection, reply: reply)
     }
 

@@ -20,12 +20,8 @@ import Synchronization
 /// its own files in the state directory, not on the engine's queue); the engine never waits for
 /// it (its change sets and replies are appended to a small inbox).
 final class ReplicaLink: Sendable {
-    /// Connection ids of the replica's own local writes: both top bits set (a NATS request's
-    /// id has only the top one, socket connections count up from 1).
-    static let connectionID = ConnectionID(raw: 1 << 63 | 1 << 62)
-
-    /// Whether `connection` is the replica's own.
-    static func owns(_ connection: ConnectionID) -> Bool { connection == connectionID }
+    /// The reply target of the replica's own local writes.
+    static let connectionID = ReplyTarget(.replica, 1)
 
     let engine: BookEngine
     let connection: NATSConnection

@@ -89,11 +89,12 @@ extension ReplicaStateMachine {
         var toWrite: [String: (book: Book?, base: ReplicaBook?)] = [:]
         var toSend: [String] = []
         let looked = dirty
-        for id in dirty.sorted() {
+        let order = dirty.sorted()
+        for id in order {
             reconsider(id, toWrite: &toWrite, toSend: &toSend, conflicts: &conflicts)
         }
         dirty.removeAll()
-        for id in toWrite.keys.sorted() { writeQueue.append(id) }
+        for id in order where toWrite[id] != nil { writeQueue.append(id) }
         var local: ReplicaWrite?
         if localWrite == nil, !localWriteFailed {
             local = takeLocalWrite(fresh: toWrite, looked: looked, toSend: &toSend, conflicts: &conflicts)

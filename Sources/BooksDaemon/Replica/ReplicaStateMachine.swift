@@ -45,9 +45,10 @@ public struct ReplicaStateMachine: Sendable {
     public internal(set) var lastError: String?
     /// At most this many books per send to the owner.
     let batchLimit: Int
-    /// At most this many books per write into the local file (each is one durable rewrite of
-    /// the file: a first copy of a million books in writes of `batchLimit` rewrote it a
-    /// thousand times); no more than the engine takes in one save.
+    /// At most this many books per write into the local file. No limit by default: a first copy
+    /// is one durable write of the whole snapshot and a large owner change set one write (the
+    /// engine's replica path is not bound by a client save's `SaveLimits.maxChanges`); at 1M
+    /// books, writes of 10,000 cost a hundred commits of the whole file, of 1,000 a thousand.
     let localBatchLimit: Int
     /// Ids whose entry changed since the last `persist` action.
     var changedEntries = Set<String>()
@@ -71,7 +72,7 @@ public struct ReplicaStateMachine: Sendable {
     var conflictBases: [String: UInt64] = [:]
 
     /// A machine continuing `record` (a fresh one on first start).
-    public init(record: ReplicaRecord, batchLimit: Int = 1000, localBatchLimit: Int = SaveLimits.maxChanges) {
+    public init(record: ReplicaRecord, batchLimit: Int = 1000, localBatchLimit: Int = .max) {
         self.record = record
         self.batchLimit = batchLimit
         self.localBatchLimit = localBatchLimit
@@ -108,19 +109,32 @@ public struct ReplicaStateMachine: Sendable {
             let ids =
                 change.changes.inserted.map(\.id) + change.changes.updated.map(\.new.id)
                 + change.changes.deleted.map(\.id)
-            dirty.formUnion(ids)
-            for id in ids { refresh(id) }
+            for id in ids {
+                refresh(id)
+                // A row the write in flight made is settled when that write finishes.
+                if let target = localWrite?.targets[id], (file[id]?.book).isIdentical(to: target.book) { continue }
+                dirty.insert(id)
+            }
         case .localWriteFinished(let token, let succeeded):
             guard let current = localWrite, current.write.token == token else { break }
             localWrite = nil
-            if succeeded {
-                for (id, target) in current.targets where (file[id]?.book).isIdentical(to: target.book) {
-                    updateEntry(id) { $0.base = target.base }
-                }
-            } else {
+            guard succeeded else {
                 localWriteFailed = true
+                dirty.formUnion(current.targets.keys)
+                break
             }
-            dirty.formUnion(current.targets.keys)
+            for (id, target) in current.targets {
+                let row = file[id]?.book
+                if row.isIdentical(to: target.book) {
+                    updateEntry(id) { $0.base = target.base }
+                    // Settled: the row is the owner's state (no merge to send), which did not move.
+                    let entry = record.entries[id]
+                    if row.isIdentical(to: target.base?.book), entry?.owner == target.base, entry?.sent == nil {
+                        continue
+                    }
+                }
+                dirty.insert(id)
+            }
         case .ownerSnapshot(let epoch, let seq, let books):
             applySnapshot(epoch: epoch, seq: seq, books: books)
         case .ownerChanged(let change):

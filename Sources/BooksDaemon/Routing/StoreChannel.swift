@@ -4,36 +4,45 @@ import BooksProtocol
 
 /// The `ClientChannel` of one named store: what its engine sends goes to the shared socket server
 /// tagged with the store, so the server keeps one resume point per store and version-2 clients
-/// see the store on every event. Made by `StoreRouter.channel(for:)` (the registry's channel
-/// factory). Never blocks: every call posts a command.
+/// see the store on every event. Made by `StoreFollowers.channel(for:server:position:)` (in the registry's
+/// channel factory). Never blocks: every call posts a command.
 ///
-/// Replies to the per-store parts of a subscription to several stores (whose one reply the
-/// router already sent) become events: `subscribed` (with the store's position) or
-/// `subscribe-failed`.
+/// Each answer is shaped by its `ReplyTarget` alone: its version says whether events name their
+/// store, and the per-store part of a subscription to several stores (whose one reply the router
+/// already sent) is answered with an event, `subscribed` (with the store's position) or
+/// `subscribe-failed`. Targets of other transports are not the socket server's and are ignored.
 public final class StoreChannel: ClientChannel {
     /// The store's name.
     public let store: String
     let server: SocketServer
-    let router: StoreRouter
+    let followers: StoreFollowers
+    /// The engine's position (what a `subscribe-failed` event states).
+    let enginePosition: @Sendable () -> (epoch: String, seq: UInt64)
     private let position = Locked<(epoch: String, seq: UInt64)>(("", 0))
 
     /// The position of the last broadcast or heartbeat (what a `store-removed` event states).
     var lastPosition: (epoch: String, seq: UInt64) { position.withLock { $0 } }
 
-    init(store: String, server: SocketServer, router: StoreRouter) {
+    init(
+        store: String, server: SocketServer, followers: StoreFollowers,
+        position: @escaping @Sendable () -> (epoch: String, seq: UInt64)
+    ) {
         self.store = store
         self.server = server
-        self.router = router
+        self.followers = followers
+        self.enginePosition = position
     }
 
     /// Queues `reply`; the failure of a per-store part of a multi-store subscribe becomes a
     /// `subscribe-failed` event.
-    public func send(_ reply: Reply, to connection: ConnectionID) {
-        guard let id = reply.id, router.takeFanOut(connection, store: store, requestID: id) else {
+    public func send(_ reply: Reply, to target: ReplyTarget) {
+        guard let connection = target.socketConnection else { return }
+        guard target.subscribePart != nil else {
             server.post(.send(connection, MessageEncoder.encode(reply), failure: !reply.ok))
             return
         }
-        let (epoch, seq) = router.directory.engine(named: store)?.position ?? ("", 0)
+        followers.notePartAnswered(connection, store: store)
+        let (epoch, seq) = enginePosition()
         let reason = reply.error.map { "\($0.code.rawValue): \($0.message)" } ?? "not subscribed"
         let event = Event(event: .subscribeFailed, epoch: epoch, seq: seq, reason: reason, store: store)
         server.post(.sendEvent(connection, MessageEncoder.encode(event)))
@@ -41,15 +50,17 @@ public final class StoreChannel: ClientChannel {
 
     /// Starts the subscription of this store (see `SocketServer.startSubscription`).
     public func startSubscription(
-        _ connection: ConnectionID, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64
+        _ target: ReplyTarget, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64
     ) {
-        let tagged = router.namesStores(connection)
-        // Noted before the fan-out entry goes: an `unsubscribe` of every store read in between
+        guard let connection = target.socketConnection else { return }
+        let tagged = target.namesStores
+        // Noted before the pending part goes: an `unsubscribe` of every store read in between
         // finds this store in one of the two (it found it in neither, and the store went on).
-        router.noteSubscribed(connection, store: store)
+        followers.noteSubscribed(connection, store: store)
         let first: [UInt8]
         let kind: ConnectionStateMachine.OutputKind
-        if let id = reply.id, router.takeFanOut(connection, store: store, requestID: id) {
+        if target.subscribePart != nil {
+            followers.notePartAnswered(connection, store: store)
             let event = Event(
                 event: .subscribed, epoch: reply.result?.epoch ?? "", seq: reply.result?.seq ?? afterSeq, store: store)
             first = MessageEncoder.encode(event)
@@ -70,15 +81,17 @@ public final class StoreChannel: ClientChannel {
     }
 
     /// Streams a list reply or (named, for a version-2 connection) snapshot.
-    public func stream(_ books: BookStreamEncoder, to connection: ConnectionID) {
+    public func stream(_ books: BookStreamEncoder, to target: ReplyTarget) {
+        guard let connection = target.socketConnection else { return }
         var books = books
-        if books.message == .snapshot && router.namesStores(connection) { books.store = store }
+        if books.message == .snapshot && target.namesStores { books.store = store }
         server.post(.stream(connection, books))
     }
 
     /// Ends this store's subscription of `connection` and writes `reply`.
-    public func stopSubscription(_ connection: ConnectionID, reply: Reply) {
-        router.noteUnsubscribed(connection, store: store)
+    public func stopSubscription(_ target: ReplyTarget, reply: Reply) {
+        guard let connection = target.socketConnection else { return }
+        followers.noteUnsubscribed(connection, store: store)
         server.post(.stopSubscription(connection, store: store, reply: MessageEncoder.encode(reply)))
     }
 

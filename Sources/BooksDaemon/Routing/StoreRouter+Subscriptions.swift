@@ -6,7 +6,8 @@ extension StoreRouter {
     /// `subscribe` with `stores`: one reply (`subscribedStores`), then per store a `subscribed`
     /// event (or `subscribe-failed`) and its snapshot or replayed changes, from that store's engine.
     func subscribe(
-        _ request: Request, _ asked: [String], names: [String], from connection: ConnectionID, peer: PeerCredentials
+        _ request: Request, _ asked: [String], names: [String], from connection: ConnectionID, peer: PeerCredentials,
+        version: Int
     ) {
         if let problem = request.filter?.violation() {
             server.send(.failure(request.id, ProtocolError(.limitExceeded, problem)), to: connection)
@@ -20,23 +21,26 @@ extension StoreRouter {
         case .success(let value):
             chosen = value
         }
-        routes.withLock { routes in
+        followers.routes.withLock { routes in
             routes[connection]?.everyStore = chosen.all ? (request, peer) : nil
-            for name in chosen.names { routes[connection]?.fanOut[name] = request.id }
+            for name in chosen.names { routes[connection]?.fanOut.insert(name) }
         }
         server.send(.success(request.id, ReplyResult(subscribedStores: chosen.names)), to: connection)
-        for name in chosen.names { subscribePart(request, store: name, connection: connection, peer: peer) }
+        let target = ReplyTarget(connection, version: version)
+        for name in chosen.names { subscribePart(request, store: name, target: target, peer: peer) }
     }
 
     /// Hands the part of `request` for `store` to its engine (answered through `StoreChannel`).
-    func subscribePart(_ request: Request, store: String, connection: ConnectionID, peer: PeerCredentials) {
+    func subscribePart(_ request: Request, store: String, target: ReplyTarget, peer: PeerCredentials) {
         guard let engine = directory.engine(named: store) else { return }  // removed meanwhile
         var part = request
         part.store = store
         part.stores = nil
         part.resume = request.resumes?[store]
         part.resumes = nil
-        engine.handle(part, from: connection, peer: peer)
+        var partTarget = target
+        partTarget.subscribePart = request.id
+        engine.handle(part, from: partTarget, peer: peer)
     }
 
     /// `unsubscribe` with `stores` (or, with several stores, without `store`): stops those stores'
@@ -45,9 +49,9 @@ extension StoreRouter {
     /// events are written) before it stops; the reply follows every stop: nothing of those stores
     /// comes after it.
     func unsubscribe(_ request: Request, _ asked: [String], names: [String], _ connection: ConnectionID) {
-        let followed = routes.withLock { routes -> Set<String> in
+        let followed = followers.routes.withLock { routes -> Set<String> in
             guard let route = routes[connection] else { return [] }
-            return route.subscribed.union(route.fanOut.keys)
+            return route.subscribed.union(route.fanOut)
         }
         let chosen: [String]
         switch StoreResolution.stores(asked, names: names + followed.filter { !names.contains($0) }) {
@@ -57,7 +61,7 @@ extension StoreRouter {
         case .success(let value):
             chosen = value.all ? followed.sorted() : value.names
         }
-        routes.withLock { routes in
+        followers.routes.withLock { routes in
             if asked.contains(StoreResolution.everyStore) { routes[connection]?.everyStore = nil }
             for name in chosen { routes[connection]?.subscribed.remove(name) }
         }
@@ -85,20 +89,23 @@ extension StoreRouter {
         let startedEmpty = engine.appearedEmptyAtSeq.withLock { $0 }
         if let startedEmpty { seq = startedEmpty }
         let notice = MessageEncoder.encode(Event(event: .storeAdded, epoch: epoch, seq: seq, store: name))
-        let followers = routes.withLock { routes -> [(ConnectionID, (request: Request, peer: PeerCredentials)?)] in
+        let following = followers.routes.withLock {
+            routes -> [(ConnectionID, (request: Request, peer: PeerCredentials)?)] in
             var result: [(ConnectionID, (request: Request, peer: PeerCredentials)?)] = []
             for (id, route) in routes where route.version >= ProtocolVersion.stores && !route.subscribed.isEmpty {
-                if let every = route.everyStore { routes[id]?.fanOut[name] = every.request.id }
+                if route.everyStore != nil { routes[id]?.fanOut.insert(name) }
                 result.append((id, route.everyStore))
             }
             return result
         }
-        for (connection, every) in followers {
+        for (connection, every) in following {
             server.post(.sendEvent(connection, notice))
             if let every {
                 var part = every.request
                 part.resumes = startedEmpty.map { [name: ResumePoint(epoch: epoch, seq: $0)] }
-                subscribePart(part, store: name, connection: connection, peer: every.peer)
+                subscribePart(
+                    part, store: name, target: ReplyTarget(connection, version: ProtocolVersion.stores),
+                    peer: every.peer)
             }
         }
     }
@@ -106,14 +113,14 @@ extension StoreRouter {
     /// A store went away (call after its engine stopped broadcasting): its subscribers stop
     /// following it, and every version-2 subscriber gets `store-removed` with `reason`.
     public func storeRemoved(_ name: String, reason: String) {
-        let (epoch, seq) = channels.withLock { $0[name]?.lastPosition } ?? ("", 0)
+        let (epoch, seq) = followers.channels.withLock { $0[name]?.lastPosition } ?? ("", 0)
         let notice = MessageEncoder.encode(
             Event(event: .storeRemoved, epoch: epoch, seq: seq, reason: reason, store: name))
-        let told = routes.withLock { routes -> [(ConnectionID, Bool)] in
+        let told = followers.routes.withLock { routes -> [(ConnectionID, Bool)] in
             var result: [(ConnectionID, Bool)] = []
             for (id, route) in routes where route.version >= ProtocolVersion.stores && !route.subscribed.isEmpty {
                 let followed = routes[id]?.subscribed.remove(name) != nil
-                routes[id]?.fanOut[name] = nil
+                routes[id]?.fanOut.remove(name)
                 result.append((id, followed))
             }
             return result

@@ -8,40 +8,33 @@ import BooksProtocol
 /// blocks: engines take requests without waiting for a disk, so one store's work never delays
 /// another's.
 ///
-/// Per connection it remembers the negotiated version (for `StoreChannel`'s event tagging), the
-/// per-store parts of multi-store subscribes still owed an answer, and whether it follows every
-/// store (then a store added later is followed too).
+/// What an answer needs travels with its request: each request reaches its engine with a
+/// `ReplyTarget` naming the connection, its negotiated version and, for the per-store part of a
+/// multi-store subscribe, that subscribe's id (`StoreChannel` shapes the answer from it alone).
+/// Per connection the router keeps only subscription bookkeeping for `unsubscribe` and the
+/// store-added / store-removed notices: the stores it follows, the per-store parts not answered
+/// yet, whether it follows every store (then a store added later is followed too) and its version
+/// (only version-2 subscribers get the notices).
 public final class StoreRouter: SocketServerDelegate {
     /// The stores.
     public let directory: any StoreDirectory
     let server: SocketServer
-    let routes = Locked<[ConnectionID: ConnectionRoute]>([:])
-    /// The channels made, by store (for the last position of a removed store).
-    let channels = Locked<[String: StoreChannel]>([:])
+    /// The connections' subscription bookkeeping and the stores' channels.
+    public let followers: StoreFollowers
 
-    /// What the router knows of one connection.
-    struct ConnectionRoute {
-        var version = 1
-        /// Per store, the id of the multi-store subscribe whose part is not answered yet.
-        var fanOut: [String: String] = [:]
-        /// The stores it follows.
-        var subscribed: Set<String> = []
-        /// The subscribe of `"stores":["*"]`, kept to follow stores added later.
-        var everyStore: (request: Request, peer: PeerCredentials)?
-    }
-
-    /// Creates the router of `server` over `directory`. Pass it to `server.start(delegate:)`
-    /// and attach `channel(for:)` to each store's engine.
-    public init(server: SocketServer, directory: any StoreDirectory) {
+    /// Creates the router of `server` over `directory`, sharing `followers` with the stores'
+    /// channels. Pass it to `server.start(delegate:)`.
+    public init(server: SocketServer, directory: any StoreDirectory, followers: StoreFollowers = StoreFollowers()) {
         self.server = server
         self.directory = directory
+        self.followers = followers
     }
 
-    /// The channel of store `name`'s engine (the registry's channel factory).
+    /// A channel of store `name`'s engine, its position read from `directory`.
     public func channel(for name: String) -> StoreChannel {
-        let channel = StoreChannel(store: name, server: server, router: self)
-        channels.withLock { $0[name] = channel }
-        return channel
+        followers.channel(for: name, server: server) { [directory] in
+            directory.engine(named: name)?.position ?? ("", 0)
+        }
     }
 
     /// Follows `registry`: its `added` / `removed` become `storeAdded` / `storeRemoved`.
@@ -51,7 +44,7 @@ public final class StoreRouter: SocketServerDelegate {
             case .added(let status): self?.storeAdded(status.name)
             case .removed(let name, let reason):
                 self?.storeRemoved(name.rawValue, reason: reason)
-                _ = self?.channels.withLock { $0.removeValue(forKey: name.rawValue) }
+                _ = self?.followers.channels.withLock { $0.removeValue(forKey: name.rawValue) }
             }
         }
     }
@@ -71,7 +64,7 @@ public final class StoreRouter: SocketServerDelegate {
         _ server: SocketServer, didReceive request: Request, from connection: ConnectionID, peer: PeerCredentials,
         version: Int
     ) {
-        routes.withLock { $0[connection, default: ConnectionRoute()].version = version }
+        followers.routes.withLock { $0[connection, default: StoreFollowers.Route()].version = version }
         let names = directory.storeNames
         if request.op == .stores {
             server.send(.success(request.id, ReplyResult(stores: describeStores(names))), to: connection)
@@ -85,7 +78,7 @@ public final class StoreRouter: SocketServerDelegate {
         }
         if version >= ProtocolVersion.stores, request.store == nil {
             if request.op == .subscribe, let asked = request.stores {
-                return subscribe(request, asked, names: names, from: connection, peer: peer)
+                return subscribe(request, asked, names: names, from: connection, peer: peer, version: version)
             }
             if request.op == .unsubscribe, request.stores != nil || names.count != 1 {
                 return unsubscribe(request, request.stores ?? [StoreResolution.everyStore], names: names, connection)
@@ -101,7 +94,7 @@ public final class StoreRouter: SocketServerDelegate {
             }
             var routed = request
             routed.store = name
-            engine.handle(routed, from: connection, peer: peer)
+            engine.handle(routed, from: ReplyTarget(connection, version: version), peer: peer)
         }
     }
 
@@ -119,36 +112,9 @@ public final class StoreRouter: SocketServerDelegate {
 
     /// Forgets the connection and tells the engines it followed (their subscriber counts).
     public func server(_ server: SocketServer, connectionClosed connection: ConnectionID) {
-        let route = routes.withLock { $0.removeValue(forKey: connection) }
+        let route = followers.routes.withLock { $0.removeValue(forKey: connection) }
         for name in route?.subscribed ?? [] {
-            directory.engine(named: name)?.connectionClosed(connection)
+            directory.engine(named: name)?.connectionClosed(ReplyTarget(connection))
         }
-    }
-
-    // MARK: For StoreChannel
-
-    /// True when `connection` speaks version 2 (its events name their store).
-    func namesStores(_ connection: ConnectionID) -> Bool {
-        routes.withLock { ($0[connection]?.version ?? 1) >= ProtocolVersion.stores }
-    }
-
-    /// True (and forgotten) when `requestID` is the multi-store subscribe owed an answer for
-    /// `store` on `connection`.
-    func takeFanOut(_ connection: ConnectionID, store: String, requestID: String) -> Bool {
-        routes.withLock { routes in
-            guard routes[connection]?.fanOut[store] == requestID else { return false }
-            routes[connection]?.fanOut[store] = nil
-            return true
-        }
-    }
-
-    /// Notes that `connection` follows `store`.
-    func noteSubscribed(_ connection: ConnectionID, store: String) {
-        routes.withLock { _ = $0[connection]?.subscribed.insert(store) }
-    }
-
-    /// Notes that `connection` no longer follows `store`.
-    func noteUnsubscribed(_ connection: ConnectionID, store: String) {
-        routes.withLock { _ = $0[connection]?.subscribed.remove(store) }
     }
 }

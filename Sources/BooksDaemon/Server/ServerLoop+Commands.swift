@@ -26,6 +26,7 @@ extension ServerLoop {
             guard connection.machine.subscriptionStarted(store: store, filter: filter, afterSeq: afterSeq) else {
                 return
             }
+            subscribers.add(connection, store: store)
             if !wasSubscribed {
                 subscriberCount += 1
                 server.updateStatistics { $0.subscribers = subscriberCount }
@@ -46,6 +47,7 @@ extension ServerLoop {
             guard let connection = connections[id.raw] else { return }
             let wasSubscribed = connection.machine.isSubscribed
             _ = connection.machine.subscriptionStopped(store: store)
+            subscribers.remove(connection, store: store)
             if wasSubscribed && !connection.machine.isSubscribed {
                 subscriberCount -= 1
                 server.updateStatistics { $0.subscribers = subscriberCount }
@@ -60,8 +62,9 @@ extension ServerLoop {
             lastPositions[store] = (epoch, seq)
             let plain = Event(event: .heartbeat, epoch: epoch, seq: seq)
             var encoded: [Bool: [UInt8]] = [:]
-            for connection in Array(connections.values)
-            where connection.machine.acceptsHeartbeat(store: store, seq: seq) {
+            let visited = subscribers.connections(of: store)
+            server.updateStatistics { $0.broadcastVisits += visited.count }
+            for connection in visited where connection.machine.acceptsHeartbeat(store: store, seq: seq) {
                 let tagged = connection.machine.namesStores && !store.isEmpty
                 let bytes =
                     encoded[tagged]
@@ -76,7 +79,9 @@ extension ServerLoop {
             }
 
         case .conflict(let event, let store):
-            for connection in Array(connections.values)
+            let visited = subscribers.connections(of: store)
+            server.updateStatistics { $0.broadcastVisits += visited.count }
+            for connection in visited
             where connection.machine.wantsConflicts && connection.machine.subscriptions.byStore[store] != nil {
                 var tagged = event
                 tagged.store = connection.machine.namesStores && !store.isEmpty ? store : nil
@@ -99,7 +104,8 @@ extension ServerLoop {
         }
     }
 
-    /// Offers `change` to every connection's machine (which filters by subscription and seq),
+    /// Offers `change` to the machine of every connection following `store` (which filters by
+    /// subscription and seq),
     /// encoding it once per distinct filter; idle subscribers get it by direct `send`, in bursts
     /// of `DirectSendBatch.burst` during this pass, unless the `ParallelSender` shares the sends
     /// (then all after the pass). Version-2 connections get the event with its `store` (when the
@@ -114,7 +120,8 @@ extension ServerLoop {
         var evaluations = 0
         // A connection closed meanwhile stays in this (copy-on-write) view; its machine accepts
         // nothing more.
-        for connection in connections.values {
+        let visited = subscribers.connections(of: store)
+        for connection in visited {
             guard let filter = connection.machine.acceptBroadcast(store: store, seq: change.seq) else { continue }
             let key = EncodingKey(filter: filter, tagged: connection.machine.namesStores && !store.isEmpty)
             let bytes: [UInt8]?
@@ -144,7 +151,10 @@ extension ServerLoop {
             }
         }
         flushDirectSends()
-        if evaluations > 0 { server.updateStatistics { $0.filterEvaluations += evaluations } }
+        server.updateStatistics {
+            $0.filterEvaluations += evaluations
+            $0.broadcastVisits += visited.count
+        }
         sendDirectly(admitted)
     }
 

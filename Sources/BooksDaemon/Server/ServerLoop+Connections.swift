@@ -153,6 +153,7 @@ extension ServerLoop {
         _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, connection.fd, nil)
         Glibc.close(connection.fd)
         forget(connection)
+        subscribers.remove(connection, store: nil)
         if connection.machine.state.phase == .subscribed { subscriberCount -= 1 }
         server.updateStatistics {
             $0.clients = connections.count

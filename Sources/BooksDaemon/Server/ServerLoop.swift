@@ -40,6 +40,8 @@ final class ServerLoop: @unchecked Sendable {
     var loopNow: ContinuousClock.Instant
     var nextID: UInt64 = 1
     var subscriberCount = 0
+    /// The connections following each store (what a broadcast visits).
+    var subscribers = StoreSubscribers()
     var acceptResumeAt: ContinuousClock.Instant?
     var shutdownDeadline: ContinuousClock.Instant?
     /// Per store, the position of the last broadcast or heartbeat (for the shutdown notice).

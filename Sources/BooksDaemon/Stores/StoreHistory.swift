@@ -12,23 +12,23 @@ enum StoreHistory {
     /// the engine's queue after readiness (`EngineHistory`), so a first start of many stores does
     /// not wait for the disk to create thousands of files before it serves.
     static func open(
-        spec: StoreSpec, configuration: DaemonConfiguration, logger: Logger
+        spec: StoreSpec, configuration: DaemonConfiguration, logger daemonLogger: Logger
     ) -> (EngineHistory?, BookContext?) {
-        let fields = ["BOOKS_FILE": spec.path, "BOOKS_STORE": spec.name.rawValue]
+        let logger = daemonLogger.bound(["BOOKS_FILE": spec.path, "BOOKS_STORE": spec.name.rawValue])
         guard var usual = configuration.stateDirectory(for: spec) else {
-            logger.info("no state directory (state_directory = none): a new epoch at every start", fields)
+            logger.info("no state directory (state_directory = none): a new epoch at every start")
             return (nil, nil)
         }
         if configuration.sharedStateDirectory() == nil {
             // Beside the book file, where another user may hold the usual name (a sticky folder).
             let location = StateDirectoryLocation.resolve(usual)
             usual = location.path
-            if let note = location.note { logger.warning(note, fields) }
+            if let note = location.note { logger.warning(note) }
         }
         let directory = usual
         var status = stat()
         if lstat(directory, &status) != 0, errno == ENOENT {
-            logger.info("new epoch: \(HistoryRecovery.noSavedHistory) (state directory \(directory))", fields)
+            logger.info("new epoch: \(HistoryRecovery.noSavedHistory) (state directory \(directory))")
             let create: @Sendable () -> HistoryStore? = {
                 Self.create(directory: directory, spec: spec, configuration: configuration, logger: logger)
             }
@@ -38,20 +38,17 @@ enum StoreHistory {
         else { return (nil, nil) }
         switch history.restore(lineLimit: configuration.maxLineBytes, retention: configuration.changeLogRetention) {
         case .restored(let restored):
-            var restoredFields = fields
-            restoredFields["BOOKS_EPOCH"] = restored.context.epoch
-            restoredFields["BOOKS_SEQ"] = "\(restored.context.seq)"
             logger.notice(
                 """
                 saved history restored from \(directory): epoch \(restored.context.epoch), seq \
                 \(restored.context.seq) (snapshot at seq \(restored.snapshotSeq), \(restored.replayed) journal \
                 record(s) replayed)
                 """,
-                restoredFields)
+                ["BOOKS_EPOCH": restored.context.epoch, "BOOKS_SEQ": "\(restored.context.seq)"])
             return (EngineHistory(history), restored.context)
         case .newEpoch(let reason):
             let first = reason == HistoryRecovery.noSavedHistory
-            logger.log(first ? .info : .warning, "new epoch: \(reason) (state directory \(directory))", fields)
+            logger.log(first ? .info : .warning, "new epoch: \(reason) (state directory \(directory))")
             return (EngineHistory(history), nil)
         }
     }
@@ -74,8 +71,8 @@ enum StoreHistory {
         return head[..<count].firstRange(of: key) != nil
     }
 
-    /// Opens (creating if needed) the state directory `directory` of `spec`; nil, logged, when it
-    /// cannot be used.
+    /// Opens (creating if needed) the state directory `directory` of `spec`; nil, logged (on
+    /// `logger`, the store's fields bound), when it cannot be used.
     private static func create(
         directory: String, spec: StoreSpec, configuration: DaemonConfiguration, logger: Logger
     ) -> HistoryStore? {
@@ -89,8 +86,7 @@ enum StoreHistory {
                 servedMark: ServedMarkAttribute(bookPath: spec.path))
         } catch {
             logger.warning(
-                "the state directory cannot be used: \(error); history is not kept (a new epoch at every start)",
-                ["BOOKS_FILE": spec.path, "BOOKS_STORE": spec.name.rawValue])
+                "the state directory cannot be used: \(error); history is not kept (a new epoch at every start)")
             return nil
         }
     }

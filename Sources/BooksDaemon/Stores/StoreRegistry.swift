@@ -30,12 +30,12 @@ public final class StoreRegistry: Sendable {
         /// The shared inotify hub (nil: each engine picks its own watcher, e.g. polling).
         public var hub: InotifyHub?
         /// The channel of a store's engine (the server tags its events with the store).
-        public var channel: @Sendable (StoreName) -> any ClientChannel
+        public var channel: @Sendable (StoreName, BookEngine) -> any ClientChannel
 
         /// An environment.
         public init(
             configuration: DaemonConfiguration, logger: Logger, notifier: SystemdNotifier, hub: InotifyHub?,
-            channel: @escaping @Sendable (StoreName) -> any ClientChannel
+            channel: @escaping @Sendable (StoreName, BookEngine) -> any ClientChannel
         ) {
             self.configuration = configuration
             self.logger = logger
@@ -232,7 +232,7 @@ public final class StoreRegistry: Sendable {
         let engine = BookEngine(
             configuration: configuration, store: store, logger: environment.logger, notifier: environment.notifier,
             history: history, restored: restored, storeName: spec.name)
-        let channel = environment.channel(spec.name)
+        let channel = environment.channel(spec.name, engine)
         engine.attach(channel)
         engine.statusSink.withLock {
             $0 = { [weak self] line in self?.publishStatus(single: line, subscribers: channel.statistics.subscribers) }
@@ -248,7 +248,7 @@ public final class StoreRegistry: Sendable {
         } catch {
             engine.closeHistory()
             entries.withLock { _ = $0.removeValue(forKey: spec.name) }
-            throw .watchFailed(spec.name, error)
+            throw .watchFailed(spec.name, error.description)
         }
         let stillWanted = entries.withLock { all -> Bool in
             guard all[spec.name]?.engine === engine else { return false }

@@ -1,3 +1,4 @@
+import BooksCore
 import Glibc
 
 /// Why the state directory or one of its files cannot be used.

@@ -1,3 +1,4 @@
+import BooksCore
 import Glibc
 
 extension StateDirectory {

@@ -1,3 +1,4 @@
+import BooksCore
 import Glibc
 
 /// The daemon's state directory, opened safely: created `0700` if missing, refused when it is a

@@ -43,8 +43,8 @@ import Testing
 
     @Test func theMarkingIsReadFromTheMessageBytes() {
         #expect(
-            NATSPartAssembler.part(of: Array(#"{"store":"s","part":2,"parts":5,"event":"change"}"#.utf8))! == (2, 5))
-        #expect(NATSPartAssembler.part(of: Array(#"{"store":"s","event":"change"}"#.utf8)) == nil)
-        #expect(NATSPartAssembler.part(of: Array(#"{"store":"s","part":6,"parts":5}"#.utf8)) == nil)
+            NATSPayload.part(of: Array(#"{"store":"s","part":2,"parts":5,"event":"change"}"#.utf8))! == (2, 5))
+        #expect(NATSPayload.part(of: Array(#"{"store":"s","event":"change"}"#.utf8)) == nil)
+        #expect(NATSPayload.part(of: Array(#"{"store":"s","part":6,"parts":5}"#.utf8)) == nil)
     }
 }

@@ -10,17 +10,17 @@ import Testing
 
 /// Records what the reconciler sends, instead of a socket server.
 final class RecordingChannel: ClientChannel {
-    let replies = Locked<[(ConnectionID, Reply)]>([])
+    let replies = Locked<[(ReplyTarget, Reply)]>([])
     let changes = Locked<[SequencedChangeSet]>([])
-    let subscriptions = Locked<[(ConnectionID, [Event], UInt64)]>([])
+    let subscriptions = Locked<[(ReplyTarget, [Event], UInt64)]>([])
 
-    func send(_ reply: Reply, to connection: ConnectionID) { replies.withLock { $0.append((connection, reply)) } }
+    func send(_ reply: Reply, to connection: ReplyTarget) { replies.withLock { $0.append((connection, reply)) } }
     func startSubscription(
-        _ connection: ConnectionID, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64
+        _ connection: ReplyTarget, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64
     ) {
         subscriptions.withLock { $0.append((connection, initialEvents, afterSeq)) }
     }
-    func stream(_ books: BookStreamEncoder, to connection: ConnectionID) {
+    func stream(_ books: BookStreamEncoder, to connection: ReplyTarget) {
         var books = books
         switch try? MessageDecoder().decode(books.encodeRest()) {
         case .reply(let reply): replies.withLock { $0.append((connection, reply)) }
@@ -31,7 +31,7 @@ final class RecordingChannel: ClientChannel {
         case nil: Issue.record("a streamed message does not decode")
         }
     }
-    func stopSubscription(_ connection: ConnectionID, reply: Reply) {}
+    func stopSubscription(_ connection: ReplyTarget, reply: Reply) {}
     func broadcast(_ change: SequencedChangeSet) { changes.withLock { $0.append(change) } }
     func broadcastHeartbeat(epoch: String, seq: UInt64) {}
     var statistics: ServerStatistics { ServerStatistics() }
@@ -100,7 +100,7 @@ struct SilentLog: LogBackend {
         write("# list\n1|Dune|Herbert\n2|Emma|Austen\n")
         reconciler.handle(
             Request(id: "w", op: .insert, books: [BookDraft(name: "Ulysses", author: "Joyce")]),
-            from: ConnectionID(raw: 1), peer: PeerCredentials(pid: 1, uid: 0, gid: 0))
+            from: ReplyTarget(.socket, 1), peer: PeerCredentials(pid: 1, uid: 0, gid: 0))
         reconciler.drain()
         // The daemon's own write, reported by the watcher afterwards, must not be reported again.
         reconciler.fileEvent(.contentMayHaveChanged)
@@ -124,7 +124,7 @@ struct SilentLog: LogBackend {
         for (k, name) in ["Ulysses", "Emma", "Beloved"].enumerated() {
             reconciler.handle(
                 Request(id: "w\(k)", op: .insert, books: [BookDraft(id: "c\(k)", name: name, author: "A")]),
-                from: ConnectionID(raw: 1), peer: peer)
+                from: ReplyTarget(.socket, 1), peer: peer)
             reconciler.drain()
             if k == 1 { reconciler.fileEvent(.contentMayHaveChanged) }  // the watcher, late
         }
@@ -146,7 +146,7 @@ struct SilentLog: LogBackend {
         write("1|Dune|Herbert\n")
         let (reconciler, channel) = make()
         reconciler.handle(
-            Request(id: "w", op: .delete, ids: ["1"]), from: ConnectionID(raw: 1),
+            Request(id: "w", op: .delete, ids: ["1"]), from: ReplyTarget(.socket, 1),
             peer: PeerCredentials(pid: 1, uid: 4242, gid: 4242))
         reconciler.drain()
         #expect(channel.replies.withLock { $0.last?.1.error?.code } == .permissionDenied)
@@ -217,7 +217,7 @@ extension BookEngineTests {
         let stale = "1|Dune|Herbert\n2|Emma|J. Austen\n"  // a script's copy from before the client write, edited
         reconciler.handle(
             Request(id: "w", op: .insert, books: [BookDraft(name: "Ulysses", author: "Joyce")]),
-            from: ConnectionID(raw: 1), peer: PeerCredentials(pid: 1, uid: 0, gid: 0))
+            from: ReplyTarget(.socket, 1), peer: PeerCredentials(pid: 1, uid: 0, gid: 0))
         reconciler.drain()
         write(stale)
         reconciler.fileEvent(.contentMayHaveChanged)

@@ -74,7 +74,7 @@ import Testing
             to: directory.file("books.json"))
         engine.handle(
             Request(id: "w", op: .update, patches: [BookPatch(id: "1", author: "Frank Herbert")]),
-            from: ConnectionID(raw: 1), peer: PeerCredentials(pid: 1, uid: 0, gid: 0))
+            from: ReplyTarget(.socket, 1), peer: PeerCredentials(pid: 1, uid: 0, gid: 0))
         engine.drain()
         engine.fileEvent(.contentMayHaveChanged)  // the daemon's own write, seen late
         engine.drain()

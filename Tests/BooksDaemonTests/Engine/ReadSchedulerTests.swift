@@ -1,11 +1,12 @@
+import BooksProtocol
 import Testing
 
 @testable import BooksDaemon
 
 /// The fair order of one store's reads between connections.
 @Suite struct ReadSchedulerTests {
-    let heavy = (1...10).map { ConnectionID(raw: $0) }
-    let light = ConnectionID(raw: 99)
+    let heavy = (1...10).map { ReplyTarget(.socket, $0) }
+    let light = ReplyTarget(.socket, 99)
 
     @Test func oneJobAtATimeAndFIFOWithinAConnection() {
         var scheduler = ReadScheduler<Int>()
@@ -39,7 +40,7 @@ import Testing
             _ = scheduler.enqueue("get", from: light)  // sent while the costly read runs
             now += .milliseconds(150)
             _ = scheduler.finished(running, cost: .milliseconds(150), now: now)
-            costlyServed[running.raw, default: 0] += 1
+            costlyServed[running.number, default: 0] += 1
             _ = scheduler.enqueue("heavy", from: running)  // the costly client sends the next one
             var costly = 0
             while let (id, read) = scheduler.next(now: now) {
@@ -48,7 +49,7 @@ import Testing
                 _ = scheduler.finished(id, cost: cost, now: now)
                 if read == "get" { break }
                 costly += 1
-                costlyServed[id.raw, default: 0] += 1
+                costlyServed[id.number, default: 0] += 1
                 _ = scheduler.enqueue("heavy", from: id)
             }
             costlyBeforeCheap.append(costly)
@@ -68,7 +69,7 @@ import Testing
         var order: [UInt64] = []
         var now = Duration.zero
         while let (id, _) = scheduler.next(now: now) {
-            order.append(id.raw)
+            order.append(id.number)
             now += .milliseconds(10)
             _ = scheduler.finished(id, cost: .milliseconds(10), now: now)
         }

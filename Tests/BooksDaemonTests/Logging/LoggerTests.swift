@@ -105,4 +105,20 @@ private final class RecordingBackend: LogBackend {
         #expect(
             LogDestination.detect(environment: ["JOURNAL_STREAM": "garbage"], stderrIdentity: (8, 12345)) == .stderr)
     }
+
+    @Test func metadataBoundOnceGoesWithEveryRecordOfThatCopy() {
+        let backend = RecordingBackend()
+        let logger = Logger(backend: backend, level: .info)
+        var store = logger.bound(["BOOKS_STORE": "work", "BOOKS_FILE": "/w.txt"])
+        store[metadataKey: "BOOKS_EXTRA"] = "x"
+        store.notice("bound")
+        store.notice("with seq", ["BOOKS_SEQ": "3", "BOOKS_FILE": "/call.txt"])
+        logger.notice("plain")
+        let fields = backend.records.withLock { $0.map(\.2) }
+        #expect(fields[0] == ["BOOKS_STORE": "work", "BOOKS_FILE": "/w.txt", "BOOKS_EXTRA": "x"])
+        // A field passed on the call wins over a bound one; the bound ones stay with the copy.
+        #expect(fields[1] == ["BOOKS_STORE": "work", "BOOKS_FILE": "/call.txt", "BOOKS_EXTRA": "x", "BOOKS_SEQ": "3"])
+        #expect(fields[2] == [:])
+        #expect(store[metadataKey: "BOOKS_STORE"] == "work" && logger[metadataKey: "BOOKS_STORE"] == nil)
+    }
 }

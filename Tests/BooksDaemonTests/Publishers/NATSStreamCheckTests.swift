@@ -1,8 +1,10 @@
 import BooksCore
+import BooksTestSupport
 import FoundationEssentials
 import Testing
 
 @testable import BooksDaemon
+@testable import BooksProtocol
 
 /// The stream's last message is believed only when it is one booksd wrote (checked against the
 /// local history): a forged message cannot replace a change set or stop publishing.
@@ -51,7 +53,7 @@ import Testing
     }
 
     @Test func aPartIsComparedWithItsChangeSetAndNamesTheSeqBefore() throws {
-        let local = NATSPayloadPartsTests.bulk(2000, seq: 8)
+        let local = TestChangeSets.bulk(2000, seq: 8)
         let parts = try #require(NATSPayload.changeMessages(local, store: "default", limit: 32 * 1024))
         let id = naming.messageID(epoch: "E", seq: 8, part: NATSMessagePart(index: 1, count: parts.count))
         #expect(check.seqToCompare(messageID: id) == 8)

@@ -36,10 +36,13 @@ struct ReplicaDriver {
 
     init(
         owner books: [Book] = [], local localBooks: [Book] = [], record: ReplicaRecord? = nil,
-        batchLimit: Int = 1000, localBatchLimit: Int = SaveLimits.maxChanges
+        batchLimit: Int = 1000, localBatchLimit: Int? = nil
     ) {
-        machine = ReplicaStateMachine(
-            record: record ?? ReplicaRecord(replicaID: "R"), batchLimit: batchLimit, localBatchLimit: localBatchLimit)
+        let record = record ?? ReplicaRecord(replicaID: "R")
+        machine =
+            localBatchLimit.map {
+                ReplicaStateMachine(record: record, batchLimit: batchLimit, localBatchLimit: $0)
+            } ?? ReplicaStateMachine(record: record, batchLimit: batchLimit)  // the machine's own limit
         persisted = machine.record
         if !books.isEmpty { _ = ownerWrite(inserted: books) }
         for book in localBooks {

@@ -77,4 +77,29 @@ import Testing
         #expect(loaded.seq == 20)
         #expect(loaded.entries["a"] == Self.entry("v20", 20))
     }
+
+    /// An update naming most of the record's books (a first copy of the owner's bucket) is
+    /// written once, as the snapshot, not appended to the log and then written again by its
+    /// compaction; a small update after it is a log line again.
+    @Test func anUpdateNamingMostBooksIsWrittenOnceAsTheSnapshot() throws {
+        let dir = try TemporaryDirectory(prefix: "booksync-replica")
+        let directory = try Self.open(dir)
+        var store = ReplicaRecordStore(directory: directory)
+        var record = try store.load()
+        let copy = ReplicaRecordUpdate(
+            epoch: "E", seq: 1,
+            set: Dictionary(uniqueKeysWithValues: (0..<2_000).map { ("b\($0)", Self.entry("n\($0)", 1)) }))
+        record.apply(copy)
+        try store.keep(copy, whole: record)
+        #expect(try directory.read(ReplicaRecordStore.logName) ?? [] == [], "the copy is not in the log")
+        let small = ReplicaRecordUpdate(epoch: "E", seq: 2, set: ["b1": Self.entry("changed", 2)])
+        record.apply(small)
+        try store.keep(small, whole: record)
+        #expect(try directory.read(ReplicaRecordStore.logName)?.isEmpty == false)
+        var reader = ReplicaRecordStore(directory: directory)
+        var loaded = try reader.load()
+        #expect(loaded.generation == 2)
+        loaded.generation = nil
+        #expect(loaded == record)
+    }
 }

@@ -27,9 +27,15 @@ final class TestStoreDirectory: StoreDirectory {
         let router: StoreRouter
         let directory: TestStoreDirectory
 
-        init(_ files: [String: String]) throws {
+        /// `maxClients`, when given, also lifts the per-uid limit (every test client has one uid).
+        init(_ files: [String: String], maxClients: Int? = nil) throws {
             dir = try TemporaryDirectory(prefix: "booksync-router")
-            server = try SocketServer(configuration: SocketServerConfiguration(path: dir.socketPath))
+            var configuration = SocketServerConfiguration(path: dir.socketPath)
+            if let maxClients {
+                configuration.maxClients = maxClients
+                configuration.maxClientsPerUID = 0
+            }
+            server = try SocketServer(configuration: configuration)
             directory = TestStoreDirectory([:])
             router = StoreRouter(server: server, directory: directory)
             for (name, text) in files { add(name, text) }

@@ -41,7 +41,7 @@ import Testing
             environment: .init(
                 configuration: configuration, logger: Logger(backend: SilentLog()), notifier: SystemdNotifier(),
                 hub: nil,
-                channel: { name in
+                channel: { name, _ in
                     recorded.channels.withLock { all in
                         let channel = RecordingChannel()
                         all[name] = channel

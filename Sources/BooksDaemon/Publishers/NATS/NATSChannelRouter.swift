@@ -16,8 +16,8 @@ public final class NATSChannelRouter: ClientChannel {
         self.responder = responder
     }
 
-    public func send(_ reply: Reply, to connection: ConnectionID) {
-        if NATSRequestResponder.owns(connection) {
+    public func send(_ reply: Reply, to connection: ReplyTarget) {
+        if connection.transport == .nats {
             responder?.send(reply, to: connection)
         } else {
             local.send(reply, to: connection)
@@ -25,21 +25,21 @@ public final class NATSChannelRouter: ClientChannel {
     }
 
     public func startSubscription(
-        _ connection: ConnectionID, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64
+        _ connection: ReplyTarget, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64
     ) {
         local.startSubscription(
             connection, reply: reply, filter: filter, initialEvents: initialEvents, afterSeq: afterSeq)
     }
 
-    public func stream(_ books: BookStreamEncoder, to connection: ConnectionID) {
-        if NATSRequestResponder.owns(connection) {
+    public func stream(_ books: BookStreamEncoder, to connection: ReplyTarget) {
+        if connection.transport == .nats {
             responder?.send(books, to: connection)
         } else {
             local.stream(books, to: connection)
         }
     }
 
-    public func stopSubscription(_ connection: ConnectionID, reply: Reply) {
+    public func stopSubscription(_ connection: ReplyTarget, reply: Reply) {
         local.stopSubscription(connection, reply: reply)
     }
 

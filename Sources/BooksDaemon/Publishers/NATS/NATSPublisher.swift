@@ -1,6 +1,7 @@
 import BooksCore
 import BooksNATS
 import BooksPlatform
+import BooksProtocol
 import Dispatch
 import Synchronization
 

@@ -1,5 +1,6 @@
 import BooksCore
 import BooksNATS
+import BooksProtocol
 import Dispatch
 
 /// One publisher's loop on its publishing thread (``NATSPublishingThreads``): takes inputs, runs
@@ -106,7 +107,7 @@ struct NATSPublisherLoop {
                 jetStream = context
                 batchPublisher = try batches.publisher(on: publisher.connection)
                 let owners = try context.keyValue(
-                    naming.bucketName + "_owner", replicas: publisher.settings.streamReplicas,
+                    naming.ownerBucketName, replicas: publisher.settings.streamReplicas,
                     ttlSeconds: NATSOwnerLease.ttlSeconds)
                 ownerBucket = owners
                 if let holder = try lease.acquire(owners) {

@@ -21,9 +21,6 @@ import Synchronization
 /// `handle` never blocks); replies are published from the serial queue `booksd.nats.replies`, so
 /// a slow NATS never holds the engine's queue.
 public final class NATSRequestResponder: Sendable {
-    /// Connection ids of NATS requests have this bit set (socket connections count up from 1).
-    static let idBit: UInt64 = 1 << 63
-
     let connection: NATSConnection
     let naming: NATSNaming
     let allowWrites: Bool
@@ -45,9 +42,6 @@ public final class NATSRequestResponder: Sendable {
         self.maxRequestBytes = maxRequestBytes
         self.logger = logger
     }
-
-    /// True for connection ids this responder hands out.
-    public static func owns(_ connection: ConnectionID) -> Bool { connection.raw & idBit != 0 }
 
     /// Hands every request to `engine` while active (`setActive(true)`: while this booksd owns
     /// the store).
@@ -75,8 +69,8 @@ public final class NATSRequestResponder: Sendable {
     }
 
     /// Publishes `reply` to the reply subject of the request `connection` stands for.
-    public func send(_ reply: Reply, to connection: ConnectionID) {
-        guard let subject = pending.withLock({ $0.removeValue(forKey: connection.raw) }) else { return }
+    public func send(_ reply: Reply, to connection: ReplyTarget) {
+        guard let subject = pending.withLock({ $0.removeValue(forKey: connection.number) }) else { return }
         respond(MessageEncoder.encode(reply), to: subject)
     }
 
@@ -85,8 +79,8 @@ public final class NATSRequestResponder: Sendable {
     /// server's `max_payload` is not built past it (memory stays bounded whatever the list): the
     /// request gets `too-large`, to be asked again with `limit`/`offset` (`NATSBooksClient`'s
     /// paged `list` does that: one request per page, halving a page that is too large).
-    public func send(_ stream: BookStreamEncoder, to connection: ConnectionID) {
-        guard let subject = pending.withLock({ $0.removeValue(forKey: connection.raw) }) else { return }
+    public func send(_ stream: BookStreamEncoder, to connection: ReplyTarget) {
+        guard let subject = pending.withLock({ $0.removeValue(forKey: connection.number) }) else { return }
         let limit = self.connection.maxPayload > 0 ? self.connection.maxPayload : 1 << 20
         var stream = stream
         var bytes: [UInt8] = []
@@ -126,8 +120,8 @@ public final class NATSRequestResponder: Sendable {
         if let refusal = refusal(of: request) {
             return respond(MessageEncoder.encode(.failure(request.id, refusal)), to: replySubject)
         }
-        let id = ConnectionID(raw: Self.idBit | nextID.add(1, ordering: .relaxed).oldValue)
-        pending.withLock { $0[id.raw] = replySubject }
+        let id = ReplyTarget(.nats, nextID.add(1, ordering: .relaxed).oldValue)
+        pending.withLock { $0[id.number] = replySubject }
         let peer = PeerCredentials(pid: getpid(), uid: geteuid(), gid: getegid(), declared: declaredActor(of: message))
         engine.handle(request, from: id, peer: peer)
     }

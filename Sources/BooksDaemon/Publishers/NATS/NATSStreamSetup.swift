@@ -1,4 +1,5 @@
 import BooksNATS
+import BooksProtocol
 
 /// Creates the store's stream and bucket when missing and refuses a conflicting existing stream.
 struct NATSStreamSetup: Sendable {

@@ -1,0 +1,90 @@
+import BooksCore
+import BooksProtocol
+import Testing
+
+@testable import BooksMachines
+
+/// Streamed lists and snapshots in the pure machine: chunks only under the page budget, nothing
+/// interleaved, the list counted as the request's reply.
+@Suite struct ConnectionStateMachineStreamingTests: ConnectionMachineSuite {
+    /// 2,000 books (about 120 KB of JSON).
+    static let context: BookContext = {
+        let text = (0..<2000).map { "id-\($0)|Name \($0)|Author\n" }.joined()
+        return BookContext(document: BookDocument(parsing: Array(text.utf8)))
+    }()
+
+    func list(_ id: String) -> BookStreamEncoder {
+        BookStreamEncoder(
+            .listReply(id: id), epoch: "E", seq: 0, cursor: try! BookCursor(context: Self.context, query: BookQuery()),
+            framing: .singleLine)
+    }
+
+    func sent(_ actions: [Action]) -> [[UInt8]] {
+        actions.compactMap { if case .send(let bytes) = $0 { return bytes } else { return nil } }
+    }
+
+    @Test func chunksAreProducedOnlyUnderTheBudgetAndAddUpToTheReply() {
+        var m = helloed(pageBudget: 8192)
+        _ = m.bytesReceived(line(#"{"id":"l","op":"list"}"#))
+        var output = sent(m.startStream(list("l")))
+        #expect(m.queuedBytes >= 8192 && m.queuedBytes < 8192 + 4096, "queued \(m.queuedBytes)")
+        #expect(m.isStreaming)
+        while m.isStreaming {
+            let queued = m.queuedBytes
+            output += sent(m.drained(queued))
+            #expect(m.queuedBytes < 8192 + 4096)
+        }
+        var whole = list("l")
+        #expect(Array(output.joined()) == whole.encodeRest())
+        #expect(m.pendingReplies == 0)
+    }
+
+    @Test func eventsWaitForTheStreamAndRequestsAreNotDeliveredMeanwhile() {
+        var m = helloed(pageBudget: 4096)
+        _ = m.subscriptionStarted(filter: .all, afterSeq: 0)
+        _ = m.bytesReceived(line(#"{"id":"l","op":"list"}"#))
+        _ = m.startStream(list("l"))
+        let event = Array("{\"event\":\"heartbeat\"}\n".utf8)
+        #expect(sent(m.enqueue(event, kind: .event)).isEmpty, "held back during the stream")
+        let admitted = m.admitEvent(10)
+        #expect(!admitted, "no direct send during the stream")
+        let ping = m.bytesReceived(line(#"{"id":"p","op":"ping"}"#))
+        #expect(delivered(ping).isEmpty, "no request while the list streams")
+        var last: [Action] = []
+        while m.isStreaming { last = m.drained(m.queuedBytes) }
+        let tail = sent(last)
+        #expect(tail.last == event, "the held event follows the last chunk")
+        #expect(tail.dropLast().last?.last == UInt8(ascii: "\n"), "the chunk before it ends the line")
+        #expect(delivered(last) == ["p"], "the ping is delivered once the list is answered")
+    }
+
+    @Test func aStreamArrivingDuringAnotherWaitsBehindItAndWhatCameBefore() {
+        var m = helloed(pageBudget: 4096)
+        _ = m.subscriptionStarted(filter: .all, afterSeq: 0)
+        var output = sent(m.startStream(list("a")))
+        let event = Array("{\"event\":\"heartbeat\"}\n".utf8)
+        _ = m.enqueue(event, kind: .event)
+        #expect(sent(m.startStream(list("b"))).isEmpty)
+        while m.isStreaming { output += sent(m.drained(m.queuedBytes)) }
+        var a = list("a")
+        var b = list("b")
+        #expect(Array(output.joined()) == a.encodeRest() + event + b.encodeRest())
+    }
+
+    @Test func aStalledReaderLagsOnEventsAndAShutdownMidLineSendsNoNotice() {
+        var m = helloed(queueLimit: 2048, pageBudget: 4096)
+        _ = m.subscriptionStarted(filter: .all, afterSeq: 0)
+        _ = m.startStream(list("x"))
+        let event = [UInt8](repeating: 0x20, count: 1500)
+        #expect(sent(m.enqueue(event, kind: .event)).isEmpty)
+        let lagged = m.enqueue(event, kind: .event) { Array("lag\n".utf8) }
+        #expect(lagged == [.close(.lagged)], "over the limit, and no notice in the middle of a line")
+
+        var n = helloed(pageBudget: 4096)
+        _ = n.subscriptionStarted(filter: .all, afterSeq: 0)
+        _ = n.startStream(list("y"))
+        let shutdown = n.beginShutdown(subscriberNotice: Array("bye\n".utf8))
+        #expect(sent(shutdown).isEmpty, "the notice would land inside the unfinished line")
+        #expect(!n.isStreaming)
+    }
+}
