@@ -24,6 +24,8 @@ final class NATSStoreLinks: Sendable {
     /// Set by `stop(drain:)` (on `queue`): a store added later is not linked.
     let stopped = Locked(false)
     let queue = DispatchQueue(label: "booksd.nats.stores")
+    /// Stores added at run time that are replicas (`ReplicaFolder`): never published from here.
+    let replicas = Locked<Set<StoreName>>([])
 
     /// The NATS parts of one store.
     struct Link: Sendable {
@@ -134,9 +136,13 @@ final class NATSStoreLinks: Sendable {
         for link in all { link.publisher.stop() }
     }
 
+    /// Marks `name` a replica before it is added: it is not linked when the registry reports it.
+    func markReplica(_ name: StoreName) { replicas.withLock { _ = $0.insert(name) } }
+
     /// Links and starts a store added at run time; failures are logged (the store serves locally).
     private func link(_ engine: BookEngine) {
         if stopped.withLock({ $0 }) { return }
+        guard !replicas.withLock({ $0.contains(engine.storeName) }) else { return }
         let logger = storeLogger(engine.storeName)
         do {
             guard try attach(engine, checkStream: false) else { return }
