@@ -16,6 +16,8 @@ public struct BooksdCommandLine: Sendable, Equatable {
     public var replicas: [StoreSpec] = []
     /// `--dir DIR`: the watched folder.
     public var storeFolder: String?
+    /// `--replica-dir DIR`: the replica folder.
+    public var replicaFolder: String?
     /// `--config PATH`.
     public var configPath: String?
     /// `--format text|json`.
@@ -63,6 +65,10 @@ public struct BooksdCommandLine: Sendable, Equatable {
                               Keep PATH a hand-editable copy of the store NAME that another
                               booksd owns, over NATS (needs nats_url; repeatable). Config:
                               "replica NAME = PATH [FORMAT]". See docs/SCALE-OUT.md.
+          --replica-dir DIR   Keep a replica DIR/NAME.txt (or an existing DIR/NAME.json) of
+                              every store the owner booksd publishes under nats_prefix,
+                              stores published later included (config key
+                              "replica_folder"; needs nats_url).
           --dir DIR           Serve every *.txt and *.json in DIR as a store named after the
                               file (config key "store_folder"); files created, moved in,
                               moved out or deleted add or remove their store live.
@@ -177,6 +183,10 @@ public struct BooksdCommandLine: Sendable, Equatable {
                 let v = try value()
                 guard !v.isEmpty else { throw .invalidValue(option: name, value: v, expected: "a non-empty path") }
                 result.storeFolder = try once(result.storeFolder, v)
+            case "--replica-dir":
+                let v = try value()
+                guard !v.isEmpty else { throw .invalidValue(option: name, value: v, expected: "a non-empty path") }
+                result.replicaFolder = try once(result.replicaFolder, v)
             case "--socket":
                 let v = try value()
                 guard !v.isEmpty, v.utf8.count < 108 else {
@@ -256,6 +266,7 @@ public struct BooksdCommandLine: Sendable, Equatable {
             config.replicaStores.insert(spec.name)
         }
         if let storeFolder { config.storeFolder = storeFolder }
+        if let replicaFolder { config.replicaFolder = replicaFolder }
         if let socketPath { config.socketPath = socketPath }
         if let format { config.format = format }
         if let logLevel { config.logLevel = logLevel }

@@ -15,6 +15,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
     case changeLogRetention = "change_log_retention"
     case stateDirectory = "state_directory"
     case storeFolder = "store_folder"
+    case replicaFolder = "replica_folder"
     case heartbeatSeconds = "heartbeat_seconds"
     case maxClients = "max_clients"
     case maxClientsPerUID = "max_clients_per_uid"
@@ -67,7 +68,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .forcePolling, .allowSymlink: "a boolean: yes/no, true/false, on/off, 1/0"
         case .changeLogRetention: "an integer between 0 and 100000000"
         case .stateDirectory: "a non-empty path, or none"
-        case .storeFolder: "a non-empty directory path"
+        case .storeFolder, .replicaFolder: "a non-empty directory path"
         case .heartbeatSeconds: "an integer number of seconds between 1 and 86400"
         case .maxClients: "an integer between 1 and 1000000"
         case .maxClientsPerUID: "an integer between 0 (no limit) and 1000000"
@@ -154,6 +155,9 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
         case .storeFolder:
             guard !value.isEmpty, !value.contains("\0") else { throw bad }
             config.storeFolder = value
+        case .replicaFolder:
+            guard !value.isEmpty, !value.contains("\0") else { throw bad }
+            config.replicaFolder = value
         case .heartbeatSeconds:
             config.heartbeatSeconds = try Self.integer(value, 1...86_400, or: bad)
         case .maxClients:
@@ -210,6 +214,7 @@ public enum ConfigurationKey: String, Sendable, CaseIterable {
             config.stateDirectory
                 ?? "\(config.effectiveStateDirectory(environment: environment) ?? "none")  (default)"
         case .storeFolder: config.storeFolder ?? "(none)"
+        case .replicaFolder: config.replicaFolder ?? "(none)"
         case .heartbeatSeconds: String(config.heartbeatSeconds)
         case .maxClients: String(config.maxClients)
         case .maxClientsPerUID: String(config.maxClientsPerUID)

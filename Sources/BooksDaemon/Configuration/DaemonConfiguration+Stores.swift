@@ -2,10 +2,10 @@
 extension DaemonConfiguration {
     /// The stores to serve at start, besides the watched folder's: the `store` lines and
     /// `--store` flags, plus `file` as the store `default` when it was given, or when nothing
-    /// else (no store, no folder) is configured — so a single `--file` works as before.
+    /// else (no store, no folder, no replica folder) is configured — so a single `--file` works as before.
     public var effectiveStores: [StoreSpec] {
         var result = stores
-        let fileIsDefault = fileIsExplicit || (stores.isEmpty && storeFolder == nil)
+        let fileIsDefault = fileIsExplicit || (stores.isEmpty && storeFolder == nil && replicaFolder == nil)
         if fileIsDefault, !result.contains(where: { $0.name == .default }) {
             result.insert(StoreSpec(name: .default, path: filePath, format: format), at: 0)
         }

@@ -19,6 +19,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var replicaStores: Set<StoreName> = []
     /// The watched folder (`store_folder`, `--dir`): every `*.txt` / `*.json` in it is a store.
     public var storeFolder: String? = nil
+    /// The replica folder (`replica_folder`, `--replica-dir`): every store the owner booksd
+    /// publishes under `nats_prefix` gets a replica `<DIR>/<store>.txt` (or an existing
+    /// `<store>.json`), stores published later included (needs `nats_url`).
+    public var replicaFolder: String? = nil
     /// Format of the book file (`format`). Default `.text`.
     public var format: BookFileFormat = .text
     /// Path of the listening socket (`socket`). Default nil: see `effectiveSocketPath(environment:)`.

@@ -5,22 +5,17 @@ import Glibc
 /// store (its engine, watcher, socket), but instead of publishing it follows the owner's stream
 /// and sends its edits to the owner (`ReplicaLink`).
 extension Daemon {
-    /// Refuses replicas without `nats_url`, and creates a replica's missing file empty (its
-    /// books then come from the owner).
+    /// Refuses replicas (and a replica folder) without `nats_url`, creates a replica's missing
+    /// file empty (its books then come from the owner) and a missing replica folder.
     func prepareReplicaFiles() throws(ReplicaError) {
         let replicas = configuration.effectiveStores.filter { configuration.replicaStores.contains($0.name) }
-        guard !replicas.isEmpty else { return }
-        guard configuration.nats.isEnabled else { throw .needsNATS(replicas.map(\.name.rawValue)) }
-        for spec in replicas {
-            let fd = open(spec.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            if fd < 0 {
-                if errno == EEXIST { continue }
-                throw .cannotCreate(path: spec.path, errno: errno)
-            }
-            if spec.format == .json { _ = write(fd, "[]\n", 3) }
-            fsync(fd)
-            close(fd)
+        let folder = configuration.replicaFolder
+        guard !replicas.isEmpty || folder != nil else { return }
+        guard configuration.nats.isEnabled else {
+            throw .needsNATS(replicas.map(\.name.rawValue) + (folder.map { ["folder \($0)"] } ?? []))
         }
+        for spec in replicas { try ReplicaFiles.create(spec) }
+        if let folder, mkdir(folder, 0o755) != 0, errno != EEXIST { throw .cannotCreate(path: folder, errno: errno) }
     }
 
     /// Attaches a `ReplicaLink` to every replica's engine (started by `startNATS`).
@@ -33,5 +28,17 @@ extension Daemon {
             links.append(link)
         }
         replicaLinks.withLock { $0 = links }
+    }
+}
+
+extension Daemon {
+    /// Starts the replica folder (`replica_folder`, `--replica-dir`), if configured and NATS is on.
+    func startReplicaFolder(_ registry: StoreRegistry, links: NATSStoreLinks?) throws {
+        guard let path = configuration.replicaFolder, let links else { return }
+        let folder = ReplicaFolder(
+            path: path, registry: registry, connection: links.shared.connection, prefix: configuration.nats.prefix,
+            logger: logger, willAdd: { links.markReplica($0) })
+        try folder.start()
+        replicaFolder.withLock { $0 = folder }
     }
 }

@@ -69,7 +69,9 @@ extension Daemon {
             ServiceStep("NATS publishing") {
                 guard let registry = self.current.registry else { return }
                 try self.startNATS(self.current.nats, registry: registry)
+                try self.startReplicaFolder(registry, links: self.current.nats)
             } stop: {
+                self.replicaFolder.withLock({ $0 })?.stop()
                 for link in self.replicaLinks.withLock({ $0 }) { link.stop() }
             },
             ServiceStep("heartbeat", start: startHeartbeat) { self.heartbeatTimer.get()?.cancel() },
@@ -116,7 +118,9 @@ extension Daemon {
                 "store '\(spec.name)' (\(spec.path)) is not served: \(error)", ["BOOKS_STORE": spec.name.rawValue])
         }
         // Nothing to serve at all (no store could start, no folder): fail as a single file did.
-        if let first = failures.first, failures.count == specs.count, configuration.storeFolder == nil {
+        if let first = failures.first, failures.count == specs.count, configuration.storeFolder == nil,
+            configuration.replicaFolder == nil
+        {
             throw first.1
         }
     }

@@ -28,6 +28,8 @@ public final class Daemon: Sendable {
     let heartbeatTimer = TimerBox()
     /// The replicas' links (`--replica`), started with NATS.
     let replicaLinks = Locked<[ReplicaLink]>([])
+    /// The replica folder (`--replica-dir`), started with NATS.
+    let replicaFolder = Locked<ReplicaFolder?>(nil)
 
     /// The one inotify instance every store shares (nil when polling is forced).
     let hub: InotifyHub?
@@ -151,6 +153,7 @@ public final class Daemon: Sendable {
             if fresh.filePath != configuration.filePath || fresh.format != configuration.format
                 || fresh.effectiveSocketPath() != configuration.effectiveSocketPath()
                 || fresh.stores != configuration.stores || fresh.storeFolder != configuration.storeFolder
+                || fresh.replicaFolder != configuration.replicaFolder
             {
                 logger.warning("file, format, store, folder and socket changes take effect only after a restart")
                 live.filePath = configuration.filePath
@@ -158,6 +161,7 @@ public final class Daemon: Sendable {
                 live.socketPath = configuration.socketPath
                 live.stores = configuration.stores
                 live.storeFolder = configuration.storeFolder
+                live.replicaFolder = configuration.replicaFolder
                 live.fileIsExplicit = configuration.fileIsExplicit
             }
             if live.nats != configuration.nats {

@@ -22,6 +22,8 @@ final class NATSStoreLinks: Sendable {
     let logger: Logger
     let links = Locked<[StoreName: Link]>([:])
     let queue = DispatchQueue(label: "booksd.nats.stores")
+    /// Stores added at run time that are replicas (`ReplicaFolder`): never published from here.
+    let replicas = Locked<Set<StoreName>>([])
 
     /// The NATS parts of one store.
     struct Link: Sendable {
@@ -108,8 +110,12 @@ final class NATSStoreLinks: Sendable {
         }
     }
 
+    /// Marks `name` a replica before it is added: it is not linked when the registry reports it.
+    func markReplica(_ name: StoreName) { replicas.withLock { _ = $0.insert(name) } }
+
     /// Links and starts a store added at run time; failures are logged (the store serves locally).
     private func link(_ engine: BookEngine) {
+        guard !replicas.withLock({ $0.contains(engine.storeName) }) else { return }
         do {
             guard try attach(engine, checkStream: false) else { return }
             try start(engine)

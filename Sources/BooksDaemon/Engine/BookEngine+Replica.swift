@@ -83,3 +83,20 @@ extension BookEngine {
         forward(sent, connection)
     }
 }
+
+extension BookEngine {
+    /// On a replica, the ops the owner answers besides writes: `conflicts` (the owner keeps the
+    /// conflicts of every merge, a replica's included, so the list is the same on every host)
+    /// and `resolve` (authorized here like any write; taking `theirs` is the owner's change set,
+    /// which reaches every file). Returns false (nothing done) on a store that is no replica and
+    /// for every other op.
+    func forwardsToOwner(_ request: Request, from connection: ReplyTarget, peer: PeerCredentials) -> Bool {
+        guard request.op == .conflicts || request.op == .resolve, let forward = writeForwarder.withLock({ $0 })
+        else { return false }
+        if request.op == .resolve, !mayWrite(request, from: connection, peer: peer) { return true }
+        var sent = request
+        sent.store = nil
+        forward(sent, connection)
+        return true
+    }
+}

@@ -27,6 +27,7 @@ extension BookEngine {
     /// the inbox for the next group commit; reads are answered from the engine's queue, in fair
     /// order between connections.
     public func handle(_ request: Request, from connection: ReplyTarget, peer: PeerCredentials) {
+        if forwardsToOwner(request, from: connection, peer: peer) { return }
         switch request.op {
         case .insert, .update, .delete, .save:
             if let forward = writeForwarder.withLock({ $0 }) {

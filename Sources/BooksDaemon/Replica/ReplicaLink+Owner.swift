@@ -98,6 +98,7 @@ extension ReplicaLink {
             request.deleted = write.deleted.map { BookDeletion(id: $0.id, expectedVersion: $0.expected) }
             if request.updated?.isEmpty == true { request.updated = nil }
             if request.deleted?.isEmpty == true { request.deleted = nil }
+            request.base = write.base
         }
         let message: NATSMessage
         do {
@@ -119,6 +120,11 @@ extension ReplicaLink {
                 listed.isEmpty
                     ? write.ids.map { BookConflict(id: $0, current: nil, currentVersion: nil, message: error.message) }
                     : listed)
+        }
+        if error.code == .baseNotKept, write.base != nil {
+            logger.notice(
+                "replica: the owner cannot merge an edit from its base (\(error)); sent again without", fields)
+            return .baseNotKept(error.description)
         }
         logger.warning("replica: the owner refused an edit (\(error)); retried", fields)
         return .failed(error.description)

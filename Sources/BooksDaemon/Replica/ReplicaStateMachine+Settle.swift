@@ -7,6 +7,7 @@ extension ReplicaStateMachine {
     /// new lineage, an accepted edit awaiting its change set becomes the base (the owner held it).
     mutating func applySnapshot(epoch: String, seq: UInt64, books: [ReplicaBook]) {
         let newLineage = epoch != record.epoch
+        if newLineage { conflictBases.removeAll() }
         var owner = Dictionary(books.map { ($0.book.id, $0) }, uniquingKeysWith: { a, _ in a })
         for id in Array(record.entries.keys) {
             var entry = record.entries[id]!
@@ -71,7 +72,11 @@ extension ReplicaStateMachine {
         case .failed(let reason):
             lastError = reason
             sendFailed = true
+        case .baseNotKept(let reason):
+            lastError = reason
+            for id in current.books.keys { conflictBases[id] = nil }
         }
+        if case .accepted = outcome { for id in current.books.keys { conflictBases[id] = nil } }
     }
 
     /// Looks at every dirty book, then picks the next local write and the next send.
@@ -155,6 +160,7 @@ extension ReplicaStateMachine {
                     id: id, base: entry.base?.book, mine: fileBook, theirs: entry.owner?.book)
                 target = merged.book
                 conflicts.append(contentsOf: merged.conflicts)
+                if !merged.conflicts.isEmpty, let from = entry.base?.version { conflictBases[id] = from }
             }
             if target.isIdentical(to: fileBook) {
                 entry.base = entry.owner
@@ -206,7 +212,14 @@ extension ReplicaStateMachine {
         var write = ReplicaWrite(token: takeToken())
         var books: [String: Book?] = [:]
         let inserts = ids.filter { record.entries[$0]?.base == nil }
-        for id in (inserts.isEmpty ? ids : inserts) {
+        var chosen = inserts.isEmpty ? ids : inserts
+        // A conflicting merge goes alone with the books of the same base: the owner merges it.
+        let bases = conflictBases
+        if inserts.isEmpty, let epoch = record.epoch, let from = ids.lazy.compactMap({ bases[$0] }).first {
+            chosen = ids.filter { bases[$0] == from }
+            write.base = ResumePoint(epoch: epoch, seq: from)
+        }
+        for id in chosen {
             guard books.count < batchLimit else {
                 dirty.insert(id)
                 continue

@@ -67,6 +67,9 @@ public struct ReplicaStateMachine: Sendable {
     /// Local edits to send, inserts apart (a send carries inserts alone, or none), oldest first.
     var insertQueue = ReplicaWriteQueue()
     var sendQueue = ReplicaWriteQueue()
+    /// Books whose edit was merged with a newer owner change and found a conflict: the owner seq
+    /// of the base the edit was made on (their send names it, see `ReplicaWrite.base`).
+    var conflictBases: [String: UInt64] = [:]
 
     /// A machine continuing `record` (a fresh one on first start).
     public init(record: ReplicaRecord, batchLimit: Int = 1000, localBatchLimit: Int = .max) {

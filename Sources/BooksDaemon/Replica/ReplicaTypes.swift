@@ -126,6 +126,10 @@ public struct ReplicaWrite: Sendable, Hashable {
     public var updated: [(book: Book, expected: UInt64)] = []
     /// Books to delete, each with the version it must be at.
     public var deleted: [(id: String, expected: UInt64)] = []
+    /// For a send: the owner position its books were edited on when a merge of them with a newer
+    /// owner change found a conflict; sent as the `save`'s `base`, so the owner merges it by the
+    /// stale-save rules and keeps (and lists) the conflict itself.
+    public var base: ResumePoint?
 
     /// The ids the write touches.
     public var ids: [String] { inserted.map(\.id) + updated.map(\.book.id) + deleted.map(\.id) }
@@ -134,7 +138,7 @@ public struct ReplicaWrite: Sendable, Hashable {
     public static func == (a: ReplicaWrite, b: ReplicaWrite) -> Bool {
         a.token == b.token && a.inserted == b.inserted && a.updated.map(\.book) == b.updated.map(\.book)
             && a.updated.map(\.expected) == b.updated.map(\.expected) && a.deleted.map(\.id) == b.deleted.map(\.id)
-            && a.deleted.map(\.expected) == b.deleted.map(\.expected)
+            && a.deleted.map(\.expected) == b.deleted.map(\.expected) && a.base == b.base
     }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(token) }
@@ -148,6 +152,8 @@ public enum ReplicaSendOutcome: Sendable, Hashable {
     case conflicts([BookConflict])
     /// Not answered or refused otherwise (unreachable, timed out, an error): retried later.
     case failed(String)
+    /// A send with a `base` the owner's history no longer holds: sent again without it.
+    case baseNotKept(String)
 }
 
 /// What the replica state machine is told.

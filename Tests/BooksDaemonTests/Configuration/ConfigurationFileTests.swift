@@ -64,6 +64,7 @@ private func error(_ text: String) -> ConfigurationError? {
             change_log_retention = 42
             state_directory = /var/lib/booksd-history
             store_folder = /srv/lists
+            replica_folder = /srv/copies
             heartbeat_seconds = 5
             max_clients = 16
             max_clients_per_uid = 0
@@ -107,6 +108,7 @@ private func error(_ text: String) -> ConfigurationError? {
         expected.filePath = "/var/lib/booksd/books.txt"
         expected.fileIsExplicit = true
         expected.storeFolder = "/srv/lists"
+        expected.replicaFolder = "/srv/copies"
         expected.format = .json
         expected.socketPath = "/run/booksd/booksd.sock"
         expected.socketMode = 0o600

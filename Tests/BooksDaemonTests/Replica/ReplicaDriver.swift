@@ -28,6 +28,8 @@ struct ReplicaDriver {
     /// Sends the owner applies but whose answer is lost (answered `.failed`).
     var loseNextAnswers = 0
     var sendsSeen = 0
+    /// The `base` of every send, in order (set for a conflicting merge).
+    var sendBases: [ResumePoint?] = []
     /// The local writes the machine asked for.
     var localWritesSeen = 0
     var offline = false
@@ -146,6 +148,7 @@ struct ReplicaDriver {
                     contentsOf: machine.handle(.localWriteFinished(token: write.token, succeeded: change != nil)))
             case .send(let write):
                 sendsSeen += 1
+                sendBases.append(write.base)
                 var outcome = applyOwner(write)
                 if loseNextAnswers > 0, case .accepted = outcome {
                     loseNextAnswers -= 1

@@ -176,6 +176,22 @@ import Testing
         #expect(driver.localBooks == driver.ownerBooks)
     }
 
+    @Test func aConflictingMergeIsSentWithTheBaseItsEditWasMadeOn() {
+        var driver = ReplicaDriver(owner: [a, b])
+        driver.start()
+        driver.ownerWrite(updated: [Book(id: "a", name: "Theirs", author: "Ann")])  // seq 2
+        driver.handEdit(set: [Book(id: "a", name: "Mine", author: "Ann"), Book(id: "b", name: "Beta 2", author: "Bo")])
+        driver.settle()
+        // b went as a plain conditional write; a, merged with a conflict, alone with the base
+        // (seq 1: the owner state its row was edited on), so the owner keeps the conflict.
+        #expect(driver.sendBases.compactMap { $0 } == [ResumePoint(epoch: "O", seq: 1)])
+        #expect(
+            driver.ownerBooks == [
+                Book(id: "a", name: "Mine", author: "Ann"), Book(id: "b", name: "Beta 2", author: "Bo"),
+            ])
+        #expect(driver.localBooks == driver.ownerBooks)
+    }
+
     @Test func aDeleteAgainstAnEditKeepsTheEditedBook() {
         var driver = ReplicaDriver(owner: [a, b])
         driver.start()
