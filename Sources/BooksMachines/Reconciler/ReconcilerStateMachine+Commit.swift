@@ -6,20 +6,20 @@ import BooksProtocol
 extension ReconcilerStateMachine {
     /// Starts a commit of every queued write, unless one is under way or none is queued.
     mutating func commitQueuedWrites() -> [ReconcilerAction] {
-        guard commitPhase == nil, !queued.isEmpty else { return [] }
+        guard !commitState.isCommitting, !queued.isEmpty else { return [] }
         // An undo (source `undo`) and a save that names its base are change sets of their own:
         // never committed with other writes.
         let alone = queued.firstIndex { $0.commitsAlone }
         let split = alone == 0 ? 1 : alone ?? queued.count
         let writes = Array(queued[..<split])
         queued.removeFirst(split)
-        commitLeftWrites = !queued.isEmpty
         return startCommit(writes)
     }
 
-    /// Starts a commit of `writes` (none: only give ids to rows typed by hand).
+    /// Starts a commit of `writes` (none: only give ids to rows typed by hand); the writes still
+    /// queued then are sent round once it ends.
     mutating func startCommit(_ writes: [PendingWrite]) -> [ReconcilerAction] {
-        commitPhase = .observing(writes)
+        commitState = .observing(writes, Round(retries: commitState.retries, leftWrites: !queued.isEmpty))
         return [.observeFile(.commit, unlessIdentity: untouchedIdentityForAppending(writes))]
     }
 
@@ -41,7 +41,7 @@ extension ReconcilerStateMachine {
 
     /// Step 1 and 2: the file was looked at; apply what changed, then plan and save.
     mutating func commitObserved(_ observation: FileObservation) -> [ReconcilerAction] {
-        guard case .observing(let writes) = commitPhase else { return [] }
+        guard case .observing(let writes, let round) = commitState else { return [] }
         var actions: [ReconcilerAction] = []
         let comparison: FileComparison
         switch observation {
@@ -61,7 +61,7 @@ extension ReconcilerStateMachine {
             actions.append(.log(.debug, "commit of \(writes.count) write(s): file \(compared.traceDescription)"))
         }
         if let blocked = bringUpToDate(comparison, writes: writes, into: &actions) {
-            commitPhase = nil
+            commitState = .idle(retries: round.retries)
             return actions + writes.map { .reply(.failure($0.requestID, blocked), to: $0.connection) }
         }
         let (planned, based) = mergeBasedSave(writes, into: &actions)
@@ -71,9 +71,9 @@ extension ReconcilerStateMachine {
         }
         let commit = Commit(accepted: plan.accepted, deferred: plan.deferred.map(\.ticket), based: based)
         guard !plan.save.isEmpty || context.document.newBookCount > 0 else {
-            return actions + finish(commit)
+            return actions + finish(commit, round)
         }
-        commitPhase = .saving(commit)
+        commitState = .saving(commit, round)
         actions.append(.save(plan.save, onto: context.document, expected: identity))
         return actions
     }
@@ -133,17 +133,16 @@ extension ReconcilerStateMachine {
 
     /// Step 3: the save finished.
     mutating func saveFinished(_ outcome: Result<SaveResult, StoreError>) -> [ReconcilerAction] {
-        guard case .saving(let commit) = commitPhase else { return [] }
+        guard case .saving(let commit, var round) = commitState else { return [] }
         let result: SaveResult
         switch outcome {
         case .failure(let error):
-            if case .changedDuringWrite = error, writeRetries < Self.writeRetryLimit {
-                writeRetries += 1
-                return [.log(.debug, "save refused, the file changed during the write: retry \(writeRetries)")]
-                    + retry(commit)
+            if case .changedDuringWrite = error, round.retries < Self.writeRetryLimit {
+                round.retries += 1
+                return [.log(.debug, "save refused, the file changed during the write: retry \(round.retries)")]
+                    + retry(commit, retries: round.retries)
             }
-            writeRetries = 0
-            commitPhase = nil
+            commitState = .idle(retries: 0)
             let failure = ProtocolError(.storeUnavailable, "the write failed and the file is unchanged: \(error)")
             var actions: [ReconcilerAction] = [.log(.error, "write failed: \(error)")]
             actions += commit.accepted.map { .reply(.failure($0.ticket.requestID, failure), to: $0.ticket.connection) }
@@ -155,11 +154,12 @@ extension ReconcilerStateMachine {
             default:
                 break
             }
-            return actions + continueWith(commit.deferred)
+            return actions + continueWith(commit.deferred, leftWrites: round.leftWrites)
         case .success(let saved):
             result = saved
         }
-        writeRetries = 0
+        round.retries = 0
+        commitState = .saving(commit, round)
         identity = result.identity
         fileState = .present
         var actions: [ReconcilerAction] = [
@@ -209,7 +209,7 @@ extension ReconcilerStateMachine {
             let theirs = ByteSplice(from: base, to: late)
             if !theirs.isEmpty {
                 let merged = ByteSplice.mergedContent(base: base, ours: result.splice, theirs: theirs) ?? late
-                commitPhase = .writingLateEdit(commit)
+                commitState = .writingLateEdit(commit, round)
                 actions.append(
                     .log(
                         .warning,
@@ -223,7 +223,7 @@ extension ReconcilerStateMachine {
                 return actions
             }
         }
-        return actions + finish(commit)
+        return actions + finish(commit, round)
     }
 
     /// The late edit of a save was written (or not).
@@ -231,7 +231,7 @@ extension ReconcilerStateMachine {
         _ result: Result<AtomicWriteResult, StoreError>, late: [UInt8],
         merged: [UInt8]
     ) -> [ReconcilerAction] {
-        guard case .writingLateEdit(let commit) = commitPhase else { return [] }
+        guard case .writingLateEdit(let commit, let round) = commitState else { return [] }
         var actions: [ReconcilerAction] = []
         switch result {
         case .success(let written):
@@ -255,12 +255,12 @@ extension ReconcilerStateMachine {
                         """
                 ))
         }
-        return actions + finish(commit)
+        return actions + finish(commit, round)
     }
 
     /// Step 4: acknowledge what the file now holds. A writer that overwrote the file right after
     /// our write (possible with the append path) sends the writes round again.
-    private mutating func finish(_ commit: Commit) -> [ReconcilerAction] {
+    private mutating func finish(_ commit: Commit, _ round: Round) -> [ReconcilerAction] {
         let landed = commit.accepted.allSatisfy { _, outcome in
             switch outcome {
             case .inserted(let books), .updated(let books): books.allSatisfy { context.book(id: $0.id) == $0 }
@@ -268,12 +268,11 @@ extension ReconcilerStateMachine {
             case .saved(let saved): saved.landed(in: context)
             }
         }
-        if !landed, writeRetries < Self.writeRetryLimit {
-            writeRetries += 1
+        if !landed, round.retries < Self.writeRetryLimit {
             return [.log(.notice, "the file changed while a write was applied; applying the write again on top of it")]
-                + retry(commit)
+                + retry(commit, retries: round.retries + 1)
         }
-        commitPhase = nil
+        commitState = .idle(retries: round.retries)
         var actions: [ReconcilerAction] = commit.accepted.flatMap { write, outcome -> [ReconcilerAction] in
             if let based = commit.based, based.requestID == write.requestID, based.connection == write.connection {
                 return acknowledge(based, write: write)
@@ -293,22 +292,22 @@ extension ReconcilerStateMachine {
                 versions: books.map { context.version(of: $0.id) }, remap: remap)
             return [.reply(.success(write.requestID, result), to: write.connection)]
         }
-        actions += continueWith(commit.deferred)
+        actions += continueWith(commit.deferred, leftWrites: round.leftWrites)
         return actions
     }
 
-    /// Puts a commit's writes back first in line and retries them shortly.
-    private mutating func retry(_ commit: Commit) -> [ReconcilerAction] {
-        commitPhase = nil
+    /// Puts a commit's writes back first in line and retries them shortly (their `retries`th retry).
+    private mutating func retry(_ commit: Commit, retries: Int) -> [ReconcilerAction] {
+        commitState = .idle(retries: retries)
         queued.insert(contentsOf: commit.accepted.map(\.ticket) + commit.deferred, at: 0)
         return [.scheduleWriteRetry(after: Self.writeRetryDelay)]
     }
 
     /// After a commit: writes it deferred (they touch a book an earlier write of the group
-    /// touched) go first in the next one, then the status line is refreshed.
-    private mutating func continueWith(_ deferred: [PendingWrite]) -> [ReconcilerAction] {
-        if deferred.isEmpty, commitLeftWrites {
-            commitLeftWrites = false
+    /// touched) go first in the next one, or else the writes it left behind, then the status line
+    /// is refreshed.
+    private mutating func continueWith(_ deferred: [PendingWrite], leftWrites: Bool) -> [ReconcilerAction] {
+        if deferred.isEmpty, leftWrites {
             return [.process(.writesDue), .publishStatus]
         }
         guard !deferred.isEmpty else { return [.publishStatus] }

@@ -13,7 +13,7 @@ extension ReconcilerStateMachine {
             lastLoggedProblem = error.description
             actions.append(.log(.error, "cannot use the book file: \(error)"))
             actions += scheduleReread(after: error)
-            confirmationGeneration += 1
+            supersedeConfirmation()
         case .missing:
             fileState = .missing
             identity = nil
@@ -72,7 +72,7 @@ extension ReconcilerStateMachine {
     /// What follows a change from the file: ids for rows typed by hand, then the status line.
     mutating func afterFileChange() -> [ReconcilerAction] {
         var actions: [ReconcilerAction] = []
-        if context.document.newBookCount > 0, fileState == .present, commitPhase == nil {
+        if context.document.newBookCount > 0, fileState == .present, !commitState.isCommitting {
             actions += startCommit([])
         }
         actions.append(.publishStatus)
@@ -104,7 +104,7 @@ extension ReconcilerStateMachine {
         switch comparison {
         case .unavailable(let error):
             fileState = .unavailable(error.description)
-            confirmationGeneration += 1
+            supersedeConfirmation()
             let reread = scheduleReread(after: error)
             guard lastLoggedProblem != error.description else { return reread }
             lastLoggedProblem = error.description
@@ -118,7 +118,7 @@ extension ReconcilerStateMachine {
             lastLoggedProblem = nil
             fileState = .present
             self.identity = identity
-            confirmationGeneration += 1
+            supersedeConfirmation()
             return []
         case .changed(let splice, let identity):
             lastLoggedProblem = nil
@@ -161,8 +161,7 @@ extension ReconcilerStateMachine {
         _ change: (inout BookContext, ChangeActor) -> SequencedChangeSet?
     ) -> [ReconcilerAction] {
         let actor = fileActor(identity)
-        confirmationGeneration += 1
-        confirmation = nil
+        supersedeConfirmation()
         fileState = identity == nil ? .missing : .present
         self.identity = identity
         var actions: [ReconcilerAction] = []

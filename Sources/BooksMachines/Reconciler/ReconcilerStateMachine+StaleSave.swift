@@ -9,8 +9,7 @@ extension ReconcilerStateMachine {
     /// content is in the file (the answer to its write, ``mergedSaveWritten(_:merged:)``), as for
     /// every other write: one who reads the file on the announcement finds the others' writes.
     mutating func applyStaleSave(_ stale: StaleSave, identity: FileIdentity) -> [ReconcilerAction] {
-        confirmationGeneration += 1
-        confirmation = nil
+        supersedeConfirmation()
         fileState = .present
         self.identity = identity
         let before = context.document.badLineCount

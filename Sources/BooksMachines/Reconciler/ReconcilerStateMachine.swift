@@ -64,32 +64,6 @@ public struct ReconcilerStateMachine: Sendable {
     static let verificationDelay = Duration.milliseconds(20)
     static let verificationMaximumRounds = 9
 
-    /// A group commit between its steps (only ever set while one input's actions are carried out).
-    enum CommitPhase: Sendable {
-        case observing([PendingWrite])
-        case saving(Commit)
-        case writingLateEdit(Commit)
-    }
-
-    /// The accepted and deferred writes of a commit whose save was planned.
-    struct Commit: Sendable {
-        var accepted: [(ticket: PendingWrite, outcome: WritePlan<PendingWrite>.Outcome)]
-        var deferred: [PendingWrite]
-        /// The save with a base among `accepted`, merged (see ``mergeBasedSave(_:into:)``).
-        var based: BasedSave? = nil
-    }
-
-    /// A destructive-looking state waiting to be confirmed.
-    struct Confirmation: Sendable {
-        var generation: Int
-        var observed: [UInt8]?
-        var reason: String
-        /// For a save from a stale buffer: the editor locks seen with it (it is merged once confirmed).
-        var locks: [EditorLock] = []
-        /// And the holders whose lock had just vanished (see ``LockHolderBases/look(_:current:)``).
-        var vanished: [String] = []
-    }
-
     /// The settings in force.
     public private(set) var configuration: Configuration
     /// The books, the seq, the epoch and the change log.
@@ -100,10 +74,10 @@ public struct ReconcilerStateMachine: Sendable {
     public internal(set) var identity: FileIdentity?
     /// Client writes waiting for the next commit.
     public internal(set) var queued: [PendingWrite] = []
-    var commitPhase: CommitPhase?
-    var confirmation: Confirmation?
-    var confirmationGeneration = 0
-    var writeRetries = 0
+    /// What the write path is doing (see ``CommitState``).
+    var commitState: CommitState = .idle(retries: 0)
+    /// The state waiting to stand still, if any (see ``ConfirmationState``).
+    var confirming: ConfirmationState = .none(generation: 0)
     /// Rounds a deferred comparison has waited; nil when none is pending.
     var verificationRounds: Int?
     var lastLoggedProblem: String?
@@ -132,8 +106,6 @@ public struct ReconcilerStateMachine: Sendable {
     var settlingSides: [Int: ConflictSide] = [:]
     /// The books an `undo` under way leaves alone (changed since), by its request: added to its reply.
     var undoRefusals: [ConflictSettlement: [BookConflict]] = [:]
-    /// Set when a commit left queued writes behind (an undo is committed on its own).
-    var commitLeftWrites = false
     /// A merged save being written (only ever set while one input's actions are carried out).
     var mergedWrite: MergedWrite?
     /// The seqs of client writes that file edits standing as written undid lately (for `status`).
