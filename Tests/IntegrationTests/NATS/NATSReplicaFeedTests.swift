@@ -22,16 +22,29 @@ struct NATSReplicaFeedTests {
         return (client, "\(reply.result?.epoch ?? ""):\(reply.result?.seq ?? 0)")
     }
 
-    /// The next event `client` reads (any kind but heartbeats), within 30 s.
-    static func nextEvent(_ client: LineClient) throws -> Event {
-        let deadline = ContinuousClock.now + .seconds(30)
+    /// The next event `client` reads (any kind but heartbeats), within `seconds`.
+    static func nextEvent(_ client: LineClient, within seconds: Int = 30) throws -> Event {
+        let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             guard let line = client.readLine(timeout: 1) else { continue }
             if case .event(let event) = try MessageDecoder().decode(Array(line.utf8)), event.event != .heartbeat {
                 return event
             }
         }
-        throw TestSupportError("no event within 30 s")
+        throw TestSupportError("no event within \(seconds) s")
+    }
+
+    /// Waits until `hello` on `replica` states the owner position `epochSeq` (`E:S`): the replica
+    /// announces a position just after its file holds it.
+    static func expectAnnounced(
+        _ replica: FeedDaemon, _ epochSeq: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        let parts = epochSeq.split(separator: ":").map(String.init)
+        let (epoch, seq) = (parts.first ?? "", #""seq":\#(parts.last ?? "")"#)
+        let announced = await eventually(timeout: 20, interval: 0.05) {
+            (try? LineClient(path: replica.socket))?.hello().map { $0.contains(seq) && $0.contains(epoch) } == true
+        }
+        #expect(announced, "hello on the replica never stated \(epochSeq)", sourceLocation: sourceLocation)
     }
 
     /// The same change seen by two subscribers: same kind, position, changes and attribution.
@@ -56,6 +69,7 @@ struct NATSReplicaFeedTests {
         var expected = NATSReplicaTests.seed
         await ReplicaDaemon.expectConverged(all, to: expected)
         let (ownerFeed, ownerAt) = try Self.subscribe(owner)
+        await Self.expectAnnounced(replica, ownerAt)
         var (replicaFeed, replicaAt) = try Self.subscribe(replica)
         #expect(replicaAt == ownerAt, "subscribe's position on the replica")
         // A client write on the owner.
@@ -77,11 +91,31 @@ struct NATSReplicaFeedTests {
         try owner.handAppend("6|Beloved|Morrison")
         let missed = try Self.nextEvent(ownerFeed)
         await ReplicaDaemon.expectConverged(all, to: expected + ["6|Beloved|Morrison"])
+        await Self.expectAnnounced(replica, "\(missed.epoch):\(missed.seq)")
         (replicaFeed, replicaAt) = try Self.subscribe(replica, resume: edited)
         #expect(replicaAt == "\(missed.epoch):\(missed.seq)")
         Self.expectSame(missed, try Self.nextEvent(replicaFeed))
-        // `hello` states the owner's position too.
-        let hello = try #require(LineClient(path: replica.socket).hello())
-        #expect(hello.contains(#""seq":\#(missed.seq)"#) && hello.contains(missed.epoch), "hello: \(hello)")
+    }
+
+    @Test func aHandEditQueuedOfflineIsAnnouncedOnTheReplicaOnlyAsTheOwnersChangeSet() async throws {
+        let server = try NATSServerProcess()
+        let owner = try await FeedDaemon(rows: NATSReplicaTests.seed, settings: ["nats_url=\(server.url)"])
+        let replica = try await ReplicaDaemon.start(server)
+        await ReplicaDaemon.expectConverged([owner, replica], to: NATSReplicaTests.seed)
+        let (ownerFeed, _) = try Self.subscribe(owner)
+        let (replicaFeed, _) = try Self.subscribe(replica)
+        server.kill()
+        try await ReplicaDaemon.sed("s/^3|Kim|Rudyard Kipling$/3|Kim|R. Kipling/", replica.file)
+        let kim = Book(id: "3", name: "Kim", author: "R. Kipling")
+        let client = try await replica.connect()
+        let served = await eventually(timeout: 20, interval: 0.05) {
+            (try? await client.list().books.contains(kim)) == true
+        }
+        #expect(served, "the queued edit is served at once")
+        #expect((try? Self.nextEvent(replicaFeed, within: 2)) == nil, "announced before the owner ordered it")
+        try server.start()
+        let ordered = try Self.nextEvent(ownerFeed)
+        Self.expectSame(ordered, try Self.nextEvent(replicaFeed))
+        #expect(ordered.updated?.first?.new == kim)
     }
 }
