@@ -7,7 +7,7 @@ import PackageDescription
 /// - `BooksCore`      — file format, record-level diff, in-memory context, queries. No I/O.
 /// - `BooksStore`     — the `DataStore` idea: text and JSON stores with atomic, durable saves.
 /// - `BooksProtocol`  — the newline-delimited JSON wire protocol shared by daemon and clients.
-/// - `BooksMachines`  — the pure state machines (reconciler, connection, folder, NATS publisher).
+/// - `BooksMachines`  — the pure state machines (reconciler, connection, folder, NATS publisher, service group).
 /// - `BooksDaemon`    — watcher, socket server, configuration, systemd glue: the machines' I/O shell.
 /// - `BooksClient`    — the Swift client library (`AsyncStream`s of change sets and live queries).
 /// - `booksd`, `booksctl` — thin executables.

@@ -20,7 +20,8 @@ extension Daemon {
     /// their files and watch them before the folder, HTTP and the socket's clients are served;
     /// the watchdog pings only once all the rest runs. Stopping, in reverse: the replicas stop,
     /// the socket refuses new clients and every request already sent is handed over and finished,
-    /// HTTP stops, the folder stops, the stores stop watching, finish what is queued and close
+    /// HTTP stops, the folder stops, the NATS responders stop taking requests and the publishers
+    /// publish what they were offered and stop, the stores stop watching, finish what is queued and close
     /// their history, the hub stops, and subscribers get a shutdown notice as the socket closes.
     func services() -> [any DaemonService] {
         let socket = ServiceStep("socket", start: bindSocket) {
@@ -37,6 +38,10 @@ extension Daemon {
                 guard let registry = self.current.registry else { return }
                 let links = try self.attachNATS(registry)
                 self.parts.withLock { $0.nats = links }
+            } stop: {
+                // After the socket's requests were drained, before the stores close their history.
+                let parts = self.current
+                parts.nats?.stop { parts.registry?.drainAll() }
             },
             ServiceStep("store folder") {
                 guard let registry = self.current.registry else { return }

@@ -21,6 +21,8 @@ final class NATSStoreLinks: Sendable {
     let maxRequestBytes: Int
     let logger: Logger
     let links = Locked<[StoreName: Link]>([:])
+    /// Set by `stop(drain:)` (on `queue`): a store added later is not linked.
+    let stopped = Locked(false)
     let queue = DispatchQueue(label: "booksd.nats.stores")
     /// Stores added at run time that are replicas (`ReplicaFolder`): never published from here.
     let replicas = Locked<Set<StoreName>>([])
@@ -48,8 +50,7 @@ final class NATSStoreLinks: Sendable {
     func attach(_ engine: BookEngine, checkStream: Bool) throws(NATSError) -> Bool {
         let name = engine.storeName
         if let problem = Self.problem(with: name) {
-            logger.error(
-                "store '\(name)' is not published to NATS: \(problem); served locally", ["BOOKS_STORE": name.rawValue])
+            storeLogger(name).error("store '\(name)' is not published to NATS: \(problem); served locally")
             return false
         }
         guard links.withLock({ $0[name] }) == nil, let local = engine.channel else { return false }
@@ -63,6 +64,9 @@ final class NATSStoreLinks: Sendable {
         links.withLock { $0[name] = Link(publisher: publisher, responder: responder) }
         return true
     }
+
+    /// The daemon's logger bound to the store `name`'s `BOOKS_STORE`.
+    func storeLogger(_ name: StoreName) -> Logger { logger.bound(["BOOKS_STORE": name.rawValue]) }
 
     /// Why NATS cannot carry the store `name`, or nil. `.` would split the subject token (and is
     /// not allowed in stream and bucket names); a name ending in `_owner` would make the store's
@@ -110,23 +114,44 @@ final class NATSStoreLinks: Sendable {
         }
     }
 
+    /// Stops every store's NATS parts at shutdown, in this order: each responder unsubscribes
+    /// (no request is taken from now on); `drain` runs (the engines finish what they queued:
+    /// the requests taken before are answered, their change sets offered to the publishers);
+    /// those replies go out; then each publisher runs its last round (everything offered is
+    /// published, or, when NATS fails, left in the change log for the next start's catch-up),
+    /// gives its lease up and stops. A store added after this is not linked.
+    func stop(drain: () -> Void) {
+        // After any add or remove the registry reported before.
+        queue.sync { stopped.withLock { $0 = true } }
+        let all = links.withLock { links in
+            defer { links.removeAll() }
+            return Array(links.values)
+        }
+        for link in all {
+            link.publisher.onOwnershipChange { _ in }
+            link.responder.stop()
+        }
+        drain()
+        for link in all { link.responder.finishReplies() }
+        for link in all { link.publisher.stop() }
+    }
+
     /// Marks `name` a replica before it is added: it is not linked when the registry reports it.
     func markReplica(_ name: StoreName) { replicas.withLock { _ = $0.insert(name) } }
 
     /// Links and starts a store added at run time; failures are logged (the store serves locally).
     private func link(_ engine: BookEngine) {
+        if stopped.withLock({ $0 }) { return }
         guard !replicas.withLock({ $0.contains(engine.storeName) }) else { return }
+        let logger = storeLogger(engine.storeName)
         do {
             guard try attach(engine, checkStream: false) else { return }
             try start(engine)
             logger.notice(
-                "NATS: store '\(engine.storeName)' added: publishing to \(settings.prefix).\(engine.storeName).changes",
-                ["BOOKS_STORE": engine.storeName.rawValue])
+                "NATS: store '\(engine.storeName)' added: publishing to \(settings.prefix).\(engine.storeName).changes")
         } catch {
             unlink(engine.storeName)
-            logger.error(
-                "store '\(engine.storeName)' is not published to NATS: \(error)",
-                ["BOOKS_STORE": engine.storeName.rawValue])
+            logger.error("store '\(engine.storeName)' is not published to NATS: \(error)")
         }
     }
 
@@ -137,6 +162,6 @@ final class NATSStoreLinks: Sendable {
         link.publisher.onOwnershipChange { _ in }
         link.responder.setActive(false)
         link.publisher.stop()
-        logger.notice("NATS: store '\(name)' removed: no longer published", ["BOOKS_STORE": name.rawValue])
+        storeLogger(name).notice("NATS: store '\(name)' removed: no longer published")
     }
 }

@@ -18,28 +18,30 @@ extension ConnectionStateMachine {
     var mayDeliverExclusive: Bool { pendingReplies == 0 && queuedBytes <= queueLimit / 2 }
 
     mutating func processBacklog(into actions: inout [Action]) {
-        while state.isLive, !outputOverLimit, !exclusiveInFlight, stream.isNone {
-            if let request = held {
-                guard mayDeliverExclusive else { break }
-                held = nil
+        lines: while state.isLive, !outputOverLimit, output.isDirect {
+            switch delivery {
+            case .exclusive:
+                break lines
+            case .holding(let request):
+                guard mayDeliverExclusive else { break lines }
+                delivery = .pipelining
                 deliver(request, into: &actions)
-                continue
-            }
-            guard backlogHead < backlog.count, pendingReplies < maxPendingRequests else { break }
-            let frame = backlog[backlogHead]
-            backlogHead += 1
-            switch frame {
-            case .tooLong:
-                violation(
-                    ProtocolError(.tooLarge, "request line longer than \(framer.maxLineLength) bytes"),
-                    id: nil, into: &actions)
-            case .line(let line):
-                handle(line, into: &actions)
+            case .pipelining:
+                guard pendingReplies < maxPendingRequests, let frame = backlog.next() else { break lines }
+                process(frame, into: &actions)
             }
         }
-        if backlogHead == backlog.count {
-            backlog.removeAll(keepingCapacity: backlog.count < 1024)
-            backlogHead = 0
+        backlog.compact()
+    }
+
+    private mutating func process(_ frame: LineFramer.Frame, into actions: inout [Action]) {
+        switch frame {
+        case .tooLong:
+            violation(
+                ProtocolError(.tooLarge, "request line longer than \(framer.maxLineLength) bytes"),
+                id: nil, into: &actions)
+        case .line(let line):
+            handle(line, into: &actions)
         }
     }
 
@@ -85,7 +87,7 @@ extension ConnectionStateMachine {
         }
         if request.op == .subscribe, request.conflicts == true { wantsConflicts = true }
         if Self.isExclusive(request.op) && !mayDeliverExclusive {
-            held = request  // delivered by `processBacklog` once the connection is quiet
+            delivery = .holding(request)  // delivered by `processBacklog` once the connection is quiet
         } else {
             deliver(request, into: &actions)
         }
@@ -93,7 +95,7 @@ extension ConnectionStateMachine {
 
     private mutating func deliver(_ request: Request, into actions: inout [Action]) {
         pendingReplies += 1
-        if Self.isExclusive(request.op) { exclusiveInFlight = true }
+        if Self.isExclusive(request.op) { delivery = .exclusive }
         actions.append(.deliver(request))
     }
 

@@ -14,17 +14,19 @@ extension ConnectionStateMachine {
     public var pageChunkBytes: Int { max(1024, pageBudget / 4) }
 
     /// True while a streamed reply or snapshot is being written.
-    public var isStreaming: Bool { !stream.isNone }
+    public var isStreaming: Bool { !output.isDirect }
 
     /// Starts streaming `books` after the output queued so far (after the running stream and
     /// what is held back behind it, if one runs). No action unless live.
     public mutating func startStream(_ books: BookStreamEncoder) -> [Action] {
         guard state.isLive else { return [] }
-        if !stream.isNone {
-            heldOutput.append(.stream(books))
+        if case .streaming(var running) = output {
+            output = .direct  // `running` is the only copy now: appending does not copy what is held
+            running.held.append(.stream(books))
+            output = .streaming(running)
             return []
         }
-        stream = books
+        output = .streaming(RunningStream(encoder: books))
         var actions: [Action] = []
         pump(into: &actions)
         syncReading(into: &actions)
@@ -34,77 +36,65 @@ extension ConnectionStateMachine {
     /// Encodes chunks of the running stream while less than `pageBudget` is queued; after the
     /// last one, answers the list request and releases the output held back meanwhile.
     mutating func pump(into actions: inout [Action]) {
-        while var current = stream, queuedBytes < pageBudget {
-            let chunk = current.nextChunk(targetBytes: pageChunkBytes)
+        while case .streaming(var running) = output, queuedBytes < pageBudget {
+            output = .direct  // `running` is the only copy while its encoder advances
+            let chunk = running.encoder.nextChunk(targetBytes: pageChunkBytes)
             queuedBytes += chunk.count
             exemptBytes += chunk.count
             actions.append(.send(chunk))
-            guard current.isFinished else {
-                stream = current
+            guard running.encoder.isFinished else {
+                output = .streaming(running)
                 continue
             }
-            stream = nil
-            if case .listReply = current.message {
-                pendingReplies = max(0, pendingReplies - 1)
-                if pendingReplies == 0 { exclusiveInFlight = false }
-            }
-            releaseHeldOutput(into: &actions)
-            if stream.isNone { processBacklog(into: &actions) }
+            if case .listReply = running.encoder.message { answered() }
+            release(running.held, eventBytes: running.heldEventBytes, into: &actions)
+            if output.isDirect { processBacklog(into: &actions) }
         }
     }
 
-    /// Sends what was held back, in order, up to the next held stream (which then starts; what
-    /// follows it stays held).
-    private mutating func releaseHeldOutput(into actions: inout [Action]) {
-        var released = 0
-        for held in heldOutput {
-            released += 1
-            switch held {
+    /// Sends what was held back (`eventBytes` of it broadcast events), in order, up to the next
+    /// held stream, which then runs with what follows it held behind it.
+    private mutating func release(_ held: [HeldOutput], eventBytes: Int, into actions: inout [Action]) {
+        var eventBytes = eventBytes
+        for (index, item) in held.enumerated() {
+            switch item {
             case .bytes(let bytes, let exempt):
                 queuedBytes += bytes.count
-                if exempt { exemptBytes += bytes.count } else { heldEventBytes -= bytes.count }
+                if exempt { exemptBytes += bytes.count } else { eventBytes -= bytes.count }
                 actions.append(.send(bytes))
             case .stream(let next):
-                stream = next
+                output = .streaming(
+                    RunningStream(encoder: next, held: Array(held[(index + 1)...]), heldEventBytes: eventBytes))
             }
-            if !stream.isNone { break }
+            if !output.isDirect { break }
         }
-        heldOutput.removeFirst(released)
-        if heldOutput.isEmpty { heldEventBytes = 0 }
         if queuedBytes > queueLimit { outputOverLimit = true }
     }
 
-    /// Holds `bytes` back until the stream ends. An event that would take the broadcast bytes
-    /// (queued and held) over `queueLimit` closes the connection as lagged instead; the lag
-    /// notice is dropped when the peer is in the middle of a streamed line.
-    mutating func holdBack(
-        _ bytes: [UInt8], kind: OutputKind, lagNotice: () -> [UInt8]
-    ) -> [Action] {
+    /// Holds `bytes` back behind the running stream until it ends. An event that would take
+    /// the broadcast bytes (queued and held) over `queueLimit` closes the connection as lagged
+    /// instead; the lag notice is dropped when the peer is in the middle of a streamed line.
+    /// No action when no stream runs.
+    mutating func holdBack(_ bytes: [UInt8], kind: OutputKind, lagNotice: () -> [UInt8]) -> [Action] {
+        guard case .streaming(var running) = output else { return [] }
+        output = .direct  // `running` is the only copy now: appending does not copy what is held
         if kind == .event {
-            let pending = queuedBytes - exemptBytes + heldEventBytes
+            let pending = queuedBytes - exemptBytes + running.heldEventBytes
             if pending > 0 && pending + bytes.count > queueLimit {
                 var actions: [Action] = []
-                let notice = stream?.isMidLine == true ? [] : lagNotice()
+                let notice = running.encoder.isMidLine ? [] : lagNotice()
                 if !notice.isEmpty {
                     queuedBytes += notice.count
                     actions.append(.send(notice))
                 }
                 return actions + close(.lagged)
             }
-            heldEventBytes += bytes.count
+            running.heldEventBytes += bytes.count
         } else if kind == .reply {
-            pendingReplies = max(0, pendingReplies - 1)
-            if pendingReplies == 0 { exclusiveInFlight = false }
+            answered()
         }
-        heldOutput.append(.bytes(bytes, exempt: kind != .event))
+        running.held.append(.bytes(bytes, exempt: kind != .event))
+        output = .streaming(running)
         return []
-    }
-
-    /// Output held back while a stream runs.
-    enum HeldOutput: Sendable {
-        /// Bytes to send; `exempt` when not a broadcast event (does not count towards the lag limit).
-        case bytes([UInt8], exempt: Bool)
-        /// A stream that arrived while another ran.
-        case stream(BookStreamEncoder)
     }
 }

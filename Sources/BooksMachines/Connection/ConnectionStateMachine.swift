@@ -10,6 +10,12 @@ import BooksProtocol
 /// after a protocol violation, a hello timeout, a lag overflow, end of input, a socket error, or
 /// once a draining connection's output is written.
 ///
+/// Beside the state, two modes whose cases carry their data (`ConnectionStateMachine+Modes`):
+/// `output` is `direct`, or `streaming` a reply or snapshot with what arrives meanwhile held
+/// behind it; `delivery` is `pipelining`, `holding` an exclusive request until the connection is
+/// quiet, or `exclusive` while one is in flight. Held output without a running stream, or a held
+/// exclusive request beside one in flight, cannot be written.
+///
 /// Closing: whenever the machine enters `closing(reason, from:)` it emits `.close(reason)` as the
 /// LAST action of that call, exactly once; from then on every input returns no action. The socket
 /// layer therefore learns that a connection closed from the actions alone.
@@ -68,25 +74,21 @@ public struct ConnectionStateMachine: Sendable {
     /// The most requests delivered and not yet answered; further complete lines wait (and
     /// reading stops) until an answer is queued.
     public let maxPendingRequests: Int
-    // Flow-control counters, orthogonal to the protocol state.
+    /// How output reaches the queue: directly, or behind a running stream (see `Output`).
+    var output = Output.direct
+    /// Which requests may be delivered: any, none until a held exclusive one can go, or none
+    /// while an exclusive one is in flight (see `Delivery`).
+    var delivery = Delivery.pipelining
+    // Flow-control counters, independent of the modes above.
+    /// Queued bytes that are not broadcast events (replies, notices, stream chunks).
     var exemptBytes = 0
+    /// Set once `queuedBytes` exceeds `queueLimit`, cleared at half of it: no request is processed.
     var outputOverLimit = false
     var framer: LineFramer
-    var backlog: [LineFramer.Frame] = []
-    var backlogHead = 0
-    /// A decoded exclusive request waiting for the connection to be quiet (see `isExclusive`).
-    var held: Request?
-    /// An exclusive request was delivered and is not answered yet: nothing else is delivered.
-    var exclusiveInFlight = false
+    var backlog = Backlog()
     let decoder = RequestDecoder()
     /// The most bytes of a streamed reply or snapshot queued at once (see `startStream`).
     public let pageBudget: Int
-    /// The streamed reply or snapshot being written, if any.
-    var stream: BookStreamEncoder?
-    /// Output that arrived during a stream, in order (see `holdBack`).
-    var heldOutput: [HeldOutput] = []
-    /// The broadcast-event bytes in `heldOutput`.
-    var heldEventBytes = 0
 
     /// Creates the machine of a freshly accepted connection.
     public init(
@@ -100,7 +102,7 @@ public struct ConnectionStateMachine: Sendable {
     }
 
     /// Complete lines received but not yet processed (waiting for answers or output drain).
-    public var backlogCount: Int { backlog.count - backlogHead + (held.isNone ? 0 : 1) }
+    public var backlogCount: Int { backlog.count + (delivery.held.isNone ? 0 : 1) }
 
     /// True once `hello` was answered: the delegate knows the connection and must hear that it
     /// closed. Stays true while draining and closing.
@@ -134,7 +136,7 @@ public struct ConnectionStateMachine: Sendable {
     /// wait in a backlog (bounded by what one read returns, since reading pauses meanwhile).
     public mutating func bytesReceived(_ bytes: UnsafeRawBufferPointer) -> [Action] {
         guard acceptsInput else { return [] }
-        backlog.append(contentsOf: framer.feed(bytes))
+        backlog.append(framer.feed(bytes))
         var actions: [Action] = []
         processBacklog(into: &actions)
         syncReading(into: &actions)
@@ -179,7 +181,7 @@ public struct ConnectionStateMachine: Sendable {
         lagNotice: () -> [UInt8] = { [] }
     ) -> [Action] {
         guard state.isLive else { return [] }
-        if !stream.isNone { return holdBack(bytes, kind: kind, lagNotice: lagNotice) }
+        if case .streaming = output { return holdBack(bytes, kind: kind, lagNotice: lagNotice) }
         switch kind {
         case .failure where unreadErrors.bytes + bytes.count > errorBudget:
             let notice = MessageEncoder.encode(
@@ -195,10 +197,7 @@ public struct ConnectionStateMachine: Sendable {
             if kind == .failure {
                 unreadErrors.queued(bytes.count, endingAt: unreadErrors.written + queuedBytes + bytes.count)
             }
-            if kind != .unsolicited {
-                pendingReplies = max(0, pendingReplies - 1)
-                if pendingReplies == 0 { exclusiveInFlight = false }
-            }
+            if kind != .unsolicited { answered() }
             exemptBytes += bytes.count
             queuedBytes += bytes.count
         case .event:
@@ -230,7 +229,7 @@ public struct ConnectionStateMachine: Sendable {
     /// `drained(_:)`. Otherwise changes nothing and returns false (use `enqueue`). Accepting
     /// this way asks for no other action: `enqueue` would return just `.send`.
     public mutating func admitEvent(_ count: Int) -> Bool {
-        guard isSubscribed, stream.isNone, queuedBytes == 0, backlogCount == 0, count <= queueLimit else {
+        guard isSubscribed, output.isDirect, queuedBytes == 0, backlogCount == 0, count <= queueLimit else {
             return false
         }
         queuedBytes = count
@@ -253,7 +252,7 @@ public struct ConnectionStateMachine: Sendable {
         // The common case after a broadcast event was written: nothing streamed, held or
         // backlogged, input open and reading as it should be. The general path below would
         // return no action either; this skips its work (once per subscriber per change).
-        if stream.isNone, held.isNone, backlog.isEmpty, !isInputClosed,
+        if output.isDirect, delivery.held.isNone, backlog.isEmpty, !isInputClosed,
             isReadingPaused == !wantsInput
         {
             return []
@@ -276,29 +275,26 @@ public struct ConnectionStateMachine: Sendable {
         if !isReadingPaused { actions.append(.pauseReading) }
         isReadingPaused = true
         // A stream cut short: the rest is not sent, nor the notice after an unfinished line.
-        let midLine = stream?.isMidLine == true
-        stream = nil
-        heldOutput = []
-        heldEventBytes = 0
+        let midLine = output.stream?.isMidLine == true
+        output = .direct
         if isSubscribed && !midLine {
             queuedBytes += subscriberNotice.count
             exemptBytes += subscriberNotice.count
             actions.append(.send(subscriberNotice))
         }
         state = .draining(from: state.phase)
-        backlog = []
-        backlogHead = 0
-        held = nil
+        backlog.removeAll()
+        delivery = .pipelining
         return queuedBytes == 0 ? actions + close(.shutdown) : actions
     }
 
     // MARK: Internals
 
     /// Nothing received is unanswered and nothing is left to write.
-    var isIdle: Bool { pendingReplies == 0 && queuedBytes == 0 && backlogCount == 0 && stream.isNone }
+    var isIdle: Bool { pendingReplies == 0 && queuedBytes == 0 && backlogCount == 0 && output.isDirect }
 
     private var wantsInput: Bool {
-        acceptsInput && !outputOverLimit && stream.isNone && backlogCount == 0 && pendingReplies < maxPendingRequests
+        acceptsInput && !outputOverLimit && output.isDirect && backlogCount == 0 && pendingReplies < maxPendingRequests
     }
 
     mutating func syncReading(into actions: inout [Action]) {
@@ -312,17 +308,20 @@ public struct ConnectionStateMachine: Sendable {
         actions.append(pause ? .pauseReading : .resumeReading)
     }
 
+    /// A delivered request was answered; the last answer ends an exclusive request's turn.
+    mutating func answered() {
+        pendingReplies = max(0, pendingReplies - 1)
+        if pendingReplies == 0, case .exclusive = delivery { delivery = .pipelining }
+    }
+
     /// Enters `closing(reason)` and returns `.close(reason)`, unless already closing.
     mutating func close(_ reason: CloseReason) -> [Action] {
         if case .closing = state { return [] }
         state = .closing(reason, from: state.phase)
         isReadingPaused = true
-        stream = nil
-        heldOutput = []
-        heldEventBytes = 0
-        backlog = []
-        backlogHead = 0
-        held = nil
+        output = .direct
+        backlog.removeAll()
+        delivery = .pipelining
         return [.close(reason)]
     }
 }

@@ -71,6 +71,23 @@ import Testing
         #expect(Array(output.joined()) == a.encodeRest() + event + b.encodeRest())
     }
 
+    @Test func eventsHeldBehindAQueuedStreamStillCountTowardsTheLagLimit() {
+        var m = helloed(queueLimit: 4096, pageBudget: 4096)
+        _ = m.subscriptionStarted(filter: .all, afterSeq: 0)
+        _ = m.startStream(list("a"))
+        let first = Array("{\"event\":\"heartbeat\"}\n".utf8)
+        _ = m.enqueue(first, kind: .event)
+        _ = m.startStream(list("b"))
+        _ = m.enqueue([UInt8](repeating: 0x20, count: 1500), kind: .event)
+        var released = false
+        while !released { released = sent(m.drained(m.queuedBytes)).contains(first) }
+        #expect(m.isStreaming, "b runs now, the 1,500-byte event held behind it")
+        let fits = m.enqueue([UInt8](repeating: 0x20, count: 2000), kind: .event)
+        #expect(sent(fits).isEmpty && m.state.isLive, "1,500 + 2,000 bytes of events fit the 4,096-byte limit")
+        let over = m.enqueue([UInt8](repeating: 0x20, count: 1000), kind: .event)
+        #expect(over == [.close(.lagged)], "the event held since stream a still counts: 4,500 bytes lag")
+    }
+
     @Test func aStalledReaderLagsOnEventsAndAShutdownMidLineSendsNoNotice() {
         var m = helloed(queueLimit: 2048, pageBudget: 4096)
         _ = m.subscriptionStarted(filter: .all, afterSeq: 0)

@@ -21,6 +21,7 @@ public final class NATSPublisher: Sendable {
     let naming: NATSNaming
     let settings: NATSSettings
     let source: any NATSPublisherSource
+    /// Bound to the store's `BOOKS_NATS_STREAM`.
     let logger: Logger
     let connection: NATSConnection
     let inbox = NATSPublisherInbox()
@@ -60,7 +61,8 @@ public final class NATSPublisher: Sendable {
         self.settings = settings
         self.naming = NATSNaming(prefix: settings.prefix, store: store)
         self.source = source
-        self.logger = logger
+        // Every record of the publishing loop carries its stream (the connection's do not).
+        self.logger = logger.bound(["BOOKS_NATS_STREAM": naming.streamName])
         self.shared = shared
         connection = shared.connection
         shared.register(inbox)

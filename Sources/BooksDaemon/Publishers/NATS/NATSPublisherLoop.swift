@@ -163,7 +163,7 @@ struct NATSPublisherLoop {
         case .scheduleRetry(let delay):
             retryAt = ContinuousClock.now + delay
         case .log(let level, let message):
-            publisher.logger.log(level, message, ["BOOKS_NATS_STREAM": naming.streamName])
+            publisher.logger.log(level, message)
         }
         return nil
     }
@@ -254,8 +254,7 @@ struct NATSPublisherLoop {
             """
             NATS: bucket \(naming.bucketName) reconciled with \(books.count) books (\(written) written, \
             \(stale.count) deleted); snapshot marker at seq \(seq)
-            """,
-            ["BOOKS_NATS_STREAM": naming.streamName])
+            """)
         return seq
     }
 
@@ -267,8 +266,7 @@ struct NATSPublisherLoop {
     private func fitsBucket(_ value: [UInt8], book: Book, limit: Int) -> Bool {
         guard value.count > limit else { return true }
         publisher.logger.error(
-            "NATS: book \(book.id) (\(value.count) bytes) is larger than the server's max_payload: not in the bucket",
-            ["BOOKS_NATS_STREAM": publisher.naming.streamName])
+            "NATS: book \(book.id) (\(value.count) bytes) is larger than the server's max_payload: not in the bucket")
         return false
     }
 

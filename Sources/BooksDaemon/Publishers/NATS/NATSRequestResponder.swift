@@ -32,6 +32,8 @@ public final class NATSRequestResponder: Sendable {
     let complaints = Locked(LogRateLimiter())
     let subscription = Locked<NATSSubscription?>(nil)
     let engine = Locked<BookEngine?>(nil)
+    /// Set by `stop()`: the responder never subscribes again.
+    let stopped = Atomic<Bool>(false)
 
     /// A responder on `connection`; nothing is answered until `start(engine:)`.
     public init(connection: NATSConnection, naming: NATSNaming, allowWrites: Bool, maxRequestBytes: Int, logger: Logger)
@@ -55,17 +57,33 @@ public final class NATSRequestResponder: Sendable {
         guard let engine = engine.withLock({ $0 }) else { return }
         subscription.withLock { $0 }?.cancel()
         subscription.withLock { $0 = nil }
-        guard active else { return }
+        guard active, !stopped.load(ordering: .acquiring) else { return }
         do throws(NATSError) {
             let made = try connection.queueSubscribe(naming.apiSubject, queue: NATSNaming.apiQueue) { [self] message in
                 receive(message, engine: engine)
             }
             subscription.withLock { $0 = made }
+            if stopped.load(ordering: .acquiring) { stop() }  // stopped meanwhile
             // Wait (briefly) until the server has the subscription.
             try? connection.flush(timeoutMilliseconds: 1000)
         } catch {
             logger.error("NATS: \(error); requests over NATS are not answered")
         }
+    }
+
+    /// Stops taking requests for good (at shutdown): unsubscribes, and no ownership change
+    /// subscribes again. A request taken before is still answered (see `finishReplies()`).
+    public func stop() {
+        stopped.store(true, ordering: .releasing)
+        subscription.withLock { $0 }?.cancel()
+        subscription.withLock { $0 = nil }
+    }
+
+    /// Returns once every reply handed over so far went out to the server (flushed, waiting at
+    /// most a second for it).
+    public func finishReplies() {
+        replies.sync {}
+        try? connection.flush(timeoutMilliseconds: 1000)
     }
 
     /// Publishes `reply` to the reply subject of the request `connection` stands for.

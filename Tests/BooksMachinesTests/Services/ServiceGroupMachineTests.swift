@@ -1,6 +1,6 @@
 import Testing
 
-@testable import BooksDaemon
+@testable import BooksMachines
 
 /// The order of a service group, on the pure machine: no service, thread or clock.
 @Suite struct ServiceGroupMachineTests {
