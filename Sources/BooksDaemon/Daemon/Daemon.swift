@@ -115,7 +115,7 @@ public final class Daemon: Sendable {
                 configuration: configuration, logger: logger, notifier: notifier, hub: hub,
                 channel: { name, engine -> any ClientChannel in
                     let local = followers.channel(for: name.rawValue, server: server) { [weak engine] in
-                        engine?.position ?? ("", 0)
+                        engine?.feedPosition ?? ("", 0)
                     }
                     return self.httpChannel(local, store: name.rawValue)
                 }))

@@ -27,6 +27,10 @@ extension BookEngine {
     /// the inbox for the next group commit; reads are answered from the engine's queue, in fair
     /// order between connections.
     public func handle(_ request: Request, from connection: ReplyTarget, peer: PeerCredentials) {
+        var request = request
+        if request.op == .subscribe, let rewrite = subscribeRewriter.withLock({ $0 }) {
+            request = rewrite(request, connection)
+        }
         if forwardsToOwner(request, from: connection, peer: peer) { return }
         switch request.op {
         case .insert, .update, .delete, .save:
@@ -40,7 +44,7 @@ extension BookEngine {
         case .undo:
             accept(undo: request, from: connection, peer: peer)
         case .ping:
-            let (epoch, seq) = position
+            let (epoch, seq) = feedPosition
             channel?.send(.success(request.id, ReplyResult(epoch: epoch, seq: seq)), to: connection)
         default:
             let read = PendingRead(request: request, environment: readEnvironment())

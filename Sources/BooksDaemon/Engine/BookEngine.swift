@@ -74,6 +74,11 @@ public final class BookEngine: Sendable {
     let writeForwarder = Locked<(@Sendable (Request, ReplyTarget) -> Void)?>(nil)
     /// For a replica: its state line for `status` (set by its `ReplicaLink`).
     let replicaLine = Locked<String?>(nil)
+    /// For a replica: the owner position its feed has announced (set by its `ReplicaChannelRouter`).
+    let announcedPosition = Locked<(epoch: String, seq: UInt64)?>(nil)
+    /// For a replica: how a `subscribe` is taken (its resume point is in the owner's seqs; set by
+    /// its `ReplicaLink`).
+    let subscribeRewriter = Locked<(@Sendable (Request, ReplyTarget) -> Request)?>(nil)
 
     /// The watcher and how it watches (for `status`).
     struct WatchState: Sendable {
@@ -158,6 +163,12 @@ public final class BookEngine: Sendable {
     /// The current lineage and seq; lock-free, from any thread.
     public var position: (epoch: String, seq: UInt64) {
         (epoch, publishedSeq.load(ordering: .acquiring))
+    }
+
+    /// The position its subscribers see (`hello`, `subscribed`, notices): `position`, or for a
+    /// replica the owner position its feed has announced.
+    public var feedPosition: (epoch: String, seq: UInt64) {
+        announcedPosition.withLock { $0 } ?? position
     }
 
     /// Reads the file synchronously (before the daemon is ready): repairs a torn append, removes

@@ -1,22 +1,53 @@
 import BooksCore
 import BooksProtocol
+import Synchronization
 
-/// The channel of a replica's engine: everything goes to the socket server as before; every
-/// change set is also handed to the replica (`ReplicaLink`), and replies to the replica's own
-/// writes go to it. Adds no blocking: the link only appends to its inbox.
+/// The channel of a replica's engine. Replies go to the socket server as before (those to the
+/// replica's own writes to `ReplicaLink`), and every change set of the local file is handed to the
+/// replica; but the feed its subscribers see is the owner's: the local change sets are not
+/// broadcast, the owner's are (`announce`, once the file holds them), and the positions stated to
+/// subscribers (`subscribe`'s reply, its snapshot, `resync-required`, heartbeats) are the owner
+/// position announced last. Adds no blocking: the link only appends to its inbox.
 final class ReplicaChannelRouter: ClientChannel {
     let local: any ClientChannel
     let link: ReplicaLink
+    /// What the feed announced. Held while a subscription starts or an announcement is posted, so
+    /// a subscription starts exactly after the change sets it was told of (or replayed).
+    private let feed = Mutex(ReplicaFeed())
 
     init(local: any ClientChannel, link: ReplicaLink) {
         self.local = local
         self.link = link
     }
 
+    /// Keeps `position` for `hello` (`BookEngine.feedPosition`).
+    private func publish(_ position: (epoch: String, seq: UInt64)?) {
+        link.engine.announcedPosition.withLock { $0 = position }
+    }
+
+    /// Broadcasts the owner's change set `change` (the replica's file holds it) to the subscribers.
+    func announce(_ change: SequencedChangeSet) {
+        feed.withLock { feed in
+            feed.announce(change)
+            publish(feed.position)
+            local.broadcast(change)
+        }
+    }
+
+    /// Moves the announced position to `epoch`/`seq` without a change set (the owner's books were
+    /// read again): later change sets continue from there.
+    func jump(epoch: String, seq: UInt64) {
+        feed.withLock { feed in
+            feed.jump(epoch: epoch, seq: seq)
+            publish(feed.position)
+        }
+    }
+
     func send(_ reply: Reply, to connection: ReplyTarget) {
         if connection.transport == .replica {
             link.localWriteAnswered(reply)
         } else {
+            if !reply.ok { feed.withLock { $0.forget(connection) } }
             local.send(reply, to: connection)
         }
     }
@@ -24,11 +55,66 @@ final class ReplicaChannelRouter: ClientChannel {
     func startSubscription(
         _ connection: ReplyTarget, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64
     ) {
-        local.startSubscription(
-            connection, reply: reply, filter: filter, initialEvents: initialEvents, afterSeq: afterSeq)
+        feed.withLock { feed in
+            let (epoch, seq) = feed.position ?? ("", 0)
+            var reply = reply
+            if reply.result != nil {
+                reply.result?.epoch = epoch
+                reply.result?.seq = seq
+            }
+            var events = initialEvents
+            switch feed.start(connection) {
+            case .plain:
+                break
+            case .replay(let missed):
+                events = missed.compactMap { MessageEncoder.changeEvent($0, filter: filter) }
+            case .resync(let reason):
+                events = events.map { event in
+                    var event = event
+                    if event.event == .resyncRequired { event.reason = reason }
+                    return event
+                }
+            }
+            // The engine replays its own lineage only (a resume the log cannot serve was asked of
+            // it in none, so it says `resync-required`): every event is stated at the owner position.
+            for index in events.indices where events[index].event != .change {
+                events[index].epoch = epoch
+                events[index].seq = seq
+            }
+            local.startSubscription(connection, reply: reply, filter: filter, initialEvents: events, afterSeq: seq)
+        }
+    }
+
+    /// `request` (a `subscribe`) as the engine is to answer it: a resume point the feed replays is
+    /// taken out (the engine starts a plain feed, `startSubscription` adds the replay); any other
+    /// resume point or `since` is made one of no lineage (the engine answers `resync-required` and
+    /// its snapshot, as the socket does for a point its change log no longer holds).
+    func subscribeRequest(_ request: Request, from connection: ReplyTarget) -> Request {
+        guard request.resume != nil || request.since != nil else { return request }
+        var rewritten = request
+        rewritten.since = nil
+        rewritten.resume = nil
+        feed.withLock { feed in
+            var point = request.resume
+            if let since = request.since {
+                point =
+                    since.time != nil
+                    ? nil : since.seq.map { ResumePoint(epoch: since.epoch ?? feed.position?.epoch ?? "", seq: $0) }
+            }
+            if feed.resume(connection, after: point) {
+                rewritten.snapshot = false
+            } else {
+                rewritten.resume = ResumePoint(epoch: "", seq: 0)
+            }
+        }
+        return rewritten
     }
 
     func stream(_ books: BookStreamEncoder, to connection: ReplyTarget) {
+        guard books.message == .snapshot else { return local.stream(books, to: connection) }
+        var books = books
+        let (epoch, seq) = feed.withLock { $0.position } ?? ("", 0)
+        books.reposition(epoch: epoch, seq: seq)
         local.stream(books, to: connection)
     }
 
@@ -37,12 +123,14 @@ final class ReplicaChannelRouter: ClientChannel {
     }
 
     func broadcast(_ change: SequencedChangeSet) {
-        local.broadcast(change)
         link.post(.localChanged(change))
     }
 
     func broadcastHeartbeat(epoch: String, seq: UInt64) {
-        local.broadcastHeartbeat(epoch: epoch, seq: seq)
+        feed.withLock { feed in
+            guard let position = feed.position else { return }
+            local.broadcastHeartbeat(epoch: position.epoch, seq: position.seq)
+        }
     }
 
     func broadcastConflict(_ event: Event) { local.broadcastConflict(event) }

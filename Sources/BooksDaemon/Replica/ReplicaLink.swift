@@ -43,6 +43,10 @@ final class ReplicaLink: Sendable {
     let unsaved = Locked<ReplicaRecordUpdate?>(nil)
     /// Where the record is kept (set by `start`; only the machine's thread writes through it).
     let records = Locked<ReplicaRecordStore?>(nil)
+    /// The engine's channel as this replica wraps it (set by `attach`).
+    let router = Locked<ReplicaChannelRouter?>(nil)
+    /// What the feed owes its subscribers, oldest first (only the machine's thread uses it).
+    let unannounced = Locked<[ReplicaAnnouncement]>([])
 
     var store: String { engine.storeName.rawValue }
     var apiSubject: String { "\(prefix).\(store).api" }
@@ -58,7 +62,10 @@ final class ReplicaLink: Sendable {
     /// Routes the engine's change sets and the replies to the replica's writes here.
     func attach() {
         guard let local = engine.channel else { return }
-        engine.attach(ReplicaChannelRouter(local: local, link: self))
+        let wrapped = ReplicaChannelRouter(local: local, link: self)
+        router.withLock { $0 = wrapped }
+        engine.subscribeRewriter.withLock { $0 = { [weak wrapped] in wrapped?.subscribeRequest($0, from: $1) ?? $0 } }
+        engine.attach(wrapped)
     }
 
     /// Loads the record and starts the machine and the feed.
@@ -66,6 +73,7 @@ final class ReplicaLink: Sendable {
     func start() throws {
         let record = try loadRecord()
         machine.withLock { $0 = ReplicaStateMachine(record: record) }
+        if let epoch = record.epoch { router.withLock { $0 }?.jump(epoch: epoch, seq: record.seq) }
         position.withLock { $0 = (record.epoch, record.seq, false) }
         let loop = try DedicatedThread.start(name: "booksd-replica") { [self] in run() }
         let feed = try DedicatedThread.start(name: "booksd-replica-feed") { [self] in followOwner() }
@@ -144,6 +152,7 @@ final class ReplicaLink: Sendable {
     /// batch of inputs).
     private func finishBatch() {
         _ = flush()
+        announceHeld()
         let backlog = ownerBacklog.load(ordering: .relaxed)
         let line = machine.withLock { $0?.statusLine(ownerBacklog: backlog) }
         engine.replicaLine.withLock { $0 = line }
@@ -159,7 +168,9 @@ final class ReplicaLink: Sendable {
 
     /// Runs `input` through the machine and carries out its actions in order.
     private func handle(_ input: ReplicaInput) {
+        let before = machine.withLock { ($0?.record.epoch, $0?.record.seq ?? 0) }
         var actions = machine.withLock { $0?.handle(input) ?? [] }
+        noteApplied(input, before: before)
         while !actions.isEmpty {
             switch actions.removeFirst() {
             case .persist(let update):

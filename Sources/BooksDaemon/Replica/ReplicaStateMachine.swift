@@ -239,3 +239,14 @@ extension ReplicaStateMachine {
         return parts.joined(separator: ", ") + " (\(position))"
     }
 }
+
+extension ReplicaStateMachine {
+    /// Whether the file's row of `id` still waits for a local write (in flight, queued, or to be
+    /// decided): an owner change set touching it is not in the file yet.
+    public func awaitsLocalWrite(_ id: String) -> Bool {
+        localWrite?.targets[id] != nil || writeQueue.contains(id) || dirty.contains(id)
+    }
+
+    /// Whether no local write is in flight or waiting: the file holds every owner state applied.
+    public var fileHoldsOwnerState: Bool { localWrite == nil && writeQueue.count == 0 && dirty.isEmpty }
+}

@@ -33,7 +33,7 @@ public final class StoreRouter: SocketServerDelegate {
     /// A channel of store `name`'s engine, its position read from `directory`.
     public func channel(for name: String) -> StoreChannel {
         followers.channel(for: name, server: server) { [directory] in
-            directory.engine(named: name)?.position ?? ("", 0)
+            directory.engine(named: name)?.feedPosition ?? ("", 0)
         }
     }
 
@@ -102,12 +102,12 @@ public final class StoreRouter: SocketServerDelegate {
     public func serverHelloInfo(_ server: SocketServer) -> (epoch: String, seq: UInt64) {
         let names = directory.storeNames
         let name = names.count == 1 ? names[0] : StoreResolution.defaultStore
-        return directory.engine(named: name)?.position ?? ("", 0)
+        return directory.engine(named: name)?.feedPosition ?? ("", 0)
     }
 
     /// The position of `store`.
     public func serverPosition(_ server: SocketServer, store: String) -> (epoch: String, seq: UInt64)? {
-        directory.engine(named: store)?.position
+        directory.engine(named: store)?.feedPosition
     }
 
     /// Forgets the connection and tells the engines it followed (their subscriber counts).

@@ -37,8 +37,8 @@ public struct BookStreamEncoder: Sendable {
     /// Version 2: the store a `snapshot` event names (`"store"` after `"event"`); nil writes none.
     /// Set it before the first chunk; a list reply never carries it.
     public var store: String?
-    private let epoch: String
-    private let seq: UInt64
+    private var epoch: String
+    private var seq: UInt64
     private var cursor: BookCursor
     private var started = false
     /// True once the last chunk was returned.
@@ -54,6 +54,13 @@ public struct BookStreamEncoder: Sendable {
         self.seq = seq
         self.cursor = cursor
         self.framing = framing
+    }
+
+    /// States `(epoch, seq)` instead of the position it was made at (a replica's snapshot is at the
+    /// owner position its feed announced). Call before the first chunk.
+    public mutating func reposition(epoch: String, seq: UInt64) {
+        self.epoch = epoch
+        self.seq = seq
     }
 
     /// The next chunk of bytes (see the type's description); empty once finished.
