@@ -77,7 +77,7 @@ let package = Package(
         // the benchmark executable links it): temporary directories, SplitMix64, child processes,
         // the booksd launcher, the raw line client and `eventually`.
         .target(
-            name: "BooksTestSupport", dependencies: ["BooksCore", "BooksProtocol", "CLinux"],
+            name: "BooksTestSupport", dependencies: ["BooksCore", "BooksPlatform", "BooksProtocol", "CLinux"],
             path: "Tests/BooksTestSupport", swiftSettings: strict),
 
         .testTarget(name: "BooksTestSupportTests", dependencies: ["BooksTestSupport"], swiftSettings: strict),

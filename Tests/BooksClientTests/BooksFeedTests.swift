@@ -112,10 +112,3 @@ import Testing
         #expect(VersionedBook(book: dune, version: 4).description == #""Dune" by "Frank Herbert" [b1] v4"#)
     }
 }
-
-/// A thread-safe counter.
-final class Counter: Sendable {
-    private let count = Locked(0)
-    var value: Int { count.withLock { $0 } }
-    func increment() { count.withLock { $0 += 1 } }
-}
