@@ -36,7 +36,7 @@ for module in $MODULES; do
     done
 done
 BIN=$OUT/fuzz-$TARGET
-"$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -g -module-name "Fuzz_$TARGET" \
+"$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -g -module-name "Fuzz_$TARGET" -package-name BookSync \
     -I "$ROOT/Sources/CBooksSupport" -I "$ROOT/Sources/CLinux" \
     "$SRC"/*.swift "$ROOT/Fuzz/$FILE" -o "$BIN"
 ARGS=(-max_total_time="$TIME" -artifact_prefix="$OUT/artifacts/$TARGET/" -print_final_stats=1)
