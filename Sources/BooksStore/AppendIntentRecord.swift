@@ -65,7 +65,7 @@ struct AppendIntentRecord: Equatable {
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         if fchmod(fd, 0o600) != 0 {
             failure = ("chmod", errno)
-        } else if !writeAll(fd, bytes) {
+        } else if Interrupted.writeAll(fd, bytes).failure != nil {
             failure = ("write", errno)
         } else if Interrupted.retry({ fdatasync(fd) }) != 0 {
             // The record's content must be durable before any of the append can be: a power cut
@@ -119,7 +119,7 @@ struct AppendIntentRecord: Equatable {
         var failure: (String, Int32)?
         if fchmod(fd, 0o600) != 0 {
             failure = ("chmod", errno)
-        } else if !writeAll(fd, record.encoded) {
+        } else if Interrupted.writeAll(fd, record.encoded).failure != nil {
             failure = ("write", errno)
         } else if Interrupted.retry({ fdatasync(fd) }) != 0 {
             failure = ("fdatasync", errno)  // durable before the append, as in `write(_:at:)`
@@ -165,19 +165,6 @@ struct AppendIntentRecord: Equatable {
             return .failure(.untrusted("it cannot be read"))
         }
         return decode(bytes)
-    }
-
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            written += n
-        }
-        return true
     }
 
     static func fnv1a(_ bytes: [UInt8]) -> UInt64 {

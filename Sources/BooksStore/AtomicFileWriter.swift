@@ -56,14 +56,8 @@ public enum AtomicFileWriter {
             } else {
                 fchmod(fd, 0o666 & ~currentUmask())
             }
-            var written = 0
-            while written < bytes.count {
-                let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw StoreError.system(path: temporary, operation: "write", errno: errno)
-                }
-                written += n
+            if let code = Interrupted.writeAll(fd, bytes).failure {
+                throw StoreError.system(path: temporary, operation: "write", errno: code)
             }
             guard Interrupted.retry({ fsync(fd) }) == 0 else {
                 throw StoreError.system(path: temporary, operation: "fsync", errno: errno)
