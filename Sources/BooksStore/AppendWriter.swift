@@ -20,7 +20,7 @@ public enum AppendWriter {
     public static func append(
         _ bytes: [UInt8], to path: String, expected: FileIdentity,
         allowSymlink: Bool = false
-    ) throws(StoreError) -> FileIdentity? {
+    ) throws(BookFileError) -> FileIdentity? {
         try append(bytes, to: path, expected: expected, allowSymlink: allowSymlink, writer: { Glibc.write($0, $1, $2) })
     }
 
@@ -28,7 +28,7 @@ public enum AppendWriter {
     static func append(
         _ bytes: [UInt8], to path: String, expected: FileIdentity, allowSymlink: Bool = false,
         writer: (Int32, UnsafeRawPointer, Int) -> Int
-    ) throws(StoreError) -> FileIdentity? {
+    ) throws(BookFileError) -> FileIdentity? {
         // A symbolic link at the path is refused unless allowed (then its target is appended to).
         let file = try FileReader.resolveBookPath(path, allowSymlink: allowSymlink).get()
         let fd = Interrupted.retry { open(file, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW) }
