@@ -1,9 +1,9 @@
 import FoundationEssentials
 
-/// Everything a `BookContext` holds, as saved in a history snapshot: enough to rebuild the same
+/// Everything a `BookLedger` holds, as saved in a history snapshot: enough to rebuild the same
 /// context (books, held books, versions, seq, epoch, change log) without the events that built it.
 public struct SavedContext: Sendable, Hashable {
-    /// The lineage (see `BookContext.epoch`).
+    /// The lineage (see `BookLedger.epoch`).
     public var epoch: String
     /// The number of change sets applied so far.
     public var seq: UInt64

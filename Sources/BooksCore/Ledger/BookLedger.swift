@@ -1,15 +1,17 @@
 import FoundationEssentials
 
-/// The daemon's model of all books: the parsed file, a sequence number, an epoch and a change log.
+/// The daemon's ledger of one store's books: the parsed file, a sequence number, an epoch and a
+/// change log — every state the books were in, numbered. (Not the client library's `BooksContext`,
+/// a unit of work holding unsaved changes: this holds what was applied.)
 ///
 /// Guarantees:
 /// - `seq` rises by exactly one per applied, non-empty change set; `epoch` never changes for the
-///   life of a context, so `(epoch, seq)` names one state without ambiguity.
+///   life of a ledger, so `(epoch, seq)` names one state without ambiguity.
 /// - A slip of the hand is not a delete: when a book's row turns into a bad line whose first field
 ///   is still the book's id, the book is *held* at its last good values until the row is fixed
 ///   (reported as an update if the values changed) or removed (reported as a delete).
 /// - Every applied change set is in the change log until `retention` newer ones push it out.
-public struct BookContext: Sendable {
+public struct BookLedger: Sendable {
     /// The file as last applied.
     public internal(set) var document: BookDocument
     /// The lineage of this context's states.
@@ -167,3 +169,7 @@ public struct BookContext: Sendable {
         held = stillHeld
     }
 }
+
+/// The former name of ``BookLedger`` (it read like the client's `BooksContext`, a unit of work).
+@available(*, deprecated, renamed: "BookLedger")
+public typealias BookContext = BookLedger

@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 /// Saving a context and rebuilding it after a restart (the daemon's durable history).
-extension BookContext {
+extension BookLedger {
     /// The whole context as a value to save (the document's bytes are shared, not copied).
     public var saved: SavedContext {
         SavedContext(
