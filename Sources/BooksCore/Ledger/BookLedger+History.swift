@@ -3,8 +3,8 @@ import FoundationEssentials
 /// Saving a context and rebuilding it after a restart (the daemon's durable history).
 extension BookLedger {
     /// The whole context as a value to save (the document's bytes are shared, not copied).
-    public var saved: SavedContext {
-        SavedContext(
+    public var saved: SavedLedger {
+        SavedLedger(
             epoch: epoch, seq: seq, lastChange: lastChange, bytes: document.bytes, lineLimit: document.lineLimit,
             slipIDs: document.slipIDList(), held: held.values.sorted { $0.id < $1.id }, versions: versions,
             log: log.changes(after: seq - UInt64(min(UInt64(log.count), seq)), currentSeq: seq) ?? [])
@@ -12,7 +12,7 @@ extension BookLedger {
 
     /// Rebuilds a saved context: the same books, held books, versions, seq, epoch and (up to
     /// `retention`) change log; nothing is recorded as a transition.
-    public init(restoring saved: SavedContext, retention: Int) {
+    public init(restoring saved: SavedLedger, retention: Int) {
         let document = BookDocument(parsing: saved.bytes, lineLimit: saved.lineLimit, slipIDs: saved.slipIDs)
         self.init(document: document, epoch: saved.epoch, retention: retention)
         seq = saved.seq

@@ -210,7 +210,7 @@ public final class HistoryStore: @unchecked Sendable {
     /// Writes `saved` as the new snapshot and starts an empty journal after it; with `durably`,
     /// both are synced to disk first. `closing` marks the journal closed cleanly (no more writes).
     public func writeSnapshot(
-        _ saved: SavedContext, durably: Bool = false, closing: Bool = false
+        _ saved: SavedLedger, durably: Bool = false, closing: Bool = false
     )
         throws(HistoryStoreError)
     {

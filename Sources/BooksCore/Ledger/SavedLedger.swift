@@ -2,7 +2,7 @@ import FoundationEssentials
 
 /// Everything a `BookLedger` holds, as saved in a history snapshot: enough to rebuild the same
 /// context (books, held books, versions, seq, epoch, change log) without the events that built it.
-public struct SavedContext: Sendable, Hashable {
+public struct SavedLedger: Sendable, Hashable {
     /// The lineage (see `BookLedger.epoch`).
     public var epoch: String
     /// The number of change sets applied so far.
@@ -38,3 +38,7 @@ public struct SavedContext: Sendable, Hashable {
         self.log = log
     }
 }
+
+/// The former name of ``SavedLedger``.
+@available(*, deprecated, renamed: "SavedLedger")
+public typealias SavedContext = SavedLedger
