@@ -9,7 +9,7 @@ import Testing
 @Suite("History formats")
 struct HistoryFormatTests {
     /// A context that went through `edits` random file edits, recording its transitions.
-    static func editedContext(seed: UInt64, edits: Int) -> (BookLedger, [ContextTransition]) {
+    static func editedContext(seed: UInt64, edits: Int) -> (BookLedger, [LedgerTransition]) {
         var random = SplitMix64(seed: seed)
         var rows = (0..<40).map { "id\($0)|Name \($0)|Author \($0)" }
         var context = BookLedger(document: BookDocument(parsing: Array(rows.joined(separator: "\n").utf8) + [10]))

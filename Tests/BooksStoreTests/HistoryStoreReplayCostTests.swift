@@ -15,8 +15,8 @@ import Testing
         return store
     }
 
-    func record(at offset: Int) -> ContextTransition {
-        ContextTransition(splice: ByteSplice(range: offset..<offset, replacement: Array("x|y|z\n".utf8)), applied: nil)
+    func record(at offset: Int) -> LedgerTransition {
+        LedgerTransition(splice: ByteSplice(range: offset..<offset, replacement: Array("x|y|z\n".utf8)), applied: nil)
     }
 
     @Test func appendsAtTheEndOfALargeFileAreChargedTheMinimum() throws {

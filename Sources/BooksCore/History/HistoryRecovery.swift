@@ -92,7 +92,7 @@ public enum HistoryRecovery {
         guard let snapshot else { return .newEpoch(reason: noSavedHistory) }
         var saved: HistorySnapshotFormat.Contents
         let header: HistoryJournalFormat.Header
-        let transitions: [ContextTransition]
+        let transitions: [LedgerTransition]
         do throws(HistoryFormatError) {
             saved = try HistorySnapshotFormat.decode(snapshot)
             guard let journal else { return .newEpoch(reason: "the journal is missing") }

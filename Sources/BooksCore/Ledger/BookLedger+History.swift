@@ -24,7 +24,7 @@ extension BookLedger {
 
     /// Applies a saved transition again and checks that it yields the change set it yielded when
     /// it was recorded. Returns false (the context is then unusable) when it does not.
-    public mutating func replay(_ transition: ContextTransition) -> Bool {
+    public mutating func replay(_ transition: LedgerTransition) -> Bool {
         let splice = transition.splice
         guard splice.range.lowerBound >= 0, splice.range.upperBound <= document.bytes.count else { return false }
         let recorded = transition.applied
@@ -63,7 +63,7 @@ extension BookLedger {
     }
 
     /// The transitions recorded since the last call, oldest first; the list is emptied.
-    public mutating func takeTransitions() -> [ContextTransition] {
+    public mutating func takeTransitions() -> [LedgerTransition] {
         defer { transitions.removeAll() }
         return transitions
     }

@@ -29,7 +29,7 @@ public struct BookLedger: Sendable {
     public var recordsTransitions = false
     /// The moves to new content since the last `takeTransitions()`, oldest first (only while
     /// `recordsTransitions`).
-    public internal(set) var transitions: [ContextTransition] = []
+    public internal(set) var transitions: [LedgerTransition] = []
 
     /// Creates a context whose state at seq 0 is `document`.
     public init(document: BookDocument, epoch: String = UUID().uuidString, retention: Int = 10_000) {
@@ -123,7 +123,7 @@ public struct BookLedger: Sendable {
         var changes = documentChanges
         resolveHeldBooks(&changes)
         guard !changes.isEmpty else {
-            if let splice { transitions.append(ContextTransition(splice: splice, applied: nil)) }
+            if let splice { transitions.append(LedgerTransition(splice: splice, applied: nil)) }
             return nil
         }
         seq += 1
@@ -136,7 +136,7 @@ public struct BookLedger: Sendable {
         applied.mergedBase = mergedBase
         log.append(applied)
         lastChange = time
-        if let splice { transitions.append(ContextTransition(splice: splice, applied: applied)) }
+        if let splice { transitions.append(LedgerTransition(splice: splice, applied: applied)) }
         return applied
     }
 

@@ -175,7 +175,7 @@ public final class HistoryStore: @unchecked Sendable {
 
     /// Appends transitions to the journal (no `fsync`); `contentBytes` is the content's size after
     /// them (for their replay cost).
-    public func append(_ transitions: [ContextTransition], contentBytes: Int) throws(HistoryStoreError) {
+    public func append(_ transitions: [LedgerTransition], contentBytes: Int) throws(HistoryStoreError) {
         guard isRunning, !broken, !transitions.isEmpty else { return }
         let records = transitions.map { HistoryJournalFormat.encode($0) }
         do {

@@ -4,7 +4,7 @@
 ///
 /// Guarantee: applying `splice` with `BookLedger.replay(_:)` to the context it was taken from
 /// yields exactly `applied` again (the context's update is deterministic).
-public struct ContextTransition: Sendable, Hashable {
+public struct LedgerTransition: Sendable, Hashable {
     /// The change of the content held (its range is in the old content's offsets).
     public var splice: ByteSplice
     /// The change set applied, if the move changed any book.
@@ -16,3 +16,7 @@ public struct ContextTransition: Sendable, Hashable {
         self.applied = applied
     }
 }
+
+/// The former name of ``LedgerTransition``.
+@available(*, deprecated, renamed: "LedgerTransition")
+public typealias ContextTransition = LedgerTransition
