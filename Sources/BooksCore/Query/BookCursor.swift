@@ -66,8 +66,7 @@ public struct BookCursor: Sendable {
     /// A cursor over every book of `context` that `filter` matches, in file order (a snapshot);
     /// filters now. `total` is counted too.
     /// - Throws: ``QueryBudgetExceeded`` when filtering takes longer than `budget`.
-    public init(context: BookLedger, filter: BookFilter, budget: QueryBudget = .unlimited) throws(QueryBudgetExceeded)
-    {
+    public init(context: BookLedger, filter: BookFilter, budget: QueryBudget = .unlimited) throws(QueryBudgetExceeded) {
         try self.init(context: context, query: BookQuery(filter: filter), budget: budget)
     }
 
