@@ -60,7 +60,7 @@ extension ServerLoop {
             case .deliver(let request):
                 delegate.server(
                     server, didReceive: request, from: connection.id, peer: connection.peer,
-                    version: connection.machine.version)
+                    version: connection.machine.version, following: &connection.following)
             case .answerHello(let id):
                 let info = delegate.serverHelloInfo(server)
                 let reply = ConnectionStateMachine.helloReply(
@@ -158,6 +158,8 @@ extension ServerLoop {
             $0.subscribers = subscriberCount
         }
         if acceptResumeAt != nil { resumeAccepting() }
-        if connection.machine.isIntroduced { delegate.server(server, connectionClosed: connection.id) }
+        if connection.machine.isIntroduced {
+            delegate.server(server, connectionClosed: connection.id, following: connection.following)
+        }
     }
 }

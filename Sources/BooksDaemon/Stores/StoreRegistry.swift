@@ -29,19 +29,20 @@ public final class StoreRegistry: Sendable {
         public var notifier: SystemdNotifier
         /// The shared inotify hub (nil: each engine picks its own watcher, e.g. polling).
         public var hub: InotifyHub?
-        /// The channel of a store's engine (the server tags its events with the store).
-        public var channel: @Sendable (StoreName, BookEngine) -> any ClientChannel
+        /// The complete channel chain of a store's engine (the server tags its events with the
+        /// store), composed before the engine is made.
+        public var channels: @Sendable (StoreName) -> StoreChannels
 
         /// An environment.
         public init(
             configuration: DaemonConfiguration, logger: Logger, notifier: SystemdNotifier, hub: InotifyHub?,
-            channel: @escaping @Sendable (StoreName, BookEngine) -> any ClientChannel
+            channels: @escaping @Sendable (StoreName) -> StoreChannels
         ) {
             self.configuration = configuration
             self.logger = logger
             self.notifier = notifier
             self.hub = hub
-            self.channel = channel
+            self.channels = channels
         }
     }
 
@@ -229,11 +230,12 @@ public final class StoreRegistry: Sendable {
                 allowSymlink: configuration.allowSymlink))
         let (history, restored) = StoreHistory.open(
             spec: spec, configuration: configuration, logger: environment.logger)
+        let channels = environment.channels(spec.name)
+        let channel = channels.channel
         let engine = BookEngine(
             configuration: configuration, store: store, logger: environment.logger, notifier: environment.notifier,
-            history: history, restored: restored, storeName: spec.name)
-        let channel = environment.channel(spec.name, engine)
-        engine.attach(channel)
+            history: history, restored: restored, storeName: spec.name, channel: channel)
+        channels.engine.bind(engine)
         engine.statusSink.withLock {
             $0 = { [weak self] line in self?.publishStatus(single: line, subscribers: channel.statistics.subscribers) }
         }

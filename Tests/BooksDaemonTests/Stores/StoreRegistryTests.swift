@@ -41,11 +41,11 @@ import Testing
             environment: .init(
                 configuration: configuration, logger: Logger(backend: SilentLog()), notifier: SystemdNotifier(),
                 hub: nil,
-                channel: { name, _ in
+                channels: { name in
                     recorded.channels.withLock { all in
                         let channel = RecordingChannel()
                         all[name] = channel
-                        return channel
+                        return StoreChannels(channel: channel, engine: EnginePort())
                     }
                 }))
     }
