@@ -132,5 +132,22 @@ extension InotifyWatcherTests {
         // The slot is taken back after cleanup, so a second start works as well.
         try watcher.start(handler: recorder.handler)
         watcher.stop()
+        releaseFillers()
+
+        // While the library runs a spare low number is held; the stop hands the spare over, so
+        // the number the library frees may be taken by anyone (an accept under load) at once.
+        try watcher.start(handler: recorder.handler)
+        guard case .inUse(spare: .some(let spare)) = InotifyToolsLibrary.reservation.withLock({ $0 }) else {
+            Issue.record("no spare held while the library runs: \(InotifyToolsLibrary.reservation.withLock { $0 })")
+            watcher.stop()
+            return
+        }
+        #expect(spare < InotifyToolsLibrary.selectLimit)
+        fillUntilHigh()
+        watcher.stop()
+        #expect(InotifyToolsLibrary.reservation.withLock { $0 } == .held(spare))
+        fillUntilHigh()  // takes the freed library number too: the table is full below 1024
+        try watcher.start(handler: recorder.handler)
+        watcher.stop()
     }
 }
