@@ -51,6 +51,7 @@ extension ReplicaLink {
             case .jump(let epoch, let seq): router.jump(epoch: epoch, seq: seq)
             }
             keepAnnounced(next, router: router)
+            firstPosition.withLock { $0.take() }?()
         }
     }
 
@@ -63,6 +64,7 @@ extension ReplicaLink {
         feedJournal.withLock { [journal] in $0 = journal }
         guard let epoch = record.epoch else { return }
         router.withLock { $0 }?.restore(announced, epoch: epoch, seq: record.seq)
+        firstPosition.withLock { $0.take() }?()
     }
 
     /// Keeps `announcement` in the journal. A failure is logged once and ends the journal until

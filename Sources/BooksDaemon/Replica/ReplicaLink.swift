@@ -50,6 +50,8 @@ final class ReplicaLink: Sendable {
     /// What the feed announced, kept for a restart (set by `start`; only the machine's thread
     /// writes through it).
     let feedJournal = Locked<ReplicaFeedJournal?>(nil)
+    /// Called once, when the feed first has an owner position (restored at start, or announced).
+    let firstPosition = Locked<(@Sendable () -> Void)?>(nil)
 
     var store: String { engine.storeName.rawValue }
     var apiSubject: String { "\(prefix).\(store).api" }
