@@ -30,7 +30,7 @@ public final class BookEngine: Sendable {
     let inbox = Locked<[PendingWrite]>([])
     /// The seq of the last change set handed to the channel.
     let publishedSeq = Atomic<UInt64>(0)
-    /// The lineage of this engine's states (see `BookContext.epoch`).
+    /// The lineage of this engine's states (see `BookLedger.epoch`).
     public let epoch: String
     let store: any BookStore
     /// The daemon's logger with this store's `BOOKS_FILE` and `BOOKS_STORE` bound.
@@ -93,7 +93,7 @@ public final class BookEngine: Sendable {
     public convenience init(
         configuration: DaemonConfiguration, store: any BookStore, logger: Logger,
         notifier: SystemdNotifier = SystemdNotifier(), epoch: String = UUID().uuidString,
-        history: HistoryStore? = nil, restored: BookContext? = nil, storeName: StoreName = .default
+        history: HistoryStore? = nil, restored: BookLedger? = nil, storeName: StoreName = .default
     ) {
         self.init(
             configuration: configuration, store: store, logger: logger, notifier: notifier, epoch: epoch,
@@ -104,7 +104,7 @@ public final class BookEngine: Sendable {
     /// An engine whose saved history may be created only after readiness (see `EngineHistory`).
     convenience init(
         configuration: DaemonConfiguration, store: any BookStore, logger: Logger, notifier: SystemdNotifier,
-        history: EngineHistory?, restored: BookContext?, storeName: StoreName
+        history: EngineHistory?, restored: BookLedger?, storeName: StoreName
     ) {
         self.init(
             configuration: configuration, store: store, logger: logger, notifier: notifier,
@@ -114,7 +114,7 @@ public final class BookEngine: Sendable {
 
     init(
         configuration: DaemonConfiguration, store: any BookStore, logger: Logger, notifier: SystemdNotifier,
-        epoch: String, accounts: WriterAuthorization, history: EngineHistory? = nil, restored: BookContext? = nil,
+        epoch: String, accounts: WriterAuthorization, history: EngineHistory? = nil, restored: BookLedger? = nil,
         storeName: StoreName = .default
     ) {
         self.storeName = storeName

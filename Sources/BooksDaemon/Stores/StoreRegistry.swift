@@ -11,14 +11,14 @@ import Synchronization
 ///
 /// Guarantees:
 /// - Names are unique and two stores never share a file (device and inode, symlinks followed):
-///   ``add(_:)`` refuses with a ``StoresError`` naming both, and nothing else changes.
+///   ``add(_:)`` refuses with a ``StoreConfigurationError`` naming both, and nothing else changes.
 /// - ``engine(named:)`` returns a store only once it is loaded and watched, and no longer once
 ///   ``remove(_:reason:)`` began; observers hear `added` after the store serves and `removed`
 ///   after its engine stopped watching, in that order per store.
 /// - Each store's saved history lives in its own directory (see
 ///   `DaemonConfiguration.stateDirectory(for:)`); a removed store's descriptors are closed.
 /// - At most ``storeLimit(_:)`` stores (`max_stores`, bounded by `RLIMIT_NOFILE`): a store over
-///   it is refused with ``StoresError/tooManyStores(_:path:limit:reason:)``.
+///   it is refused with ``StoreConfigurationError/tooManyStores(_:path:limit:reason:)``.
 /// - Safe from any thread; no lock is held while a file is read or an observer runs.
 public final class StoreRegistry: Sendable {
     /// What the registry needs to build an engine.
@@ -75,12 +75,12 @@ public final class StoreRegistry: Sendable {
     /// while the daemon runs (see `BookEngine.load(listing:appearing:)`). `announced` false: it
     /// serves, but observers hear `added` only from ``announce(_:)`` (a replica, once its feed
     /// has an owner position).
-    /// - Throws: ``StoresError`` for a duplicate name, a file another store has, or a watch that
-    ///   cannot be set up (the store is then not added).
+    /// - Throws: ``StoreConfigurationError`` for a duplicate name, a file another store has, or a
+    ///   watch that cannot be set up (the store is then not added).
     @discardableResult
     public func add(
         _ spec: StoreSpec, appearing: Bool = false, announced: Bool = true
-    ) throws(StoresError)
+    ) throws(StoreConfigurationError)
         -> BookEngine
     {
         try reserve(spec)
@@ -98,11 +98,11 @@ public final class StoreRegistry: Sendable {
 
     /// Adds every store of `specs`, loading up to one per CPU at once; returns the refused ones
     /// with why (the others serve). `appearing`: as for ``add(_:appearing:)``.
-    public func addAll(_ specs: [StoreSpec], appearing: Bool = false) -> [(StoreSpec, StoresError)] {
+    public func addAll(_ specs: [StoreSpec], appearing: Bool = false) -> [(StoreSpec, StoreConfigurationError)] {
         var accepted: [StoreSpec] = []
-        var failures: [(StoreSpec, StoresError)] = []
+        var failures: [(StoreSpec, StoreConfigurationError)] = []
         for spec in specs {
-            do throws(StoresError) {
+            do throws(StoreConfigurationError) {
                 try reserve(spec)
                 accepted.append(spec)
             } catch { failures.append((spec, error)) }
@@ -118,11 +118,11 @@ public final class StoreRegistry: Sendable {
             }
         }
         let candidates = accepted.map { spec in (try? WatchedPath(spec.path).directory).flatMap { listings[$0] } }
-        let refused = Locked<[(StoreSpec, StoresError)]>([])
+        let refused = Locked<[(StoreSpec, StoreConfigurationError)]>([])
         let specs = accepted
         Self.inLanes(engines.count) { index in
             engines[index].load(listing: candidates[index], appearing: appearing)
-            do throws(StoresError) { _ = try activate(engines[index], spec: specs[index]) } catch {
+            do throws(StoreConfigurationError) { _ = try activate(engines[index], spec: specs[index]) } catch {
                 refused.withLock { $0.append((specs[index], error)) }
             }
         }
@@ -140,8 +140,8 @@ public final class StoreRegistry: Sendable {
 
     /// Stops serving the store `name`: no new requests reach it, its watch stops, pending writes
     /// are committed, a last change set deletes its books, its history is closed.
-    /// - Throws: ``StoresError/unknownStore(_:)``.
-    public func remove(_ name: StoreName, reason: String) throws(StoresError) {
+    /// - Throws: ``StoreConfigurationError/unknownStore(_:)``.
+    public func remove(_ name: StoreName, reason: String) throws(StoreConfigurationError) {
         guard let entry = entries.withLock({ $0.removeValue(forKey: name) }) else { throw .unknownStore(name) }
         if let engine = entry.engine {
             engine.stopWatching()
@@ -216,10 +216,10 @@ public final class StoreRegistry: Sendable {
 
     // MARK: Steps of add
 
-    private func reserve(_ spec: StoreSpec) throws(StoresError) {
+    private func reserve(_ spec: StoreSpec) throws(StoreConfigurationError) {
         let key = StoreFileKey.of(spec.path)
         let limit = Self.storeLimit(environment.withLock { $0.configuration })
-        try entries.withLock { (all: inout [StoreName: Entry]) throws(StoresError) in
+        try entries.withLock { (all: inout [StoreName: Entry]) throws(StoreConfigurationError) in
             if let existing = all[spec.name] { throw .duplicateName(spec.name, existingPath: existing.spec.path) }
             if all.count >= limit.count {
                 throw .tooManyStores(spec.name, path: spec.path, limit: limit.count, reason: limit.reason)
@@ -256,7 +256,7 @@ public final class StoreRegistry: Sendable {
 
     private func activate(
         _ engine: BookEngine, spec: StoreSpec, announced: Bool = true
-    ) throws(StoresError)
+    ) throws(StoreConfigurationError)
         -> BookEngine
     {
         let hub = environment.withLock { $0.hub }

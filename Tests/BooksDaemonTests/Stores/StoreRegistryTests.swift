@@ -70,7 +70,7 @@ import Testing
         try registry.remove(try StoreName("a"), reason: "test")
         #expect(registry.engine(named: try StoreName("a")) == nil)
         #expect(registry.primaryEngine === b)  // the only store
-        #expect(throws: StoresError.unknownStore(try StoreName("a"))) {
+        #expect(throws: StoreConfigurationError.unknownStore(try StoreName("a"))) {
             try registry.remove(try StoreName("a"), reason: "")
         }
         let names = recorded.events.withLock { $0 }.map { event -> String in
