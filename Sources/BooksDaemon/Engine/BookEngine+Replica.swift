@@ -86,17 +86,29 @@ extension BookEngine {
 
 extension BookEngine {
     /// On a replica, the ops the owner answers besides writes: `conflicts` (the owner keeps the
-    /// conflicts of every merge, a replica's included, so the list is the same on every host)
-    /// and `resolve` (authorized here like any write; taking `theirs` is the owner's change set,
-    /// which reaches every file). Returns false (nothing done) on a store that is no replica and
-    /// for every other op.
+    /// conflicts of every merge, a replica's included, so the list is the same on every host),
+    /// the history (`log`, `show`, `blame`, `list`/`query` with `at`: the owner's change sets,
+    /// in the seqs the replica's feed announces, with the owner's record of who made them), and
+    /// `resolve` and `undo` (authorized here like any write; what they write is the owner's
+    /// change set, which reaches every file). Returns false (nothing done) on a store that is no
+    /// replica and for every other op.
     func forwardsToOwner(_ request: Request, from connection: ReplyTarget, peer: PeerCredentials) -> Bool {
-        guard request.op == .conflicts || request.op == .resolve, let forward = writeForwarder.withLock({ $0 })
-        else { return false }
-        if request.op == .resolve, !mayWrite(request, from: connection, peer: peer) { return true }
+        guard Self.ownerAnswers(request), let forward = writeForwarder.withLock({ $0 }) else { return false }
+        if request.op == .resolve || request.op == .undo, !mayWrite(request, from: connection, peer: peer) {
+            return true
+        }
         var sent = request
         sent.store = nil
         forward(sent, connection)
         return true
+    }
+
+    /// Whether a replica has `request` answered by the owner (see `forwardsToOwner`).
+    static func ownerAnswers(_ request: Request) -> Bool {
+        switch request.op {
+        case .conflicts, .resolve, .log, .show, .blame, .undo: true
+        case .list, .query: request.at != nil
+        default: false
+        }
     }
 }

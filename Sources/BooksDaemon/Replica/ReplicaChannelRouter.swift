@@ -52,6 +52,27 @@ final class ReplicaChannelRouter: ClientChannel {
         }
     }
 
+    /// Replays `announcements` (what the feed announced before a restart, oldest first) and
+    /// moves to `epoch`/`seq` (the record's position) unless they end there.
+    func restore(_ announcements: [ReplicaAnnouncement], epoch: String, seq: UInt64) {
+        feed.withLock { feed in
+            for announcement in announcements {
+                switch announcement {
+                case .change(let change): feed.announce(change)
+                case .jump(let epoch, let seq): feed.jump(epoch: epoch, seq: seq)
+                }
+            }
+            if feed.position?.epoch != epoch || feed.position?.seq != seq { feed.jump(epoch: epoch, seq: seq) }
+            publish(feed.position)
+        }
+    }
+
+    /// The owner change sets the feed keeps to replay, oldest first.
+    var kept: [SequencedChangeSet] { feed.withLock { $0.kept } }
+
+    /// At most this many change sets are kept to replay.
+    var keptLimit: Int { feed.withLock { $0.limit } }
+
     func send(_ reply: Reply, to connection: ReplyTarget) {
         guard let link else { return local.send(reply, to: connection) }
         if connection.transport == .replica {

@@ -4,8 +4,9 @@ import BooksProtocol
 /// What a replica's feed has announced: the owner position, and the owner's last change sets
 /// (a bounded log in memory) a subscriber resuming in the owner's lineage is replayed from.
 ///
-/// Pure. The log holds consecutive change sets ending at `position` (a jump empties it); it is
-/// lost on restart, where a resume point older than the position gets `resync-required`.
+/// Pure. The log holds consecutive change sets ending at `position` (a jump empties it); the
+/// shell keeps what was announced in the state directory (`ReplicaFeedJournal`) and replays it
+/// into a new feed at restart, so a resume is served across a replica restart as before it.
 struct ReplicaFeed: Sendable {
     /// The owner position announced last (nil: none yet).
     private(set) var position: (epoch: String, seq: UInt64)?
@@ -34,6 +35,9 @@ struct ReplicaFeed: Sendable {
             head = 0
         }
     }
+
+    /// The change sets kept (consecutive, ending at `position`), oldest first.
+    var kept: [SequencedChangeSet] { Array(log[head...]) }
 
     /// Moves to `epoch`/`seq` without change sets (the owner's books were read again).
     mutating func jump(epoch: String, seq: UInt64) {

@@ -11,9 +11,11 @@ import Synchronization
 ///
 /// Guarantees: the streams are listed once a second while NATS is connected (on the thread
 /// `booksd-replica-folder`, never on an engine's queue), so a store the owner publishes later
-/// gets its replica within about a second of its stream; a store is added once (a name that is
-/// not a valid store name, or one another store of this booksd already has, is logged once and
-/// skipped); a replica's file is never removed (a store the owner drops keeps its last copy).
+/// gets its replica within about a second of its stream; a store added is announced to
+/// subscribers (`store-added`) once its file holds an owner position, at that position; a store
+/// is added once (a name that is not a valid store name, or one another store of this booksd
+/// already has, is logged once and skipped); a replica's file is never removed (a store the
+/// owner drops keeps its last copy).
 final class ReplicaFolder: Sendable {
     let path: String
     let registry: StoreRegistry
@@ -90,9 +92,11 @@ final class ReplicaFolder: Sendable {
                 : StoreSpec(name: name, path: "\(path)/\(store).txt", format: .text)
             try ReplicaFiles.create(spec)
             willAdd(name)
-            let engine = try registry.add(spec, appearing: true)
+            // Announced (`store-added`) once the replica's feed is at an owner position, and at it.
+            let engine = try registry.add(spec, appearing: true, announced: false)
             let link = ReplicaLink(engine: engine, connection: connection, prefix: prefix, logger: logger)
             link.attach()
+            link.firstPosition.withLock { [registry] in $0 = { registry.announce(name) } }
             try link.start()
             links.withLock { $0.append(link) }
             logger.notice("replica folder: store '\(store)' is replicated in \(spec.path)", fields)

@@ -3,7 +3,7 @@ import BooksProtocol
 
 /// What a replica's feed owes its subscribers: an owner change set the machine applied, or a new
 /// owner position (the owner's books read again), announced once the file holds it.
-enum ReplicaAnnouncement: Sendable {
+enum ReplicaAnnouncement: Sendable, Equatable {
     case change(SequencedChangeSet)
     case jump(epoch: String, seq: UInt64)
 }
@@ -50,6 +50,36 @@ extension ReplicaLink {
             case .change(let change): router.announce(change)
             case .jump(let epoch, let seq): router.jump(epoch: epoch, seq: seq)
             }
+            keepAnnounced(next, router: router)
+            firstPosition.withLock { $0.take() }?()
+        }
+    }
+
+    /// Starts the feed where it was: what it announced before (`ReplicaFeedJournal`), at the
+    /// record's position.
+    func restoreFeed(_ record: ReplicaRecord) {
+        guard let directory = records.withLock({ $0?.directory }) else { return }
+        var journal = ReplicaFeedJournal(directory: directory)
+        let announced = journal.load()
+        feedJournal.withLock { [journal] in $0 = journal }
+        guard let epoch = record.epoch else { return }
+        router.withLock { $0 }?.restore(announced, epoch: epoch, seq: record.seq)
+        firstPosition.withLock { $0.take() }?()
+    }
+
+    /// Keeps `announcement` in the journal. A failure is logged once and ends the journal until
+    /// the next start (a resume after that restart gets `resync-required`: the journal then ends
+    /// before the record's position; nothing else depends on it).
+    private func keepAnnounced(_ announcement: ReplicaAnnouncement, router: ReplicaChannelRouter) {
+        guard var journal = feedJournal.withLock({ $0 }) else { return }
+        do {
+            try journal.keep(announcement, limit: router.keptLimit, log: { router.kept })
+            feedJournal.withLock { [journal] in $0 = journal }
+        } catch {
+            feedJournal.withLock { $0 = nil }
+            logger.warning(
+                "replica: cannot keep what the feed announced (\(error)); until a restart, a subscriber resuming "
+                    + "after one gets resync-required", fields)
         }
     }
 }

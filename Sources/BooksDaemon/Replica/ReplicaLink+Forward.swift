@@ -7,13 +7,27 @@ import Glibc
 
 /// Client writes on a replica's socket go to the owner, which orders every write of the store.
 extension ReplicaLink {
-    /// Sends client writes of the replica's socket to the owner from now on.
+    /// Sends client writes of the replica's socket (and the ops the owner answers, see
+    /// `BookEngine.forwardsToOwner`) to the owner from now on. Reads of the owner's history go
+    /// on a queue of their own, so they never wait behind a write waiting for its change set.
     func forwardClientWrites() {
-        let queue = DispatchQueue(label: "booksd.replica.forward." + store)
+        let writes = DispatchQueue(label: "booksd.replica.forward." + store)
+        let reads = DispatchQueue(label: "booksd.replica.history." + store)
         engine.writeForwarder.withLock {
             $0 = { [self] request, client in
-                queue.async { self.engine.channel?.send(self.forwardNow(request), to: client) }
+                (Self.readsOwnerHistory(request) ? reads : writes).async {
+                    self.engine.channel?.send(self.forwardNow(request), to: client)
+                }
             }
+        }
+    }
+
+    /// Whether `request` only reads (the owner's history, or its conflicts): its answer is not
+    /// waited for in the local file, and a lost answer wrote nothing.
+    static func readsOwnerHistory(_ request: Request) -> Bool {
+        switch request.op {
+        case .log, .show, .blame, .conflicts, .list, .query: true
+        default: false
         }
     }
 
@@ -22,14 +36,18 @@ extension ReplicaLink {
     /// when the owner cannot be reached (nothing was written then, or — after a lost answer —
     /// the write landed and comes back through the stream; inserts carry their ids, so a retry
     /// cannot insert twice).
+    /// A read of the owner's history (`readsOwnerHistory`) is answered as the owner answered it,
+    /// at once; while the owner cannot be reached it fails with `store-unavailable` too.
     func forwardNow(_ request: Request) -> Reply {
+        let reads = Self.readsOwnerHistory(request)
+        let what = reads ? "its history and conflicts are the owner's" : "nothing was written"
+        let retry = reads ? "retry later" : "retry later, or edit the file (edits are queued)"
         guard connection.isConnected else {
             return .failure(
                 request.id,
                 ProtocolError(
                     .storeUnavailable,
-                    "store '\(store)' is a replica and its owner is unreachable (NATS is down): nothing was written; "
-                        + "retry later, or edit the file (edits are queued)"))
+                    "store '\(store)' is a replica and its owner is unreachable (NATS is down): \(what); \(retry)"))
         }
         let message: NATSMessage
         do {
@@ -40,21 +58,23 @@ extension ReplicaLink {
                 request.id,
                 ProtocolError(
                     .storeUnavailable,
-                    "store '\(store)' is a replica and its owner does not answer on \(apiSubject): nothing was "
-                        + "written; retry later, or edit the file (edits are queued)"))
+                    "store '\(store)' is a replica and its owner does not answer on \(apiSubject): \(what); \(retry)"))
         } catch {
+            let landed =
+                reads
+                ? "retry later"
+                : "if the write landed it arrives through the stream, a retry of it is refused or finds it"
             return .failure(
                 request.id,
                 ProtocolError(
                     .storeUnavailable,
-                    "store '\(store)' is a replica and its owner did not answer (\(error)); if the write landed it "
-                        + "arrives through the stream, a retry of it is refused or finds it"))
+                    "store '\(store)' is a replica and its owner did not answer (\(error)); \(landed)"))
         }
         guard case .reply(var reply)? = try? MessageDecoder().decode(message.data) else {
             return .failure(request.id, ProtocolError(.internalError, "an unreadable answer from the owner"))
         }
         reply.id = request.id
-        if reply.ok, let seq = reply.result?.seq { waitUntilApplied(seq: seq, epoch: reply.result?.epoch) }
+        if !reads, reply.ok, let seq = reply.result?.seq { waitUntilApplied(seq: seq, epoch: reply.result?.epoch) }
         return reply
     }
 

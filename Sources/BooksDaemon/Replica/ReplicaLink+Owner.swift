@@ -74,13 +74,19 @@ extension ReplicaLink {
         }
     }
 
-    /// A change event of the owner's stream as a change set.
+    /// A change event of the owner's stream as the owner's change set: its time (when the owner
+    /// applied it; the replica's clock only for an event without a readable time), source, actor
+    /// and, for a merged save or a file edit that reverted writes, what it merged or reverted.
     static func changeSet(_ event: Event) -> SequencedChangeSet {
-        SequencedChangeSet(
-            epoch: event.epoch, seq: event.seq, source: event.source ?? .nats, time: Date(),
+        var change = SequencedChangeSet(
+            epoch: event.epoch, seq: event.seq, source: event.source ?? .nats,
+            time: event.time.flatMap(ISO8601.parse) ?? Date(),
             changes: ChangeSet(
                 inserted: event.inserted ?? [], updated: event.updated ?? [], deleted: event.deleted ?? []),
             actor: event.actor)
+        change.mergedBase = event.merged?.base
+        change.reverts = event.reverts
+        return change
     }
 
     /// Sends `write` to the owner as one conditional request and waits for the answer (at most 5 s).

@@ -47,6 +47,11 @@ final class ReplicaLink: Sendable {
     let router = Locked<ReplicaChannelRouter?>(nil)
     /// What the feed owes its subscribers, oldest first (only the machine's thread uses it).
     let unannounced = Locked<[ReplicaAnnouncement]>([])
+    /// What the feed announced, kept for a restart (set by `start`; only the machine's thread
+    /// writes through it).
+    let feedJournal = Locked<ReplicaFeedJournal?>(nil)
+    /// Called once, when the feed first has an owner position (restored at start, or announced).
+    let firstPosition = Locked<(@Sendable () -> Void)?>(nil)
 
     var store: String { engine.storeName.rawValue }
     var apiSubject: String { "\(prefix).\(store).api" }
@@ -72,7 +77,7 @@ final class ReplicaLink: Sendable {
     func start() throws {
         let record = try loadRecord()
         machine.withLock { $0 = ReplicaStateMachine(record: record) }
-        if let epoch = record.epoch { router.withLock { $0 }?.jump(epoch: epoch, seq: record.seq) }
+        restoreFeed(record)
         position.withLock { $0 = (record.epoch, record.seq, false) }
         let loop = try DedicatedThread.start(name: "booksd-replica") { [self] in run() }
         let feed = try DedicatedThread.start(name: "booksd-replica-feed") { [self] in followOwner() }

@@ -78,18 +78,22 @@ extension StoreRouter {
     /// gets `store-added`; those following every store also follow it. A store that appeared
     /// empty (see `BookEngine.load(listing:appearing:)`) is announced at the seq it started at and
     /// followed from there (its first change sets are replayed when already made), so its books
-    /// reach every such subscriber as inserts, snapshot or not. Posted to the server thread, which
-    /// knows who follows what (`StoreFollowing`).
+    /// reach every such subscriber as inserts, snapshot or not. A replica is announced at the
+    /// owner position its feed is at (its file holds the owner's books there) and followed from
+    /// there with a snapshot, as a store that came back with books. Posted to the server thread,
+    /// which knows who follows what (`StoreFollowing`).
     public func storeAdded(_ name: String) {
         guard let engine = directory.engine(named: name) else { return }
-        let (epoch, current) = engine.position
-        let startedEmpty = engine.appearedEmptyAtSeq.withLock { $0 }
-        let seq = startedEmpty ?? current
+        let replicated = engine.announcedPosition.withLock { $0 }
+        var (epoch, seq) = replicated ?? engine.position
+        let startedEmpty = replicated == nil ? engine.appearedEmptyAtSeq.withLock { $0 } : nil
+        if let startedEmpty { seq = startedEmpty }
         let notice = MessageEncoder.encode(Event(event: .storeAdded, epoch: epoch, seq: seq, store: name))
         server.post(
             .storeAdded(store: name, notice: notice) { [weak self] connection, every in
                 var part = every.request
                 part.resumes = startedEmpty.map { [name: ResumePoint(epoch: epoch, seq: $0)] }
+                if replicated != nil { part.snapshot = true }
                 self?.subscribePart(
                     part, store: name, target: ReplyTarget(connection, version: ProtocolVersion.stores),
                     peer: every.peer)

@@ -73,15 +73,28 @@ public final class StoreRegistry: Sendable {
     }
 
     /// Loads, watches and registers the store; returns its engine. `appearing`: the store appeared
-    /// while the daemon runs (see `BookEngine.load(listing:appearing:)`).
-    /// - Throws: ``StoreConfigurationError`` for a duplicate name, a file another store has, or a watch that
-    ///   cannot be set up (the store is then not added).
+    /// while the daemon runs (see `BookEngine.load(listing:appearing:)`). `announced` false: it
+    /// serves, but observers hear `added` only from ``announce(_:)`` (a replica, once its feed
+    /// has an owner position).
+    /// - Throws: ``StoreConfigurationError`` for a duplicate name, a file another store has, or a
+    ///   watch that cannot be set up (the store is then not added).
     @discardableResult
-    public func add(_ spec: StoreSpec, appearing: Bool = false) throws(StoreConfigurationError) -> BookEngine {
+    public func add(
+        _ spec: StoreSpec, appearing: Bool = false, announced: Bool = true
+    ) throws(StoreConfigurationError)
+        -> BookEngine
+    {
         try reserve(spec)
         let engine = makeEngine(spec)
         engine.load(appearing: appearing)
-        return try activate(engine, spec: spec)
+        return try activate(engine, spec: spec, announced: announced)
+    }
+
+    /// Tells the observers that the store `name`, added with `announced` false, was `added`
+    /// (nothing when it is no longer served).
+    public func announce(_ name: StoreName) {
+        guard let engine = engine(named: name) else { return }
+        notify(.added(engine.storeStatus))
     }
 
     /// Adds every store of `specs`, loading up to one per CPU at once; returns the refused ones
@@ -243,7 +256,11 @@ public final class StoreRegistry: Sendable {
         return engine
     }
 
-    private func activate(_ engine: BookEngine, spec: StoreSpec) throws(StoreConfigurationError) -> BookEngine {
+    private func activate(
+        _ engine: BookEngine, spec: StoreSpec, announced: Bool = true
+    ) throws(StoreConfigurationError)
+        -> BookEngine
+    {
         let hub = environment.withLock { $0.hub }
         do {
             try engine.startWatching(hub: hub)
@@ -262,7 +279,7 @@ public final class StoreRegistry: Sendable {
             throw .unknownStore(spec.name)
         }
         if started.load(ordering: .acquiring) { engine.historyReady() }
-        notify(.added(engine.storeStatus))
+        if announced { notify(.added(engine.storeStatus)) }
         return engine
     }
 

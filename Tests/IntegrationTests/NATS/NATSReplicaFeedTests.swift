@@ -59,6 +59,7 @@ struct NATSReplicaFeedTests {
         #expect(replica.deleted == owner.deleted, sourceLocation: sourceLocation)
         #expect(replica.source == owner.source, sourceLocation: sourceLocation)
         #expect(replica.actor == owner.actor, sourceLocation: sourceLocation)
+        #expect(replica.time == owner.time, "the owner's time", sourceLocation: sourceLocation)
     }
 
     @Test func aReplicasSubscribersSeeTheOwnersSeqsAndChangesAndResumeInThem() async throws {
