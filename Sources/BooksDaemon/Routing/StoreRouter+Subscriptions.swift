@@ -85,9 +85,9 @@ extension StoreRouter {
     public func storeAdded(_ name: String) {
         guard let engine = directory.engine(named: name) else { return }
         let replicated = engine.announcedPosition.withLock { $0 }
-        var (epoch, seq) = replicated ?? engine.position
+        let (epoch, current) = replicated ?? engine.position
         let startedEmpty = replicated == nil ? engine.appearedEmptyAtSeq.withLock { $0 } : nil
-        if let startedEmpty { seq = startedEmpty }
+        let seq = startedEmpty ?? current
         let notice = MessageEncoder.encode(Event(event: .storeAdded, epoch: epoch, seq: seq, store: name))
         server.post(
             .storeAdded(store: name, notice: notice) { [weak self] connection, every in
