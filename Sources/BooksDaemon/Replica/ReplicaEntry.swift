@@ -74,11 +74,17 @@ public struct ReplicaEntry: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case owner, base, sent
+        /// `settled`: the owner state that is also the base (how `ReplicaRecordEncoder` writes
+        /// a settled entry: its book once, not twice).
+        case owner, base, sent, settled
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        if let settled = try container.decodeIfPresent(ReplicaBook.self, forKey: .settled) {
+            self.init(owner: settled, base: settled)
+            return
+        }
         self.init(
             owner: try container.decodeIfPresent(ReplicaBook.self, forKey: .owner),
             base: try container.decodeIfPresent(ReplicaBook.self, forKey: .base),

@@ -101,9 +101,15 @@ struct ReplicaRecordStore {
     }
 
     private mutating func writeSnapshot(_ record: ReplicaRecord) throws(HistoryStoreError) {
-        let bytes = ReplicaRecordEncoder.record(record)
-        try directory.replace(Self.snapshotName, with: bytes)
-        snapshotBytes = bytes.count
+        // Written a chunk at a time: at a million books the record is ~150 MB of JSON.
+        var written = 0
+        try directory.replace(
+            Self.snapshotName,
+            chunks: ReplicaRecordEncoder.recordChunks(record).lazy.map {
+                written += $0.count
+                return $0
+            })
+        snapshotBytes = written
         try directory.replace(Self.logName, with: [])
         logBytes = 0
     }
