@@ -53,7 +53,7 @@ extension HistoryBenchmark {
     }
 
     private static func microseconds(_ change: SequencedChangeSet, _ row: [UInt8]) -> Double {
-        let transition = ContextTransition(splice: .append(row, to: 61_000_000), applied: change)
+        let transition = LedgerTransition(splice: .append(row, to: 61_000_000), applied: change)
         let perBatch = 20_000
         var batches: [Double] = []
         var sink = 0

@@ -1,4 +1,5 @@
 import BooksCore
+import BooksProtocol
 
 /// The result of `list`: one page of books and where the daemon stood when it answered.
 public struct BookPage: Sendable, Hashable {
@@ -17,5 +18,12 @@ public struct BookPage: Sendable, Hashable {
         self.total = total
         self.epoch = epoch
         self.seq = seq
+    }
+
+    /// The page a `list` reply holds: its books, and `total` the number of books when the reply
+    /// does not say.
+    init(_ result: ReplyResult) {
+        let books = result.books ?? []
+        self.init(books: books, total: result.total ?? books.count, epoch: result.epoch, seq: result.seq ?? 0)
     }
 }

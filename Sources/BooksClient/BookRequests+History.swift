@@ -48,15 +48,11 @@ extension BookRequests {
     ) async throws(BooksClientError)
         -> BookPage
     {
-        let result = try await call(.list) {
-            $0.at = HistoryBound(point)
-            $0.filter = query.filter.isEmpty ? nil : query.filter
-            $0.sort = query.sort
-            $0.limit = query.limit
-            $0.offset = query.offset == 0 ? nil : query.offset
-        }
-        let books = result.books ?? []
-        return BookPage(books: books, total: result.total ?? books.count, epoch: result.epoch, seq: result.seq ?? 0)
+        BookPage(
+            try await call(.list) {
+                $0.at = HistoryBound(point)
+                $0.setQuery(query)
+            })
     }
 
     /// Undoes change sets `seqs` as one new change set (source `undo`): each book they touched

@@ -40,14 +40,7 @@ extension BookRequests {
 
     /// The books matching `query` (filter, sort, limit, offset), evaluated by the daemon.
     public func list(_ query: BookQuery = BookQuery()) async throws(BooksClientError) -> BookPage {
-        let result = try await call(.list) {
-            $0.filter = query.filter.isEmpty ? nil : query.filter
-            $0.sort = query.sort
-            $0.limit = query.limit
-            $0.offset = query.offset == 0 ? nil : query.offset
-        }
-        let books = result.books ?? []
-        return BookPage(books: books, total: result.total ?? books.count, epoch: result.epoch, seq: result.seq ?? 0)
+        BookPage(try await call(.list) { $0.setQuery(query) })
     }
 
     /// One page: the whole reply (see the requirement).

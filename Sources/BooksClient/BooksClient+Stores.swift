@@ -37,11 +37,7 @@ extension BooksClient {
         snapshot: Bool = true, buffer: FeedBufferPolicy = .default
     ) -> BooksFeed<StoreFeedItem> {
         let connection = self.connection
-        let unsubscribeID = makeID()
-        let (feed, producer) = BooksFeed<StoreFeedItem>.make(policy: buffer) {
-            connection.removeSink(finishing: nil)
-            connection.sendAndForget(Request(id: unsubscribeID, op: .unsubscribe, stores: ["*"]))
-        }
+        let (feed, producer): (BooksFeed<StoreFeedItem>, _) = unsubscribingFeed(buffer: buffer, stores: ["*"])
         var sink = SocketConnection.EventSink(
             deliver: { producer.yield(.item(store: "", $0)) }, finish: { producer.finish($0) })
         sink.deliverStore = { producer.yield($0) }

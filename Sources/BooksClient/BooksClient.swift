@@ -136,10 +136,7 @@ public final class BooksClient: BookRequests, Sendable {
         var request = Request(id: makeID(), op: .list)
         request.store = store
         request.at = point.map(HistoryBound.init)
-        request.filter = query.filter.isEmpty ? nil : query.filter
-        request.sort = query.sort
-        request.limit = query.limit
-        request.offset = query.offset == 0 ? nil : query.offset
+        request.setQuery(query)
         request.paged = true
         switch await connection.send(request, pages: onPage) {
         case .success(let reply):
@@ -176,16 +173,24 @@ public final class BooksClient: BookRequests, Sendable {
         filter: BookFilter = .all, from resume: ResumePoint? = nil, snapshot: Bool = true,
         conflicts: Bool = false, buffer: FeedBufferPolicy = .default
     ) -> BooksFeed<FeedItem> {
-        let connection = self.connection
-        let unsubscribeID = makeID()
-        let (feed, producer) = BooksFeed<FeedItem>.make(policy: buffer) {
-            connection.removeSink(finishing: nil)
-            connection.sendAndForget(Request(id: unsubscribeID, op: .unsubscribe))
-        }
+        let (feed, producer): (BooksFeed<FeedItem>, _) = unsubscribingFeed(buffer: buffer)
         subscribe(
             filter: filter, from: resume, snapshot: snapshot, store: nil, conflicts: conflicts,
             sink: SocketConnection.EventSink(producer))
         return feed
+    }
+
+    /// A feed buffered per `buffer` whose end (cancel, drop) detaches it from the connection and
+    /// sends `unsubscribe` (of `stores`, for a multi-store feed).
+    func unsubscribingFeed<Item: Sendable>(
+        buffer: FeedBufferPolicy, stores: [String]? = nil
+    ) -> (BooksFeed<Item>, BooksFeed<Item>.Producer) {
+        let connection = self.connection
+        let unsubscribeID = makeID()
+        return BooksFeed<Item>.make(policy: buffer) {
+            connection.removeSink(finishing: nil)
+            connection.sendAndForget(Request(id: unsubscribeID, op: .unsubscribe, stores: stores))
+        }
     }
 
     /// The change feed without a stream: `deliver` runs on the connection's reader thread for

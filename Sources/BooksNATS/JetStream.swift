@@ -102,13 +102,23 @@ public final class JetStream: @unchecked Sendable {
 
     /// The last message stored on `subject` in `stream`, or nil when there is none.
     public func lastMessage(stream: String, subject: String) throws(NATSError) -> NATSMessage? {
+        try storedMessage("reading the last message of \(subject) in \(stream)") { message, code in
+            js_GetLastMsg(&message, pointer, stream, subject, nil, &code)
+        }
+    }
+
+    /// The message `get` fetches (a `js_Get…Msg` call), copied; nil when the stream has none
+    /// (`NATS_NOT_FOUND`, or JetStream's "no message found", 10037). `doing` names the read in
+    /// the error.
+    func storedMessage(
+        _ doing: @autoclosure () -> String,
+        _ get: (inout OpaquePointer?, inout jsErrCode) -> natsStatus
+    ) throws(NATSError) -> NATSMessage? {
         var message: OpaquePointer?
         var code = jsErrCode(rawValue: 0)
-        let status = js_GetLastMsg(&message, pointer, stream, subject, nil, &code)
+        let status = get(&message, &code)
         if status == NATS_NOT_FOUND || code.rawValue == 10037 { return nil }
-        guard status == NATS_OK, let message else {
-            throw NATSError("reading the last message of \(subject) in \(stream)", status, jetStream: code)
-        }
+        guard status == NATS_OK, let message else { throw NATSError(doing(), status, jetStream: code) }
         defer { natsMsg_Destroy(message) }
         return NATSMessage(copying: message)
     }
@@ -181,15 +191,9 @@ extension JetStream {
     /// The message with stream sequence `sequence` in `stream`, or nil when the stream has no
     /// such message (never stored, deleted, or aged out).
     public func message(stream: String, sequence: UInt64) throws(NATSError) -> NATSMessage? {
-        var message: OpaquePointer?
-        var code = jsErrCode(rawValue: 0)
-        let status = js_GetMsg(&message, pointer, stream, sequence, nil, &code)
-        if status == NATS_NOT_FOUND || code.rawValue == 10037 { return nil }
-        guard status == NATS_OK, let message else {
-            throw NATSError("reading message \(sequence) of \(stream)", status, jetStream: code)
+        try storedMessage("reading message \(sequence) of \(stream)") { message, code in
+            js_GetMsg(&message, pointer, stream, sequence, nil, &code)
         }
-        defer { natsMsg_Destroy(message) }
-        return NATSMessage(copying: message)
     }
 
     /// The names of every stream the account can see.

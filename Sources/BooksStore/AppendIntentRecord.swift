@@ -54,7 +54,7 @@ struct AppendIntentRecord: Equatable {
     /// Writes the record at `path` without following anything planted there: a new file
     /// (`mkstemp`, mode 0600) beside it, `fdatasync`ed, then `rename` over `path` (which replaces
     /// a symlink or file at `path` itself, never its target).
-    static func write(_ record: AppendIntentRecord, at path: String) throws(StoreError) {
+    static func write(_ record: AppendIntentRecord, at path: String) throws(BookFileError) {
         let parts = PathParts(path)
         let (fd, temporary) = Interrupted.makeTemporary(path + "-XXXXXX")
         guard fd >= 0 else {
@@ -65,7 +65,7 @@ struct AppendIntentRecord: Equatable {
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         if fchmod(fd, 0o600) != 0 {
             failure = ("chmod", errno)
-        } else if !writeAll(fd, bytes) {
+        } else if Interrupted.writeAll(fd, bytes).failure != nil {
             failure = ("write", errno)
         } else if Interrupted.retry({ fdatasync(fd) }) != 0 {
             // The record's content must be durable before any of the append can be: a power cut
@@ -94,7 +94,7 @@ struct AppendIntentRecord: Equatable {
     /// directory in a sticky folder), under a new random name beside it instead (`mkstemp`,
     /// which nobody can pre-create), found by `AppendWriter.recover` like the usual one.
     /// Returns the record's path (the caller removes it after the append).
-    static func write(_ record: AppendIntentRecord, for book: String) throws(StoreError) -> String {
+    static func write(_ record: AppendIntentRecord, for book: String) throws(BookFileError) -> String {
         let usual = AppendWriter.intentPath(for: book)
         var s = stat()
         // Another user's entry is never replaced (not even by root): it is left alone.
@@ -110,7 +110,7 @@ struct AppendIntentRecord: Equatable {
 
     /// Writes the record to a new file `prefix` + six random characters (mode 0600, synced) and
     /// returns its path.
-    static func writeUnique(_ record: AppendIntentRecord, prefix: String) throws(StoreError) -> String {
+    static func writeUnique(_ record: AppendIntentRecord, prefix: String) throws(BookFileError) -> String {
         let (fd, path) = Interrupted.makeTemporary(prefix + "XXXXXX")
         guard fd >= 0 else {
             throw .system(path: PathParts(prefix).directory, operation: "create append intent record in", errno: errno)
@@ -119,7 +119,7 @@ struct AppendIntentRecord: Equatable {
         var failure: (String, Int32)?
         if fchmod(fd, 0o600) != 0 {
             failure = ("chmod", errno)
-        } else if !writeAll(fd, record.encoded) {
+        } else if Interrupted.writeAll(fd, record.encoded).failure != nil {
             failure = ("write", errno)
         } else if Interrupted.retry({ fdatasync(fd) }) != 0 {
             failure = ("fdatasync", errno)  // durable before the append, as in `write(_:at:)`
@@ -165,19 +165,6 @@ struct AppendIntentRecord: Equatable {
             return .failure(.untrusted("it cannot be read"))
         }
         return decode(bytes)
-    }
-
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            written += n
-        }
-        return true
     }
 
     static func fnv1a(_ bytes: [UInt8]) -> UInt64 {

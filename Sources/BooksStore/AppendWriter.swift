@@ -20,7 +20,7 @@ public enum AppendWriter {
     public static func append(
         _ bytes: [UInt8], to path: String, expected: FileIdentity,
         allowSymlink: Bool = false
-    ) throws(StoreError) -> FileIdentity? {
+    ) throws(BookFileError) -> FileIdentity? {
         try append(bytes, to: path, expected: expected, allowSymlink: allowSymlink, writer: { Glibc.write($0, $1, $2) })
     }
 
@@ -28,7 +28,7 @@ public enum AppendWriter {
     static func append(
         _ bytes: [UInt8], to path: String, expected: FileIdentity, allowSymlink: Bool = false,
         writer: (Int32, UnsafeRawPointer, Int) -> Int
-    ) throws(StoreError) -> FileIdentity? {
+    ) throws(BookFileError) -> FileIdentity? {
         // A symbolic link at the path is refused unless allowed (then its target is appended to).
         let file = try FileReader.resolveBookPath(path, allowSymlink: allowSymlink).get()
         let fd = Interrupted.retry { open(file, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW) }
@@ -52,19 +52,13 @@ public enum AppendWriter {
             originalSize: Int(before.st_size), payload: bytes)
         let intent = try AppendIntentRecord.write(record, for: path)
         defer { unlink(intent) }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { writer(fd, $0.baseAddress! + written, bytes.count - written) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let code = errno
-                // Nothing of a failed append may stay, but nothing another program wrote may go.
-                if removeFailedAppend(fd, to: Int(before.st_size), ours: Array(bytes[..<written])) {
-                    throw .system(path: path, operation: "append to", errno: code)
-                }
-                throw .appendLeftPartial(path: path, written: written, of: bytes.count, errno: code)
+        let (written, failure) = Interrupted.writeAll(fd, bytes, writer: writer)
+        if let code = failure {
+            // Nothing of a failed append may stay, but nothing another program wrote may go.
+            if removeFailedAppend(fd, to: Int(before.st_size), ours: Array(bytes[..<written])) {
+                throw .system(path: path, operation: "append to", errno: code)
             }
-            written += n
+            throw .appendLeftPartial(path: path, written: written, of: bytes.count, errno: code)
         }
         guard Interrupted.retry({ fdatasync(fd) }) == 0 else {
             // The rows may be in the file but are not durable: never acknowledged, so they must
@@ -84,20 +78,7 @@ public enum AppendWriter {
         let reader = Interrupted.retry { open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW) }
         guard reader >= 0 else { return nil }
         defer { close(reader) }
-        var tail = [UInt8](repeating: 0, count: bytes.count)
-        var got = 0
-        let wanted = bytes.count
-        while got < wanted {
-            let n = tail.withUnsafeMutableBytes {
-                pread(reader, $0.baseAddress! + got, wanted - got, off_t(Int(before.st_size) + got))
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            if n == 0 { return nil }
-            got += n
-        }
+        guard let tail = Interrupted.read(reader, count: bytes.count, at: Int(before.st_size)) else { return nil }
         var after = stat()
         guard tail == bytes, fstat(reader, &after) == 0, FileIdentity(after) == FileIdentity(now) else { return nil }
         return FileIdentity(after).placedNow()
@@ -124,20 +105,8 @@ public enum AppendWriter {
         let reader = Interrupted.retry { open("/proc/self/fd/\(fd)", O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
         guard reader >= 0 else { return false }
         defer { close(reader) }
-        var tail = [UInt8](repeating: 0, count: ours.count)
-        var got = 0
-        while got < tail.count {
-            let n = tail.withUnsafeMutableBytes {
-                pread(reader, $0.baseAddress! + got, $0.count - got, off_t(original + got))
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            if n == 0 { return false }
-            got += n
-        }
-        guard tail == ours, fstat(fd, &now) == 0, Int(now.st_size) == original + ours.count,
+        guard let tail = Interrupted.read(reader, count: ours.count, at: original), tail == ours, fstat(fd, &now) == 0,
+            Int(now.st_size) == original + ours.count,
             Interrupted.retry({ ftruncate(fd, off_t(original)) }) == 0
         else { return false }
         _ = Interrupted.retry { fdatasync(fd) }
@@ -216,20 +185,9 @@ public enum AppendWriter {
         let size = Int(s.st_size)
         let original = record.originalSize
         guard size > original, size < original + record.payload.count else { return nil }
-        var tail = [UInt8](repeating: 0, count: size - original)
-        var got = 0
-        while got < tail.count {
-            let n = tail.withUnsafeMutableBytes {
-                pread(fd, $0.baseAddress! + got, $0.count - got, off_t(original + got))
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            if n == 0 { return nil }
-            got += n
-        }
-        guard record.payload.starts(with: tail) else { return nil }
+        guard let tail = Interrupted.read(fd, count: size - original, at: original),
+            record.payload.starts(with: tail)
+        else { return nil }
         guard Interrupted.retry({ ftruncate(fd, off_t(original)) }) == 0 else { return nil }
         _ = Interrupted.retry { fsync(fd) }
         return "cut off \(tail.count) bytes of an append interrupted by a crash"

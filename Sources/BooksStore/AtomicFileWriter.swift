@@ -32,7 +32,7 @@ public enum AtomicFileWriter {
         _ bytes: [UInt8], to path: String, expected: FileIdentity? = nil,
         expectMissing: Bool = false, allowSymlink: Bool = false,
         isExpectedContent: (([UInt8]) -> Bool)? = nil
-    ) throws(StoreError) -> AtomicWriteResult {
+    ) throws(BookFileError) -> AtomicWriteResult {
         let target = try FileReader.resolveBookPath(path, allowSymlink: allowSymlink).get()
         let parts = PathParts(target)
         let (fd, temporary) = Interrupted.makeTemporary(parts.directory + "/" + temporaryPrefix(for: target) + "XXXXXX")
@@ -49,26 +49,20 @@ public enum AtomicFileWriter {
             var existing = stat()
             if lstat(target, &existing) == 0 {
                 if existing.st_mode & S_IFMT == S_IFLNK {  // appeared since the path was resolved
-                    throw StoreError.symlinkRefused(path: path, target: FileReader.linkTarget(target))
+                    throw BookFileError.symlinkRefused(path: path, target: FileReader.linkTarget(target))
                 }
                 try FileFidelity.checkWritable(existing, path: target)
                 try FileFidelity.copy(from: target, existing, to: fd)
             } else {
                 fchmod(fd, 0o666 & ~currentUmask())
             }
-            var written = 0
-            while written < bytes.count {
-                let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw StoreError.system(path: temporary, operation: "write", errno: errno)
-                }
-                written += n
+            if let code = Interrupted.writeAll(fd, bytes).failure {
+                throw BookFileError.system(path: temporary, operation: "write", errno: code)
             }
             guard Interrupted.retry({ fsync(fd) }) == 0 else {
-                throw StoreError.system(path: temporary, operation: "fsync", errno: errno)
+                throw BookFileError.system(path: temporary, operation: "fsync", errno: errno)
             }
-        } catch let error as StoreError {
+        } catch let error as BookFileError {
             throw error
         } catch {
             throw .system(path: temporary, operation: "write", errno: EIO)
@@ -142,7 +136,7 @@ public enum AtomicFileWriter {
     static func putBack(
         temporary: String, target: String, own: (device: UInt64, inode: UInt64),
         path: String
-    ) throws(StoreError) {
+    ) throws(BookFileError) {
         guard Interrupted.retry({ books_rename_exchange(temporary, target) }) == 0 else {
             // Keep the user's file, now at the temporary name.
             throw .system(path: temporary, operation: "put back a concurrent edit of \(target) (kept at)", errno: errno)

@@ -16,7 +16,7 @@ public protocol BookStore: Sendable {
     /// version (nil `expected` = the file must still be missing).
     func save(
         _ request: SaveRequest, onto document: BookDocument, expected: FileIdentity?
-    ) throws(StoreError) -> SaveResult
+    ) throws(BookFileError) -> SaveResult
     /// The ids of books whose members outside `id|name|author` (a JSON file's `isbn`) were edited
     /// between the last two reads of the file, each handed out once; always empty for a format
     /// without such members.
@@ -33,7 +33,7 @@ extension BookStore {
     func saveUsingFormat(
         _ request: SaveRequest, onto document: BookDocument,
         expected: FileIdentity?
-    ) throws(StoreError) -> SaveResult {
+    ) throws(BookFileError) -> SaveResult {
         var edits: [DocumentEdit] = []
         var remapped: [IdentifierRemap] = []
         var inserted: [Book] = []
@@ -76,7 +76,7 @@ extension BookStore {
     public func writeCanonical(
         _ canonical: [UInt8], replacing replaced: [UInt8],
         expected: FileIdentity?
-    ) throws(StoreError) -> AtomicWriteResult {
+    ) throws(BookFileError) -> AtomicWriteResult {
         let fileBytes: [UInt8]
         // JSON: the exact file replaced, whose unknown members are carried through.
         var replacedFile: [UInt8]?
@@ -117,7 +117,7 @@ extension BookStore {
     /// For a JSON rewrite: reads the file being replaced (it must be `expected`, else
     /// `.changedDuringWrite`) and scans it for members other than id, name and author, so that
     /// the rewrite keeps them (`JSONExtraMembers`). A file that cannot be scanned is not rewritten.
-    func jsonFileToReplace(expected: FileIdentity?) throws(StoreError) -> ([UInt8]?, JSONExtraMembers) {
+    func jsonFileToReplace(expected: FileIdentity?) throws(BookFileError) -> ([UInt8]?, JSONExtraMembers) {
         guard let expected else { return (nil, JSONExtraMembers()) }
         switch FileReader.read(
             configuration.path, sizeLimit: configuration.sizeLimit,
@@ -144,7 +144,7 @@ extension BookStore {
     public func appendIfPossible(
         _ request: SaveRequest, onto document: BookDocument,
         expected: FileIdentity?
-    ) throws(StoreError) -> SaveResult? {
+    ) throws(BookFileError) -> SaveResult? {
         guard configuration.format == .text, let expected, !request.inserted.isEmpty,
             request.updated.isEmpty, request.deleted.isEmpty,
             !request.assignIDsToNewRows || document.newBookCount == 0,
@@ -257,7 +257,7 @@ public struct TextBookStore: BookStore {
     public func save(
         _ request: SaveRequest, onto document: BookDocument,
         expected: FileIdentity?
-    ) throws(StoreError) -> SaveResult {
+    ) throws(BookFileError) -> SaveResult {
         try saveUsingFormat(request, onto: document, expected: expected)
     }
 }
@@ -305,7 +305,7 @@ public struct JSONBookStore: BookStore {
     public func save(
         _ request: SaveRequest, onto document: BookDocument,
         expected: FileIdentity?
-    ) throws(StoreError) -> SaveResult {
+    ) throws(BookFileError) -> SaveResult {
         try saveUsingFormat(request, onto: document, expected: expected)
     }
 }

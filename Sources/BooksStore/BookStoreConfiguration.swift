@@ -12,7 +12,7 @@ public struct BookStoreConfiguration: Sendable, Hashable {
     public var sizeLimit: Int
     /// Whether a symbolic link at `path` is followed (read through, its target rewritten) when the
     /// link is owned by the daemon's effective user. Off by default: a link is then refused with
-    /// `StoreError.symlinkRefused` for reading and writing.
+    /// `BookFileError.symlinkRefused` for reading and writing.
     public var allowSymlink: Bool
 
     /// Creates a configuration.

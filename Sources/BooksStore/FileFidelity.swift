@@ -9,7 +9,7 @@ enum FileFidelity {
     /// Throws `.readOnlyFile` when the euid has no write permission on the file `existing` at
     /// `path`: for a non-root process as the kernel decides (mode bits, ACLs); for root, when the
     /// file has no write bit at all (root could write it, but 0444 says the file is read-only).
-    static func checkWritable(_ existing: stat, path: String) throws(StoreError) {
+    static func checkWritable(_ existing: stat, path: String) throws(BookFileError) {
         let writable: Bool
         if geteuid() == 0 {
             writable = existing.st_mode & 0o222 != 0
@@ -22,7 +22,7 @@ enum FileFidelity {
     /// Gives the new file `fd` (at `temporary`) the owner, group, extended attributes and mode of
     /// the file `existing` at `path` (not followed). Throws `.cannotKeepOwner` or
     /// `.cannotKeepAttribute` rather than write a file that silently lost one of them.
-    static func copy(from path: String, _ existing: stat, to fd: Int32) throws(StoreError) {
+    static func copy(from path: String, _ existing: stat, to fd: Int32) throws(BookFileError) {
         var own = stat()
         guard fstat(fd, &own) == 0 else {
             throw .system(path: path, operation: "fstat the new version of", errno: errno)
@@ -50,7 +50,7 @@ enum FileFidelity {
     }
 
     /// The names of `path`'s extended attributes that this process can list.
-    static func attributeNames(_ path: String) throws(StoreError) -> [String] {
+    static func attributeNames(_ path: String) throws(BookFileError) -> [String] {
         while true {
             let size = books_llistxattr(path, nil, 0)
             if size < 0 {

@@ -21,7 +21,7 @@ public enum FileReader {
     /// for a link, its resolved target when `allowSymlink` and the link is owned by the effective
     /// user (another user's link could point the daemon at any file it may write), else
     /// `.symlinkRefused` / `.symlinkNotOwned`. Open the result with `O_NOFOLLOW`.
-    public static func resolveBookPath(_ path: String, allowSymlink: Bool) -> Result<String, StoreError> {
+    public static func resolveBookPath(_ path: String, allowSymlink: Bool) -> Result<String, BookFileError> {
         var s = stat()
         guard lstat(path, &s) == 0, s.st_mode & S_IFMT == S_IFLNK else { return .success(path) }
         let target = linkTarget(path)
@@ -100,7 +100,7 @@ public enum FileReader {
     enum OpenedFile {
         case opened(fd: Int32, size: Int)
         case missing
-        case unavailable(StoreError)
+        case unavailable(BookFileError)
     }
 
     /// Opens `path` for reading without blocking (a FIFO never stalls the reader) and checks that
@@ -186,7 +186,7 @@ public enum FileReader {
 /// `FileComparison`).
 protocol FileOpeningOutcome {
     static var missing: Self { get }
-    static func unavailable(_ error: StoreError) -> Self
+    static func unavailable(_ error: BookFileError) -> Self
 }
 
 extension FileSnapshot: FileOpeningOutcome {}

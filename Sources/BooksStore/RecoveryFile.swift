@@ -11,15 +11,9 @@ public enum RecoveryFile {
         let fd = Interrupted.retry { open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                unlink(target)  // never leave a partial copy that looks like a complete one
-                return nil
-            }
-            written += n
+        guard Interrupted.writeAll(fd, bytes).failure == nil else {
+            unlink(target)  // never leave a partial copy that looks like a complete one
+            return nil
         }
         guard Interrupted.retry({ fsync(fd) }) == 0 else {
             unlink(target)

@@ -6,10 +6,10 @@ import Testing
 /// all book lines (comments and blank lines between), a filter's matches, a sort, held books.
 @Suite struct BookCursorPagingTests {
     /// 50 books with comments and blank lines between, and two held books (their rows broken).
-    static func context() -> BookContext {
+    static func context() -> BookLedger {
         var text = "# books\n"
         for i in 0..<50 { text += "b\(i)|Book \(i)|Author \(i % 7)\n" + (i % 10 == 0 ? "\n# more\n" : "") }
-        var context = BookContext(document: BookDocument(parsing: Array(text.utf8)))
+        var context = BookLedger(document: BookDocument(parsing: Array(text.utf8)))
         context.held = [
             "h1": Book(id: "h1", name: "Held 1", author: "Author 1"),
             "h2": Book(id: "h2", name: "Held 2", author: "Author 3"),
@@ -17,7 +17,7 @@ import Testing
         return context
     }
 
-    static func ids(_ context: BookContext, _ query: BookQuery) throws -> [String] {
+    static func ids(_ context: BookLedger, _ query: BookQuery) throws -> [String] {
         var cursor = try BookCursor(context: context, query: query)
         return ids(&cursor)
     }

@@ -9,10 +9,10 @@ import Testing
 @Suite("History formats")
 struct HistoryFormatTests {
     /// A context that went through `edits` random file edits, recording its transitions.
-    static func editedContext(seed: UInt64, edits: Int) -> (BookContext, [ContextTransition]) {
+    static func editedContext(seed: UInt64, edits: Int) -> (BookLedger, [LedgerTransition]) {
         var random = SplitMix64(seed: seed)
         var rows = (0..<40).map { "id\($0)|Name \($0)|Author \($0)" }
-        var context = BookContext(document: BookDocument(parsing: Array(rows.joined(separator: "\n").utf8) + [10]))
+        var context = BookLedger(document: BookDocument(parsing: Array(rows.joined(separator: "\n").utf8) + [10]))
         context.recordsTransitions = true
         for k in 0..<edits {
             let i = Int.random(in: 0..<rows.count, using: &random)
@@ -30,7 +30,7 @@ struct HistoryFormatTests {
         return (context, context.takeTransitions())
     }
 
-    static func expectSame(_ a: BookContext, _ b: BookContext) {
+    static func expectSame(_ a: BookLedger, _ b: BookLedger) {
         #expect(a.epoch == b.epoch && a.seq == b.seq && a.lastChange == b.lastChange)
         #expect(a.document.bytes == b.document.bytes)
         #expect(a.books == b.books)
@@ -46,7 +46,7 @@ struct HistoryFormatTests {
         let decoded = try HistorySnapshotFormat.decode(bytes)
         #expect(decoded.fileKey == "text:/b.txt" && decoded.snapshotID == 42)
         #expect(decoded.context == context.saved)
-        Self.expectSame(BookContext(restoring: decoded.context, retention: 10_000), context)
+        Self.expectSame(BookLedger(restoring: decoded.context, retention: 10_000), context)
     }
 
     @Test("journal records round-trip, and replaying them rebuilds the live context exactly")
@@ -71,7 +71,7 @@ struct HistoryFormatTests {
             let (decodedHeader, decoded) = try HistoryJournalFormat.decode(journal)
             #expect(decodedHeader == header)
             #expect(decoded == transitions)
-            var restored = BookContext(restoring: start.saved, retention: 10_000)
+            var restored = BookLedger(restoring: start.saved, retention: 10_000)
             for transition in decoded {
                 let replayed = restored.replay(transition)
                 #expect(replayed)
@@ -96,7 +96,7 @@ struct HistoryFormatTests {
         let header = HistoryJournalFormat.Header(
             closedCleanly: false, snapshotID: 1, baseSeq: start.seq, bootID: Array(repeating: 2, count: 16))
         let journal = HistoryJournalFormat.encode(header) + transitions.flatMap { HistoryJournalFormat.encode($0) }
-        var restored = BookContext(restoring: start.saved, retention: 10_000)
+        var restored = BookLedger(restoring: start.saved, retention: 10_000)
         for transition in try HistoryJournalFormat.decode(journal).1 {
             let replayed = restored.replay(transition)
             #expect(replayed)

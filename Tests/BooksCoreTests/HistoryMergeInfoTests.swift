@@ -7,7 +7,7 @@ import Testing
 /// history (change-set layout 3), and records without them keep layout 2.
 @Suite struct HistoryMergeInfoTests {
     @Test func mergedBaseAndRevertsSurviveTheJournalAndItsReplay() throws {
-        var live = BookContext(document: BookDocument(parsing: Array("1|Dune|Herbert\n".utf8)), epoch: "E")
+        var live = BookLedger(document: BookDocument(parsing: Array("1|Dune|Herbert\n".utf8)), epoch: "E")
         let start = live.saved
         live.recordsTransitions = true
         live.apply(bytes: Array("1|Dune|Herbert\n2|Emma|Austen\n".utf8), source: .client)
@@ -22,7 +22,7 @@ import Testing
         let journal = HistoryJournalFormat.encode(header) + transitions.flatMap { HistoryJournalFormat.encode($0) }
         let decoded = try HistoryJournalFormat.decode(journal).1
         #expect(decoded == transitions)
-        var restored = BookContext(restoring: start, retention: 100)
+        var restored = BookLedger(restoring: start, retention: 100)
         for transition in decoded {
             let replayed = restored.replay(transition)
             #expect(replayed)

@@ -15,12 +15,12 @@ struct HistoryRecoveryTests {
         var snapshot: [UInt8]
         var header: HistoryJournalFormat.Header
         var records: [[UInt8]]
-        var live: BookContext
+        var live: BookLedger
         var journal: [UInt8] { HistoryJournalFormat.encode(header) + records.flatMap { $0 } }
     }
 
     static func saved(edits: Int = 3, fileKey: String = "text:/d/books.txt") -> Saved {
-        var context = BookContext(document: BookDocument(parsing: Array("a|A|X\nb|B|Y\n".utf8)), epoch: "E1")
+        var context = BookLedger(document: BookDocument(parsing: Array("a|A|X\nb|B|Y\n".utf8)), epoch: "E1")
         context.apply(bytes: Array("a|A2|X\nb|B|Y\n".utf8), source: .client)
         let snapshot = HistorySnapshotFormat.encode(context.saved, fileKey: fileKey, snapshotID: 11).flatMap { $0 }
         context.recordsTransitions = true

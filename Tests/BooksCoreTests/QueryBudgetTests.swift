@@ -6,7 +6,7 @@ import Testing
 /// A query stops once its budget is spent (no request may occupy the engine for long).
 @Suite struct QueryBudgetTests {
     /// 100 books `i|Book i|Author i` (i = 0…99).
-    let context = BookContext(
+    let context = BookLedger(
         document: BookDocument(parsing: Array((0..<100).map { "\($0)|Book \($0)|Author \($0)\n" }.joined().utf8)))
     let anyBook = BookFilter([BookCondition(.name, .contains, "Book")])
 

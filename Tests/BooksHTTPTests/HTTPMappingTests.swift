@@ -88,7 +88,7 @@ import Testing
     }
 
     /// 25 books `b0`…`b24`.
-    static let context = BookContext(
+    static let context = BookLedger(
         document: BookDocument(parsing: Array((0..<25).map { "b\($0)|Name \($0)|Author\n" }.joined().utf8)))
 
     static func cursor(offset: Int, limit: Int) throws -> BookCursor {

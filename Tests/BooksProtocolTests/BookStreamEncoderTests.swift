@@ -6,13 +6,13 @@ import Testing
 /// Streamed lists and snapshots: the same bytes as one message, or pages that add up to it.
 @Suite struct BookStreamEncoderTests {
     /// 300 books with escaped fields, two comments and a bad line.
-    static let context: BookContext = {
+    static let context: BookLedger = {
         var text = "# header\n"
         for i in 0..<300 {
             text += "id-\(i)|Name \\| \(i) é\\n|Author \(i % 7)\n"
             if i == 150 { text += "not a row\n# comment\n" }
         }
-        return BookContext(document: BookDocument(parsing: Array(text.utf8)))
+        return BookLedger(document: BookDocument(parsing: Array(text.utf8)))
     }()
 
     static let queries: [BookQuery] = [

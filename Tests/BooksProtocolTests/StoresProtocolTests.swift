@@ -143,7 +143,7 @@ import Testing
     }
 
     @Test func streamedSnapshotsNameTheirStore() throws {
-        let context = BookContext(document: BookDocument(parsing: Array("b1|Dune|Herbert\n".utf8)), epoch: "E")
+        let context = BookLedger(document: BookDocument(parsing: Array("b1|Dune|Herbert\n".utf8)), epoch: "E")
         var stream = BookStreamEncoder(
             .snapshot, epoch: "E", seq: 0, cursor: try BookCursor(context: context, filter: .all), framing: .singleLine)
         stream.store = "fiction"

@@ -25,7 +25,7 @@ import Testing
         // Simulate an edit that the metadata check cannot see (same inode, size and times):
         // the version the write was planned on was different from what is on disk now.
         let planned = Array("a|0|x\n".utf8)
-        #expect(throws: StoreError.changedDuringWrite(path: path)) {
+        #expect(throws: BookFileError.changedDuringWrite(path: path)) {
             try AtomicFileWriter.write(
                 Array("a|2|client\n".utf8), to: path, expected: identity,
                 isExpectedContent: { $0 == planned })
@@ -44,7 +44,7 @@ import Testing
         }
         try scratch.write("edit", "a|1|x\n")  // same content, new inode (an editor's rename-over)
         rename(scratch.file("edit"), path)
-        #expect(throws: StoreError.changedDuringWrite(path: path)) {
+        #expect(throws: BookFileError.changedDuringWrite(path: path)) {
             try AtomicFileWriter.write(
                 Array("a|2|client\n".utf8), to: path, expected: identity,
                 isExpectedContent: { $0 == Array("a|1|x\n".utf8) })
@@ -83,7 +83,7 @@ import Testing
         }
         let editor = open(path, O_WRONLY)
         #expect(editor >= 0)
-        #expect(throws: StoreError.changedDuringWrite(path: path)) {
+        #expect(throws: BookFileError.changedDuringWrite(path: path)) {
             try AtomicFileWriter.write(
                 Array("a|2|client\n".utf8), to: path, expected: identity,
                 isExpectedContent: { $0 == read })

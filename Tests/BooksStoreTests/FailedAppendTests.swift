@@ -55,7 +55,7 @@ import Testing
         try dir.write("books.txt", lines(["1|Dune|Herbert"]))
         let identity = try #require(FileIdentity.of(path: path))
         let writer = FailingWriter(first: 4) {}
-        #expect(throws: StoreError.system(path: path, operation: "append to", errno: ENOSPC)) {
+        #expect(throws: BookFileError.system(path: path, operation: "append to", errno: ENOSPC)) {
             _ = try AppendWriter.append(lines(["2|Emma|Austen"]), to: path, expected: identity, writer: writer.write)
         }
         #expect(dir.read("books.txt") == lines(["1|Dune|Herbert"]))

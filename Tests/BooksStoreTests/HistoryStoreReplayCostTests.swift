@@ -9,14 +9,14 @@ import Testing
 @Suite struct HistoryStoreReplayCostTests {
     func runningStore(_ directory: TemporaryDirectory) throws -> HistoryStore {
         let store = try HistoryStore(directory: directory.makeDirectory("state", mode: 0o700), fileKey: "text:/b.txt")
-        let context = BookContext(document: BookDocument(parsing: Array("1|Dune|Herbert\n".utf8)))
+        let context = BookLedger(document: BookDocument(parsing: Array("1|Dune|Herbert\n".utf8)))
         try store.writeSnapshot(context.saved)
         #expect(store.isRunning)
         return store
     }
 
-    func record(at offset: Int) -> ContextTransition {
-        ContextTransition(splice: ByteSplice(range: offset..<offset, replacement: Array("x|y|z\n".utf8)), applied: nil)
+    func record(at offset: Int) -> LedgerTransition {
+        LedgerTransition(splice: ByteSplice(range: offset..<offset, replacement: Array("x|y|z\n".utf8)), applied: nil)
     }
 
     @Test func appendsAtTheEndOfALargeFileAreChargedTheMinimum() throws {

@@ -47,7 +47,7 @@ import Testing
             Issue.record("read")
             return
         }
-        #expect(throws: StoreError.changedDuringWrite(path: path)) {
+        #expect(throws: BookFileError.changedDuringWrite(path: path)) {
             try AtomicFileWriter.write(
                 lines(["a|2|client"]), to: path, expected: identity, isExpectedContent: { _ in false })
         }

@@ -29,10 +29,10 @@ import Testing
         #expect(error.description.contains("allow_symlink"), "\(error)")
         // A write planned on the target's identity is refused too.
         let identity = try #require(FileIdentity.of(path: dir.file("passwd")))
-        #expect(throws: StoreError.symlinkRefused(path: dir.file("books.txt"), target: dir.file("passwd"))) {
+        #expect(throws: BookFileError.symlinkRefused(path: dir.file("books.txt"), target: dir.file("passwd"))) {
             try store.writeCanonical(lines(["1|A|B"]), replacing: passwd, expected: identity)
         }
-        #expect(throws: StoreError.symlinkRefused(path: dir.file("books.txt"), target: dir.file("passwd"))) {
+        #expect(throws: BookFileError.symlinkRefused(path: dir.file("books.txt"), target: dir.file("passwd"))) {
             try AppendWriter.append(lines(["1|A|B"]), to: dir.file("books.txt"), expected: identity)
         }
         #expect(dir.read("passwd") == passwd)

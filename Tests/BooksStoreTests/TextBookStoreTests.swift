@@ -60,7 +60,7 @@ import Testing
             return
         }
         try dir.write("books.txt", lines(["1|Dune|Herbert", "2|Hand|Edit"]))  // a hand edit meanwhile
-        #expect(throws: StoreError.changedDuringWrite(path: dir.file("books.txt"))) {
+        #expect(throws: BookFileError.changedDuringWrite(path: dir.file("books.txt"))) {
             try store.save(SaveRequest(deleted: ["1"]), onto: BookDocument(parsing: canonical), expected: identity)
         }
         #expect(dir.read("books.txt") == lines(["1|Dune|Herbert", "2|Hand|Edit"]))
@@ -222,7 +222,7 @@ import Testing
         let document = BookDocument(parsing: canonical)
         #expect(try store.appendIfPossible(SaveRequest(deleted: ["1"]), onto: document, expected: identity) == nil)
         try dir.write("books.txt", lines(["1|Dune|Herbert", "3|Hand|Edit"]))
-        #expect(throws: StoreError.changedDuringWrite(path: dir.file("books.txt"))) {
+        #expect(throws: BookFileError.changedDuringWrite(path: dir.file("books.txt"))) {
             try store.appendIfPossible(
                 SaveRequest(inserted: [.init(temporaryID: "t", name: "A", author: "B")]),
                 onto: document, expected: identity)

@@ -1,11 +1,13 @@
+import BooksPlatform
 import Glibc
 
 /// A real `nats-server` (Debian package `nats-server`) on a loopback port, JetStream storage in a
 /// scratch directory, for tests and benchmarks. `kill()` and `start()` again keep the port and the
 /// storage, so a restart finds its streams.
 public final class NATSServerProcess: @unchecked Sendable {
-    /// The port it listens on.
-    public let port: Int32
+    /// The port it listens on. Assigned in `init` only (a second pick when the first was taken
+    /// meanwhile), constant afterwards.
+    public private(set) var port: Int32
     /// JetStream's storage directory (`-sd`).
     public let storeDirectory: String
     /// Whether JetStream is on (`-js`).
@@ -44,7 +46,20 @@ public final class NATSServerProcess: @unchecked Sendable {
         self.storeDirectory = directory + "/nats-js"
         self.logPath = directory + "/nats-server.log"
         self.jetStream = jetStream
-        try start()
+        var attempt = 1
+        while true {
+            do {
+                try start()
+                return
+            } catch {
+                // A port picked here can be taken by someone else before nats-server binds it:
+                // pick another (a port the caller chose is kept, and the error stands).
+                let taken = (TestFiles.readText(logPath) ?? "").contains("address already in use")
+                guard port == nil, taken, attempt < 5 else { throw error }
+                attempt += 1
+                self.port = Self.freePort()
+            }
+        }
     }
 
     deinit { _ = process?.kill() }
@@ -85,21 +100,49 @@ public final class NATSServerProcess: @unchecked Sendable {
     /// True while the process runs.
     public var isRunning: Bool { process?.isRunning ?? false }
 
-    /// A TCP port on 127.0.0.1 nobody listens on right now.
+    /// A TCP port nobody listens on right now, below the kernel's ephemeral range (so no
+    /// outgoing connection of another test takes it as its local port before the server binds
+    /// it), and not handed out before by this process.
     public static func freePort() -> Int32 {
+        let (low, high) = portBlock
+        let span = high - low + 1
+        for _ in 0..<span {
+            let candidate = nextPort.withLock { next -> Int32 in
+                defer { next = (next + 1) % span }
+                return low + next
+            }
+            if canBind(port: candidate) { return candidate }
+        }
+        return low
+    }
+
+    /// The ports ``freePort()`` hands out: 12,000 below the low end of
+    /// `/proc/sys/net/ipv4/ip_local_port_range` (32768 by default: 20768-32767).
+    static let portBlock: (Int32, Int32) = {
+        let range = (TestFiles.readText("/proc/sys/net/ipv4/ip_local_port_range") ?? "")
+            .split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Int32($0) }
+        let ephemeralLow = range.first ?? 32768
+        return (max(1025, ephemeralLow - 12_000), max(1025, ephemeralLow - 1))
+    }()
+
+    /// Where the next pick starts: a per-process offset, so parallel test processes spread out.
+    static let nextPort: Locked<Int32> = {
+        let span = portBlock.1 - portBlock.0 + 1
+        let seed = UInt64(UInt32(getpid())) &* 2_654_435_761 &+ MonotonicClock.nanoseconds()
+        return Locked(Int32(seed % UInt64(span)))
+    }()
+
+    /// Whether a listening socket could bind `port` on every address now.
+    static func canBind(port: Int32) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
-        var address = loopback(port: 0)
-        _ = withUnsafePointer(to: &address) {
+        var address = loopback(port: UInt16(port))
+        address.sin_addr.s_addr = 0  // INADDR_ANY: taken on any address counts
+        return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
             }
         }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int32(UInt16(bigEndian: address.sin_port))
     }
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.

@@ -57,36 +57,28 @@ public enum RowEscaping {
         let n = bytes.count
         while i < n {
             let b = bytes[i]
-            if b == 0x5C, i + 1 < n {
-                let next = bytes[i + 1]
-                switch next {
-                case 0x5C:
-                    out.append(0x5C)
-                    i += 2
-                    continue
-                case 0x7C:
-                    out.append(0x7C)
-                    i += 2
-                    continue
-                case UInt8(ascii: "n"):
-                    out.append(0x0A)
-                    i += 2
-                    continue
-                case UInt8(ascii: "r"):
-                    out.append(0x0D)
-                    i += 2
-                    continue
-                case UInt8(ascii: "t"):
-                    out.append(0x09)
-                    i += 2
-                    continue
-                default: break
-                }
+            if b == 0x5C, i + 1 < n, let unescaped = unescaped(bytes[i + 1]) {
+                out.append(unescaped)
+                i += 2
+                continue
             }
             out.append(b)
             i += 1
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The byte the escape `\` + `next` stands for (`\\`, `\|`, `\n`, `\r`, `\t`); nil for any
+    /// other `next` (the backslash is then kept as written).
+    @inline(__always) static func unescaped(_ next: UInt8) -> UInt8? {
+        switch next {
+        case 0x5C: 0x5C
+        case 0x7C: 0x7C
+        case UInt8(ascii: "n"): 0x0A
+        case UInt8(ascii: "r"): 0x0D
+        case UInt8(ascii: "t"): 0x09
+        default: nil
+        }
     }
 
     /// The row `id|name|author` for `book`, escaped, without a line end.

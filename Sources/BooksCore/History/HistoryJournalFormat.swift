@@ -48,7 +48,7 @@ public enum HistoryJournalFormat {
     }
 
     /// Encodes one transition as a framed record.
-    public static func encode(_ transition: ContextTransition) -> [UInt8] {
+    public static func encode(_ transition: LedgerTransition) -> [UInt8] {
         var payload = HistoryByteWriter(capacity: transition.splice.replacement.count + 64)
         payload.u64(UInt64(transition.splice.range.lowerBound))
         payload.u64(UInt64(transition.splice.range.upperBound))
@@ -68,7 +68,7 @@ public enum HistoryJournalFormat {
     }
 
     /// Decodes a whole journal file: its header and every record, in order.
-    public static func decode(_ bytes: [UInt8]) throws(HistoryFormatError) -> (Header, [ContextTransition]) {
+    public static func decode(_ bytes: [UInt8]) throws(HistoryFormatError) -> (Header, [LedgerTransition]) {
         let what = "journal"
         guard bytes.count >= headerSize else { throw .truncated(what: what, at: bytes.count) }
         guard Array(bytes[0..<8]) == magic else { throw .badMagic(what: what) }
@@ -82,7 +82,7 @@ public enum HistoryJournalFormat {
         let header = Header(
             closedCleanly: flags & 1 == 1, snapshotID: try reader.u64(), baseSeq: try reader.u64(),
             bootID: Array(bytes[32..<48]))
-        var transitions: [ContextTransition] = []
+        var transitions: [LedgerTransition] = []
         var offset = headerSize
         while offset < bytes.count {
             guard bytes.count - offset >= recordHeaderSize else { throw .truncated(what: what, at: offset) }
@@ -102,7 +102,7 @@ public enum HistoryJournalFormat {
             let applied = hasChange == 1 ? try record.changeSet() : nil
             guard record.isAtEnd else { throw record.invalid() }
             transitions.append(
-                ContextTransition(
+                LedgerTransition(
                     splice: ByteSplice(range: Int(lower)..<Int(upper), replacement: replacement), applied: applied))
             offset = start + length
         }

@@ -36,7 +36,7 @@ public enum HistoryRecovery {
     /// A context rebuilt from saved history.
     public struct Restored: Sendable {
         /// The context at the last recorded transition.
-        public var context: BookContext
+        public var context: BookLedger
         /// The snapshot it started from.
         public var snapshotID: UInt64
         /// The snapshot's seq.
@@ -92,7 +92,7 @@ public enum HistoryRecovery {
         guard let snapshot else { return .newEpoch(reason: noSavedHistory) }
         var saved: HistorySnapshotFormat.Contents
         let header: HistoryJournalFormat.Header
-        let transitions: [ContextTransition]
+        let transitions: [LedgerTransition]
         do throws(HistoryFormatError) {
             saved = try HistorySnapshotFormat.decode(snapshot)
             guard let journal else { return .newEpoch(reason: "the journal is missing") }
@@ -118,7 +118,7 @@ public enum HistoryRecovery {
                 if let stale = staleness(epoch: saved.context.epoch, seq: saved.context.seq, expectation) {
                     return .newEpoch(reason: stale)
                 }
-                let context = BookContext(restoring: saved.context, retention: expectation.retention)
+                let context = BookLedger(restoring: saved.context, retention: expectation.retention)
                 return .restored(
                     Restored(
                         context: context, snapshotID: saved.snapshotID, snapshotSeq: saved.context.seq, replayed: 0,
@@ -134,7 +134,7 @@ public enum HistoryRecovery {
             return .newEpoch(reason: "the journal has records after its clean close")
         }
         guard let publishedSeq else { return .newEpoch(reason: "the published-seq marker is missing") }
-        var context = BookContext(restoring: saved.context, retention: expectation.retention)
+        var context = BookLedger(restoring: saved.context, retention: expectation.retention)
         saved.context.bytes = []  // the document now holds the only reference: replay edits it in place
         for (k, transition) in transitions.enumerated() where !context.replay(transition) {
             return .newEpoch(reason: "journal record \(k + 1) does not replay to the change set it recorded")

@@ -1,4 +1,4 @@
-/// The snapshot file of the daemon's saved history: one whole `SavedContext`, the book file it
+/// The snapshot file of the daemon's saved history: one whole `SavedLedger`, the book file it
 /// belongs to and a random id that ties the journal written after it to it.
 ///
 /// Layout (little-endian): magic `BKSNAP\0\1`, format version, payload CRC-32C, payload length,
@@ -17,12 +17,12 @@ public enum HistorySnapshotFormat {
         /// Its random id (the journal names it).
         public var snapshotID: UInt64
         /// The context.
-        public var context: SavedContext
+        public var context: SavedLedger
     }
 
     /// The snapshot's bytes as chunks to write in order; the document's bytes are one chunk,
     /// shared with `context` (not copied).
-    public static func encode(_ context: SavedContext, fileKey: String, snapshotID: UInt64) -> [[UInt8]] {
+    public static func encode(_ context: SavedLedger, fileKey: String, snapshotID: UInt64) -> [[UInt8]] {
         var head = HistoryByteWriter(capacity: 256)
         head.string(fileKey)
         head.u64(snapshotID)
@@ -102,7 +102,7 @@ public enum HistorySnapshotFormat {
         var log: [SequencedChangeSet] = []
         for _ in 0..<(try reader.count(minimumSize: 64)) { log.append(try reader.changeSet()) }
         guard reader.isAtEnd else { throw reader.invalid() }
-        let context = SavedContext(
+        let context = SavedLedger(
             epoch: epoch, seq: seq, lastChange: lastChange, bytes: document, lineLimit: Int(lineLimit),
             slipIDs: slips, held: held, versions: versions, log: log)
         return Contents(fileKey: fileKey, snapshotID: snapshotID, context: context)

@@ -25,7 +25,7 @@ public struct ChangeSet: Sendable, Hashable, Codable {
     public var count: Int { inserted.count + updated.count + deleted.count }
 
     /// Whether this only reports books as updated with their values unchanged (a member outside
-    /// `id|name|author` was edited: ``BookContext/touch(ids:source:time:actor:)``).
+    /// `id|name|author` was edited: ``BookLedger/touch(ids:source:time:actor:)``).
     public var isTouch: Bool {
         inserted.isEmpty && deleted.isEmpty && !updated.isEmpty && updated.allSatisfy { $0.old == $0.new }
     }

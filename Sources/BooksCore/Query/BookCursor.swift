@@ -1,4 +1,4 @@
-/// The books of one state of a `BookContext`, read a few at a time: the source of paged
+/// The books of one state of a `BookLedger`, read a few at a time: the source of paged
 /// snapshots and lists.
 ///
 /// Guarantees:
@@ -33,7 +33,7 @@ public struct BookCursor: Sendable {
 
     /// A cursor over the books of `context` that match `query`; filters (and sorts) now.
     /// - Throws: ``QueryBudgetExceeded`` when that takes longer than `budget`.
-    public init(context: BookContext, query: BookQuery, budget: QueryBudget = .unlimited) throws(QueryBudgetExceeded) {
+    public init(context: BookLedger, query: BookQuery, budget: QueryBudget = .unlimited) throws(QueryBudgetExceeded) {
         toSkip = max(query.offset, 0)
         remaining = query.limit.map { max($0, 0) }
         if query.sort != nil {
@@ -58,7 +58,7 @@ public struct BookCursor: Sendable {
     public init(books: [Book], query: BookQuery, budget: QueryBudget = .unlimited) throws(QueryBudgetExceeded) {
         toSkip = max(query.offset, 0)
         remaining = query.limit.map { max($0, 0) }
-        let selected = try BookContext.selecting(books, query, budget: budget)
+        let selected = try BookLedger.selecting(books, query, budget: budget)
         source = .sorted(selected)
         total = selected.count
     }
@@ -66,15 +66,14 @@ public struct BookCursor: Sendable {
     /// A cursor over every book of `context` that `filter` matches, in file order (a snapshot);
     /// filters now. `total` is counted too.
     /// - Throws: ``QueryBudgetExceeded`` when filtering takes longer than `budget`.
-    public init(context: BookContext, filter: BookFilter, budget: QueryBudget = .unlimited) throws(QueryBudgetExceeded)
-    {
+    public init(context: BookLedger, filter: BookFilter, budget: QueryBudget = .unlimited) throws(QueryBudgetExceeded) {
         try self.init(context: context, query: BookQuery(filter: filter), budget: budget)
     }
 
     /// The file's book lines that `filter` matches (all, without evaluating anything, for an empty
     /// filter) and the matching held books by id.
     private static func matching(
-        _ context: BookContext, _ filter: BookFilter, budget: QueryBudget
+        _ context: BookLedger, _ filter: BookFilter, budget: QueryBudget
     ) throws(QueryBudgetExceeded) -> Source {
         let document = context.document
         var held = context.held.values.sorted { $0.id < $1.id }

@@ -5,5 +5,5 @@ public enum BookStoreSnapshot: Sendable {
     /// No file at the path: no books.
     case missing
     /// The file cannot be used now (not a regular file, unreadable, invalid JSON …).
-    case unavailable(StoreError)
+    case unavailable(BookFileError)
 }

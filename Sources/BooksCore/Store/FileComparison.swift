@@ -7,7 +7,7 @@ public enum FileComparison: Sendable {
     /// Nothing is at the path.
     case missing
     /// Something is there but could not be read as a file.
-    case unavailable(StoreError)
+    case unavailable(BookFileError)
 }
 
 extension FileComparison {

@@ -5,5 +5,5 @@ public enum FileSnapshot: Sendable {
     /// Nothing is at the path.
     case missing
     /// Something is there but could not be read as a file.
-    case unavailable(StoreError)
+    case unavailable(BookFileError)
 }

@@ -40,7 +40,7 @@ public struct SaveRequest: Sendable, Hashable {
 /// What a save did (SwiftData's `DataStoreSaveChangesResult`).
 public struct SaveResult: Sendable {
     /// How the canonical text changed from the document the save was based on (apply it with
-    /// `BookContext.apply(splice:)`). For an append that raced with another writer, this also
+    /// `BookLedger.apply(splice:)`). For an append that raced with another writer, this also
     /// holds the other writer's bytes.
     public var splice: ByteSplice
     /// The identity of the file written.

@@ -154,49 +154,35 @@ public struct BooksdCommandLine: Sendable, Equatable {
                 if current != nil { throw .duplicateOption(name) }
                 return new
             }
+            func path() throws(CommandLineError) -> String {
+                let v = try value()
+                guard !v.isEmpty else { throw .invalidValue(option: name, value: v, expected: "a non-empty path") }
+                return v
+            }
+            func storeSpec(notIn given: [StoreSpec]) throws(CommandLineError) -> StoreSpec {
+                let v = try value()
+                let spec: StoreSpec
+                do { spec = try StoreSpec.parse(v) } catch {
+                    throw .invalidValue(option: name, value: v, expected: "NAME=PATH[:text|json] (\(error))")
+                }
+                guard !given.contains(where: { $0.name == spec.name }) else {
+                    throw .invalidValue(option: name, value: v, expected: "a store name not given before")
+                }
+                return spec
+            }
             switch name {
-            case "--file":
-                let v = try value()
-                guard !v.isEmpty else { throw .invalidValue(option: name, value: v, expected: "a non-empty path") }
-                result.filePath = try once(result.filePath, v)
-            case "--store":
-                let v = try value()
-                let spec: StoreSpec
-                do { spec = try StoreSpec.parse(v) } catch {
-                    throw .invalidValue(option: name, value: v, expected: "NAME=PATH[:text|json] (\(error))")
-                }
-                guard !result.stores.contains(where: { $0.name == spec.name }) else {
-                    throw .invalidValue(option: name, value: v, expected: "a store name not given before")
-                }
-                result.stores.append(spec)
-            case "--replica":
-                let v = try value()
-                let spec: StoreSpec
-                do { spec = try StoreSpec.parse(v) } catch {
-                    throw .invalidValue(option: name, value: v, expected: "NAME=PATH[:text|json] (\(error))")
-                }
-                guard !(result.stores + result.replicas).contains(where: { $0.name == spec.name }) else {
-                    throw .invalidValue(option: name, value: v, expected: "a store name not given before")
-                }
-                result.replicas.append(spec)
-            case "--dir":
-                let v = try value()
-                guard !v.isEmpty else { throw .invalidValue(option: name, value: v, expected: "a non-empty path") }
-                result.storeFolder = try once(result.storeFolder, v)
-            case "--replica-dir":
-                let v = try value()
-                guard !v.isEmpty else { throw .invalidValue(option: name, value: v, expected: "a non-empty path") }
-                result.replicaFolder = try once(result.replicaFolder, v)
+            case "--file": result.filePath = try once(result.filePath, path())
+            case "--store": result.stores.append(try storeSpec(notIn: result.stores))
+            case "--replica": result.replicas.append(try storeSpec(notIn: result.stores + result.replicas))
+            case "--dir": result.storeFolder = try once(result.storeFolder, path())
+            case "--replica-dir": result.replicaFolder = try once(result.replicaFolder, path())
             case "--socket":
                 let v = try value()
                 guard !v.isEmpty, v.utf8.count < 108 else {
                     throw .invalidValue(option: name, value: v, expected: ConfigurationKey.socket.expected)
                 }
                 result.socketPath = try once(result.socketPath, v)
-            case "--config":
-                let v = try value()
-                guard !v.isEmpty else { throw .invalidValue(option: name, value: v, expected: "a non-empty path") }
-                result.configPath = try once(result.configPath, v)
+            case "--config": result.configPath = try once(result.configPath, path())
             case "--format":
                 let v = try value()
                 guard let f = BookFileFormat(rawValue: v) else {

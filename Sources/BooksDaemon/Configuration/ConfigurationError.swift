@@ -18,7 +18,7 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
     /// A group name in `writer_groups` does not exist.
     case unknownGroup(line: Int, key: String, name: String)
     /// A `store NAME = PATH [FORMAT]` line is invalid (name, duplicate, format).
-    case store(line: Int, StoresError)
+    case store(line: Int, StoreConfigurationError)
 
     /// One line, e.g. `line 7: unknown key "sokcet"`.
     public var description: String {

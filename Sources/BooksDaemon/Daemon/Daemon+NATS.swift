@@ -4,10 +4,10 @@ import BooksNATS
 /// store, all on one shared connection (see `NATSStoreLinks`).
 extension Daemon {
     /// When `nats_url` is set: connects (in the background), checks every serving store's
-    /// stream and attaches each store's engine to a router that feeds its publisher and
-    /// responder besides its `StoreChannel`, and follows the registry from then on (a store added
-    /// later is linked and started, a removed one stops). Otherwise does nothing (each engine
-    /// keeps its channel).
+    /// stream and links the NATS stage each store's channel chain was built with (see
+    /// `StoreChannels`) to a publisher and responder of its own, and follows the registry from
+    /// then on (a store added later is linked and started, a removed one stops). Otherwise does
+    /// nothing (the stages stay unlinked and pass everything on).
     /// - Throws: `NATSError` for unusable options or a conflicting existing stream. Refused
     ///   credentials are logged, not thrown: the daemon serves locally without NATS.
     func attachNATS(_ registry: StoreRegistry) throws(NATSError) -> NATSStoreLinks? {

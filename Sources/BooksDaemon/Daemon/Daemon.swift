@@ -105,21 +105,16 @@ public final class Daemon: Sendable {
         registry.finishStartup()
     }
 
-    /// The registry of the daemon's stores and the server's router over it; each engine's
-    /// channel is the `StoreChannel` of its store (events tagged with the store). Both share one
-    /// `StoreFollowers`, made first: the channel factory needs no router.
+    /// The registry of the daemon's stores and the server's router over it; each engine is made
+    /// with its complete channel chain (`storeChannels`: the `StoreChannel` of its store, events
+    /// tagged with the store, and the HTTP and NATS or replica stages). The router is stateless:
+    /// the chains need none.
     func makeRegistry(server: SocketServer) -> (StoreRegistry, StoreRouter) {
-        let followers = StoreFollowers()
         let registry = StoreRegistry(
             environment: StoreRegistry.Environment(
                 configuration: configuration, logger: logger, notifier: notifier, hub: hub,
-                channel: { name, engine -> any ClientChannel in
-                    let local = followers.channel(for: name.rawValue, server: server) { [weak engine] in
-                        engine?.feedPosition ?? ("", 0)
-                    }
-                    return self.httpChannel(local, store: name.rawValue)
-                }))
-        let router = StoreRouter(server: server, directory: registry, followers: followers)
+                channels: { name in self.storeChannels(name, server: server) }))
+        let router = StoreRouter(server: server, directory: registry)
         router.follow(registry)
         return (registry, router)
     }

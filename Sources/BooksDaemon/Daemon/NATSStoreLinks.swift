@@ -42,9 +42,10 @@ final class NATSStoreLinks: Sendable {
         self.logger = logger
     }
 
-    /// Attaches `engine` to a router feeding its own publisher and responder besides its local
-    /// channel (its `StoreChannel`); nothing is published until `start(_:)`. Returns false for a
-    /// store NATS cannot name or one already linked.
+    /// Links `engine`'s NATS stage (the `NATSChannelRouter` its channel chain was built with, see
+    /// `StoreChannels`) to a publisher and a responder of its own; nothing is published until
+    /// `start(_:)`. Returns false for a store NATS cannot name, a replica (its chain has no NATS
+    /// stage) or one already linked.
     /// - Throws: `NATSError` for a conflicting existing stream (checked now only with `checkStream`).
     @discardableResult
     func attach(_ engine: BookEngine, checkStream: Bool) throws(NATSError) -> Bool {
@@ -53,14 +54,15 @@ final class NATSStoreLinks: Sendable {
             storeLogger(name).error("store '\(name)' is not published to NATS: \(problem); served locally")
             return false
         }
-        guard links.withLock({ $0[name] }) == nil, let local = engine.channel else { return false }
+        guard links.withLock({ $0[name] }) == nil, let stage = engine.channel as? NATSChannelRouter, !stage.isLinked
+        else { return false }
         let publisher = try NATSPublisher(
             settings: settings, store: name.rawValue, source: engine, logger: logger, shared: shared,
             checkStream: checkStream)
         let responder = NATSRequestResponder(
             connection: shared.connection, naming: publisher.naming, allowWrites: settings.allowWrites,
             maxRequestBytes: maxRequestBytes, logger: logger)
-        engine.attach(NATSChannelRouter(local: local, publisher: publisher, responder: responder))
+        stage.link(publisher: publisher, responder: responder)
         links.withLock { $0[name] = Link(publisher: publisher, responder: responder) }
         return true
     }
@@ -136,8 +138,12 @@ final class NATSStoreLinks: Sendable {
         for link in all { link.publisher.stop() }
     }
 
-    /// Marks `name` a replica before it is added: it is not linked when the registry reports it.
+    /// Marks `name` a replica before it is added: its channel chain gets the replica stage, not
+    /// the NATS one, and it is not linked when the registry reports it.
     func markReplica(_ name: StoreName) { replicas.withLock { _ = $0.insert(name) } }
+
+    /// Whether `name` was marked a replica (`markReplica`).
+    func isReplica(_ name: StoreName) -> Bool { replicas.withLock { $0.contains(name) } }
 
     /// Links and starts a store added at run time; failures are logged (the store serves locally).
     private func link(_ engine: BookEngine) {

@@ -22,7 +22,7 @@ extension BookEngine {
             return withEditorLocks(
                 .fileObserved(.compared(comparison), for: purpose), if: changed || purpose == .commit)
         case .save(let request, let document, let expected):
-            do throws(StoreError) {
+            do throws(BookFileError) {
                 if let appended = try store.appendIfPossible(request, onto: document, expected: expected) {
                     return .saveFinished(.success(appended))
                 }
@@ -31,14 +31,14 @@ extension BookEngine {
                 return .saveFinished(.failure(error))
             }
         case .writeLateEdit(let merged, let replacing, let expected, let late):
-            do throws(StoreError) {
+            do throws(BookFileError) {
                 let written = try store.writeCanonical(merged, replacing: replacing, expected: expected)
                 return .lateEditWritten(.success(written), late: late, merged: merged)
             } catch {
                 return .lateEditWritten(.failure(error), late: late, merged: merged)
             }
         case .writeMergedSave(let merged, let replacing, let expected):
-            do throws(StoreError) {
+            do throws(BookFileError) {
                 let written = try store.writeCanonical(merged, replacing: replacing, expected: expected)
                 return .mergedSaveWritten(.success(written), merged: merged)
             } catch {

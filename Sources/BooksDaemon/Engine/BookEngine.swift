@@ -30,14 +30,16 @@ public final class BookEngine: Sendable {
     let inbox = Locked<[PendingWrite]>([])
     /// The seq of the last change set handed to the channel.
     let publishedSeq = Atomic<UInt64>(0)
-    /// The lineage of this engine's states (see `BookContext.epoch`).
+    /// The lineage of this engine's states (see `BookLedger.epoch`).
     public let epoch: String
     let store: any BookStore
     /// The daemon's logger with this store's `BOOKS_FILE` and `BOOKS_STORE` bound.
     let logger: Logger
     let notifier: SystemdNotifier
     let startTime = ContinuousClock.now
-    let channelBox = Locked<(any ClientChannel)?>(nil)
+    /// Where replies and change sets go: the store's complete channel chain, given at
+    /// construction and never replaced (nil: nowhere, in tests).
+    let channel: (any ClientChannel)?
     let writers: Locked<(uids: [uid_t], groups: [gid_t])>
     let accounts: WriterAuthorization
     let watch = Locked<WatchState>(WatchState())
@@ -89,35 +91,38 @@ public final class BookEngine: Sendable {
     /// Creates the engine of `configuration`'s book file, kept by `store`; no books until `load()`.
     /// With `history`, change sets are journaled there; with `restored` (read from it), the engine
     /// continues that context's epoch, seq, versions and change log, and `load()` reports what
-    /// changed in the file meanwhile as the next change set.
+    /// changed in the file meanwhile as the next change set. Replies and change sets go to
+    /// `channel` (the store's complete chain; see `StoreChannels`).
     public convenience init(
         configuration: DaemonConfiguration, store: any BookStore, logger: Logger,
         notifier: SystemdNotifier = SystemdNotifier(), epoch: String = UUID().uuidString,
-        history: HistoryStore? = nil, restored: BookContext? = nil, storeName: StoreName = .default
+        history: HistoryStore? = nil, restored: BookLedger? = nil, storeName: StoreName = .default,
+        channel: (any ClientChannel)? = nil
     ) {
         self.init(
             configuration: configuration, store: store, logger: logger, notifier: notifier, epoch: epoch,
             accounts: WriterAuthorization(), history: history.map(EngineHistory.init), restored: restored,
-            storeName: storeName)
+            storeName: storeName, channel: channel)
     }
 
     /// An engine whose saved history may be created only after readiness (see `EngineHistory`).
     convenience init(
         configuration: DaemonConfiguration, store: any BookStore, logger: Logger, notifier: SystemdNotifier,
-        history: EngineHistory?, restored: BookContext?, storeName: StoreName
+        history: EngineHistory?, restored: BookLedger?, storeName: StoreName, channel: any ClientChannel
     ) {
         self.init(
             configuration: configuration, store: store, logger: logger, notifier: notifier,
             epoch: UUID().uuidString, accounts: WriterAuthorization(), history: history, restored: restored,
-            storeName: storeName)
+            storeName: storeName, channel: channel)
     }
 
     init(
         configuration: DaemonConfiguration, store: any BookStore, logger: Logger, notifier: SystemdNotifier,
-        epoch: String, accounts: WriterAuthorization, history: EngineHistory? = nil, restored: BookContext? = nil,
-        storeName: StoreName = .default
+        epoch: String, accounts: WriterAuthorization, history: EngineHistory? = nil, restored: BookLedger? = nil,
+        storeName: StoreName = .default, channel: (any ClientChannel)? = nil
     ) {
         self.storeName = storeName
+        self.channel = channel
         self.historyHandle = history
         self.accounts = accounts
         self.store = store
@@ -152,13 +157,6 @@ public final class BookEngine: Sendable {
             historyMaxAge: configuration.historyMaxAgeSeconds > 0 ? Double(configuration.historyMaxAgeSeconds) : nil,
             historyMaxBytes: configuration.historyMaxBytes > 0 ? configuration.historyMaxBytes : nil)
     }
-
-    /// The channel replies and change sets go to (the socket server).
-    public func attach(_ channel: any ClientChannel) {
-        channelBox.withLock { $0 = channel }
-    }
-
-    var channel: (any ClientChannel)? { channelBox.withLock { $0 } }
 
     /// The current lineage and seq; lock-free, from any thread.
     public var position: (epoch: String, seq: UInt64) {

@@ -8,21 +8,30 @@ import Synchronization
 /// broadcast, the owner's are (`announce`, once the file holds them), and the positions stated to
 /// subscribers (`subscribe`'s reply, its snapshot, `resync-required`, heartbeats) are the owner
 /// position announced last. Adds no blocking: the link only appends to its inbox.
+///
+/// The replica stage of the store's channel chain (see `StoreChannels`), there from the engine's
+/// construction; its `ReplicaLink` is set once (`link(_:)`, by `ReplicaLink.attach`). Until then
+/// it passes everything to `local` unchanged, as the store's plain chain would.
 final class ReplicaChannelRouter: ClientChannel {
     let local: any ClientChannel
-    let link: ReplicaLink
+    private let linked = AtomicLazyReference<ReplicaLink>()
     /// What the feed announced. Held while a subscription starts or an announcement is posted, so
     /// a subscription starts exactly after the change sets it was told of (or replayed).
     private let feed = Mutex(ReplicaFeed())
 
-    init(local: any ClientChannel, link: ReplicaLink) {
+    init(local: any ClientChannel) {
         self.local = local
-        self.link = link
     }
+
+    /// Links the replica; returns false (and changes nothing) when one was linked before.
+    func link(_ link: ReplicaLink) -> Bool { linked.storeIfNil(link) === link }
+
+    /// The replica, once linked.
+    var link: ReplicaLink? { linked.load() }
 
     /// Keeps `position` for `hello` (`BookEngine.feedPosition`).
     private func publish(_ position: (epoch: String, seq: UInt64)?) {
-        link.engine.announcedPosition.withLock { $0 = position }
+        link?.engine.announcedPosition.withLock { $0 = position }
     }
 
     /// Broadcasts the owner's change set `change` (the replica's file holds it) to the subscribers.
@@ -44,6 +53,7 @@ final class ReplicaChannelRouter: ClientChannel {
     }
 
     func send(_ reply: Reply, to connection: ReplyTarget) {
+        guard let link else { return local.send(reply, to: connection) }
         if connection.transport == .replica {
             link.localWriteAnswered(reply)
         } else {
@@ -55,6 +65,10 @@ final class ReplicaChannelRouter: ClientChannel {
     func startSubscription(
         _ connection: ReplyTarget, reply: Reply, filter: BookFilter, initialEvents: [Event], afterSeq: UInt64
     ) {
+        guard link != nil else {
+            return local.startSubscription(
+                connection, reply: reply, filter: filter, initialEvents: initialEvents, afterSeq: afterSeq)
+        }
         feed.withLock { feed in
             let (epoch, seq) = feed.position ?? ("", 0)
             var reply = reply
@@ -111,7 +125,7 @@ final class ReplicaChannelRouter: ClientChannel {
     }
 
     func stream(_ books: BookStreamEncoder, to connection: ReplyTarget) {
-        guard books.message == .snapshot else { return local.stream(books, to: connection) }
+        guard link != nil, books.message == .snapshot else { return local.stream(books, to: connection) }
         var books = books
         let (epoch, seq) = feed.withLock { $0.position } ?? ("", 0)
         books.reposition(epoch: epoch, seq: seq)
@@ -123,10 +137,12 @@ final class ReplicaChannelRouter: ClientChannel {
     }
 
     func broadcast(_ change: SequencedChangeSet) {
+        guard let link else { return local.broadcast(change) }
         link.post(.localChanged(change))
     }
 
     func broadcastHeartbeat(epoch: String, seq: UInt64) {
+        guard link != nil else { return local.broadcastHeartbeat(epoch: epoch, seq: seq) }
         feed.withLock { feed in
             guard let position = feed.position else { return }
             local.broadcastHeartbeat(epoch: position.epoch, seq: position.seq)

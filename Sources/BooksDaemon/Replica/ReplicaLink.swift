@@ -43,7 +43,7 @@ final class ReplicaLink: Sendable {
     let unsaved = Locked<ReplicaRecordUpdate?>(nil)
     /// Where the record is kept (set by `start`; only the machine's thread writes through it).
     let records = Locked<ReplicaRecordStore?>(nil)
-    /// The engine's channel as this replica wraps it (set by `attach`).
+    /// The replica stage of the engine's channel chain (set by `attach`).
     let router = Locked<ReplicaChannelRouter?>(nil)
     /// What the feed owes its subscribers, oldest first (only the machine's thread uses it).
     let unannounced = Locked<[ReplicaAnnouncement]>([])
@@ -59,13 +59,12 @@ final class ReplicaLink: Sendable {
         fields = ["BOOKS_STORE": engine.storeName.rawValue]
     }
 
-    /// Routes the engine's change sets and the replies to the replica's writes here.
+    /// Routes the engine's change sets and the replies to the replica's writes here: links this
+    /// replica to the stage the engine's chain was built with (see `StoreChannels`).
     func attach() {
-        guard let local = engine.channel else { return }
-        let wrapped = ReplicaChannelRouter(local: local, link: self)
+        guard let wrapped = engine.channel as? ReplicaChannelRouter, wrapped.link(self) else { return }
         router.withLock { $0 = wrapped }
         engine.subscribeRewriter.withLock { $0 = { [weak wrapped] in wrapped?.subscribeRequest($0, from: $1) ?? $0 } }
-        engine.attach(wrapped)
     }
 
     /// Loads the record and starts the machine and the feed.

@@ -1,35 +1,28 @@
 import BooksCore
-import BooksPlatform
 import BooksProtocol
 
 /// The `ClientChannel` of one named store: what its engine sends goes to the shared socket server
 /// tagged with the store, so the server keeps one resume point per store and version-2 clients
-/// see the store on every event. Made by `StoreFollowers.channel(for:server:position:)` (in the registry's
-/// channel factory). Never blocks: every call posts a command.
+/// see the store on every event. Made once per engine, before it (see `StoreChannels`). Never
+/// blocks: every call posts a command.
 ///
 /// Each answer is shaped by its `ReplyTarget` alone: its version says whether events name their
 /// store, and the per-store part of a subscription to several stores (whose one reply the router
 /// already sent) is answered with an event, `subscribed` (with the store's position) or
 /// `subscribe-failed`. Targets of other transports are not the socket server's and are ignored.
+/// What a connection follows is the server thread's to note as it applies these commands
+/// (`StoreFollowing`); this channel keeps no per-connection state.
 public final class StoreChannel: ClientChannel {
     /// The store's name.
     public let store: String
     let server: SocketServer
-    let followers: StoreFollowers
     /// The engine's position (what a `subscribe-failed` event states).
     let enginePosition: @Sendable () -> (epoch: String, seq: UInt64)
-    private let position = Locked<(epoch: String, seq: UInt64)>(("", 0))
 
-    /// The position of the last broadcast or heartbeat (what a `store-removed` event states).
-    var lastPosition: (epoch: String, seq: UInt64) { position.withLock { $0 } }
-
-    init(
-        store: String, server: SocketServer, followers: StoreFollowers,
-        position: @escaping @Sendable () -> (epoch: String, seq: UInt64)
-    ) {
+    /// The channel of store `store` on `server`; `position` is its engine's position.
+    public init(store: String, server: SocketServer, position: @escaping @Sendable () -> (epoch: String, seq: UInt64)) {
         self.store = store
         self.server = server
-        self.followers = followers
         self.enginePosition = position
     }
 
@@ -41,11 +34,10 @@ public final class StoreChannel: ClientChannel {
             server.post(.send(connection, MessageEncoder.encode(reply), failure: !reply.ok))
             return
         }
-        followers.notePartAnswered(connection, store: store)
         let (epoch, seq) = enginePosition()
         let reason = reply.error.map { "\($0.code.rawValue): \($0.message)" } ?? "not subscribed"
         let event = Event(event: .subscribeFailed, epoch: epoch, seq: seq, reason: reason, store: store)
-        server.post(.sendEvent(connection, MessageEncoder.encode(event)))
+        server.post(.sendEvent(connection, MessageEncoder.encode(event), answersPart: store))
     }
 
     /// Starts the subscription of this store (see `SocketServer.startSubscription`).
@@ -54,13 +46,9 @@ public final class StoreChannel: ClientChannel {
     ) {
         guard let connection = target.socketConnection else { return }
         let tagged = target.namesStores
-        // Noted before the pending part goes: an `unsubscribe` of every store read in between
-        // finds this store in one of the two (it found it in neither, and the store went on).
-        followers.noteSubscribed(connection, store: store)
         let first: [UInt8]
         let kind: ConnectionStateMachine.OutputKind
         if target.subscribePart != nil {
-            followers.notePartAnswered(connection, store: store)
             let event = Event(
                 event: .subscribed, epoch: reply.result?.epoch ?? "", seq: reply.result?.seq ?? afterSeq, store: store)
             first = MessageEncoder.encode(event)
@@ -91,19 +79,16 @@ public final class StoreChannel: ClientChannel {
     /// Ends this store's subscription of `connection` and writes `reply`.
     public func stopSubscription(_ target: ReplyTarget, reply: Reply) {
         guard let connection = target.socketConnection else { return }
-        followers.noteUnsubscribed(connection, store: store)
         server.post(.stopSubscription(connection, store: store, reply: MessageEncoder.encode(reply)))
     }
 
     /// Sends `change` to the subscribers of this store.
     public func broadcast(_ change: SequencedChangeSet) {
-        position.withLock { $0 = (change.epoch, change.seq) }
         server.post(.broadcast(change, store: store))
     }
 
     /// Sends a heartbeat of this store to its subscribers.
     public func broadcastHeartbeat(epoch: String, seq: UInt64) {
-        position.withLock { $0 = (epoch, seq) }
         server.post(.heartbeat(epoch: epoch, seq: seq, store: store))
     }
 

@@ -7,7 +7,7 @@ extension StoreRouter {
     /// event (or `subscribe-failed`) and its snapshot or replayed changes, from that store's engine.
     func subscribe(
         _ request: Request, _ asked: [String], names: [String], from connection: ConnectionID, peer: PeerCredentials,
-        version: Int
+        version: Int, following: inout StoreFollowing
     ) {
         if let problem = request.filter?.violation() {
             server.send(.failure(request.id, ProtocolError(.limitExceeded, problem)), to: connection)
@@ -21,10 +21,8 @@ extension StoreRouter {
         case .success(let value):
             chosen = value
         }
-        followers.routes.withLock { routes in
-            routes[connection]?.everyStore = chosen.all ? (request, peer) : nil
-            for name in chosen.names { routes[connection]?.fanOut.insert(name) }
-        }
+        following.everyStore = chosen.all ? StoreFollowing.EveryStore(request: request, peer: peer) : nil
+        following.pendingParts.formUnion(chosen.names)
         server.send(.success(request.id, ReplyResult(subscribedStores: chosen.names)), to: connection)
         let target = ReplyTarget(connection, version: version)
         for name in chosen.names { subscribePart(request, store: name, target: target, peer: peer) }
@@ -48,11 +46,11 @@ extension StoreRouter {
     /// queue, so a part of an earlier multi-store subscribe still queued there starts (and its
     /// events are written) before it stops; the reply follows every stop: nothing of those stores
     /// comes after it.
-    func unsubscribe(_ request: Request, _ asked: [String], names: [String], _ connection: ConnectionID) {
-        let followed = followers.routes.withLock { routes -> Set<String> in
-            guard let route = routes[connection] else { return [] }
-            return route.subscribed.union(route.fanOut)
-        }
+    func unsubscribe(
+        _ request: Request, _ asked: [String], names: [String], _ connection: ConnectionID,
+        following: inout StoreFollowing
+    ) {
+        let followed = following.followedOrPending
         let chosen: [String]
         switch StoreResolution.stores(asked, names: names + followed.filter { !names.contains($0) }) {
         case .failure(let error):
@@ -61,10 +59,8 @@ extension StoreRouter {
         case .success(let value):
             chosen = value.all ? followed.sorted() : value.names
         }
-        followers.routes.withLock { routes in
-            if asked.contains(StoreResolution.everyStore) { routes[connection]?.everyStore = nil }
-            for name in chosen { routes[connection]?.subscribed.remove(name) }
-        }
+        if asked.contains(StoreResolution.everyStore) { following.everyStore = nil }
+        following.subscribed.subtract(chosen)
         let reply = Reply.success(request.id, ReplyResult(subscribedStores: chosen))
         let engines = chosen.map { ($0, directory.engine(named: $0)) }
         let server = self.server
@@ -78,57 +74,33 @@ extension StoreRouter {
         }
     }
 
-    /// A store was added (call after its engine is loaded and attached to `channel(for:)`): every
-    /// version-2 subscriber gets `store-added`; those following every store also follow it. A
-    /// store that appeared empty (see `BookEngine.load(listing:appearing:)`) is announced at the
-    /// seq it started at and followed from there (its first change sets are replayed when already
-    /// made), so its books reach every such subscriber as inserts, snapshot or not.
+    /// A store was added (call after its engine is loaded and serves): every version-2 subscriber
+    /// gets `store-added`; those following every store also follow it. A store that appeared
+    /// empty (see `BookEngine.load(listing:appearing:)`) is announced at the seq it started at and
+    /// followed from there (its first change sets are replayed when already made), so its books
+    /// reach every such subscriber as inserts, snapshot or not. Posted to the server thread, which
+    /// knows who follows what (`StoreFollowing`).
     public func storeAdded(_ name: String) {
         guard let engine = directory.engine(named: name) else { return }
-        var (epoch, seq) = engine.position
+        let (epoch, current) = engine.position
         let startedEmpty = engine.appearedEmptyAtSeq.withLock { $0 }
-        if let startedEmpty { seq = startedEmpty }
+        let seq = startedEmpty ?? current
         let notice = MessageEncoder.encode(Event(event: .storeAdded, epoch: epoch, seq: seq, store: name))
-        let following = followers.routes.withLock {
-            routes -> [(ConnectionID, (request: Request, peer: PeerCredentials)?)] in
-            var result: [(ConnectionID, (request: Request, peer: PeerCredentials)?)] = []
-            for (id, route) in routes where route.version >= ProtocolVersion.stores && !route.subscribed.isEmpty {
-                if route.everyStore != nil { routes[id]?.fanOut.insert(name) }
-                result.append((id, route.everyStore))
-            }
-            return result
-        }
-        for (connection, every) in following {
-            server.post(.sendEvent(connection, notice))
-            if let every {
+        server.post(
+            .storeAdded(store: name, notice: notice) { [weak self] connection, every in
                 var part = every.request
                 part.resumes = startedEmpty.map { [name: ResumePoint(epoch: epoch, seq: $0)] }
-                subscribePart(
+                self?.subscribePart(
                     part, store: name, target: ReplyTarget(connection, version: ProtocolVersion.stores),
                     peer: every.peer)
-            }
-        }
+            })
     }
 
     /// A store went away (call after its engine stopped broadcasting): its subscribers stop
-    /// following it, and every version-2 subscriber gets `store-removed` with `reason`.
+    /// following it, and every version-2 subscriber gets `store-removed` with `reason` (posted to
+    /// the server thread, see `storeAdded`).
     public func storeRemoved(_ name: String, reason: String) {
-        let (epoch, seq) = followers.channels.withLock { $0[name]?.lastPosition } ?? ("", 0)
-        let notice = MessageEncoder.encode(
-            Event(event: .storeRemoved, epoch: epoch, seq: seq, reason: reason, store: name))
-        let told = followers.routes.withLock { routes -> [(ConnectionID, Bool)] in
-            var result: [(ConnectionID, Bool)] = []
-            for (id, route) in routes where route.version >= ProtocolVersion.stores && !route.subscribed.isEmpty {
-                let followed = routes[id]?.subscribed.remove(name) != nil
-                routes[id]?.fanOut.remove(name)
-                result.append((id, followed))
-            }
-            return result
-        }
-        for (connection, followed) in told {
-            if followed { server.post(.stopSubscription(connection, store: name, reply: [])) }
-            server.post(.sendEvent(connection, notice))
-        }
+        server.post(.storeRemoved(store: name, reason: reason))
     }
 
     /// Every store's description: each engine's status copy, never waiting for a store's queue.

@@ -8,31 +8,26 @@ import BooksProtocol
 /// blocks: engines take requests without waiting for a disk, so one store's work never delays
 /// another's.
 ///
-/// What an answer needs travels with its request: each request reaches its engine with a
-/// `ReplyTarget` naming the connection, its negotiated version and, for the per-store part of a
-/// multi-store subscribe, that subscribe's id (`StoreChannel` shapes the answer from it alone).
-/// Per connection the router keeps only subscription bookkeeping for `unsubscribe` and the
-/// store-added / store-removed notices: the stores it follows, the per-store parts not answered
-/// yet, whether it follows every store (then a store added later is followed too) and its version
-/// (only version-2 subscribers get the notices).
+/// Stateless: what an answer needs travels with its request (a `ReplyTarget` naming the
+/// connection, its negotiated version and, for the per-store part of a multi-store subscribe,
+/// that subscribe's id; `StoreChannel` shapes the answer from it alone), and what a connection
+/// follows (for `unsubscribe` and the store-added / store-removed notices) is the server thread's
+/// `StoreFollowing`, kept on the connection beside its machine and lent with each request. The
+/// router holds no table and takes no lock per request.
 public final class StoreRouter: SocketServerDelegate {
     /// The stores.
     public let directory: any StoreDirectory
     let server: SocketServer
-    /// The connections' subscription bookkeeping and the stores' channels.
-    public let followers: StoreFollowers
 
-    /// Creates the router of `server` over `directory`, sharing `followers` with the stores'
-    /// channels. Pass it to `server.start(delegate:)`.
-    public init(server: SocketServer, directory: any StoreDirectory, followers: StoreFollowers = StoreFollowers()) {
+    /// Creates the router of `server` over `directory`. Pass it to `server.start(delegate:)`.
+    public init(server: SocketServer, directory: any StoreDirectory) {
         self.server = server
         self.directory = directory
-        self.followers = followers
     }
 
     /// A channel of store `name`'s engine, its position read from `directory`.
     public func channel(for name: String) -> StoreChannel {
-        followers.channel(for: name, server: server) { [directory] in
+        StoreChannel(store: name, server: server) { [directory] in
             directory.engine(named: name)?.feedPosition ?? ("", 0)
         }
     }
@@ -42,9 +37,7 @@ public final class StoreRouter: SocketServerDelegate {
         registry.observe { [weak self] event in
             switch event {
             case .added(let status): self?.storeAdded(status.name)
-            case .removed(let name, let reason):
-                self?.storeRemoved(name.rawValue, reason: reason)
-                _ = self?.followers.channels.withLock { $0.removeValue(forKey: name.rawValue) }
+            case .removed(let name, let reason): self?.storeRemoved(name.rawValue, reason: reason)
             }
         }
     }
@@ -58,13 +51,23 @@ public final class StoreRouter: SocketServerDelegate {
         self.server(server, didReceive: request, from: connection, peer: peer, version: 1)
     }
 
-    /// Routes `request` to its store's engine, or answers it (`stores`, multi-store `subscribe`
-    /// and `unsubscribe`, an unknown or missing store).
+    /// Without what the connection follows: a connection that follows nothing.
     public func server(
         _ server: SocketServer, didReceive request: Request, from connection: ConnectionID, peer: PeerCredentials,
         version: Int
     ) {
-        followers.routes.withLock { $0[connection, default: StoreFollowers.Route()].version = version }
+        var following = StoreFollowing()
+        self.server(server, didReceive: request, from: connection, peer: peer, version: version, following: &following)
+    }
+
+    /// Routes `request` to its store's engine, or answers it (`stores`, multi-store `subscribe`
+    /// and `unsubscribe`, an unknown or missing store).
+    /// Notes in `following` (the server thread's record of the connection) what a multi-store
+    /// subscribe or unsubscribe changes.
+    public func server(
+        _ server: SocketServer, didReceive request: Request, from connection: ConnectionID, peer: PeerCredentials,
+        version: Int, following: inout StoreFollowing
+    ) {
         let names = directory.storeNames
         if request.op == .stores {
             server.send(.success(request.id, ReplyResult(stores: describeStores(names))), to: connection)
@@ -78,10 +81,13 @@ public final class StoreRouter: SocketServerDelegate {
         }
         if version >= ProtocolVersion.stores, request.store == nil {
             if request.op == .subscribe, let asked = request.stores {
-                return subscribe(request, asked, names: names, from: connection, peer: peer, version: version)
+                return subscribe(
+                    request, asked, names: names, from: connection, peer: peer, version: version, following: &following)
             }
             if request.op == .unsubscribe, request.stores != nil || names.count != 1 {
-                return unsubscribe(request, request.stores ?? [StoreResolution.everyStore], names: names, connection)
+                return unsubscribe(
+                    request, request.stores ?? [StoreResolution.everyStore], names: names, connection,
+                    following: &following)
             }
         }
         switch StoreResolution.store(of: request, version: version, names: names) {
@@ -110,10 +116,12 @@ public final class StoreRouter: SocketServerDelegate {
         directory.engine(named: store)?.feedPosition
     }
 
-    /// Forgets the connection and tells the engines it followed (their subscriber counts).
-    public func server(_ server: SocketServer, connectionClosed connection: ConnectionID) {
-        let route = followers.routes.withLock { $0.removeValue(forKey: connection) }
-        for name in route?.subscribed ?? [] {
+    /// Without what it followed: nothing to tell.
+    public func server(_ server: SocketServer, connectionClosed connection: ConnectionID) {}
+
+    /// Tells the engines the connection followed (their subscriber counts).
+    public func server(_ server: SocketServer, connectionClosed connection: ConnectionID, following: StoreFollowing) {
+        for name in following.subscribed {
             directory.engine(named: name)?.connectionClosed(ReplyTarget(connection))
         }
     }

@@ -14,6 +14,8 @@ final class Connection {
     var lastActivity: ContinuousClock.Instant
     /// The machine's unfinished-line bytes as last added to the loop's total.
     var unfinishedLineBytes = 0
+    /// What it follows of the named stores (lent to the delegate with each request).
+    var following = StoreFollowing()
 
     init(
         id: ConnectionID, fd: Int32, peer: PeerCredentials, machine: ConnectionStateMachine, registeredEvents: UInt32,

@@ -15,13 +15,17 @@ extension ServerLoop {
             guard let connection = connections[id.raw] else { return }
             perform(connection.machine.enqueue(bytes, kind: failure ? .failure : .reply), on: connection)
 
-        case .sendEvent(let id, let bytes):
+        case .sendEvent(let id, let bytes, let answersPart):
             guard let connection = connections[id.raw] else { return }
+            if let answersPart { connection.following.pendingParts.remove(answersPart) }
             perform(connection.machine.enqueue(bytes, kind: .unsolicited), on: connection)
 
         case .startSubscription(
             let id, let store, let reply, let replyKind, let filter, let initialEvents, let afterSeq):
             guard let connection = connections[id.raw] else { return }
+            // A per-store part of a multi-store subscribe is answered by an unsolicited event.
+            if replyKind == .unsolicited { connection.following.pendingParts.remove(store) }
+            connection.following.subscribed.insert(store)
             let wasSubscribed = connection.machine.isSubscribed
             guard connection.machine.subscriptionStarted(store: store, filter: filter, afterSeq: afterSeq) else {
                 return
@@ -45,14 +49,14 @@ extension ServerLoop {
 
         case .stopSubscription(let id, let store, let reply):
             guard let connection = connections[id.raw] else { return }
-            let wasSubscribed = connection.machine.isSubscribed
-            _ = connection.machine.subscriptionStopped(store: store)
-            subscribers.remove(connection, store: store)
-            if wasSubscribed && !connection.machine.isSubscribed {
-                subscriberCount -= 1
-                server.updateStatistics { $0.subscribers = subscriberCount }
-            }
+            stopSubscription(of: connection, store: store)
             if !reply.isEmpty { perform(connection.machine.enqueue(reply, kind: .reply), on: connection) }
+
+        case .storeAdded(let store, let notice, let follow):
+            storeAdded(store, notice: notice, follow: follow)
+
+        case .storeRemoved(let store, let reason):
+            storeRemoved(store, reason: reason)
 
         case .broadcast(let change, let store):
             lastPositions[store] = (change.epoch, change.seq)
@@ -101,6 +105,47 @@ extension ServerLoop {
 
         case .run(let body):
             body()
+        }
+    }
+
+    /// Ends `connection`'s subscription of `store` (every store when nil).
+    private func stopSubscription(of connection: Connection, store: String?) {
+        if let store { connection.following.subscribed.remove(store) } else { connection.following.subscribed = [] }
+        let wasSubscribed = connection.machine.isSubscribed
+        _ = connection.machine.subscriptionStopped(store: store)
+        subscribers.remove(connection, store: store)
+        if wasSubscribed && !connection.machine.isSubscribed {
+            subscriberCount -= 1
+            server.updateStatistics { $0.subscribers = subscriberCount }
+        }
+    }
+
+    /// The connections a store notice is for: version 2, following some store.
+    private var noticeReceivers: [Connection] {
+        connections.values.filter { $0.machine.namesStores && !$0.following.subscribed.isEmpty }
+    }
+
+    /// Store `store` was added (see `ServerCommand.storeAdded`).
+    private func storeAdded(
+        _ store: String, notice: [UInt8], follow: @Sendable (ConnectionID, StoreFollowing.EveryStore) -> Void
+    ) {
+        for connection in noticeReceivers {
+            let every = connection.following.everyStore
+            if every != nil { connection.following.pendingParts.insert(store) }
+            guard perform(connection.machine.enqueue(notice, kind: .unsolicited), on: connection) else { continue }
+            if let every { follow(connection.id, every) }
+        }
+    }
+
+    /// Store `store` is gone (see `ServerCommand.storeRemoved`).
+    private func storeRemoved(_ store: String, reason: String) {
+        let (epoch, seq) = lastPositions.removeValue(forKey: store) ?? ("", 0)
+        let notice = MessageEncoder.encode(
+            Event(event: .storeRemoved, epoch: epoch, seq: seq, reason: reason, store: store))
+        for connection in noticeReceivers {
+            connection.following.pendingParts.remove(store)
+            if connection.following.subscribed.contains(store) { stopSubscription(of: connection, store: store) }
+            perform(connection.machine.enqueue(notice, kind: .unsolicited), on: connection)
         }
     }
 

@@ -60,7 +60,7 @@ extension ServerLoop {
             case .deliver(let request):
                 delegate.server(
                     server, didReceive: request, from: connection.id, peer: connection.peer,
-                    version: connection.machine.version)
+                    version: connection.machine.version, following: &connection.following)
             case .answerHello(let id):
                 let info = delegate.serverHelloInfo(server)
                 let reply = ConnectionStateMachine.helloReply(
@@ -92,15 +92,8 @@ extension ServerLoop {
     @discardableResult
     func flush(_ connection: Connection) -> Bool {
         var written = 0
-        while let chunk = connection.output.first {
-            let offset = connection.output.offset
-            let n = chunk.withUnsafeBytes { buf in
-                send(
-                    connection.fd, buf.baseAddress! + offset, buf.count - offset,
-                    Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
-            }
+        while let n = sendFront(of: connection) {
             if n > 0 {
-                connection.output.consume(n)
                 written += n
                 connection.lastActivity = loopNow
             } else if n < 0 && errno == EINTR {
@@ -112,6 +105,20 @@ extension ServerLoop {
             }
         }
         return afterWriting(written, on: connection)
+    }
+
+    /// Hands the front of `connection`'s queue to the kernel without blocking (`MSG_DONTWAIT`, no
+    /// `SIGPIPE`) and drops from the queue what it took: `send`'s result (-1 with `errno` set);
+    /// nil when nothing is queued.
+    func sendFront(of connection: Connection) -> Int? {
+        guard let chunk = connection.output.first else { return nil }
+        let offset = connection.output.offset
+        let n = chunk.withUnsafeBytes { buf in
+            send(
+                connection.fd, buf.baseAddress! + offset, buf.count - offset, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+        }
+        if n > 0 { connection.output.consume(n) }
+        return n
     }
 
     /// After `written` bytes went out: tells the machine (which may release requests or close)
@@ -140,16 +147,7 @@ extension ServerLoop {
     func close(_ connection: Connection) {
         guard connections.removeValue(forKey: connection.id.raw) != nil else { return }
         // Best effort: hand the kernel what it takes right now (an error line, a shutdown notice).
-        while let chunk = connection.output.first {
-            let offset = connection.output.offset
-            let n = chunk.withUnsafeBytes { buf in
-                send(
-                    connection.fd, buf.baseAddress! + offset, buf.count - offset,
-                    Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
-            }
-            guard n > 0 else { break }
-            connection.output.consume(n)
-        }
+        while let n = sendFront(of: connection), n > 0 {}
         _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, connection.fd, nil)
         Glibc.close(connection.fd)
         forget(connection)
@@ -160,6 +158,8 @@ extension ServerLoop {
             $0.subscribers = subscriberCount
         }
         if acceptResumeAt != nil { resumeAccepting() }
-        if connection.machine.isIntroduced { delegate.server(server, connectionClosed: connection.id) }
+        if connection.machine.isIntroduced {
+            delegate.server(server, connectionClosed: connection.id, following: connection.following)
+        }
     }
 }

@@ -20,6 +20,16 @@ public protocol SocketServerDelegate: AnyObject, Sendable {
     func server(
         _ server: SocketServer, didReceive request: Request, from connection: ConnectionID,
         peer: PeerCredentials, version: Int)
+    /// A decoded request, with its connection's version and what the connection follows of the
+    /// named stores (kept by the server thread on the connection; the delegate may change it, on
+    /// this thread, while it handles the request). What the server calls; the default forwards to
+    /// `server(_:didReceive:from:peer:version:)`.
+    func server(
+        _ server: SocketServer, didReceive request: Request, from connection: ConnectionID,
+        peer: PeerCredentials, version: Int, following: inout StoreFollowing)
+    /// A connection that completed `hello` is gone, with what it followed. What the server calls;
+    /// the default forwards to `server(_:connectionClosed:)`.
+    func server(_ server: SocketServer, connectionClosed connection: ConnectionID, following: StoreFollowing)
     /// The position of `store` (a name from `StoreSubscriptions`), for a subscriber's shutdown
     /// notice; nil when unknown (the server then uses `serverHelloInfo`). Must be cheap.
     func serverPosition(_ server: SocketServer, store: String) -> (epoch: String, seq: UInt64)?
@@ -32,6 +42,19 @@ extension SocketServerDelegate {
         peer: PeerCredentials, version: Int
     ) {
         self.server(server, didReceive: request, from: connection, peer: peer)
+    }
+
+    /// Forwards to the method without `following`.
+    public func server(
+        _ server: SocketServer, didReceive request: Request, from connection: ConnectionID,
+        peer: PeerCredentials, version: Int, following: inout StoreFollowing
+    ) {
+        self.server(server, didReceive: request, from: connection, peer: peer, version: version)
+    }
+
+    /// Forwards to the method without `following`.
+    public func server(_ server: SocketServer, connectionClosed connection: ConnectionID, following: StoreFollowing) {
+        self.server(server, connectionClosed: connection)
     }
 
     /// Unknown: the server uses `serverHelloInfo`.

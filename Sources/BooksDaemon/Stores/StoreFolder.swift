@@ -154,7 +154,7 @@ public final class StoreFolder: Sendable {
             // After the start, a file that comes is a store that appears: it starts empty and its
             // books are its first change set, as a store that goes ends with one deleting them.
             let failures = registry.addAll(specs, appearing: startedUp.load(ordering: .acquiring))
-            var overLimit: [(StoreSpec, StoresError)] = []
+            var overLimit: [(StoreSpec, StoreConfigurationError)] = []
             for (spec, error) in failures {
                 if case .tooManyStores = error {
                     overLimit.append((spec, error))

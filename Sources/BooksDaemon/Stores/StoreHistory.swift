@@ -13,7 +13,7 @@ enum StoreHistory {
     /// not wait for the disk to create thousands of files before it serves.
     static func open(
         spec: StoreSpec, configuration: DaemonConfiguration, logger daemonLogger: Logger
-    ) -> (EngineHistory?, BookContext?) {
+    ) -> (EngineHistory?, BookLedger?) {
         let logger = daemonLogger.bound(["BOOKS_FILE": spec.path, "BOOKS_STORE": spec.name.rawValue])
         guard var usual = configuration.stateDirectory(for: spec) else {
             logger.info("no state directory (state_directory = none): a new epoch at every start")

@@ -11,14 +11,14 @@ import Synchronization
 ///
 /// Guarantees:
 /// - Names are unique and two stores never share a file (device and inode, symlinks followed):
-///   ``add(_:)`` refuses with a ``StoresError`` naming both, and nothing else changes.
+///   ``add(_:)`` refuses with a ``StoreConfigurationError`` naming both, and nothing else changes.
 /// - ``engine(named:)`` returns a store only once it is loaded and watched, and no longer once
 ///   ``remove(_:reason:)`` began; observers hear `added` after the store serves and `removed`
 ///   after its engine stopped watching, in that order per store.
 /// - Each store's saved history lives in its own directory (see
 ///   `DaemonConfiguration.stateDirectory(for:)`); a removed store's descriptors are closed.
 /// - At most ``storeLimit(_:)`` stores (`max_stores`, bounded by `RLIMIT_NOFILE`): a store over
-///   it is refused with ``StoresError/tooManyStores(_:path:limit:reason:)``.
+///   it is refused with ``StoreConfigurationError/tooManyStores(_:path:limit:reason:)``.
 /// - Safe from any thread; no lock is held while a file is read or an observer runs.
 public final class StoreRegistry: Sendable {
     /// What the registry needs to build an engine.
@@ -29,19 +29,20 @@ public final class StoreRegistry: Sendable {
         public var notifier: SystemdNotifier
         /// The shared inotify hub (nil: each engine picks its own watcher, e.g. polling).
         public var hub: InotifyHub?
-        /// The channel of a store's engine (the server tags its events with the store).
-        public var channel: @Sendable (StoreName, BookEngine) -> any ClientChannel
+        /// The complete channel chain of a store's engine (the server tags its events with the
+        /// store), composed before the engine is made.
+        public var channels: @Sendable (StoreName) -> StoreChannels
 
         /// An environment.
         public init(
             configuration: DaemonConfiguration, logger: Logger, notifier: SystemdNotifier, hub: InotifyHub?,
-            channel: @escaping @Sendable (StoreName, BookEngine) -> any ClientChannel
+            channels: @escaping @Sendable (StoreName) -> StoreChannels
         ) {
             self.configuration = configuration
             self.logger = logger
             self.notifier = notifier
             self.hub = hub
-            self.channel = channel
+            self.channels = channels
         }
     }
 
@@ -73,10 +74,10 @@ public final class StoreRegistry: Sendable {
 
     /// Loads, watches and registers the store; returns its engine. `appearing`: the store appeared
     /// while the daemon runs (see `BookEngine.load(listing:appearing:)`).
-    /// - Throws: ``StoresError`` for a duplicate name, a file another store has, or a watch that
+    /// - Throws: ``StoreConfigurationError`` for a duplicate name, a file another store has, or a watch that
     ///   cannot be set up (the store is then not added).
     @discardableResult
-    public func add(_ spec: StoreSpec, appearing: Bool = false) throws(StoresError) -> BookEngine {
+    public func add(_ spec: StoreSpec, appearing: Bool = false) throws(StoreConfigurationError) -> BookEngine {
         try reserve(spec)
         let engine = makeEngine(spec)
         engine.load(appearing: appearing)
@@ -85,11 +86,11 @@ public final class StoreRegistry: Sendable {
 
     /// Adds every store of `specs`, loading up to one per CPU at once; returns the refused ones
     /// with why (the others serve). `appearing`: as for ``add(_:appearing:)``.
-    public func addAll(_ specs: [StoreSpec], appearing: Bool = false) -> [(StoreSpec, StoresError)] {
+    public func addAll(_ specs: [StoreSpec], appearing: Bool = false) -> [(StoreSpec, StoreConfigurationError)] {
         var accepted: [StoreSpec] = []
-        var failures: [(StoreSpec, StoresError)] = []
+        var failures: [(StoreSpec, StoreConfigurationError)] = []
         for spec in specs {
-            do throws(StoresError) {
+            do throws(StoreConfigurationError) {
                 try reserve(spec)
                 accepted.append(spec)
             } catch { failures.append((spec, error)) }
@@ -105,11 +106,11 @@ public final class StoreRegistry: Sendable {
             }
         }
         let candidates = accepted.map { spec in (try? WatchedPath(spec.path).directory).flatMap { listings[$0] } }
-        let refused = Locked<[(StoreSpec, StoresError)]>([])
+        let refused = Locked<[(StoreSpec, StoreConfigurationError)]>([])
         let specs = accepted
         Self.inLanes(engines.count) { index in
             engines[index].load(listing: candidates[index], appearing: appearing)
-            do throws(StoresError) { _ = try activate(engines[index], spec: specs[index]) } catch {
+            do throws(StoreConfigurationError) { _ = try activate(engines[index], spec: specs[index]) } catch {
                 refused.withLock { $0.append((specs[index], error)) }
             }
         }
@@ -127,8 +128,8 @@ public final class StoreRegistry: Sendable {
 
     /// Stops serving the store `name`: no new requests reach it, its watch stops, pending writes
     /// are committed, a last change set deletes its books, its history is closed.
-    /// - Throws: ``StoresError/unknownStore(_:)``.
-    public func remove(_ name: StoreName, reason: String) throws(StoresError) {
+    /// - Throws: ``StoreConfigurationError/unknownStore(_:)``.
+    public func remove(_ name: StoreName, reason: String) throws(StoreConfigurationError) {
         guard let entry = entries.withLock({ $0.removeValue(forKey: name) }) else { throw .unknownStore(name) }
         if let engine = entry.engine {
             engine.stopWatching()
@@ -203,10 +204,10 @@ public final class StoreRegistry: Sendable {
 
     // MARK: Steps of add
 
-    private func reserve(_ spec: StoreSpec) throws(StoresError) {
+    private func reserve(_ spec: StoreSpec) throws(StoreConfigurationError) {
         let key = StoreFileKey.of(spec.path)
         let limit = Self.storeLimit(environment.withLock { $0.configuration })
-        try entries.withLock { (all: inout [StoreName: Entry]) throws(StoresError) in
+        try entries.withLock { (all: inout [StoreName: Entry]) throws(StoreConfigurationError) in
             if let existing = all[spec.name] { throw .duplicateName(spec.name, existingPath: existing.spec.path) }
             if all.count >= limit.count {
                 throw .tooManyStores(spec.name, path: spec.path, limit: limit.count, reason: limit.reason)
@@ -229,11 +230,12 @@ public final class StoreRegistry: Sendable {
                 allowSymlink: configuration.allowSymlink))
         let (history, restored) = StoreHistory.open(
             spec: spec, configuration: configuration, logger: environment.logger)
+        let channels = environment.channels(spec.name)
+        let channel = channels.channel
         let engine = BookEngine(
             configuration: configuration, store: store, logger: environment.logger, notifier: environment.notifier,
-            history: history, restored: restored, storeName: spec.name)
-        let channel = environment.channel(spec.name, engine)
-        engine.attach(channel)
+            history: history, restored: restored, storeName: spec.name, channel: channel)
+        channels.engine.bind(engine)
         engine.statusSink.withLock {
             $0 = { [weak self] line in self?.publishStatus(single: line, subscribers: channel.statistics.subscribers) }
         }
@@ -241,7 +243,7 @@ public final class StoreRegistry: Sendable {
         return engine
     }
 
-    private func activate(_ engine: BookEngine, spec: StoreSpec) throws(StoresError) -> BookEngine {
+    private func activate(_ engine: BookEngine, spec: StoreSpec) throws(StoreConfigurationError) -> BookEngine {
         let hub = environment.withLock { $0.hub }
         do {
             try engine.startWatching(hub: hub)

@@ -22,21 +22,32 @@ struct InotifyToolsLibrary: ~Copyable {
         case none
         /// `/dev/null` is held open on this descriptor number (below `FD_SETSIZE`).
         case held(Int32)
-        /// The slot was released to `inotifytools_initialize()`; it is taken back after cleanup.
-        case inUse
+        /// The slot was released to `inotifytools_initialize()`. `spare` is a second low number
+        /// taken as soon as the library had its descriptor: it becomes the reservation after
+        /// cleanup, so the slot is never "given back" through a window in which another thread's
+        /// `open`/`accept` could take the freed number (nil: none was free then).
+        case inUse(spare: Int32?)
     }
 
     /// Keeps a descriptor number below `FD_SETSIZE` free for libinotifytools: held open on
     /// `/dev/null`, closed just before `inotifytools_initialize()` so that `inotify_init` (which
-    /// takes the lowest free number) lands at or below it, and re-taken after cleanup.
+    /// takes the lowest free number) lands at or below it; a spare is held while the library runs.
     static let reservation = Locked<Reservation>(.none)
+
+    /// How often ``open()`` tries again when another thread took the freed slot between its
+    /// `close` and the library's `inotify_init` (a window of microseconds).
+    static let openAttempts = 8
 
     /// Opens `/dev/null` to hold a low descriptor number for the library. Idempotent; returns
     /// whether a reservation exists (or the library currently uses the reserved slot).
     @discardableResult
     static func reserveSlot() -> Bool {
         reservation.withLock { state in
-            if state == .none { state = holdLowDescriptor() }
+            switch state {
+            case .none: state = holdLowDescriptor()
+            case .inUse(spare: nil): state = .inUse(spare: lowDescriptor())
+            case .held, .inUse: break
+            }
             return state != .none
         }
     }
@@ -44,37 +55,46 @@ struct InotifyToolsLibrary: ~Copyable {
     /// Drops the reservation (tests use it to start from a clean state).
     static func releaseReservation() {
         reservation.withLock { state in
-            if case .held(let fd) = state { _ = Glibc.close(fd) }
+            switch state {
+            case .held(let fd), .inUse(spare: .some(let fd)): _ = Glibc.close(fd)
+            case .none, .inUse(spare: nil): break
+            }
             state = .none
         }
     }
 
     private static func holdLowDescriptor() -> Reservation {
+        lowDescriptor().map(Reservation.held) ?? .none
+    }
+
+    /// `/dev/null` opened on the lowest free number, if that is below `FD_SETSIZE`.
+    private static func lowDescriptor() -> Int32? {
         let fd = Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .none }
+        guard fd >= 0 else { return nil }
         guard fd < selectLimit else {
             _ = Glibc.close(fd)
-            return .none
+            return nil
         }
-        return .held(fd)
+        return fd
     }
 
     /// Initialises libinotifytools and checks its descriptor is usable with `select()`.
     mutating func open() throws(FileWatcherError) {
         precondition(!isOpen)
         let result: Result<Int32, FileWatcherError> = Self.reservation.withLock { state in
-            let before = Self.inotifyDescriptors()
-            if case .held(let fd) = state {
-                _ = Glibc.close(fd)
-                state = .inUse
+            var attempt = 1
+            while true {
+                let outcome = Self.initialize(&state)
+                // Another thread took the freed slot before `inotify_init` ran: give the high
+                // descriptor back, hold the lowest free number again and retry.
+                guard case .success(let fd) = outcome, fd >= Self.selectLimit, attempt < Self.openAttempts
+                else { return outcome }
+                inotifytools_cleanup()
+                if case .inUse(let spare) = state { state = spare.map(Reservation.held) ?? .none }
+                if state == .none { state = Self.holdLowDescriptor() }
+                guard state != .none else { return outcome }  // no low number is free at all
+                attempt += 1
             }
-            let ok = inotifytools_initialize()
-            guard ok != 0 else {
-                let code = inotifytools_error()
-                if state == .inUse { state = Self.holdLowDescriptor() }
-                return .failure(.inotifyInitializationFailed(errno: code))
-            }
-            return .success(Self.inotifyDescriptors().subtracting(before).max() ?? -1)
         }
         switch result {
         case .failure(let error):
@@ -88,6 +108,24 @@ struct InotifyToolsLibrary: ~Copyable {
             }
             if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }  // libinotifytools does not set it
         }
+    }
+
+    /// One `inotifytools_initialize()` on the reserved slot; returns the library's descriptor.
+    /// Runs under the reservation's lock.
+    private static func initialize(_ state: inout Reservation) -> Result<Int32, FileWatcherError> {
+        let before = inotifyDescriptors()
+        if case .held(let fd) = state {
+            _ = Glibc.close(fd)
+            state = .inUse(spare: nil)
+        }
+        guard inotifytools_initialize() != 0 else {
+            let code = inotifytools_error()
+            if case .inUse(let spare) = state { state = spare.map(Reservation.held) ?? holdLowDescriptor() }
+            return .failure(.inotifyInitializationFailed(errno: code))
+        }
+        let fd = inotifyDescriptors().subtracting(before).max() ?? -1
+        if case .inUse(spare: nil) = state { state = .inUse(spare: lowDescriptor()) }
+        return .success(fd)
     }
 
     /// Adds a watch on `path` and returns its watch descriptor.
@@ -160,7 +198,7 @@ struct InotifyToolsLibrary: ~Copyable {
         }
         inotifytools_cleanup()
         reservation.withLock { state in
-            if state == .inUse { state = holdLowDescriptor() }
+            if case .inUse(let spare) = state { state = spare.map(Reservation.held) ?? holdLowDescriptor() }
         }
     }
 

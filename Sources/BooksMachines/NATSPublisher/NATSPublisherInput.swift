@@ -21,7 +21,7 @@ package enum NATSPublisherInput: Sendable {
     /// Answer to `.prepare`: they could not be checked or created (`reason` says why).
     case prepareFailed(reason: String)
     /// Answer to `.lookUpStreamPosition`: the last message of this store in the stream (nil: none).
-    case streamPositionFound(NATSStreamPosition?)
+    case streamPositionFound(ResumePoint?)
     /// Answer to `.lookUpStreamPosition`: the stream's last message is not one this booksd wrote
     /// (`NATSStreamCheck`; `reason` says why): the stream is continued with a snapshot marker.
     case streamEndUntrusted(reason: String)

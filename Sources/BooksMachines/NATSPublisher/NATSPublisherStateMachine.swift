@@ -66,7 +66,7 @@ package struct NATSPublisherStateMachine: Sendable {
         /// Must be read (at start, after a reconnect or a failure).
         case unknown
         /// The last message of this store (nil: the stream has none).
-        case known(NATSStreamPosition?)
+        case known(ResumePoint?)
     }
 
     package let configuration: Configuration
@@ -145,7 +145,7 @@ package struct NATSPublisherStateMachine: Sendable {
             actions += failure("cannot read the NATS stream's last message: \(reason)")
         case .published(let seq):
             operation = nil
-            streamEnd = .known(NATSStreamPosition(epoch: configuration.epoch, seq: seq))
+            streamEnd = .known(ResumePoint(epoch: configuration.epoch, seq: seq))
             actions += recovered()
         case .unpublishable(let seq, let reason):
             operation = nil
@@ -166,7 +166,7 @@ package struct NATSPublisherStateMachine: Sendable {
         case .snapshotPublished(let seq):
             operation = nil
             latestSeq = max(latestSeq, seq)
-            streamEnd = .known(NATSStreamPosition(epoch: configuration.epoch, seq: seq))
+            streamEnd = .known(ResumePoint(epoch: configuration.epoch, seq: seq))
             actions += recovered()
         case .ownershipLost(let reason):
             prepared = false

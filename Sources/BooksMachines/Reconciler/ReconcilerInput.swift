@@ -25,9 +25,9 @@ public enum ReconcilerInput: Sendable {
     /// a drain wants every queued write committed.
     case writesDue
     /// The answer to ``ReconcilerAction/save(_:onto:expected:)``.
-    case saveFinished(Result<SaveResult, StoreError>)
+    case saveFinished(Result<SaveResult, BookFileError>)
     /// The answer to ``ReconcilerAction/writeLateEdit(merged:replacing:expected:late:)``.
-    case lateEditWritten(Result<AtomicWriteResult, StoreError>, late: [UInt8], merged: [UInt8])
+    case lateEditWritten(Result<AtomicWriteResult, BookFileError>, late: [UInt8], merged: [UInt8])
     /// The confirmation timer of a destructive-looking state fired.
     case confirmationTimerFired(generation: Int)
     /// The answer to ``ReconcilerAction/readForConfirmation(generation:)``.
@@ -50,7 +50,7 @@ public enum ReconcilerInput: Sendable {
     /// version a save came from; they count for `next` only.
     indirect case editorLocksSeen([EditorLock], then: ReconcilerInput)
     /// The answer to ``ReconcilerAction/writeMergedSave(merged:replacing:expected:)``.
-    case mergedSaveWritten(Result<AtomicWriteResult, StoreError>, merged: [UInt8])
+    case mergedSaveWritten(Result<AtomicWriteResult, BookFileError>, merged: [UInt8])
     /// The conflicts kept from before a restart.
     case conflictsLoaded([RecordedConflict])
     /// The file versions kept from before a restart (oldest first; see `FileVersionsLog`): a save

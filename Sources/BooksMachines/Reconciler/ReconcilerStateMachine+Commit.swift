@@ -132,7 +132,7 @@ extension ReconcilerStateMachine {
     }
 
     /// Step 3: the save finished.
-    mutating func saveFinished(_ outcome: Result<SaveResult, StoreError>) -> [ReconcilerAction] {
+    mutating func saveFinished(_ outcome: Result<SaveResult, BookFileError>) -> [ReconcilerAction] {
         guard case .saving(let commit, var round) = commitState else { return [] }
         let result: SaveResult
         switch outcome {
@@ -228,7 +228,7 @@ extension ReconcilerStateMachine {
 
     /// The late edit of a save was written (or not).
     mutating func lateEditWritten(
-        _ result: Result<AtomicWriteResult, StoreError>, late: [UInt8],
+        _ result: Result<AtomicWriteResult, BookFileError>, late: [UInt8],
         merged: [UInt8]
     ) -> [ReconcilerAction] {
         guard case .writingLateEdit(let commit, let round) = commitState else { return [] }

@@ -21,7 +21,7 @@ extension ReconcilerStateMachine {
         case .present(let canonical, let identity):
             lastLoggedProblem = nil
             let document = BookDocument(parsing: canonical, lineLimit: configuration.maxLineBytes)
-            context = BookContext(document: document, epoch: context.epoch, retention: configuration.changeLogRetention)
+            context = BookLedger(document: document, epoch: context.epoch, retention: configuration.changeLogRetention)
             fileState = .present
             self.identity = identity
             actions += Self.loadedLog(document)
@@ -158,7 +158,7 @@ extension ReconcilerStateMachine {
     /// Applies a file edit with `change`: broadcast, then logs (subscribers first).
     mutating func applyFileEdit(
         identity: FileIdentity?,
-        _ change: (inout BookContext, ChangeActor) -> SequencedChangeSet?
+        _ change: (inout BookLedger, ChangeActor) -> SequencedChangeSet?
     ) -> [ReconcilerAction] {
         let actor = fileActor(identity)
         supersedeConfirmation()

@@ -5,7 +5,7 @@ extension ReconcilerStateMachine {
     /// Creates the machine continuing `context` (restored from saved history): at
     /// ``ReconcilerInput/loaded(_:)`` the file is compared with it, and what changed while the
     /// daemon was down becomes the next change set (source `file`), guarded like any file edit.
-    public init(configuration: Configuration, restoring context: BookContext) {
+    public init(configuration: Configuration, restoring context: BookLedger) {
         self.init(configuration: configuration, epoch: context.epoch)
         self.context = context
         resumingHistory = true

@@ -67,7 +67,7 @@ extension ReconcilerStateMachine {
     }
 
     /// Why `seq` cannot be shown.
-    static func notKept(_ seq: UInt64, context: BookContext) -> String {
+    static func notKept(_ seq: UInt64, context: BookLedger) -> String {
         if seq > context.seq || seq == 0 { return "there is no change set \(seq) (the store is at seq \(context.seq))" }
         let oldest = context.log.oldestSeq.map { "seq \($0)" } ?? "none"
         return "change set \(seq) is no longer in the history kept (the oldest kept is \(oldest))"

@@ -12,7 +12,7 @@ extension ReconcilerStateMachine {
 
     /// The re-read to schedule after reading the file failed with `error`, if it is an I/O error
     /// and none is scheduled yet.
-    mutating func scheduleReread(after error: StoreError) -> [ReconcilerAction] {
+    mutating func scheduleReread(after error: BookFileError) -> [ReconcilerAction] {
         guard case .system = error, !rereadPending else { return [] }
         rereadPending = true
         let delay = min(Self.rereadFirstDelay * (1 << min(rereadFailures, 10)), Self.rereadMaximumDelay)

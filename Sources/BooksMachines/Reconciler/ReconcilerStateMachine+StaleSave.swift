@@ -73,7 +73,7 @@ extension ReconcilerStateMachine {
     /// newer edit's change set follows (a newer save from the stale buffer is merged again). An
     /// edit written to the save's file in the instant it was replaced is applied on top.
     mutating func mergedSaveWritten(
-        _ result: Result<AtomicWriteResult, StoreError>, merged: [UInt8]
+        _ result: Result<AtomicWriteResult, BookFileError>, merged: [UInt8]
     ) -> [ReconcilerAction] {
         let pending = mergedWrite
         mergedWrite = nil
@@ -116,7 +116,7 @@ extension ReconcilerStateMachine {
     /// The late edit of a merged save, applied on top, was written (`content`: a file edit now
     /// in the file), or not: then the file changed again, and the late edit is kept beside it.
     private mutating func lateEditOfMergedSaveWritten(
-        _ result: Result<AtomicWriteResult, StoreError>, late: [UInt8], merged content: [UInt8]
+        _ result: Result<AtomicWriteResult, BookFileError>, late: [UInt8], merged content: [UInt8]
     ) -> [ReconcilerAction] {
         switch result {
         case .success(let written):

@@ -67,7 +67,7 @@ public struct ReconcilerStateMachine: Sendable {
     /// The settings in force.
     public private(set) var configuration: Configuration
     /// The books, the seq, the epoch and the change log.
-    public package(set) var context: BookContext
+    public package(set) var context: BookLedger
     /// The file as last seen.
     public internal(set) var fileState: FileState = .missing
     /// The identity of the file content last read or written.
@@ -121,8 +121,8 @@ public struct ReconcilerStateMachine: Sendable {
         self.configuration = configuration
         let document = BookDocument(lineLimit: configuration.maxLineBytes)
         context =
-            epoch.map { BookContext(document: document, epoch: $0, retention: configuration.changeLogRetention) }
-            ?? BookContext(document: document, retention: configuration.changeLogRetention)
+            epoch.map { BookLedger(document: document, epoch: $0, retention: configuration.changeLogRetention) }
+            ?? BookLedger(document: document, retention: configuration.changeLogRetention)
     }
 
     /// Takes new settings (a reload); they apply from the next input on.

@@ -27,7 +27,7 @@ extension SaveChanges {
     ///
     /// Fails with `not-found` for a book that was not in the list at the base, and with
     /// `conflict` for a book whose row is malformed in the file now; nothing is written then.
-    func merged(onto context: BookContext, theirs: NetChanges) -> Result<MergedClientSave, ProtocolError> {
+    func merged(onto context: BookLedger, theirs: NetChanges) -> Result<MergedClientSave, ProtocolError> {
         var plain = self
         plain.base = nil
         plain.updated = []

@@ -77,7 +77,7 @@ public struct SaveChanges: Sendable, Hashable {
     /// is reported (`conflict` with `conflicts`), not just the first. `assignedIDs` as in
     /// `WritePlan`: an insertion whose book is already in the file with the same values is a
     /// retried save that landed.
-    func check(context: BookContext, assignedIDs: Set<String>) -> Result<SavedBooks, ProtocolError> {
+    func check(context: BookLedger, assignedIDs: Set<String>) -> Result<SavedBooks, ProtocolError> {
         var conflicts: [BookConflict] = []
         for book in insertedBooks {
             if let current = context.book(id: book.id), !(assignedIDs.contains(book.id) && current == book) {
@@ -118,7 +118,7 @@ public struct SaveChanges: Sendable, Hashable {
     }
 
     /// Nil when `id` is a readable book in the file at version `expected` (if given); else why not.
-    private static func conflict(_ id: String, expected: UInt64?, context: BookContext) -> BookConflict? {
+    private static func conflict(_ id: String, expected: UInt64?, context: BookLedger) -> BookConflict? {
         guard let error = WritePlan<Never>.existing(id, expected: expected, context: context) else { return nil }
         return BookConflict(
             id: id, current: error.current, currentVersion: error.currentVersion, message: error.message)
@@ -137,7 +137,7 @@ public struct SavedBooks: Sendable, Hashable {
     public var remap: [String: String]
 
     /// True when the context holds exactly what the save wrote.
-    func landed(in context: BookContext) -> Bool {
+    func landed(in context: BookLedger) -> Bool {
         (inserted + updated).allSatisfy { context.book(id: $0.id) == $0 }
             && deleted.allSatisfy { context.book(id: $0.id) == nil }
     }

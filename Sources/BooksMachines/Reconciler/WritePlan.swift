@@ -26,7 +26,7 @@ public struct WritePlan<Ticket: Sendable>: Sendable {
     /// gave to inserts itself: when such a book is already in the file with the same values (a
     /// retried write that did land), the insert succeeds without writing it again.
     public init(
-        _ writes: [(ticket: Ticket, operation: WriteOperation)], context: BookContext,
+        _ writes: [(ticket: Ticket, operation: WriteOperation)], context: BookLedger,
         assignedIDs: Set<String> = []
     ) {
         var touched = Set<String>()
@@ -82,7 +82,7 @@ public struct WritePlan<Ticket: Sendable>: Sendable {
 
     /// Validates one write against the context.
     static func check(
-        _ operation: WriteOperation, context: BookContext,
+        _ operation: WriteOperation, context: BookLedger,
         assignedIDs: Set<String> = []
     ) -> Result<Outcome, ProtocolError> {
         switch operation {
@@ -169,7 +169,7 @@ public struct WritePlan<Ticket: Sendable>: Sendable {
     }
 
     /// Nil when `id` is a book in the file whose version is `expected` (if given); else the error.
-    static func existing(_ id: String, expected: UInt64?, context: BookContext) -> ProtocolError? {
+    static func existing(_ id: String, expected: UInt64?, context: BookLedger) -> ProtocolError? {
         if let held = context.held[id] {
             return ProtocolError(
                 .conflict, "the row of book \(id) is malformed in the file; fix it by hand first",

@@ -15,8 +15,8 @@ public struct StoreName: Sendable, Hashable, Comparable, CustomStringConvertible
     public static let `default` = StoreName(unchecked: "default")
 
     /// Validates `text`.
-    /// - Throws: ``StoresError/invalidName(_:reason:)`` saying which rule the text breaks.
-    public init(_ text: String) throws(StoresError) {
+    /// - Throws: ``StoreConfigurationError/invalidName(_:reason:)`` saying which rule the text breaks.
+    public init(_ text: String) throws(StoreConfigurationError) {
         if let reason = Self.problem(with: text) { throw .invalidName(text, reason: reason) }
         rawValue = text
     }

@@ -22,9 +22,9 @@ public struct StoreSpec: Sendable, Hashable, CustomStringConvertible {
     /// Parses `NAME=PATH[:FORMAT]` (`--store`): FORMAT is `text` or `json`; without it the format
     /// is `json` for a path ending in `.json`, else `text`. A path may itself contain `:` (only a
     /// last `:text` or `:json` is read as the format).
-    /// - Throws: ``StoresError/invalidSpecification(_:reason:)`` or
-    ///   ``StoresError/invalidName(_:reason:)``.
-    public static func parse(_ text: String) throws(StoresError) -> StoreSpec {
+    /// - Throws: ``StoreConfigurationError/invalidSpecification(_:reason:)`` or
+    ///   ``StoreConfigurationError/invalidName(_:reason:)``.
+    public static func parse(_ text: String) throws(StoreConfigurationError) -> StoreSpec {
         guard let eq = text.firstIndex(of: "=") else {
             throw .invalidSpecification(text, reason: "missing '=' between the name and the path")
         }

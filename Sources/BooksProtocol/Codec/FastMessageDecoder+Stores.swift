@@ -1,14 +1,6 @@
 /// The version-2 store descriptions (`stores` reply), read as `JSONDecoder` reads `StoreInfo`.
 extension FastMessageDecoder {
-    static func storeInfos(_ s: inout JSONScanner) -> [StoreInfo]? {
-        var infos: [StoreInfo] = []
-        let ok = s.array { s in
-            guard let info = storeInfo(&s) else { return false }
-            infos.append(info)
-            return true
-        }
-        return ok ? infos : nil
-    }
+    static func storeInfos(_ s: inout JSONScanner) -> [StoreInfo]? { list(&s, storeInfo) }
 
     static func storeInfo(_ s: inout JSONScanner) -> StoreInfo? {
         var name: String?

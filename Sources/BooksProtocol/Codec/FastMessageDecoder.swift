@@ -104,15 +104,7 @@ enum FastMessageDecoder {
     }
 
     /// An array of sequence numbers.
-    static func seqs(_ s: inout JSONScanner) -> [UInt64]? {
-        var result: [UInt64] = []
-        let ok = s.array { s in
-            guard let seq = s.unsigned() else { return false }
-            result.append(seq)
-            return true
-        }
-        return ok ? result : nil
-    }
+    static func seqs(_ s: inout JSONScanner) -> [UInt64]? { list(&s) { $0.unsigned() } }
 
     /// Reads an optional member: `null` leaves it nil; otherwise `read` must succeed.
     static func optional<T>(
@@ -151,19 +143,10 @@ enum FastMessageDecoder {
         return Book(id: id, name: name, author: author)
     }
 
-    static func books(_ s: inout JSONScanner) -> [Book]? {
-        var books: [Book] = []
-        let ok = s.array { s in
-            guard let book = book(&s) else { return false }
-            books.append(book)
-            return true
-        }
-        return ok ? books : nil
-    }
+    static func books(_ s: inout JSONScanner) -> [Book]? { list(&s, book) }
 
     static func updates(_ s: inout JSONScanner) -> [BookUpdate]? {
-        var updates: [BookUpdate] = []
-        let ok = s.array { s in
+        list(&s) { s in
             var old: Book?
             var new: Book?
             var seen = 0
@@ -180,11 +163,9 @@ enum FastMessageDecoder {
                 return true
             }
             // `BookUpdate.init` requires equal ids; JSONDecoder does not check: leave such lines to it.
-            guard ok, let old, let new, old.id == new.id else { return false }
-            updates.append(BookUpdate(old: old, new: new))
-            return true
+            guard ok, let old, let new, old.id == new.id else { return nil }
+            return BookUpdate(old: old, new: new)
         }
-        return ok ? updates : nil
     }
 
     static func result(_ s: inout JSONScanner) -> ReplyResult? {
@@ -198,16 +179,7 @@ enum FastMessageDecoder {
             case "epoch": return optional(&s, &r.epoch) { $0.string() }
             case "seq": return optional(&s, &r.seq) { $0.unsigned() }
             case "books": return optional(&s, &r.books, books)
-            case "versions":
-                return optional(&s, &r.versions) { s in
-                    var values: [UInt64] = []
-                    let ok = s.array { s in
-                        guard let v = s.unsigned() else { return false }
-                        values.append(v)
-                        return true
-                    }
-                    return ok ? values : nil
-                }
+            case "versions": return optional(&s, &r.versions, seqs)
             case "total": return optional(&s, &r.total) { $0.signed() }
             case "more": return optional(&s, &r.more) { $0.bool() }
             case "remap": return optional(&s, &r.remap, stringMap)
@@ -265,8 +237,7 @@ enum FastMessageDecoder {
 
     /// A `save` conflict's `conflicts`: `[{"id","current","currentVersion","message"}]`.
     static func conflicts(_ s: inout JSONScanner) -> [BookConflict]? {
-        var conflicts: [BookConflict] = []
-        let ok = s.array { s in
+        list(&s) { s in
             var id: String?
             var current: Book?
             var currentVersion: UInt64?
@@ -282,11 +253,9 @@ enum FastMessageDecoder {
                 default: return s.skipValue()
                 }
             }
-            guard ok, let id, let message else { return false }
-            conflicts.append(BookConflict(id: id, current: current, currentVersion: currentVersion, message: message))
-            return true
+            guard ok, let id, let message else { return nil }
+            return BookConflict(id: id, current: current, currentVersion: currentVersion, message: message)
         }
-        return ok ? conflicts : nil
     }
 
     /// Marks `bit` in `seen`; false when it was already marked (a duplicate key).
@@ -297,11 +266,17 @@ enum FastMessageDecoder {
     }
 
     /// An array of strings.
-    static func strings(_ s: inout JSONScanner) -> [String]? {
-        var values: [String] = []
+    static func strings(_ s: inout JSONScanner) -> [String]? { list(&s) { $0.string() } }
+
+    /// An array whose every element `element` reads; nil when one cannot be read (the line is
+    /// then left to `JSONDecoder`).
+    @inline(__always) static func list<Element>(
+        _ s: inout JSONScanner, _ element: (inout JSONScanner) -> Element?
+    ) -> [Element]? {
+        var values: [Element] = []
         let ok = s.array { s in
-            guard let v = s.string() else { return false }
-            values.append(v)
+            guard let value = element(&s) else { return false }
+            values.append(value)
             return true
         }
         return ok ? values : nil

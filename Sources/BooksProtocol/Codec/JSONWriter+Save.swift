@@ -16,25 +16,16 @@ extension JSONWriter {
 
     /// The `conflicts` of a failed `save`: `[{"id","current","currentVersion","message"}]`.
     mutating func conflicts(_ conflicts: [BookConflict]) {
-        raw(UInt8(ascii: "["))
-        for (k, conflict) in conflicts.enumerated() {
-            if k > 0 { raw(UInt8(ascii: ",")) }
-            var first = true
-            raw(UInt8(ascii: "{"))
-            key("id", first: &first)
-            string(conflict.id)
-            if let current = conflict.current {
-                key("current", first: &first)
-                book(current)
+        array(conflicts) { w, conflict in
+            w.object { w, first in
+                w.member("id", conflict.id, first: &first)
+                if let current = conflict.current {
+                    w.key("current", first: &first)
+                    w.book(current)
+                }
+                w.member("currentVersion", ifPresent: conflict.currentVersion, first: &first)
+                w.member("message", conflict.message, first: &first)
             }
-            if let version = conflict.currentVersion {
-                key("currentVersion", first: &first)
-                unsigned(version)
-            }
-            key("message", first: &first)
-            string(conflict.message)
-            raw(UInt8(ascii: "}"))
         }
-        raw(UInt8(ascii: "]"))
     }
 }

@@ -56,60 +56,27 @@ struct JSONWriter {
     mutating func bool(_ value: Bool) { value ? raw("true") : raw("false") }
 
     mutating func book(_ book: Book) {
-        var first = true
-        raw(UInt8(ascii: "{"))
-        key("id", first: &first)
-        string(book.id)
-        key("name", first: &first)
-        string(book.name)
-        key("author", first: &first)
-        string(book.author)
-        raw(UInt8(ascii: "}"))
+        object { w, first in
+            w.member("id", book.id, first: &first)
+            w.member("name", book.name, first: &first)
+            w.member("author", book.author, first: &first)
+        }
     }
 
-    mutating func books(_ books: [Book]) {
-        raw(UInt8(ascii: "["))
-        var first = true
-        for b in books {
-            if first { first = false } else { raw(UInt8(ascii: ",")) }
-            book(b)
-        }
-        raw(UInt8(ascii: "]"))
-    }
+    mutating func books(_ books: [Book]) { array(books) { $0.book($1) } }
 
     mutating func updates(_ updates: [BookUpdate]) {
-        raw(UInt8(ascii: "["))
-        var first = true
-        for u in updates {
-            if first { first = false } else { raw(UInt8(ascii: ",")) }
-            var f = true
-            raw(UInt8(ascii: "{"))
-            key("old", first: &f)
-            book(u.old)
-            key("new", first: &f)
-            book(u.new)
-            raw(UInt8(ascii: "}"))
+        array(updates) { w, update in
+            w.object { w, first in
+                w.key("old", first: &first)
+                w.book(update.old)
+                w.key("new", first: &first)
+                w.book(update.new)
+            }
         }
-        raw(UInt8(ascii: "]"))
     }
 
-    mutating func unsignedArray(_ values: [UInt64]) {
-        raw(UInt8(ascii: "["))
-        var first = true
-        for v in values {
-            if first { first = false } else { raw(UInt8(ascii: ",")) }
-            unsigned(v)
-        }
-        raw(UInt8(ascii: "]"))
-    }
+    mutating func unsignedArray(_ values: [UInt64]) { array(values) { $0.unsigned($1) } }
 
-    mutating func stringArray(_ values: [String]) {
-        raw(UInt8(ascii: "["))
-        var first = true
-        for v in values {
-            if first { first = false } else { raw(UInt8(ascii: ",")) }
-            string(v)
-        }
-        raw(UInt8(ascii: "]"))
-    }
+    mutating func stringArray(_ values: [String]) { array(values) { $0.string($1) } }
 }

@@ -12,73 +12,26 @@ public enum MessageEncoder {
     /// Encodes an event as one line.
     public static func encode(_ event: Event) -> [UInt8] {
         var w = JSONWriter(capacity: estimate(event))
-        var first = true
-        w.raw(UInt8(ascii: "{"))
-        w.key("event", first: &first)
-        w.string(event.event.rawValue)
-        if let store = event.store {
-            w.key("store", first: &first)
-            w.string(store)
-        }
-        w.key("epoch", first: &first)
-        w.string(event.epoch)
-        w.key("seq", first: &first)
-        w.unsigned(event.seq)
-        if let source = event.source {
-            w.key("source", first: &first)
-            w.string(source.rawValue)
-        }
-        if let time = event.time {
-            w.key("time", first: &first)
-            w.string(time)
-        }
-        if let actor = event.actor {
-            w.key("actor", first: &first)
-            w.actor(actor)
-        }
-        if let inserted = event.inserted {
-            w.key("inserted", first: &first)
-            w.books(inserted)
-        }
-        if let updated = event.updated {
-            w.key("updated", first: &first)
-            w.updates(updated)
-        }
-        if let deleted = event.deleted {
-            w.key("deleted", first: &first)
-            w.books(deleted)
-        }
-        if let books = event.books {
-            w.key("books", first: &first)
-            w.books(books)
-        }
-        if let reason = event.reason {
-            w.key("reason", first: &first)
-            w.string(reason)
-        }
-        if let more = event.more {
-            w.key("more", first: &first)
-            w.bool(more)
-        }
-        if let merged = event.merged {
-            w.key("merged", first: &first)
-            var inner = true
-            w.raw(UInt8(ascii: "{"))
-            w.key("base", first: &inner)
-            w.unsigned(merged.base)
-            w.raw(UInt8(ascii: "}"))
-        }
-        if let reverts = event.reverts {
-            w.key("reverts", first: &first)
-            w.raw(UInt8(ascii: "["))
-            for (k, seq) in reverts.enumerated() {
-                if k > 0 { w.raw(UInt8(ascii: ",")) }
-                w.unsigned(seq)
+        w.object { w, first in
+            w.member("event", event.event.rawValue, first: &first)
+            w.member("store", ifPresent: event.store, first: &first)
+            w.member("epoch", event.epoch, first: &first)
+            w.member("seq", event.seq, first: &first)
+            w.member("source", ifPresent: event.source?.rawValue, first: &first)
+            w.member("time", ifPresent: event.time, first: &first)
+            w.member("actor", ifPresent: event.actor, first: &first) { $0.actor($1) }
+            w.member("inserted", ifPresent: event.inserted, first: &first) { $0.books($1) }
+            w.member("updated", ifPresent: event.updated, first: &first) { $0.updates($1) }
+            w.member("deleted", ifPresent: event.deleted, first: &first) { $0.books($1) }
+            w.member("books", ifPresent: event.books, first: &first) { $0.books($1) }
+            w.member("reason", ifPresent: event.reason, first: &first)
+            w.member("more", ifPresent: event.more, first: &first)
+            w.member("merged", ifPresent: event.merged, first: &first) { w, merged in
+                w.object { w, first in w.member("base", merged.base, first: &first) }
             }
-            w.raw(UInt8(ascii: "]"))
+            w.member("reverts", ifPresent: event.reverts, first: &first) { $0.unsignedArray($1) }
+            encodeConflict(event, into: &w, first: &first)
         }
-        encodeConflict(event, into: &w, first: &first)
-        w.raw(UInt8(ascii: "}"))
         w.raw(UInt8(ascii: "\n"))
         return w.bytes
     }
@@ -86,38 +39,23 @@ public enum MessageEncoder {
     /// A `conflict` event's `conflict` and `resolved` (rare, small: `JSONEncoder`, the shape of
     /// `status`'s conflicts).
     static func encodeConflict(_ event: Event, into w: inout JSONWriter, first: inout Bool) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
         // A recorded conflict holds strings, integers and a date: encoding it cannot fail.
-        if let conflict = event.conflict, let data = try? encoder.encode(conflict) {
-            w.key("conflict", first: &first)
-            w.bytes.append(contentsOf: data)
-        }
-        if let side = event.resolved {
-            w.key("resolved", first: &first)
-            w.string(side.rawValue)
-        }
+        w.encodedMember("conflict", ifPresent: event.conflict, first: &first)
+        w.member("resolved", ifPresent: event.resolved?.rawValue, first: &first)
     }
 
     /// Encodes a reply as one line. `result.status` is encoded with `JSONEncoder` (small, rare);
     /// everything else by hand.
     public static func encode(_ reply: Reply) -> [UInt8] {
         var w = JSONWriter(capacity: 128 + 96 * (reply.result?.books?.count ?? 0))
-        var first = true
-        w.raw(UInt8(ascii: "{"))
-        w.key("id", first: &first)
-        if let id = reply.id { w.string(id) } else { w.raw("null") }
-        w.key("ok", first: &first)
-        w.bool(reply.ok)
-        if let result = reply.result {
-            w.key("result", first: &first)
-            encode(result, into: &w)
+        w.object { w, first in
+            w.key("id", first: &first)
+            if let id = reply.id { w.string(id) } else { w.raw("null") }
+            w.key("ok", first: &first)
+            w.bool(reply.ok)
+            w.member("result", ifPresent: reply.result, first: &first) { encode($1, into: &$0) }
+            w.member("error", ifPresent: reply.error, first: &first) { encode($1, into: &$0) }
         }
-        if let error = reply.error {
-            w.key("error", first: &first)
-            encode(error, into: &w)
-        }
-        w.raw(UInt8(ascii: "}"))
         w.raw(UInt8(ascii: "\n"))
         return w.bytes
     }
@@ -159,101 +97,35 @@ public enum MessageEncoder {
     }
 
     private static func encode(_ result: ReplyResult, into w: inout JSONWriter) {
-        var first = true
-        w.raw(UInt8(ascii: "{"))
-        if let v = result.protocolVersion {
-            w.key("protocolVersion", first: &first)
-            w.signed(v)
-        }
-        if let v = result.server {
-            w.key("server", first: &first)
-            w.string(v)
-        }
-        if let v = result.epoch {
-            w.key("epoch", first: &first)
-            w.string(v)
-        }
-        if let v = result.seq {
-            w.key("seq", first: &first)
-            w.unsigned(v)
-        }
-        if let v = result.books {
-            w.key("books", first: &first)
-            w.books(v)
-        }
-        if let v = result.versions {
-            w.key("versions", first: &first)
-            w.unsignedArray(v)
-        }
-        if let v = result.total {
-            w.key("total", first: &first)
-            w.signed(v)
-        }
-        if let v = result.more {
-            w.key("more", first: &first)
-            w.bool(v)
-        }
-        if let v = result.remap {
-            w.key("remap", first: &first)
-            w.stringMap(v)
-        }
-        if let v = result.stores {
-            w.key("stores", first: &first)
-            w.storeInfos(v)
-        }
-        if let v = result.subscribedStores {
-            w.key("subscribedStores", first: &first)
-            w.stringArray(v)
-        }
-        if let v = result.status {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.withoutEscapingSlashes]
+        w.object { w, first in
+            w.member("protocolVersion", ifPresent: result.protocolVersion, first: &first)
+            w.member("server", ifPresent: result.server, first: &first)
+            w.member("epoch", ifPresent: result.epoch, first: &first)
+            w.member("seq", ifPresent: result.seq, first: &first)
+            w.member("books", ifPresent: result.books, first: &first) { $0.books($1) }
+            w.member("versions", ifPresent: result.versions, first: &first) { $0.unsignedArray($1) }
+            w.member("total", ifPresent: result.total, first: &first)
+            w.member("more", ifPresent: result.more, first: &first)
+            w.member("remap", ifPresent: result.remap, first: &first) { $0.stringMap($1) }
+            w.member("stores", ifPresent: result.stores, first: &first) { $0.storeInfos($1) }
+            w.member("subscribedStores", ifPresent: result.subscribedStores, first: &first) { $0.stringArray($1) }
             // Only a non-finite `uptimeSeconds` can make this fail; then the field is omitted.
-            if let data = try? encoder.encode(v) {
-                w.key("status", first: &first)
-                w.bytes.append(contentsOf: data)
-            }
-        }
-        if let v = result.conflicts {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.withoutEscapingSlashes]
+            w.encodedMember("status", ifPresent: result.status, first: &first)
             // Conflicts hold strings, integers and a finite date: encoding them cannot fail.
-            if let data = try? encoder.encode(v) {
-                w.key("conflicts", first: &first)
-                w.bytes.append(contentsOf: data)
-            }
+            w.encodedMember("conflicts", ifPresent: result.conflicts, first: &first)
+            w.member("merged", ifPresent: result.merged, first: &first) { $0.stringArray($1) }
+            encodeHistory(result, into: &w, first: &first)
         }
-        if let v = result.merged {
-            w.key("merged", first: &first)
-            w.stringArray(v)
-        }
-        encodeHistory(result, into: &w, first: &first)
-        w.raw(UInt8(ascii: "}"))
     }
 
     private static func encode(_ error: ProtocolError, into w: inout JSONWriter) {
-        var first = true
-        w.raw(UInt8(ascii: "{"))
-        w.key("code", first: &first)
-        w.string(error.code.rawValue)
-        w.key("message", first: &first)
-        w.string(error.message)
-        if let v = error.current {
-            w.key("current", first: &first)
-            w.book(v)
+        w.object { w, first in
+            w.member("code", error.code.rawValue, first: &first)
+            w.member("message", error.message, first: &first)
+            w.member("current", ifPresent: error.current, first: &first) { $0.book($1) }
+            w.member("currentVersion", ifPresent: error.currentVersion, first: &first)
+            w.member("conflicts", ifPresent: error.conflicts, first: &first) { $0.conflicts($1) }
+            w.member("stores", ifPresent: error.stores, first: &first) { $0.stringArray($1) }
         }
-        if let v = error.currentVersion {
-            w.key("currentVersion", first: &first)
-            w.unsigned(v)
-        }
-        if let v = error.conflicts {
-            w.key("conflicts", first: &first)
-            w.conflicts(v)
-        }
-        if let v = error.stores {
-            w.key("stores", first: &first)
-            w.stringArray(v)
-        }
-        w.raw(UInt8(ascii: "}"))
     }
 }

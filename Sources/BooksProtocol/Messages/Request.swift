@@ -242,7 +242,8 @@ public struct Request: Sendable, Hashable, Codable {
     public var isPerStore: Bool { op != .hello && op != .stores }
 }
 
-/// A point in a daemon's history: the last change a subscriber has seen.
+/// A point in a store's history, its lineage and a seq: the last change a subscriber has seen,
+/// or the last change set a NATS stream holds (`NATSNaming.position(fromMessageID:)`).
 public struct ResumePoint: Sendable, Hashable, Codable {
     /// The lineage.
     public var epoch: String

@@ -52,12 +52,12 @@ public struct NATSNaming: Sendable, Equatable {
     /// The position a `Nats-Msg-Id` written by `messageID` names, or nil for another store's id or
     /// a malformed one. A change set's part before its last names the seq before it (the stream
     /// holds that change set whole, not this one).
-    public func position(fromMessageID id: String) -> NATSStreamPosition? {
+    public func position(fromMessageID id: String) -> ResumePoint? {
         guard let parsed = parse(messageID: id) else { return nil }
         guard let part = parsed.part, part.index < part.count else {
-            return NATSStreamPosition(epoch: parsed.epoch, seq: parsed.seq)
+            return ResumePoint(epoch: parsed.epoch, seq: parsed.seq)
         }
-        return parsed.seq == 0 ? nil : NATSStreamPosition(epoch: parsed.epoch, seq: parsed.seq - 1)
+        return parsed.seq == 0 ? nil : ResumePoint(epoch: parsed.epoch, seq: parsed.seq - 1)
     }
 
     /// The fields of a `Nats-Msg-Id` written by `messageID` (the token left out), or nil for
@@ -161,22 +161,10 @@ extension NATSNaming {
     }
 }
 
-/// How far the stream holds a store's change sets: the last one's epoch and seq.
-public struct NATSStreamPosition: Sendable, Hashable, CustomStringConvertible {
-    /// The engine lineage of the last message.
-    public var epoch: String
-    /// Its seq.
-    public var seq: UInt64
-
-    /// Creates a position.
-    public init(epoch: String, seq: UInt64) {
-        self.epoch = epoch
-        self.seq = seq
-    }
-
-    /// `epoch:seq`.
-    public var description: String { "\(epoch):\(seq)" }
-}
+/// How far the stream holds a store's change sets (the last one's epoch and seq) is a
+/// ``ResumePoint``: the same fact as a subscriber's position, one type.
+@available(*, deprecated, renamed: "ResumePoint")
+public typealias NATSStreamPosition = ResumePoint
 
 /// Which part of a change set a stream message holds (a change set larger than the server's
 /// `max_payload` is split into several messages with the same seq): `index` of `count`, from 1.

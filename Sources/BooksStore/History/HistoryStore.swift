@@ -175,7 +175,7 @@ public final class HistoryStore: @unchecked Sendable {
 
     /// Appends transitions to the journal (no `fsync`); `contentBytes` is the content's size after
     /// them (for their replay cost).
-    public func append(_ transitions: [ContextTransition], contentBytes: Int) throws(HistoryStoreError) {
+    public func append(_ transitions: [LedgerTransition], contentBytes: Int) throws(HistoryStoreError) {
         guard isRunning, !broken, !transitions.isEmpty else { return }
         let records = transitions.map { HistoryJournalFormat.encode($0) }
         do {
@@ -210,7 +210,7 @@ public final class HistoryStore: @unchecked Sendable {
     /// Writes `saved` as the new snapshot and starts an empty journal after it; with `durably`,
     /// both are synced to disk first. `closing` marks the journal closed cleanly (no more writes).
     public func writeSnapshot(
-        _ saved: SavedContext, durably: Bool = false, closing: Bool = false
+        _ saved: SavedLedger, durably: Bool = false, closing: Bool = false
     )
         throws(HistoryStoreError)
     {

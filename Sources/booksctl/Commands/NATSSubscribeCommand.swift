@@ -17,23 +17,20 @@ enum NATSSubscribeCommand {
         _ options: SubscribeOptions, _ target: NATSTarget, _ context: CommandContext
     ) async throws(BooksClientError) -> ExitCode {
         let err = context.err
-        let since: SinceOption?
-        do throws(SubscribeFailure) {
-            since = try SinceOption.start(options)
-        } catch {
-            err.line("booksctl: \(TextCell.escape(error.description))")
-            return .usage
-        }
+        guard
+            let since = SubscribeFailure.reported(
+                to: err, { () throws(SubscribeFailure) in try SinceOption.start(options) })
+        else { return .usage }
         let feed = try NATSFeed(options: target.options, prefix: target.prefix, store: target.store)
         let stopped = Atomic<Bool>(false)
-        let sink: SubscribeSink
-        do throws(SubscribeFailure) {
-            sink = try SubscribeSink(
-                options, context, store: target.store, onDone: { stopped.store(true, ordering: .releasing) })
-        } catch {
-            err.line("booksctl: \(TextCell.escape(error.description))")
-            return .daemonError
-        }
+        guard
+            let sink = SubscribeFailure.reported(
+                to: err,
+                { () throws(SubscribeFailure) in
+                    try SubscribeSink(
+                        options, context, store: target.store, onDone: { stopped.store(true, ordering: .releasing) })
+                })
+        else { return .daemonError }
         let reader = Reader(
             feed: feed, sink: sink,
             mirror: options.mirror || options.initial

@@ -41,14 +41,8 @@ extension SubscribeCommand {
                 "booksctl: --since, --cursor-file, --exec, --count and --once follow one store: name it with --store")
             return .usage
         }
-        let notices = Locked(ReconnectNotices(mirror: options.mirror || options.initial))
-        let base = ResilientSubscription(
-            socketPath: context.socketPath, filter: options.filter, initial: options.initial,
-            mirror: options.mirror,
-            onStatus: { status in
-                if let line = notices.withLock({ $0.notice(for: status) }) { err.line("booksctl: \(line)") }
-            })
-        let subscription = ResilientStoresSubscription(base: base, stores: stores) { item in
+        let subscription = ResilientStoresSubscription(base: resilientSubscription(options, context), stores: stores) {
+            item in
             switch item {
             case .storeAdded(let store, _): err.line("booksctl: store \(TextCell.escape(store)) added")
             case .storeRemoved(let store, let reason):
@@ -75,5 +69,18 @@ extension SubscribeCommand {
             if !buffer.isEmpty { out.write(buffer) }
         }
         return .success
+    }
+
+    /// The reconnecting subscription `options` ask for; its reconnections and the gaps they leave
+    /// are told on stderr (`ReconnectNotices`).
+    static func resilientSubscription(_ options: SubscribeOptions, _ context: CommandContext) -> ResilientSubscription {
+        let err = context.err
+        let notices = Locked(ReconnectNotices(mirror: options.mirror || options.initial))
+        return ResilientSubscription(
+            socketPath: context.socketPath, filter: options.filter, initial: options.initial,
+            mirror: options.mirror,
+            onStatus: { status in
+                if let line = notices.withLock({ $0.notice(for: status) }) { err.line("booksctl: \(line)") }
+            })
     }
 }

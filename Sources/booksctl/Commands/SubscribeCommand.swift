@@ -39,31 +39,22 @@ struct SubscribeCommand: Equatable {
             case .one(let name): storeName = name
             }
         }
-        let since: SinceOption?
-        do throws(SubscribeFailure) {
-            since = try SinceOption.start(options)
-        } catch {
-            err.line("booksctl: \(TextCell.escapeLines(error.description))")
-            return .usage
-        }
+        guard
+            let since = SubscribeFailure.reported(
+                to: err, { () throws(SubscribeFailure) in try SinceOption.start(options) })
+        else { return .usage }
         let start = try await resumePoint(since, context)
-        let notices = Locked(ReconnectNotices(mirror: options.mirror || options.initial))
-        var subscription = ResilientSubscription(
-            socketPath: context.socketPath, filter: options.filter, initial: options.initial,
-            mirror: options.mirror,
-            onStatus: { status in
-                if let line = notices.withLock({ $0.notice(for: status) }) { err.line("booksctl: \(line)") }
-            })
+        var subscription = resilientSubscription(options, context)
         subscription.resumeFrom = start
         if stores.count == 1 { subscription.store = stores[0] }
         let (done, finish) = AsyncStream<Void>.makeStream()
-        let sink: SubscribeSink
-        do throws(SubscribeFailure) {
-            sink = try SubscribeSink(options, context, store: storeName, onDone: { finish.finish() })
-        } catch {
-            err.line("booksctl: \(TextCell.escape(error.description))")
-            return .daemonError
-        }
+        guard
+            let sink = SubscribeFailure.reported(
+                to: err,
+                { () throws(SubscribeFailure) in
+                    try SubscribeSink(options, context, store: storeName, onDone: { finish.finish() })
+                })
+        else { return .daemonError }
         if options.conflicts { subscription.onConflict = { sink.conflict($0) } }
         let task = Task { () -> BooksClientError? in
             defer { finish.finish() }
@@ -162,9 +153,7 @@ final class SubscribeSink: Sendable {
         let err = context.err
         runner = try ExecRunner(argv: argv, coalesceMilliseconds: options.coalesce, err: context.err) { sets, cursor in
             if let cursorFile {
-                do throws(SubscribeFailure) { try cursorFile.save(cursor) } catch {
-                    err.line("booksctl: \(TextCell.escape(error.description))")
-                }
+                do throws(SubscribeFailure) { try cursorFile.save(cursor) } catch { error.print(to: err) }
             }
             let ran = counts.value.withLock {
                 $0.ran += sets
@@ -204,7 +193,7 @@ final class SubscribeSink: Sendable {
             do throws(SubscribeFailure) {
                 try cursorFile.save(Cursor(epoch: update.epoch, seq: update.seq, time: update.time.map(ISO8601.format)))
             } catch {
-                err.line("booksctl: \(TextCell.escape(error.description))")
+                error.print(to: err)
             }
         }
         if counted, let limit, number >= limit { onDone() }

@@ -63,11 +63,10 @@ struct SilentLog: LogBackend {
         var configuration = DaemonConfiguration()
         configuration.filePath = path
         configuration.confirmationMilliseconds = confirmationMilliseconds
+        let channel = RecordingChannel()
         let reconciler = BookEngine(
             configuration: configuration, store: TextBookStore(path: path),
-            logger: Logger(backend: SilentLog()))
-        let channel = RecordingChannel()
-        reconciler.attach(channel)
+            logger: Logger(backend: SilentLog()), channel: channel)
         reconciler.load()
         return (reconciler, channel)
     }

@@ -16,10 +16,10 @@ import Testing
         var configuration = DaemonConfiguration()
         configuration.filePath = path
         configuration.format = .json
-        let engine = BookEngine(
-            configuration: configuration, store: JSONBookStore(path: path), logger: Logger(backend: SilentLog()))
         let channel = RecordingChannel()
-        engine.attach(channel)
+        let engine = BookEngine(
+            configuration: configuration, store: JSONBookStore(path: path), logger: Logger(backend: SilentLog()),
+            channel: channel)
         engine.load()
         return (directory, engine, channel)
     }

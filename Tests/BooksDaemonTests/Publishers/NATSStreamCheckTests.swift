@@ -24,7 +24,7 @@ import Testing
         #expect(check.seqToCompare(messageID: id) == 5)
         let verdict = check.verdict(
             data: NATSPayload.change(local, store: "default"), messageID: id, latestSeq: 5, local: local)
-        #expect(verdict == .position(NATSStreamPosition(epoch: "E", seq: 5)))
+        #expect(verdict == .position(ResumePoint(epoch: "E", seq: 5)))
     }
 
     @Test func aForgedChangeSetWithTheNextSeqIsNotBelieved() {
@@ -59,7 +59,7 @@ import Testing
         #expect(check.seqToCompare(messageID: id) == 8)
         #expect(
             check.verdict(data: parts[0], messageID: id, latestSeq: 8, local: local)
-                == .position(NATSStreamPosition(epoch: "E", seq: 7)))
+                == .position(ResumePoint(epoch: "E", seq: 7)))
         guard case .untrusted = check.verdict(data: parts[0], messageID: id, latestSeq: 8, local: change(8)) else {
             Issue.record("a part of another change set was believed")
             return
@@ -70,7 +70,7 @@ import Testing
         #expect(check.verdict(data: nil, messageID: nil, latestSeq: 3, local: nil) == .position(nil))
         #expect(
             check.verdict(data: Array("{}".utf8), messageID: "default:OLD:4", latestSeq: 3, local: nil)
-                == .position(NATSStreamPosition(epoch: "OLD", seq: 4)))
+                == .position(ResumePoint(epoch: "OLD", seq: 4)))
         guard
             case .untrusted = check.verdict(data: Array("{}".utf8), messageID: "default:E:2", latestSeq: 3, local: nil),
             case .untrusted = check.verdict(data: Array("{}".utf8), messageID: nil, latestSeq: 3, local: nil)

@@ -39,3 +39,33 @@ extension StoreRouterTests {
         #expect(rig.server.statistics.broadcastVisits - before == 1)
     }
 }
+
+/// What a connection follows is the server thread's, kept with the connection: the router keeps
+/// none of it.
+extension StoreRouterTests {
+    @Test func anotherRouterOverTheSameServerAnnouncesStoresToTheSubscribers() throws {
+        let rig = try Rig(["a": "1|Dune|Herbert\n", "b": "2|Emma|Austen\n"])
+        defer { rig.stop() }
+        let sub = try #require(rig.client())
+        sub.send(#"{"id":"s","op":"subscribe","stores":["*"],"snapshot":false}"#)
+        #expect(sub.readReply()?.result?.subscribedStores == ["a", "b"])
+        #expect(sub.readEvent()?.event == .subscribed)
+        #expect(sub.readEvent()?.event == .subscribed)
+
+        // A router made afresh over the same server and stores holds nothing of the first one's
+        // requests, yet the subscriber of every store hears of the store added and follows it.
+        let other = StoreRouter(server: rig.server, directory: rig.directory)
+        rig.add("c", "5|Nana|Zola\n")
+        other.storeAdded("c")
+        let added = sub.readEvent()
+        #expect(added?.event == .storeAdded && added?.store == "c")
+        let followed = sub.readEvent()
+        #expect(followed?.event == .subscribed && followed?.store == "c")
+        _ = rig.directory.engines.withLock { $0.removeValue(forKey: "a") }
+        other.storeRemoved("a", reason: "deleted")
+        let removed = sub.readEvent()
+        #expect(removed?.event == .storeRemoved && removed?.store == "a" && removed?.reason == "deleted")
+        sub.send(#"{"id":"u","op":"unsubscribe","stores":["*"]}"#)
+        #expect(sub.readReply()?.result?.subscribedStores == ["b", "c"], "a is no longer followed")
+    }
+}

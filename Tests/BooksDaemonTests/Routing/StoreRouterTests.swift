@@ -50,8 +50,7 @@ final class TestStoreDirectory: StoreDirectory {
             configuration.filePath = path
             let engine = BookEngine(
                 configuration: configuration, store: TextBookStore(path: path), logger: Logger(backend: SilentLog()),
-                storeName: (try? StoreName(name)) ?? .default)
-            engine.attach(router.channel(for: name))
+                storeName: (try? StoreName(name)) ?? .default, channel: router.channel(for: name))
             engine.load()
             directory.engines.withLock { $0[name] = engine }
             return engine

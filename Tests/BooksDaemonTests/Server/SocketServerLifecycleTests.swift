@@ -29,9 +29,9 @@ extension SocketServerTests {
         #expect(d.hello()?.ok == true)
     }
 
-    @Test func manyIdleConnectionsAndRapidChurn() throws {
-        // This test fills the descriptor table past 1024 while the inotify watcher tests may run
-        // beside it: keep libinotifytools' low slot reserved first, as booksd itself does.
+    @Test(.descriptorTableTurn) func manyIdleConnectionsAndRapidChurn() throws {
+        // This test fills the descriptor table past 1024: it takes turns with the inotify watcher
+        // tests, and keeps libinotifytools' low slot reserved first, as booksd itself does.
         InotifyHub.prepare()
         let dir = try TemporaryDirectory()
         let server = try makeServer(dir)

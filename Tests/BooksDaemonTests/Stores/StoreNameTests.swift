@@ -14,7 +14,7 @@ import Testing
         ("é", "start with"), ("aé", "non-ASCII"), (String(repeating: "z", count: 65), "at most 64"),
     ])
     func invalidNamesSayWhy(_ text: String, _ fragment: String) {
-        #expect(throws: StoresError.self) { try StoreName(text) }
+        #expect(throws: StoreConfigurationError.self) { try StoreName(text) }
         let problem = StoreName.problem(with: text) ?? ""
         #expect(problem.contains(fragment), "\(problem)")
     }
@@ -24,9 +24,9 @@ import Testing
         #expect(try StoreSpec.parse("b=/x/lib.json").format == .json)
         #expect(try StoreSpec.parse("c=/x/lib.txt:json").format == .json)
         #expect(try StoreSpec.parse("d=/x:y/lib").path == "/x:y/lib")
-        #expect(throws: StoresError.self) { try StoreSpec.parse("noequals") }
-        #expect(throws: StoresError.self) { try StoreSpec.parse("a=") }
-        #expect(throws: StoresError.self) { try StoreSpec.parse("bad name=x.txt") }
+        #expect(throws: StoreConfigurationError.self) { try StoreSpec.parse("noequals") }
+        #expect(throws: StoreConfigurationError.self) { try StoreSpec.parse("a=") }
+        #expect(throws: StoreConfigurationError.self) { try StoreSpec.parse("bad name=x.txt") }
     }
 
     @Test func configurationFileStoreLines() throws {

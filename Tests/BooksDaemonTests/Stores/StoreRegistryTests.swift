@@ -41,11 +41,11 @@ import Testing
             environment: .init(
                 configuration: configuration, logger: Logger(backend: SilentLog()), notifier: SystemdNotifier(),
                 hub: nil,
-                channel: { name, _ in
+                channels: { name in
                     recorded.channels.withLock { all in
                         let channel = RecordingChannel()
                         all[name] = channel
-                        return channel
+                        return StoreChannels(channel: channel, engine: EnginePort())
                     }
                 }))
     }
@@ -70,7 +70,7 @@ import Testing
         try registry.remove(try StoreName("a"), reason: "test")
         #expect(registry.engine(named: try StoreName("a")) == nil)
         #expect(registry.primaryEngine === b)  // the only store
-        #expect(throws: StoresError.unknownStore(try StoreName("a"))) {
+        #expect(throws: StoreConfigurationError.unknownStore(try StoreName("a"))) {
             try registry.remove(try StoreName("a"), reason: "")
         }
         let names = recorded.events.withLock { $0 }.map { event -> String in

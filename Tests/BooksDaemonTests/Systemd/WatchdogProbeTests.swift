@@ -34,14 +34,13 @@ import Testing
         init() throws {
             directory = try TemporaryDirectory(prefix: "bsd-wd")
             let logger = Logger(backend: StderrLogBackend(fileDescriptor: open("/dev/null", O_WRONLY | O_CLOEXEC)))
+            server = try SocketServer(configuration: SocketServerConfiguration(path: directory.file("s.sock")))
             engine = BookEngine(
                 configuration: DaemonConfiguration(),
                 store: makeBookStore(
                     path: directory.file("books.txt"), format: .text,
                     lineLimit: 1 << 20),
-                logger: logger)
-            server = try SocketServer(configuration: SocketServerConfiguration(path: directory.file("s.sock")))
-            engine.attach(server)
+                logger: logger, channel: server)
             try server.start(delegate: StoreRouter(server: server, directory: TestStoreDirectory(["default": engine])))
             let pings = self.pings
             probe = WatchdogProbe(

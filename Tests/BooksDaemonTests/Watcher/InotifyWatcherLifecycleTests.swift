@@ -84,6 +84,7 @@ extension InotifyWatcherTests {
             print("skipping descriptor test: RLIMIT_NOFILE hard limit \(saved.rlim_max) is too low")
             return
         }
+        let watcher = try HubWatcher(path: books)
         var fillers: [Int32] = []
         func fillUntilHigh() {
             while true {
@@ -102,11 +103,29 @@ extension InotifyWatcherTests {
             var restore = saved
             setrlimit(Int32(RLIMIT_NOFILE.rawValue), &restore)
         }
+        // A start on a table full below 1024: true when it ran. With the table full, any other
+        // test's `open` in the microseconds between the reserved slot's `close` and the library's
+        // `inotify_init` takes the slot; that start fails as it must, and is reported, not
+        // counted (the slot is then open, and neither ours nor the reservation's).
+        func startOnFullTable(_ handler: @escaping @Sendable (FileWatchEvent) -> Void, ours: [Int32]) throws -> Bool {
+            guard case .held(let slot) = InotifyToolsLibrary.reservation.withLock({ $0 }) else {
+                Issue.record("no low slot reserved before the start")
+                return false
+            }
+            do {
+                try watcher.start(handler: handler)
+                return true
+            } catch {
+                guard case .descriptorAboveSelectLimit = error, fcntl(slot, F_GETFD) != -1, !ours.contains(slot)
+                else { throw error }
+                print("note: another test took the freed slot \(slot) before inotify_init; not exercised")
+                return false
+            }
+        }
 
         // Without prepare(): the library would get a descriptor ≥ 1024 and abort in select().
         InotifyToolsLibrary.releaseReservation()
         fillUntilHigh()
-        let watcher = try HubWatcher(path: books)
         do {
             try watcher.start { _ in }
             // Only possible if a concurrently running test freed a low descriptor meanwhile.
@@ -125,12 +144,30 @@ extension InotifyWatcherTests {
         #expect(InotifyHub.prepare())
         fillUntilHigh()
         let recorder = EventRecorder()
-        try watcher.start(handler: recorder.handler)
-        try TestFiles.write("9|Prepared|Early\n", to: books)
-        #expect(recorder.wait(for: .contentMayHaveChanged))
+        if try startOnFullTable(recorder.handler, ours: fillers) {
+            try TestFiles.write("9|Prepared|Early\n", to: books)
+            #expect(recorder.wait(for: .contentMayHaveChanged))
+            watcher.stop()
+            // The slot is taken back after cleanup, so a second start works as well.
+            _ = try startOnFullTable(recorder.handler, ours: fillers)
+        }
         watcher.stop()
-        // The slot is taken back after cleanup, so a second start works as well.
+        releaseFillers()
+
+        // While the library runs a spare low number is held; the stop hands the spare over, so
+        // the number the library frees may be taken by anyone (an accept under load) at once.
         try watcher.start(handler: recorder.handler)
+        guard case .inUse(spare: .some(let spare)) = InotifyToolsLibrary.reservation.withLock({ $0 }) else {
+            Issue.record("no spare held while the library runs: \(InotifyToolsLibrary.reservation.withLock { $0 })")
+            watcher.stop()
+            return
+        }
+        #expect(spare < InotifyToolsLibrary.selectLimit)
+        fillUntilHigh()
+        watcher.stop()
+        #expect(InotifyToolsLibrary.reservation.withLock { $0 } == .held(spare))
+        fillUntilHigh()  // takes the freed library number too: the table is full below 1024
+        _ = try startOnFullTable(recorder.handler, ours: fillers)
         watcher.stop()
     }
 }

@@ -11,7 +11,7 @@ import Testing
 /// `InotifyHubTests` (several files and listeners on one hub), `InotifyWatcherLifecycleTests`
 /// (stop, start errors, descriptors) and `InotifyWatchLossTests` (watch lost and re-established,
 /// overflow, latency) extend the suite.
-@Suite(.serialized)
+@Suite(.serialized, .descriptorTableTurn)
 struct InotifyWatcherTests {
     let dir: TemporaryDirectory
     let books: String

@@ -8,9 +8,9 @@ import Testing
 /// interleaved, the list counted as the request's reply.
 @Suite struct ConnectionStateMachineStreamingTests: ConnectionMachineSuite {
     /// 2,000 books (about 120 KB of JSON).
-    static let context: BookContext = {
+    static let context: BookLedger = {
         let text = (0..<2000).map { "id-\($0)|Name \($0)|Author\n" }.joined()
-        return BookContext(document: BookDocument(parsing: Array(text.utf8)))
+        return BookLedger(document: BookDocument(parsing: Array(text.utf8)))
     }()
 
     func list(_ id: String) -> BookStreamEncoder {

@@ -249,8 +249,8 @@ import Testing
 
     @Test func messageIDsNameTheirPositionForTheirStoreOnly() {
         let naming = NATSNaming(prefix: "books", store: "default")
-        #expect(naming.position(fromMessageID: "default:E:12") == NATSStreamPosition(epoch: "E", seq: 12))
-        #expect(naming.position(fromMessageID: "default:E:12:snapshot") == NATSStreamPosition(epoch: "E", seq: 12))
+        #expect(naming.position(fromMessageID: "default:E:12") == ResumePoint(epoch: "E", seq: 12))
+        #expect(naming.position(fromMessageID: "default:E:12:snapshot") == ResumePoint(epoch: "E", seq: 12))
         #expect(naming.position(fromMessageID: "other:E:12") == nil)
         #expect(naming.position(fromMessageID: "default:E:x") == nil)
         #expect(naming.changesSubject == "books.default.changes")

@@ -31,9 +31,9 @@ struct ReconcilerDriver {
     var saves = 0
     var fileReads = 0
     /// Runs before each save; returning an error makes the save fail with it (a racing editor).
-    var beforeSave: ((inout ReconcilerDriver) -> StoreError?)?
+    var beforeSave: ((inout ReconcilerDriver) -> BookFileError?)?
     /// When set, every read of the file fails with it (an I/O error).
-    var readError: StoreError?
+    var readError: BookFileError?
     /// The editor locks beside the file (read with each comparison that finds a change, and before each commit).
     var locks: [EditorLock] = []
     /// The conflicts last stored.
@@ -41,7 +41,7 @@ struct ReconcilerDriver {
     /// The `conflict` events announced, each after the broadcasts made before it (`broadcasts.count` then).
     var announced: [(event: Event, afterBroadcasts: Int)] = []
     /// Runs before a merged save is written; returning an error makes the write fail with it.
-    var beforeMergedWrite: ((inout ReconcilerDriver) -> StoreError?)?
+    var beforeMergedWrite: ((inout ReconcilerDriver) -> BookFileError?)?
     /// What a process wrote to the version a merged save replaced, just as it was replaced (the
     /// write's `lateEdit`), once.
     var lateEditOfMergedWrite: [UInt8]?

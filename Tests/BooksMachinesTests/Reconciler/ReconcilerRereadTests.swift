@@ -35,7 +35,7 @@ import Testing
 
     @Test func theDelayBacksOffAndIsCapped() {
         var machine = ReconcilerStateMachine(configuration: .init(path: "books.txt"), epoch: "E")
-        let error = StoreError.system(path: "books.txt", operation: "open", errno: EIO)
+        let error = BookFileError.system(path: "books.txt", operation: "open", errno: EIO)
         var delays: [Duration] = []
         for _ in 0..<10 {
             for case .scheduleReread(let delay) in machine.scheduleReread(after: error) { delays.append(delay) }

@@ -14,10 +14,10 @@ import Testing
     /// A driver whose machine continues a context that reached seq 2 before the "restart", with
     /// the file now holding `file`.
     static func restarted(file: String?) -> ReconcilerDriver {
-        var before = BookContext(document: BookDocument(parsing: Array(rows.utf8)), epoch: "E")
+        var before = BookLedger(document: BookDocument(parsing: Array(rows.utf8)), epoch: "E")
         before.apply(bytes: Array(dune.utf8), source: .file)
         before.apply(bytes: Array(both.utf8), source: .client)
-        var restored = BookContext(restoring: before.saved, retention: 100)
+        var restored = BookLedger(restoring: before.saved, retention: 100)
         restored.recordsTransitions = true
         var driver = ReconcilerDriver(nil)
         driver.machine = ReconcilerStateMachine(configuration: driver.machine.configuration, restoring: restored)

@@ -35,7 +35,7 @@ import Testing
     /// The answer to a save or a late-edit write that no commit awaits changes nothing.
     @Test func aSaveAnswerWithNoCommitUnderWayIsIgnored() {
         var machine = ReconcilerStateMachine(configuration: .init(path: "books.txt"), epoch: "E")
-        let error = StoreError.system(path: "books.txt", operation: "rename", errno: EIO)
+        let error = BookFileError.system(path: "books.txt", operation: "rename", errno: EIO)
         let saved = machine.handle(.saveFinished(.failure(.changedDuringWrite(path: "books.txt"))))
         let lateEdit = machine.handle(.lateEditWritten(.failure(error), late: [], merged: []))
         #expect(saved.isEmpty)

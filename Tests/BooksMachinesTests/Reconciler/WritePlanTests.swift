@@ -5,8 +5,8 @@ import Testing
 @testable import BooksMachines
 
 @Suite struct WritePlanTests {
-    let context: BookContext = {
-        var c = BookContext(document: BookDocument(parsing: Array("1|Dune|Herbert\n2|Emma|Austen\n".utf8)), epoch: "E")
+    let context: BookLedger = {
+        var c = BookLedger(document: BookDocument(parsing: Array("1|Dune|Herbert\n2|Emma|Austen\n".utf8)), epoch: "E")
         c.apply(bytes: Array("1|Dune|Herbert\n2|Emma|J. Austen\n".utf8), source: .file)  // book 2 is at version 1
         return c
     }()

@@ -14,17 +14,29 @@ import Testing
         let script: @Sendable (String) -> String
     }
 
+    /// `cp -a FROM TO`, again (up to 10 times, TO emptied first) when a file vanished under it:
+    /// the directory holds the store's history (`.a.txt.history/`), whose snapshots booksd writes
+    /// through temporary files and renames at any time, as a deploy script copying a live folder
+    /// would meet them too.
+    /// `into`: TO is an existing (new, empty) directory that receives FROM's entries.
+    static func copy(_ from: String, _ to: String, into: Bool = false) -> String {
+        let copy = into ? "cp -a \(from)/. \(to)/" : "cp -a \(from) \(to)"
+        let clear = into ? "find \(to) -mindepth 1 -delete" : "rm -rf \(to)"
+        return "(n=0; until \(copy); do n=$((n+1)); [ $n -lt 10 ] || exit 1; \(clear); sleep 0.2; done)"
+    }
+
     static let variants: [Variant] = [
         Variant(label: "away and back") { "mv \($0) \($0).x && mv \($0).x \($0)" },
         Variant(label: "away, a pause, back") { "mv \($0) \($0).x && sleep 1.5 && mv \($0).x \($0)" },
         Variant(label: "a deploy's swap") {
-            "cp -a \($0) \($0).new && mv \($0) \($0).old && mv \($0).new \($0) && rm -rf \($0).old"
+            copy($0, "\($0).new") + " && mv \($0) \($0).old && mv \($0).new \($0) && rm -rf \($0).old"
         },
         Variant(label: "away, then mkdir") {
-            "mv \($0) \($0).gone && mkdir \($0) && cp -a \($0).gone/. \($0)/ && rm -rf \($0).gone"
+            "mv \($0) \($0).gone && mkdir \($0) && " + copy("\($0).gone", $0, into: true) + " && rm -rf \($0).gone"
         },
         Variant(label: "away, a pause, then mkdir") {
-            "mv \($0) \($0).gone && sleep 1.5 && mkdir \($0) && cp -a \($0).gone/. \($0)/ && rm -rf \($0).gone"
+            "mv \($0) \($0).gone && sleep 1.5 && mkdir \($0) && " + copy("\($0).gone", $0, into: true)
+                + " && rm -rf \($0).gone"
         },
         // Last: the path stays a symlink.
         Variant(label: "away, then a symlink") { "mv \($0) \($0).real && ln -s \($0).real \($0)" },

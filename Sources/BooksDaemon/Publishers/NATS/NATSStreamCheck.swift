@@ -14,7 +14,7 @@ struct NATSStreamCheck {
     /// What the stream's last message says.
     enum Verdict: Sendable, Equatable {
         /// Believed: the stream ends at this position (nil: it holds nothing of this store).
-        case position(NATSStreamPosition?)
+        case position(ResumePoint?)
         /// Not believed (`reason` says why, for the log): the stream is continued with a snapshot marker.
         case untrusted(String)
     }

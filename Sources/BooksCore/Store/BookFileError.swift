@@ -1,7 +1,7 @@
 import Glibc
 
 /// Why a store could not read or write the book file. Every case names the path and the cause.
-public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum BookFileError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The path exists but is not a regular file (a directory, FIFO, socket, device).
     case notARegularFile(path: String, kind: String)
     /// The book path is a symbolic link and the store does not follow links
@@ -83,3 +83,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 }
+
+/// The former name of ``BookFileError`` (it read like a failure of a served store, not of its
+/// book file's reads and writes).
+@available(*, deprecated, renamed: "BookFileError")
+public typealias StoreError = BookFileError

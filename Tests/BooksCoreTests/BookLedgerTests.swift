@@ -2,9 +2,9 @@ import Testing
 
 @testable import BooksCore
 
-@Suite struct BookContextTests {
-    func context(_ rows: [String], retention: Int = 100) -> BookContext {
-        BookContext(document: BookDocument(parsing: Samples.file(rows)), epoch: "E", retention: retention)
+@Suite struct BookLedgerTests {
+    func context(_ rows: [String], retention: Int = 100) -> BookLedger {
+        BookLedger(document: BookDocument(parsing: Samples.file(rows)), epoch: "E", retention: retention)
     }
 
     @Test func seqRisesByOnePerNonEmptyChange() {

@@ -1,10 +1,10 @@
-/// One move of a `BookContext` to new file content, as saved in the history journal: the byte
+/// One move of a `BookLedger` to new file content, as saved in the history journal: the byte
 /// splice that turned the old content into the new, and the change set it produced (nil when no
 /// book changed — a row turned into a bad line, a comment was edited).
 ///
-/// Guarantee: applying `splice` with `BookContext.replay(_:)` to the context it was taken from
+/// Guarantee: applying `splice` with `BookLedger.replay(_:)` to the context it was taken from
 /// yields exactly `applied` again (the context's update is deterministic).
-public struct ContextTransition: Sendable, Hashable {
+public struct LedgerTransition: Sendable, Hashable {
     /// The change of the content held (its range is in the old content's offsets).
     public var splice: ByteSplice
     /// The change set applied, if the move changed any book.
@@ -16,3 +16,7 @@ public struct ContextTransition: Sendable, Hashable {
         self.applied = applied
     }
 }
+
+/// The former name of ``LedgerTransition``.
+@available(*, deprecated, renamed: "LedgerTransition")
+public typealias ContextTransition = LedgerTransition

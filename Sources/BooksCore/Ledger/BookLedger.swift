@@ -1,15 +1,17 @@
 import FoundationEssentials
 
-/// The daemon's model of all books: the parsed file, a sequence number, an epoch and a change log.
+/// The daemon's ledger of one store's books: the parsed file, a sequence number, an epoch and a
+/// change log — every state the books were in, numbered. (Not the client library's `BooksContext`,
+/// a unit of work holding unsaved changes: this holds what was applied.)
 ///
 /// Guarantees:
 /// - `seq` rises by exactly one per applied, non-empty change set; `epoch` never changes for the
-///   life of a context, so `(epoch, seq)` names one state without ambiguity.
+///   life of a ledger, so `(epoch, seq)` names one state without ambiguity.
 /// - A slip of the hand is not a delete: when a book's row turns into a bad line whose first field
 ///   is still the book's id, the book is *held* at its last good values until the row is fixed
 ///   (reported as an update if the values changed) or removed (reported as a delete).
 /// - Every applied change set is in the change log until `retention` newer ones push it out.
-public struct BookContext: Sendable {
+public struct BookLedger: Sendable {
     /// The file as last applied.
     public internal(set) var document: BookDocument
     /// The lineage of this context's states.
@@ -27,7 +29,7 @@ public struct BookContext: Sendable {
     public var recordsTransitions = false
     /// The moves to new content since the last `takeTransitions()`, oldest first (only while
     /// `recordsTransitions`).
-    public internal(set) var transitions: [ContextTransition] = []
+    public internal(set) var transitions: [LedgerTransition] = []
 
     /// Creates a context whose state at seq 0 is `document`.
     public init(document: BookDocument, epoch: String = UUID().uuidString, retention: Int = 10_000) {
@@ -121,7 +123,7 @@ public struct BookContext: Sendable {
         var changes = documentChanges
         resolveHeldBooks(&changes)
         guard !changes.isEmpty else {
-            if let splice { transitions.append(ContextTransition(splice: splice, applied: nil)) }
+            if let splice { transitions.append(LedgerTransition(splice: splice, applied: nil)) }
             return nil
         }
         seq += 1
@@ -134,7 +136,7 @@ public struct BookContext: Sendable {
         applied.mergedBase = mergedBase
         log.append(applied)
         lastChange = time
-        if let splice { transitions.append(ContextTransition(splice: splice, applied: applied)) }
+        if let splice { transitions.append(LedgerTransition(splice: splice, applied: applied)) }
         return applied
     }
 
@@ -167,3 +169,7 @@ public struct BookContext: Sendable {
         held = stillHeld
     }
 }
+
+/// The former name of ``BookLedger`` (it read like the client's `BooksContext`, a unit of work).
+@available(*, deprecated, renamed: "BookLedger")
+public typealias BookContext = BookLedger

@@ -1,6 +1,6 @@
 /// Why a store could not be configured, added or removed. Each message names the store and the
 /// fix; the other stores keep serving.
-public enum StoresError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum StoreConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The text is not a valid ``StoreName``.
     case invalidName(String, reason: String)
     /// A `--store` / `store` specification could not be read.
@@ -38,3 +38,8 @@ public enum StoresError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+/// The former name of ``StoreConfigurationError`` (one letter from ``BookFileError``'s old name,
+/// `StoreError`, for a different failure).
+@available(*, deprecated, renamed: "StoreConfigurationError")
+public typealias StoresError = StoreConfigurationError

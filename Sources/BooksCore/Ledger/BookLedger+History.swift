@@ -1,10 +1,10 @@
 import FoundationEssentials
 
 /// Saving a context and rebuilding it after a restart (the daemon's durable history).
-extension BookContext {
+extension BookLedger {
     /// The whole context as a value to save (the document's bytes are shared, not copied).
-    public var saved: SavedContext {
-        SavedContext(
+    public var saved: SavedLedger {
+        SavedLedger(
             epoch: epoch, seq: seq, lastChange: lastChange, bytes: document.bytes, lineLimit: document.lineLimit,
             slipIDs: document.slipIDList(), held: held.values.sorted { $0.id < $1.id }, versions: versions,
             log: log.changes(after: seq - UInt64(min(UInt64(log.count), seq)), currentSeq: seq) ?? [])
@@ -12,7 +12,7 @@ extension BookContext {
 
     /// Rebuilds a saved context: the same books, held books, versions, seq, epoch and (up to
     /// `retention`) change log; nothing is recorded as a transition.
-    public init(restoring saved: SavedContext, retention: Int) {
+    public init(restoring saved: SavedLedger, retention: Int) {
         let document = BookDocument(parsing: saved.bytes, lineLimit: saved.lineLimit, slipIDs: saved.slipIDs)
         self.init(document: document, epoch: saved.epoch, retention: retention)
         seq = saved.seq
@@ -24,7 +24,7 @@ extension BookContext {
 
     /// Applies a saved transition again and checks that it yields the change set it yielded when
     /// it was recorded. Returns false (the context is then unusable) when it does not.
-    public mutating func replay(_ transition: ContextTransition) -> Bool {
+    public mutating func replay(_ transition: LedgerTransition) -> Bool {
         let splice = transition.splice
         guard splice.range.lowerBound >= 0, splice.range.upperBound <= document.bytes.count else { return false }
         let recorded = transition.applied
@@ -63,7 +63,7 @@ extension BookContext {
     }
 
     /// The transitions recorded since the last call, oldest first; the list is emptied.
-    public mutating func takeTransitions() -> [ContextTransition] {
+    public mutating func takeTransitions() -> [LedgerTransition] {
         defer { transitions.removeAll() }
         return transitions
     }

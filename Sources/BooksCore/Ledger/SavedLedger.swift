@@ -1,9 +1,9 @@
 import FoundationEssentials
 
-/// Everything a `BookContext` holds, as saved in a history snapshot: enough to rebuild the same
+/// Everything a `BookLedger` holds, as saved in a history snapshot: enough to rebuild the same
 /// context (books, held books, versions, seq, epoch, change log) without the events that built it.
-public struct SavedContext: Sendable, Hashable {
-    /// The lineage (see `BookContext.epoch`).
+public struct SavedLedger: Sendable, Hashable {
+    /// The lineage (see `BookLedger.epoch`).
     public var epoch: String
     /// The number of change sets applied so far.
     public var seq: UInt64
@@ -38,3 +38,7 @@ public struct SavedContext: Sendable, Hashable {
         self.log = log
     }
 }
+
+/// The former name of ``SavedLedger``.
+@available(*, deprecated, renamed: "SavedLedger")
+public typealias SavedContext = SavedLedger

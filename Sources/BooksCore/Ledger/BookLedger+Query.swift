@@ -1,5 +1,5 @@
 /// Queries over the context's books, within a ``QueryBudget``.
-extension BookContext {
+extension BookLedger {
     /// Runs a query over all books (file order, then held books by id); also returns how many
     /// matched before limit and offset.
     /// - Throws: ``QueryBudgetExceeded`` when filtering and sorting take longer than `budget`.
