@@ -30,7 +30,7 @@ struct ReplicaRecordStore {
     /// The log is compacted once it holds more than this many bytes (and more than the snapshot).
     let compactionFloor: Int
     /// Updates naming more books than this may be written as a snapshot instead of a log line.
-    static let wholeFloor = 1000
+    static let wholeFloor = ReplicaRecordUpdate.wholeFloor
 
     init(directory: StateDirectory, compactionFloor: Int = 4 << 20) {
         self.directory = directory
@@ -66,15 +66,21 @@ struct ReplicaRecordStore {
     }
 
     /// Keeps `update` durably; `whole` is the record including it (written as a new snapshot
-    /// when the log has grown past it). An update naming at least half the record's books and
-    /// more than `wholeFloor` (a first copy, a snapshot of the owner) is written as the new
-    /// snapshot alone: appending it first would write it twice.
+    /// when the log has grown past it). A `whole` update, or one naming at least half the
+    /// record's books and more than `wholeFloor` (a first copy, a snapshot of the owner), is
+    /// written as the new snapshot alone: appending it first would write it twice.
     mutating func keep(
         _ update: ReplicaRecordUpdate, whole: @autoclosure () -> ReplicaRecord
     )
         throws(HistoryStoreError)
     {
         let named = update.set.count + update.removed.count
+        if update.whole {
+            var record = whole()
+            generation += 1
+            record.generation = generation
+            return try writeSnapshot(record)
+        }
         if named > Self.wholeFloor {
             var record = whole()
             if named * 2 >= record.entries.count {
@@ -95,9 +101,15 @@ struct ReplicaRecordStore {
     }
 
     private mutating func writeSnapshot(_ record: ReplicaRecord) throws(HistoryStoreError) {
-        let bytes = ReplicaRecordEncoder.record(record)
-        try directory.replace(Self.snapshotName, with: bytes)
-        snapshotBytes = bytes.count
+        // Written a chunk at a time: at a million books the record is ~150 MB of JSON.
+        var written = 0
+        try directory.replace(
+            Self.snapshotName,
+            chunks: ReplicaRecordEncoder.recordChunks(record).lazy.map {
+                written += $0.count
+                return $0
+            })
+        snapshotBytes = written
         try directory.replace(Self.logName, with: [])
         logBytes = 0
     }

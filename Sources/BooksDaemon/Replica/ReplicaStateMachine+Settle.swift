@@ -8,29 +8,39 @@ extension ReplicaStateMachine {
     mutating func applySnapshot(epoch: String, seq: UInt64, books: [ReplicaBook]) {
         let newLineage = epoch != record.epoch
         if newLineage { conflictBases.removeAll() }
-        var owner = Dictionary(books.map { ($0.book.id, $0) }, uniquingKeysWith: { a, _ in a })
-        for id in Array(record.entries.keys) {
-            var entry = record.entries[id]!
-            let state = owner.removeValue(forKey: id)
-            if entry.owner != state {
-                entry.owner = state
-                dirty.insert(id)
-                blocked.remove(id)
-            }
-            if newLineage, let sent = entry.sent {
-                entry.base = sent.book.map { ReplicaBook(book: $0, version: sent.version) }
-                entry.sent = nil
-                dirty.insert(id)
-            }
-            setEntry(id, entry)
+        // Taken book by book: no second table of the owner's books beside the record.
+        var seen = Set<String>(minimumCapacity: books.count)
+        for state in books where seen.insert(state.book.id).inserted {
+            takeSnapshotState(state.book.id, state, newLineage: newLineage)
         }
-        for (id, state) in owner {
-            setEntry(id, ReplicaEntry(owner: state))
-            dirty.insert(id)
-            blocked.remove(id)
+        for id in record.entries.keys.filter({ !seen.contains($0) }) {
+            takeSnapshotState(id, nil, newLineage: newLineage)
         }
         record.epoch = epoch
         record.seq = seq
+    }
+
+    /// The owner's snapshot state of `id` (nil: not in it) taken into its entry.
+    private mutating func takeSnapshotState(_ id: String, _ state: ReplicaBook?, newLineage: Bool) {
+        guard var entry = record.entries[id] else {
+            if state != nil {
+                setEntry(id, ReplicaEntry(owner: state))
+                dirty.insert(id)
+                blocked.remove(id)
+            }
+            return
+        }
+        if entry.owner != state {
+            entry.owner = state
+            dirty.insert(id)
+            blocked.remove(id)
+        }
+        if newLineage, let sent = entry.sent {
+            entry.base = sent.book.map { ReplicaBook(book: $0, version: sent.version) }
+            entry.sent = nil
+            dirty.insert(id)
+        }
+        setEntry(id, entry)
     }
 
     /// One owner change set; returns why a snapshot is needed when it does not follow the position.

@@ -94,17 +94,17 @@ public struct ReplicaStateMachine: Sendable {
         switch input {
         case .localLoaded(let seq, let books):
             loadedSeq = seq
-            file = Dictionary(books.map { ($0.book.id, $0) }, uniquingKeysWith: { a, _ in a })
+            file = [:]
+            file.reserveCapacity(books.count)
+            for row in books where file[row.book.id] == nil { setFileRow(row.book, version: row.version) }
             loaded = true
             dirty.formUnion(file.keys)
             dirty.formUnion(record.entries.keys)
             pending = Set(file.keys).union(record.entries.keys).filter(isPending)
         case .localChanged(let change):
             guard change.seq > loadedSeq else { break }
-            for book in change.changes.inserted { file[book.id] = ReplicaBook(book: book, version: change.seq) }
-            for update in change.changes.updated {
-                file[update.new.id] = ReplicaBook(book: update.new, version: change.seq)
-            }
+            for book in change.changes.inserted { setFileRow(book, version: change.seq) }
+            for update in change.changes.updated { setFileRow(update.new, version: change.seq) }
             for book in change.changes.deleted { file[book.id] = nil }
             let ids =
                 change.changes.inserted.map(\.id) + change.changes.updated.map(\.new.id)
@@ -165,6 +165,20 @@ public struct ReplicaStateMachine: Sendable {
     /// Ids that may have an edit to send (after a retry).
     private func pendingCandidates() -> Set<String> { loaded ? pending : [] }
 
+    /// Sets the file's row of `book.id`. A row byte for byte the owner's state or the base holds
+    /// that book's strings (and id as the key), not a second copy of them: at a million books
+    /// the file's rows and the record's books are then one set of strings.
+    mutating func setFileRow(_ book: Book, version: UInt64) {
+        let entry = record.entries[book.id]
+        var row = book
+        if let base = entry?.base?.book, Optional(base).isIdentical(to: book) {
+            row = base
+        } else if let owner = entry?.owner?.book, Optional(owner).isIdentical(to: book) {
+            row = owner
+        }
+        file[row.id] = ReplicaBook(book: row, version: version)
+    }
+
     /// Sets the entry of `id` (an empty one is removed), noting it for the next `persist`.
     mutating func setEntry(_ id: String, _ entry: ReplicaEntry?) {
         let value = entry?.isEmpty == true ? nil : entry
@@ -193,6 +207,11 @@ public struct ReplicaStateMachine: Sendable {
 
     /// What changed in the record since the last call.
     private mutating func takeUpdate() -> ReplicaRecordUpdate {
+        let named = changedEntries.count
+        if named > ReplicaRecordUpdate.wholeFloor, named * 2 >= record.entries.count {
+            changedEntries.removeAll()
+            return .whole(epoch: record.epoch, seq: record.seq)
+        }
         var update = ReplicaRecordUpdate(epoch: record.epoch, seq: record.seq)
         for id in changedEntries {
             if let entry = record.entries[id] { update.set[id] = entry } else { update.removed.append(id) }

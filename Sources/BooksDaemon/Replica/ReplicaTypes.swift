@@ -17,27 +17,6 @@ public struct ReplicaBook: Sendable, Hashable, Codable {
     }
 }
 
-/// What a replica remembers of one book across restarts (kept in its state directory).
-public struct ReplicaEntry: Sendable, Hashable, Codable {
-    /// The owner's latest state of the book, as read from its stream (nil: not on the owner).
-    public var owner: ReplicaBook?
-    /// The owner state the local file's row derives from (nil: the file's row was never the
-    /// owner's). The file differing from it is a local edit still to reach the owner.
-    public var base: ReplicaBook?
-    /// A local edit the owner accepted (its values, nil for a delete, and the owner's version)
-    /// whose change set the stream has not brought yet.
-    public var sent: SentEdit?
-
-    /// An empty entry.
-    public init(owner: ReplicaBook? = nil, base: ReplicaBook? = nil, sent: SentEdit? = nil) {
-        self.owner = owner
-        self.base = base
-        self.sent = sent
-    }
-
-    var isEmpty: Bool { owner == nil && base == nil && sent == nil }
-}
-
 /// A local edit of one book the owner accepted at `version`.
 public struct SentEdit: Sendable, Hashable, Codable {
     /// The values sent (nil: the book was deleted).
@@ -70,7 +49,8 @@ public struct ReplicaRecord: Sendable, Hashable, Codable {
         self.entries = entries
     }
 
-    /// Takes `update`: its position, and its entries in place of the ones held.
+    /// Takes `update`: its position, and its entries in place of the ones held (a `whole` update
+    /// names none: it stands for the record it came from, which is kept instead).
     public mutating func apply(_ update: ReplicaRecordUpdate) {
         epoch = update.epoch
         seq = update.seq
@@ -90,6 +70,17 @@ public struct ReplicaRecordUpdate: Sendable, Hashable, Codable {
     public var set: [String: ReplicaEntry]
     /// Entries removed.
     public var removed: [String]
+    /// Whether the update changed so much of the record (a first copy, the owner's books read
+    /// again) that it names no entries: the whole record is kept as of when it is written
+    /// (`ReplicaRecordStore.keep`), not a second copy of most of its entries. Never in the log.
+    public var whole = false
+
+    /// An update is `whole` when it changes more entries than this, and at least half the record's.
+    public static let wholeFloor = 1000
+
+    private enum CodingKeys: String, CodingKey {
+        case epoch, seq, set, removed
+    }
 
     /// An update to position `epoch`/`seq` setting `set` and removing `removed`.
     public init(epoch: String?, seq: UInt64, set: [String: ReplicaEntry] = [:], removed: [String] = []) {
@@ -99,8 +90,16 @@ public struct ReplicaRecordUpdate: Sendable, Hashable, Codable {
         self.removed = removed
     }
 
-    /// This update followed by `newer`, as one.
+    /// An update to position `epoch`/`seq` that stands for the whole record.
+    public static func whole(epoch: String?, seq: UInt64) -> ReplicaRecordUpdate {
+        var update = ReplicaRecordUpdate(epoch: epoch, seq: seq)
+        update.whole = true
+        return update
+    }
+
+    /// This update followed by `newer`, as one (whole when either is).
     public func followed(by newer: ReplicaRecordUpdate) -> ReplicaRecordUpdate {
+        if whole || newer.whole { return .whole(epoch: newer.epoch, seq: newer.seq) }
         var merged = ReplicaRecordUpdate(epoch: newer.epoch, seq: newer.seq, set: set, removed: [])
         var removedIDs = Set(removed)
         for id in newer.removed {

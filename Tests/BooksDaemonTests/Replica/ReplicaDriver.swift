@@ -130,22 +130,31 @@ struct ReplicaDriver {
 
     // MARK: Running the machine
 
+    /// The record as each `whole` persist stands for it (the machine's when it asked), in order.
+    private var wholeRecords: [ReplicaRecord] = []
+
+    /// The machine's actions for `input`, noting the record a `whole` persist among them keeps.
+    private mutating func handled(_ input: ReplicaInput) -> [ReplicaAction] {
+        let actions = machine.handle(input)
+        for case .persist(let update) in actions where update.whole { wholeRecords.append(machine.record) }
+        return actions
+    }
+
     mutating func run(_ input: ReplicaInput) {
-        var queue = machine.handle(input)
+        var queue = handled(input)
         while !queue.isEmpty {
             let action = queue.removeFirst()
             switch action {
             case .persist(let update):
-                persisted?.apply(update)
+                if update.whole { persisted = wholeRecords.removeFirst() } else { persisted?.apply(update) }
                 updates.append(update)
             case .conflicts(let found): conflicts.append(contentsOf: found)
             case .needSnapshot: snapshotsAsked += 1
             case .writeLocal(let write):
                 localWritesSeen += 1
                 let change = applyLocal(write)
-                if let change { queue.append(contentsOf: machine.handle(.localChanged(change))) }
-                queue.append(
-                    contentsOf: machine.handle(.localWriteFinished(token: write.token, succeeded: change != nil)))
+                if let change { queue.append(contentsOf: handled(.localChanged(change))) }
+                queue.append(contentsOf: handled(.localWriteFinished(token: write.token, succeeded: change != nil)))
             case .send(let write):
                 sendsSeen += 1
                 sendBases.append(write.base)
@@ -154,7 +163,7 @@ struct ReplicaDriver {
                     loseNextAnswers -= 1
                     outcome = .failed("timed out")
                 }
-                queue.append(contentsOf: machine.handle(.sendFinished(token: write.token, outcome)))
+                queue.append(contentsOf: handled(.sendFinished(token: write.token, outcome)))
             }
         }
         #expect(persisted == machine.record, "the persisted updates rebuild the record")

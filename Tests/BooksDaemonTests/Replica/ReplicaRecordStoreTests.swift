@@ -102,4 +102,23 @@ import Testing
         loaded.generation = nil
         #expect(loaded == record)
     }
+
+    /// A `whole` update (what the machine asks to keep after a first copy) names no entries:
+    /// the record as it is when kept is written as the snapshot, and loads back.
+    @Test func aWholeUpdateWritesTheRecordAsTheSnapshot() throws {
+        let dir = try TemporaryDirectory(prefix: "booksync-replica")
+        let directory = try Self.open(dir)
+        var store = ReplicaRecordStore(directory: directory)
+        var record = try store.load()
+        record.epoch = "E"
+        record.seq = 3
+        for index in 0..<10 { record.entries["b\(index)"] = Self.entry("n\(index)", 3) }
+        try store.keep(.whole(epoch: "E", seq: 3), whole: record)
+        #expect(try directory.read(ReplicaRecordStore.logName) ?? [] == [], "nothing in the log")
+        var reader = ReplicaRecordStore(directory: directory)
+        var loaded = try reader.load()
+        #expect(loaded.generation == 1)
+        loaded.generation = nil
+        #expect(loaded == record)
+    }
 }

@@ -58,4 +58,31 @@ import Testing
         two.apply(merged)
         #expect(one == two)
     }
+
+    /// A first copy of more than `wholeFloor` books is kept as the whole record, not as an
+    /// update holding a second table of every entry (at 1M books ~160 MB beside the record's
+    /// own); later small changes are updates of their entries again.
+    @Test func aFirstCopyIsKeptAsTheWholeRecordNotASecondTableOfIt() {
+        let books = (0..<3_000).map { Book(id: "id\(10000 + $0)", name: "Name \($0)", author: "A") }
+        var driver = ReplicaDriver(owner: books)
+        driver.start()
+        #expect(driver.machine.inSync)
+        #expect(driver.updates.contains { $0.whole })
+        #expect(driver.updates.allSatisfy { $0.set.count <= ReplicaRecordUpdate.wholeFloor })
+        driver.updates.removeAll()
+        driver.ownerWrite(updated: [Book(id: "id10005", name: "Renamed", author: "A")])
+        driver.deliver()
+        #expect(driver.updates.allSatisfy { !$0.whole })
+        #expect(Set(driver.updates.flatMap { Array($0.set.keys) }) == ["id10005"])
+    }
+
+    @Test func aWholeUpdateStaysWholeWhenMergedWithAnother() {
+        let entry = ReplicaEntry(owner: ReplicaBook(book: Self.books[0], version: 1))
+        let part = ReplicaRecordUpdate(epoch: "E", seq: 1, set: ["a": entry])
+        let whole = ReplicaRecordUpdate.whole(epoch: "E", seq: 2)
+        for merged in [part.followed(by: whole), whole.followed(by: part)] {
+            #expect(merged.whole && merged.set.isEmpty && merged.removed.isEmpty)
+        }
+        #expect(part.followed(by: whole).seq == 2 && whole.followed(by: part).seq == 1)
+    }
 }
