@@ -158,13 +158,21 @@ struct SilentLog: LogBackend {
         // A long confirmation period so that a loaded machine cannot make the pause look "still".
         let (reconciler, channel) = make(confirmationMilliseconds: 1500)
         write("")
+        let truncated = MonotonicClock.seconds()
         reconciler.fileEvent(.contentMayHaveChanged)
         reconciler.drain()
         try await Task.sleep(for: .milliseconds(50))
         write("1|A|B\n2|C|D\n3|E|F\n4|G|X\n")
         reconciler.fileEvent(.contentMayHaveChanged)
         reconciler.drain()
-        try await Task.sleep(for: .milliseconds(1700))
+        // Wait for the first change set (on a loaded machine a timer may fire late), and at least
+        // until the truncation's confirmation period is over, so a late second one is seen too.
+        await eventually(timeout: 15, interval: 0.05) {
+            reconciler.drain()
+            return !channel.changes.withLock { $0 }.isEmpty
+        }
+        let waited = MonotonicClock.seconds() - truncated
+        try await Task.sleep(for: .milliseconds(max(200, Int((1.8 - waited) * 1000))))
         reconciler.drain()
         let changes = channel.changes.withLock { $0 }
         #expect(changes.count == 1)
