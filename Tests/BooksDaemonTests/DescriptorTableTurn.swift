@@ -17,13 +17,8 @@ struct DescriptorTableTurn: TestTrait, SuiteTrait, TestScoping {
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         await Self.queue.enter()
-        do {
-            try await function()
-        } catch {
-            Self.queue.leave()
-            throw error
-        }
-        Self.queue.leave()
+        defer { Self.queue.leave() }
+        try await function()
     }
 
     private static let queue = TurnQueue()
