@@ -104,17 +104,22 @@ public final class DaemonProcess: @unchecked Sendable {
             if try readyNow() { return }
             MonotonicClock.sleep(seconds: interval)
         }
+        if try readyNow() { return }  // once more at the deadline: this thread may have been descheduled
         throw TestSupportError("booksd not ready after \(timeout) s\n\(logTail())")
     }
 
-    /// `waitUntilReady` suspending instead of blocking between polls.
+    /// `waitUntilReady` suspending instead of blocking between polls; time the test process was
+    /// not scheduled (a pause that resumed late) does not count against `timeout` (`WaitDeadline`).
     public func waitUntilReady(timeout: Double = 20, interval: Double = 0.02) async throws {
-        let deadline = MonotonicClock.seconds() + timeout
-        while MonotonicClock.seconds() < deadline {
+        var deadline = WaitDeadline(timeout: timeout)
+        while !deadline.hasPassed {
             if try readyNow() { return }
-            await MonotonicClock.pause(seconds: interval)
+            await deadline.pause(seconds: interval)
         }
-        throw TestSupportError("booksd not ready after \(timeout) s\n\(logTail())")
+        if try readyNow() { return }
+        throw TestSupportError(
+            "booksd not ready after \(timeout) s (and \(deadline.starvedSeconds) s the tests were not scheduled)"
+                + "\n\(logTail())")
     }
 
     private func readyNow() throws -> Bool {

@@ -6,24 +6,21 @@ import Synchronization
 
 /// Collects events delivered to a handler and waits for them.
 final class EventRecorder: Sendable {
-    private let events = Locked<[FileWatchEvent]>([])
-    private let times = Locked<[UInt64]>([])
+    /// Each event with its delivery time, under one lock: a waiter that sees an event also sees
+    /// its time (two locks once let `handlerLatencyIsSubMillisecond` read a time not yet written).
+    private let recorded = Locked<[(event: FileWatchEvent, at: UInt64)]>([])
 
     var handler: @Sendable (FileWatchEvent) -> Void {
         { [self] event in
             let now = MonotonicClock.nanoseconds()
-            events.withLock { $0.append(event) }
-            times.withLock { $0.append(now) }
+            recorded.withLock { $0.append((event, now)) }
         }
     }
 
-    var all: [FileWatchEvent] { events.withLock { $0 } }
-    var deliveryTimes: [UInt64] { times.withLock { $0 } }
+    var all: [FileWatchEvent] { recorded.withLock { $0.map(\.event) } }
+    var deliveryTimes: [UInt64] { recorded.withLock { $0.map(\.at) } }
 
-    func reset() {
-        events.withLock { $0.removeAll() }
-        times.withLock { $0.removeAll() }
-    }
+    func reset() { recorded.withLock { $0.removeAll() } }
 
     /// Waits until `event` has been recorded (true) or `timeout` seconds passed (false).
     @discardableResult
