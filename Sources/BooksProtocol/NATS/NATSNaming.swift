@@ -161,11 +161,6 @@ extension NATSNaming {
     }
 }
 
-/// How far the stream holds a store's change sets (the last one's epoch and seq) is a
-/// ``ResumePoint``: the same fact as a subscriber's position, one type.
-@available(*, deprecated, renamed: "ResumePoint")
-public typealias NATSStreamPosition = ResumePoint
-
 /// Which part of a change set a stream message holds (a change set larger than the server's
 /// `max_payload` is split into several messages with the same seq): `index` of `count`, from 1.
 public struct NATSMessagePart: Sendable, Hashable {
