@@ -1,3 +1,5 @@
+import BooksCore
+
 /// The NATS names of one store: subjects, stream, bucket, message ids and bucket keys.
 ///
 /// Pure. `prefix` and `store` are restricted to `A-Z a-z 0-9 _ -` (see `isValidName`), so every
