@@ -122,7 +122,7 @@ final class ReplicaLink: Sendable {
     // MARK: The machine's thread
 
     private func run() {
-        let (seq, books) = engine.replicaBooks()
+        let (seq, books) = engine.currentBooks()
         handle(.localLoaded(seq: seq, books: books))
         finishBatch()
         var wasOnline: Bool?
