@@ -78,9 +78,6 @@ public final class BookEngine: Sendable {
     let replicaLine = Locked<String?>(nil)
     /// For a replica: the owner position its feed has announced (set by its `ReplicaChannelRouter`).
     let announcedPosition = Locked<(epoch: String, seq: UInt64)?>(nil)
-    /// For a replica: how a `subscribe` is taken (its resume point is in the owner's seqs; set by
-    /// its `ReplicaLink`).
-    let subscribeRewriter = Locked<(@Sendable (Request, ReplyTarget) -> Request)?>(nil)
 
     /// The watcher and how it watches (for `status`).
     struct WatchState: Sendable {

@@ -69,7 +69,6 @@ final class ReplicaLink: Sendable {
     func attach() {
         guard let wrapped = engine.channel as? ReplicaChannelRouter, wrapped.link(self) else { return }
         router.withLock { $0 = wrapped }
-        engine.subscribeRewriter.withLock { $0 = { [weak wrapped] in wrapped?.subscribeRequest($0, from: $1) ?? $0 } }
     }
 
     /// Loads the record and starts the machine and the feed.
