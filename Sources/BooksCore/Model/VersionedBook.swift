@@ -1,6 +1,5 @@
 /// A book with its version: the seq of the change set that last touched it, on the side that holds
-/// it (the daemon a client reads, the engine a NATS bucket is filled from, a replica's owner or the
-/// replica itself).
+/// it (the daemon a client reads from, the engine a NATS bucket is filled from).
 public struct VersionedBook: Sendable, Hashable, Codable {
     /// The book's current values.
     public var book: Book

@@ -51,6 +51,12 @@ extension BookEngine {
             }
         }.get()
     }
+
+    /// The file's books with their versions and the seq they are the state of (read on the queue).
+    func replicaBooks() -> (seq: UInt64, books: [ReplicaBook]) {
+        let (seq, books) = currentBooks()
+        return (seq, books.map { ReplicaBook(book: $0.book, version: $0.version) })
+    }
 }
 
 extension BookEngine {

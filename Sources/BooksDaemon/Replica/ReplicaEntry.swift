@@ -4,11 +4,11 @@ import BooksCore
 ///
 /// A value. Stored compactly: a replica's record holds an entry per book of the store, nearly
 /// all of them settled (the owner's state is the base, nothing sent), which is kept as one
-/// `VersionedBook`, not three optional slots; an entry's size is that of one book, whatever it
+/// `ReplicaBook`, not three optional slots; an entry's size is that of one book, whatever it
 /// holds (`MemoryLayout<ReplicaEntry>.size` is checked by `ReplicaEntryTests`).
 public struct ReplicaEntry: Sendable, Hashable, Codable {
     /// The owner's latest state of the book, as read from its stream (nil: not on the owner).
-    public var owner: VersionedBook? {
+    public var owner: ReplicaBook? {
         get {
             switch storage {
             case .empty: return nil
@@ -21,7 +21,7 @@ public struct ReplicaEntry: Sendable, Hashable, Codable {
 
     /// The owner state the local file's row derives from (nil: the file's row was never the
     /// owner's). The file differing from it is a local edit still to reach the owner.
-    public var base: VersionedBook? {
+    public var base: ReplicaBook? {
         get {
             switch storage {
             case .empty, .owner: return nil
@@ -45,7 +45,7 @@ public struct ReplicaEntry: Sendable, Hashable, Codable {
     private var storage: Storage
 
     /// An empty entry.
-    public init(owner: VersionedBook? = nil, base: VersionedBook? = nil, sent: SentEdit? = nil) {
+    public init(owner: ReplicaBook? = nil, base: ReplicaBook? = nil, sent: SentEdit? = nil) {
         storage = Storage(owner: owner, base: base, sent: sent)
     }
 
@@ -81,13 +81,13 @@ public struct ReplicaEntry: Sendable, Hashable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        if let settled = try container.decodeIfPresent(VersionedBook.self, forKey: .settled) {
+        if let settled = try container.decodeIfPresent(ReplicaBook.self, forKey: .settled) {
             self.init(owner: settled, base: settled)
             return
         }
         self.init(
-            owner: try container.decodeIfPresent(VersionedBook.self, forKey: .owner),
-            base: try container.decodeIfPresent(VersionedBook.self, forKey: .base),
+            owner: try container.decodeIfPresent(ReplicaBook.self, forKey: .owner),
+            base: try container.decodeIfPresent(ReplicaBook.self, forKey: .base),
             sent: try container.decodeIfPresent(SentEdit.self, forKey: .sent))
     }
 
@@ -102,12 +102,12 @@ public struct ReplicaEntry: Sendable, Hashable, Codable {
     private enum Storage: Sendable {
         case empty
         /// owner == base, byte for byte and at the same version; nothing sent.
-        case settled(VersionedBook)
+        case settled(ReplicaBook)
         /// An owner state the file does not derive from yet (a first copy before its write).
-        case owner(VersionedBook)
+        case owner(ReplicaBook)
         case other(Other)
 
-        init(owner: VersionedBook?, base: VersionedBook?, sent: SentEdit?) {
+        init(owner: ReplicaBook?, base: ReplicaBook?, sent: SentEdit?) {
             switch (owner, base, sent) {
             case (nil, nil, nil): self = .empty
             case (.some(let owner), nil, nil): self = .owner(owner)
@@ -121,11 +121,11 @@ public struct ReplicaEntry: Sendable, Hashable, Codable {
 
     /// An entry of another shape (immutable: a change makes a new one).
     private final class Other: Sendable {
-        let owner: VersionedBook?
-        let base: VersionedBook?
+        let owner: ReplicaBook?
+        let base: ReplicaBook?
         let sent: SentEdit?
 
-        init(owner: VersionedBook?, base: VersionedBook?, sent: SentEdit?) {
+        init(owner: ReplicaBook?, base: ReplicaBook?, sent: SentEdit?) {
             self.owner = owner
             self.base = base
             self.sent = sent

@@ -35,7 +35,7 @@ extension ReplicaLink {
                     }
                     position.withLock { $0.wantsSnapshot = false }
                     let books = state.snapshot.books.map {
-                        VersionedBook(book: $0, version: state.versions[$0.id] ?? state.snapshot.seq)
+                        ReplicaBook(book: $0, version: state.versions[$0.id] ?? state.snapshot.seq)
                     }
                     post(.ownerSnapshot(epoch: state.snapshot.epoch, seq: state.snapshot.seq, books: books))
                     posted = (state.snapshot.epoch, state.snapshot.seq)

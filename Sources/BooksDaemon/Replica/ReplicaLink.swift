@@ -121,7 +121,7 @@ final class ReplicaLink: Sendable {
     // MARK: The machine's thread
 
     private func run() {
-        let (seq, books) = engine.currentBooks()
+        let (seq, books) = engine.replicaBooks()
         handle(.localLoaded(seq: seq, books: books))
         finishBatch()
         var wasOnline: Bool?

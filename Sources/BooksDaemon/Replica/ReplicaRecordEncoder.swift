@@ -102,7 +102,7 @@ enum ReplicaRecordEncoder {
     }
 
     fileprivate static func append(_ entry: ReplicaEntry, to out: inout [UInt8]) {
-        var members: [(String, VersionedBook)] = []
+        var members: [(String, ReplicaBook)] = []
         if entry.isSettled, let base = entry.base {
             members.append(("settled", base))  // owner and base the same: written once
         } else {

@@ -5,7 +5,7 @@ import BooksProtocol
 extension ReplicaStateMachine {
     /// The owner's books at `seq` of `epoch`: every entry takes its owner state from them. In a
     /// new lineage, an accepted edit awaiting its change set becomes the base (the owner held it).
-    mutating func applySnapshot(epoch: String, seq: UInt64, books: [VersionedBook]) {
+    mutating func applySnapshot(epoch: String, seq: UInt64, books: [ReplicaBook]) {
         let newLineage = epoch != record.epoch
         if newLineage { conflictBases.removeAll() }
         // Taken book by book: no second table of the owner's books beside the record.
@@ -21,7 +21,7 @@ extension ReplicaStateMachine {
     }
 
     /// The owner's snapshot state of `id` (nil: not in it) taken into its entry.
-    private mutating func takeSnapshotState(_ id: String, _ state: VersionedBook?, newLineage: Bool) {
+    private mutating func takeSnapshotState(_ id: String, _ state: ReplicaBook?, newLineage: Bool) {
         guard var entry = record.entries[id] else {
             if state != nil {
                 setEntry(id, ReplicaEntry(owner: state))
@@ -36,7 +36,7 @@ extension ReplicaStateMachine {
             blocked.remove(id)
         }
         if newLineage, let sent = entry.sent {
-            entry.base = sent.book.map { VersionedBook(book: $0, version: sent.version) }
+            entry.base = sent.book.map { ReplicaBook(book: $0, version: sent.version) }
             entry.sent = nil
             dirty.insert(id)
         }
@@ -53,14 +53,14 @@ extension ReplicaStateMachine {
                 : "the owner began a new lineage (\(change.epoch))"
         }
         let seq = change.seq
-        for book in change.changes.inserted { setOwner(book.id, VersionedBook(book: book, version: seq)) }
-        for update in change.changes.updated { setOwner(update.new.id, VersionedBook(book: update.new, version: seq)) }
+        for book in change.changes.inserted { setOwner(book.id, ReplicaBook(book: book, version: seq)) }
+        for update in change.changes.updated { setOwner(update.new.id, ReplicaBook(book: update.new, version: seq)) }
         for book in change.changes.deleted { setOwner(book.id, nil) }
         record.seq = seq
         return nil
     }
 
-    private mutating func setOwner(_ id: String, _ state: VersionedBook?) {
+    private mutating func setOwner(_ id: String, _ state: ReplicaBook?) {
         updateEntry(id) { $0.owner = state }
         dirty.insert(id)
         blocked.remove(id)
@@ -96,7 +96,7 @@ extension ReplicaStateMachine {
     /// write costs its own books, not a pass over every book still to write.
     mutating func settle(conflicts: inout [MergeConflict]) -> (local: ReplicaWrite?, send: ReplicaWrite?) {
         guard loaded, record.epoch != nil else { return (nil, nil) }
-        var toWrite: [String: (book: Book?, base: VersionedBook?)] = [:]
+        var toWrite: [String: (book: Book?, base: ReplicaBook?)] = [:]
         var toSend: [String] = []
         let looked = dirty
         let order = dirty.sorted()
@@ -146,7 +146,7 @@ extension ReplicaStateMachine {
     /// Decides one book: settle an accepted edit, write an owner change (merged with a local edit)
     /// into the file, or queue a local edit for sending.
     private mutating func reconsider(
-        _ id: String, toWrite: inout [String: (book: Book?, base: VersionedBook?)], toSend: inout [String],
+        _ id: String, toWrite: inout [String: (book: Book?, base: ReplicaBook?)], toSend: inout [String],
         conflicts: inout [MergeConflict]
     ) {
         booksReconsidered += 1
@@ -158,7 +158,7 @@ extension ReplicaStateMachine {
             if let owner = entry.owner, owner.version == sent.version {
                 entry.base = owner
             } else {
-                entry.base = sent.book.map { VersionedBook(book: $0, version: sent.version) }
+                entry.base = sent.book.map { ReplicaBook(book: $0, version: sent.version) }
             }
             entry.sent = nil
         }
@@ -188,15 +188,15 @@ extension ReplicaStateMachine {
     /// targets as decided in this pass (`fresh`), or decided now for a book not looked at in it
     /// (one `looked` at without a target needs no write any more).
     private mutating func takeLocalWrite(
-        fresh: [String: (book: Book?, base: VersionedBook?)], looked: Set<String>, toSend: inout [String],
+        fresh: [String: (book: Book?, base: ReplicaBook?)], looked: Set<String>, toSend: inout [String],
         conflicts: inout [MergeConflict]
     ) -> ReplicaWrite? {
-        var taken: [String: (book: Book?, base: VersionedBook?)] = [:]
+        var taken: [String: (book: Book?, base: ReplicaBook?)] = [:]
         while taken.count < localBatchLimit, let id = writeQueue.popFirst() {
             if let target = fresh[id] {
                 taken[id] = target
             } else if !looked.contains(id) {
-                var decided: [String: (book: Book?, base: VersionedBook?)] = [:]
+                var decided: [String: (book: Book?, base: ReplicaBook?)] = [:]
                 reconsider(id, toWrite: &decided, toSend: &toSend, conflicts: &conflicts)
                 if let target = decided[id] { taken[id] = target }
             }

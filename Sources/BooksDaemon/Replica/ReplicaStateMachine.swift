@@ -26,11 +26,11 @@ public struct ReplicaStateMachine: Sendable {
     /// The durable state.
     public internal(set) var record: ReplicaRecord
     /// The local file's books and their local versions.
-    var file: [String: VersionedBook] = [:]
+    var file: [String: ReplicaBook] = [:]
     var loaded = false
     var loadedSeq: UInt64 = 0
     var dirty = Set<String>()
-    var localWrite: (write: ReplicaWrite, targets: [String: (book: Book?, base: VersionedBook?)])?
+    var localWrite: (write: ReplicaWrite, targets: [String: (book: Book?, base: ReplicaBook?)])?
     var localWriteFailed = false
     var sending: (write: ReplicaWrite, books: [String: Book?])?
     /// Books the owner refused because it holds newer values: not resent until the stream
@@ -176,7 +176,7 @@ public struct ReplicaStateMachine: Sendable {
         } else if let owner = entry?.owner?.book, Optional(owner).isIdentical(to: book) {
             row = owner
         }
-        file[row.id] = VersionedBook(book: row, version: version)
+        file[row.id] = ReplicaBook(book: row, version: version)
     }
 
     /// Sets the entry of `id` (an empty one is removed), noting it for the next `persist`.

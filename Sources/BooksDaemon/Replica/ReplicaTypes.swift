@@ -2,6 +2,21 @@ import BooksCore
 import BooksProtocol
 import FoundationEssentials
 
+/// A book as one side holds it: its values and the version that side gave it (the seq of the
+/// change set that last touched it there).
+public struct ReplicaBook: Sendable, Hashable, Codable {
+    /// The book's values.
+    public var book: Book
+    /// Its version on the side it is from.
+    public var version: UInt64
+
+    /// A book at `version`.
+    public init(book: Book, version: UInt64) {
+        self.book = book
+        self.version = version
+    }
+}
+
 /// A local edit of one book the owner accepted at `version`.
 public struct SentEdit: Sendable, Hashable, Codable {
     /// The values sent (nil: the book was deleted).
@@ -143,14 +158,14 @@ public enum ReplicaSendOutcome: Sendable, Hashable {
 /// What the replica state machine is told.
 public enum ReplicaInput: Sendable {
     /// The local file's books (with the local engine's versions) at its seq `seq`, at start.
-    case localLoaded(seq: UInt64, books: [VersionedBook])
+    case localLoaded(seq: UInt64, books: [ReplicaBook])
     /// A change set of the local file (hand edits, and the writes the replica made itself); one
     /// at or before the loaded seq is already in the loaded books.
     case localChanged(SequencedChangeSet)
     /// The local write `token` finished.
     case localWriteFinished(token: UInt64, succeeded: Bool)
     /// The owner's books at `seq` of `epoch` (its bucket; change sets before may be missing).
-    case ownerSnapshot(epoch: String, seq: UInt64, books: [VersionedBook])
+    case ownerSnapshot(epoch: String, seq: UInt64, books: [ReplicaBook])
     /// One change set of the owner's stream.
     case ownerChanged(SequencedChangeSet)
     /// The owner answered (or did not) the sent edit `token`.

@@ -10,14 +10,14 @@ import Testing
 struct ReplicaDriver {
     var machine: ReplicaStateMachine
     /// The owner: books with versions, its seq, and the change sets it published, in order.
-    var owner: [String: VersionedBook] = [:]
+    var owner: [String: ReplicaBook] = [:]
     var ownerSeq: UInt64 = 0
     var ownerEpoch = "O"
     var stream: [SequencedChangeSet] = []
     /// How far the replica read the stream.
     var delivered = 0
     /// The local file.
-    var local: [String: VersionedBook] = [:]
+    var local: [String: ReplicaBook] = [:]
     var localSeq: UInt64 = 0
     /// The record as the machine's `persist` updates build it (from the record it started with).
     var persisted: ReplicaRecord?
@@ -47,7 +47,7 @@ struct ReplicaDriver {
         if !books.isEmpty { _ = ownerWrite(inserted: books) }
         for book in localBooks {
             localSeq += 1
-            local[book.id] = VersionedBook(book: book, version: localSeq)
+            local[book.id] = ReplicaBook(book: book, version: localSeq)
         }
     }
 
@@ -73,12 +73,12 @@ struct ReplicaDriver {
         ownerSeq += 1
         var changes = ChangeSet()
         for book in inserted {
-            owner[book.id] = VersionedBook(book: book, version: ownerSeq)
+            owner[book.id] = ReplicaBook(book: book, version: ownerSeq)
             changes.inserted.append(book)
         }
         for book in updated {
             changes.updated.append(BookUpdate(old: owner[book.id]!.book, new: book))
-            owner[book.id] = VersionedBook(book: book, version: ownerSeq)
+            owner[book.id] = ReplicaBook(book: book, version: ownerSeq)
         }
         for id in deleted {
             changes.deleted.append(owner.removeValue(forKey: id)!.book)
@@ -119,7 +119,7 @@ struct ReplicaDriver {
             } else {
                 changes.inserted.append(book)
             }
-            local[book.id] = VersionedBook(book: book, version: localSeq)
+            local[book.id] = ReplicaBook(book: book, version: localSeq)
         }
         for id in ids { changes.deleted.append(local.removeValue(forKey: id)!.book) }
         run(.localChanged(SequencedChangeSet(epoch: "L", seq: localSeq, source: .file, time: Date(), changes: changes)))
@@ -178,12 +178,12 @@ struct ReplicaDriver {
         localSeq += 1
         var changes = ChangeSet()
         for book in write.inserted {
-            local[book.id] = VersionedBook(book: book, version: localSeq)
+            local[book.id] = ReplicaBook(book: book, version: localSeq)
             changes.inserted.append(book)
         }
         for (book, _) in write.updated {
             changes.updated.append(BookUpdate(old: local[book.id]!.book, new: book))
-            local[book.id] = VersionedBook(book: book, version: localSeq)
+            local[book.id] = ReplicaBook(book: book, version: localSeq)
         }
         for (id, _) in write.deleted { changes.deleted.append(local.removeValue(forKey: id)!.book) }
         return SequencedChangeSet(epoch: "L", seq: localSeq, source: .nats, time: Date(), changes: changes)

@@ -7,17 +7,17 @@ import Testing
 /// A replica's record holds an entry per book of the store: an entry costs one book's room,
 /// whatever it holds, and reads back exactly what it was given (byte for byte, every version).
 @Suite struct ReplicaEntryTests {
-    static let composed = VersionedBook(book: Book(id: "a", name: "Caf\u{E9}", author: "A"), version: 3)
-    static let decomposed = VersionedBook(book: Book(id: "a", name: "Cafe\u{301}", author: "A"), version: 3)
-    static let later = VersionedBook(book: Book(id: "a", name: "Caf\u{E9}", author: "A"), version: 4)
+    static let composed = ReplicaBook(book: Book(id: "a", name: "Caf\u{E9}", author: "A"), version: 3)
+    static let decomposed = ReplicaBook(book: Book(id: "a", name: "Cafe\u{301}", author: "A"), version: 3)
+    static let later = ReplicaBook(book: Book(id: "a", name: "Caf\u{E9}", author: "A"), version: 4)
     static let sent = SentEdit(book: Book(id: "a", name: "New", author: "A"), version: 5)
 
     @Test func anEntryTakesTheRoomOfOneBook() {
-        #expect(MemoryLayout<ReplicaEntry>.size <= MemoryLayout<VersionedBook>.size + 1)
+        #expect(MemoryLayout<ReplicaEntry>.size <= MemoryLayout<ReplicaBook>.size + 1)
     }
 
     @Test func everyShapeReadsBackExactly() throws {
-        let books: [VersionedBook?] = [nil, Self.composed, Self.decomposed, Self.later]
+        let books: [ReplicaBook?] = [nil, Self.composed, Self.decomposed, Self.later]
         for owner in books {
             for base in books {
                 for sent in [nil, Self.sent, SentEdit(book: nil, version: 6)] {
@@ -48,7 +48,7 @@ import Testing
         #expect(Self.identical(entry.base, Self.decomposed) && Self.identical(entry.owner, Self.composed))
     }
 
-    static func identical(_ a: VersionedBook?, _ b: VersionedBook?) -> Bool {
+    static func identical(_ a: ReplicaBook?, _ b: ReplicaBook?) -> Bool {
         a?.version == b?.version && (a?.book).isIdentical(to: b?.book)
     }
 
@@ -58,7 +58,7 @@ import Testing
         let ids = (0..<3).map { "6513270e-269e-4d37-b2a7-4de452e6b43\($0)" }
         var record = ReplicaRecord(replicaID: "R", epoch: "E", seq: 1)
         for id in ids {
-            let book = VersionedBook(book: Book(id: id, name: "The Last Garden of Winter", author: "A"), version: 1)
+            let book = ReplicaBook(book: Book(id: id, name: "The Last Garden of Winter", author: "A"), version: 1)
             record.entries[id] = ReplicaEntry(owner: book, base: book)
         }
         var machine = ReplicaStateMachine(record: record)
@@ -67,7 +67,7 @@ import Testing
             let fresh = Book(
                 id: String(decoding: Array(id.utf8), as: UTF8.self),
                 name: String(decoding: Array("The Last Garden of Winter".utf8), as: UTF8.self), author: "A")
-            return VersionedBook(book: fresh, version: 4)
+            return ReplicaBook(book: fresh, version: 4)
         }
         _ = machine.handle(.localLoaded(seq: 4, books: rows))
         for id in ids {

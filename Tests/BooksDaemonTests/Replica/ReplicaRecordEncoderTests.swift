@@ -9,16 +9,16 @@ import Testing
 /// entries (what a first copy's update names).
 @Suite struct ReplicaRecordEncoderTests {
     static let entries: [String: ReplicaEntry] = [
-        "a": ReplicaEntry(owner: VersionedBook(book: Book(id: "a", name: "Dune \"2\"", author: "F\\H"), version: 3)),
-        "b": ReplicaEntry(base: VersionedBook(book: Book(id: "b", name: "Émile\n", author: "R\u{2028}"), version: 1)),
+        "a": ReplicaEntry(owner: ReplicaBook(book: Book(id: "a", name: "Dune \"2\"", author: "F\\H"), version: 3)),
+        "b": ReplicaEntry(base: ReplicaBook(book: Book(id: "b", name: "Émile\n", author: "R\u{2028}"), version: 1)),
         "c": ReplicaEntry(
-            owner: VersionedBook(book: Book(id: "c", name: "x", author: "y"), version: 9),
-            base: VersionedBook(book: Book(id: "c", name: "x", author: "z"), version: 8),
+            owner: ReplicaBook(book: Book(id: "c", name: "x", author: "y"), version: 9),
+            base: ReplicaBook(book: Book(id: "c", name: "x", author: "z"), version: 8),
             sent: SentEdit(book: Book(id: "c", name: "x", author: "w"), version: 10)),
         "d|odd": ReplicaEntry(sent: SentEdit(book: nil, version: 4)),
         "e": ReplicaEntry(
-            owner: VersionedBook(book: Book(id: "e", name: "Same", author: "Both"), version: 2),
-            base: VersionedBook(book: Book(id: "e", name: "Same", author: "Both"), version: 2)),
+            owner: ReplicaBook(book: Book(id: "e", name: "Same", author: "Both"), version: 2),
+            base: ReplicaBook(book: Book(id: "e", name: "Same", author: "Both"), version: 2)),
     ]
 
     @Test func aRecordReadsBackAsTheSameValue() throws {
@@ -44,7 +44,7 @@ import Testing
     @Test func aFirstCopyOfAHundredThousandBooksIsEncodedQuickly() {
         var set: [String: ReplicaEntry] = [:]
         for index in 0..<100_000 {
-            let book = VersionedBook(book: Book(id: "\(index)", name: "Title \(index)", author: "Author"), version: 1)
+            let book = ReplicaBook(book: Book(id: "\(index)", name: "Title \(index)", author: "Author"), version: 1)
             set["\(index)"] = ReplicaEntry(owner: book, base: book)
         }
         let start = ContinuousClock.now

@@ -11,7 +11,7 @@ import Testing
 /// already holds skipped.
 @Suite struct ReplicaRecordStoreTests {
     static func entry(_ name: String, _ version: UInt64) -> ReplicaEntry {
-        ReplicaEntry(owner: VersionedBook(book: Book(id: "x", name: name, author: "A"), version: version))
+        ReplicaEntry(owner: ReplicaBook(book: Book(id: "x", name: name, author: "A"), version: version))
     }
 
     static func open(_ dir: TemporaryDirectory) throws -> StateDirectory {

@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func updatesFollowedByNewerOnesKeepTheNewestOfEachEntry() {
-        let entry = ReplicaEntry(owner: VersionedBook(book: Self.books[0], version: 1))
+        let entry = ReplicaEntry(owner: ReplicaBook(book: Self.books[0], version: 1))
         let first = ReplicaRecordUpdate(epoch: "E", seq: 1, set: ["a": entry, "b": entry], removed: ["c"])
         let second = ReplicaRecordUpdate(epoch: "E", seq: 2, set: ["c": entry], removed: ["a"])
         let merged = first.followed(by: second)
@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func aWholeUpdateStaysWholeWhenMergedWithAnother() {
-        let entry = ReplicaEntry(owner: VersionedBook(book: Self.books[0], version: 1))
+        let entry = ReplicaEntry(owner: ReplicaBook(book: Self.books[0], version: 1))
         let part = ReplicaRecordUpdate(epoch: "E", seq: 1, set: ["a": entry])
         let whole = ReplicaRecordUpdate.whole(epoch: "E", seq: 2)
         for merged in [part.followed(by: whole), whole.followed(by: part)] {

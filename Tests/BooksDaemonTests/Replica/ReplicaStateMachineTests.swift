@@ -241,7 +241,7 @@ import Testing
         second.local = first.local
         second.localSeq = first.localSeq
         let renamed = Book(id: "a", name: "Alpha edited while down", author: "Ann")
-        second.local["a"] = VersionedBook(book: renamed, version: 99)
+        second.local["a"] = ReplicaBook(book: renamed, version: 99)
         second.local["c"] = nil
         second.ownerWrite(updated: [Book(id: "b", name: "Beta", author: "Bob (owner)")])
         second.run(.localLoaded(seq: second.localSeq, books: second.local.values.sorted { $0.book.id < $1.book.id }))
