@@ -27,18 +27,16 @@ extension ReplicaLink {
                     start = resume.start
                     posted = posted ?? (epoch, seq)
                 } else {
-                    guard let state = try feed.bucketState() else {
+                    // Each book kept as bytes as it is read: no table of the bucket's books.
+                    guard let state = try feed.bucketRows(ReplicaBook.init(book:version:)) else {
                         if !quiet { logger.info("replica: the owner has not published store '\(store)' yet", fields) }
                         quiet = true
                         pause(milliseconds: 500)
                         continue
                     }
                     position.withLock { $0.wantsSnapshot = false }
-                    let books = state.snapshot.books.map {
-                        ReplicaBook(book: $0, version: state.versions[$0.id] ?? state.snapshot.seq)
-                    }
-                    post(.ownerSnapshot(epoch: state.snapshot.epoch, seq: state.snapshot.seq, books: books))
-                    posted = (state.snapshot.epoch, state.snapshot.seq)
+                    post(.ownerSnapshot(epoch: state.point.epoch, seq: state.point.seq, books: state.rows))
+                    posted = (state.point.epoch, state.point.seq)
                     start = .sequence(state.streamSequence + 1)
                 }
                 quiet = false
