@@ -2,6 +2,7 @@ import BooksCore
 import BooksNATS
 import BooksPlatform
 import BooksProtocol
+import CLinux
 import Dispatch
 import FoundationEssentials
 import Synchronization
@@ -209,6 +210,10 @@ final class ReplicaLink: Sendable {
                 $0.epoch = update.epoch
                 $0.seq = update.seq
             }
+            // A whole record follows a first copy or the owner's books read again (and a write of
+            // them): what their reading and writing freed goes back to the system, not kept by
+            // malloc for this thread's and the engine's arenas (~110 MB of 1 GB at 1M books).
+            if update.whole { malloc_trim(0) }
             return true
         } catch {
             logger.error("replica: cannot keep the record (\(error)); nothing is sent until it can", fields)
