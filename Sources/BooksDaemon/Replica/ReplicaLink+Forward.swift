@@ -14,9 +14,9 @@ extension ReplicaLink {
         let writes = DispatchQueue(label: "booksd.replica.forward." + store)
         let reads = DispatchQueue(label: "booksd.replica.history." + store)
         engine.writeForwarder.withLock {
-            $0 = { [self] request, client in
+            $0 = { [self] request, client, peer in
                 (Self.readsOwnerHistory(request) ? reads : writes).async {
-                    self.engine.channel?.send(self.forwardNow(request), to: client)
+                    self.engine.channel?.send(self.forwardNow(request, actor: Self.clientActor(peer)), to: client)
                 }
             }
         }
@@ -38,7 +38,9 @@ extension ReplicaLink {
     /// cannot insert twice).
     /// A read of the owner's history (`readsOwnerHistory`) is answered as the owner answered it,
     /// at once; while the owner cannot be reached it fails with `store-unavailable` too.
-    func forwardNow(_ request: Request) -> Reply {
+    /// The request carries `actor` (the replica's client) in its `Books-Actor` header, so the
+    /// owner's history names who on this host made the write.
+    func forwardNow(_ request: Request, actor: ChangeActor) -> Reply {
         let reads = Self.readsOwnerHistory(request)
         let what = reads ? "its history and conflicts are the owner's" : "nothing was written"
         let retry = reads ? "retry later" : "retry later, or edit the file (edits are queued)"
@@ -52,7 +54,8 @@ extension ReplicaLink {
         let message: NATSMessage
         do {
             let line = try RequestEncoder.encode(request)
-            message = try connection.request(line, to: apiSubject, timeoutMilliseconds: 5000)
+            message = try connection.request(
+                line, to: apiSubject, headers: Self.actorHeader(actor), timeoutMilliseconds: 5000)
         } catch let error as NATSError where error.isNoResponders {
             return .failure(
                 request.id,

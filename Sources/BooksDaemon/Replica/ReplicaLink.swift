@@ -50,6 +50,8 @@ final class ReplicaLink: Sendable {
     /// What the feed announced, kept for a restart (set by `start`; only the machine's thread
     /// writes through it).
     let feedJournal = Locked<ReplicaFeedJournal?>(nil)
+    /// Who made the hand edits not sent yet (noted as their change sets arrive, read by `send`).
+    let editActors = Locked<ReplicaEditActors>(ReplicaEditActors())
     /// Called once, when the feed first has an owner position (restored at start, or announced).
     let firstPosition = Locked<(@Sendable () -> Void)?>(nil)
 
@@ -97,6 +99,7 @@ final class ReplicaLink: Sendable {
     }
 
     func post(_ input: ReplicaInput) {
+        if case .localChanged(let change) = input { editActors.withLock { $0.note(change) } }
         inbox.withLock { $0.append(input) }
         wake.signal()
     }

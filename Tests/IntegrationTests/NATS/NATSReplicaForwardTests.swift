@@ -1,0 +1,66 @@
+import BooksClient
+import BooksCore
+import BooksTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// What a replica forwards to its owner (owner and replica booksd, real nats-server, real
+/// booksctl): its writes carry who made them on the replica's host.
+@Suite(.serialized, .enabled(if: NATSServerProcess.isInstalled, "needs nats-server (Debian package nats-server)"))
+struct NATSReplicaForwardTests {
+    typealias Parity = NATSCLIParityTests
+
+    /// The `actor` of a `log`/`blame` JSON line.
+    static func actor(_ line: String) -> [String: Any] {
+        let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        return object?["actor"] as? [String: Any] ?? [:]
+    }
+
+    static var hostName: String {
+        var host = [UInt8](repeating: 0, count: 256)
+        _ = host.withUnsafeMutableBytes { gethostname($0.baseAddress!.assumingMemoryBound(to: CChar.self), 255) }
+        return String(decoding: host.prefix { $0 != 0 }, as: UTF8.self)
+    }
+
+    @Test func theOwnersHistoryNamesWhoOnTheReplicaMadeAClientWriteOrAHandEdit() async throws {
+        let server = try NATSServerProcess()
+        let seed = NATSReplicaTests.seed
+        let owner = try await FeedDaemon(rows: seed, settings: ["nats_url=\(server.url)"])
+        let replica = try await ReplicaDaemon.start(server)
+        await ReplicaDaemon.expectConverged([owner, replica], to: seed)
+        let user = String(cString: getpwuid(getuid()).pointee.pw_name)
+
+        // A client write on the replica's socket: the owner records the replica's client.
+        let added = try await Parity.booksctl(nats: nil, replica, ["add", "Walden", "Thoreau"])
+        #expect(added.status == 0, "\(added)")
+        let log = try await Parity.booksctl(nats: nil, owner, ["log", "-n", "1", "--json"])
+        let client = Self.actor(log.lines.last ?? "")
+        #expect(client["user"] as? String == user, "\(log)")
+        #expect((client["uid"] as? NSNumber)?.uint32Value == UInt32(getuid()), "\(log)")
+        #expect(client["program"] as? String == "booksctl", "\(log)")
+        #expect(client["host"] as? String == Self.hostName, "\(log)")
+        #expect(client["via"] as? String == "nats", "\(log)")
+        let text = try await Parity.booksctl(nats: nil, owner, ["log", "-n", "1"])
+        #expect(text.output.contains("\(user) booksctl["), "\(text)")
+
+        // A hand edit of the replica's file: attributed as the owner attributes its own hand edits
+        // (no editor evidence for sed: the file's owner, editor unknown), on the replica's host.
+        try await ReplicaDaemon.sed("s/^2|Emma|Jane Austen$/2|Emma|J. Austen/", replica.file)
+        let edited = await eventually(timeout: 60, interval: 0.1) {
+            ReplicaDaemon.lines(of: owner).contains("2|Emma|J. Austen")
+        }
+        #expect(edited, "\(owner.log.suffix(2000))")
+        let blame = try await Parity.booksctl(nats: nil, owner, ["blame", "2", "--json"])
+        let editor = Self.actor(blame.lines.first ?? "")
+        #expect(editor["user"] as? String == user, "\(blame)")
+        #expect((editor["uid"] as? NSNumber)?.uint32Value == UInt32(getuid()), "\(blame)")
+        #expect(editor["editor"] as? String == "unknown", "\(blame)")
+        #expect(editor["host"] as? String == Self.hostName, "\(blame)")
+        #expect(editor["via"] as? String == "nats", "\(blame)")
+        // Asked on the replica (forwarded to the owner): the same answer.
+        let onReplica = try await Parity.booksctl(nats: nil, replica, ["blame", "2", "--json"])
+        #expect(onReplica.output == blame.output, "\(onReplica)")
+        _ = server
+    }
+}
