@@ -16,9 +16,23 @@ extension ReplicaLink {
         engine.writeForwarder.withLock {
             $0 = { [self] request, client, peer in
                 (Self.readsOwnerHistory(request) ? reads : writes).async {
-                    self.engine.channel?.send(self.forwardNow(request, actor: Self.clientActor(peer)), to: client)
+                    self.answer(request, actor: Self.clientActor(peer), to: client)
                 }
             }
+        }
+    }
+
+    /// Sends the owner's answer to `request` to `client`: a list at a point too large for one
+    /// NATS message is asked again in pages and streamed (`listInPages`).
+    private func answer(_ request: Request, actor: ChangeActor, to client: ReplyTarget) {
+        let reply = forwardNow(request, actor: actor)
+        guard Self.listsAt(request), reply.error?.code == .tooLarge else {
+            engine.channel?.send(reply, to: client)
+            return
+        }
+        switch listInPages(request, actor: actor) {
+        case .reply(let reply): engine.channel?.send(reply, to: client)
+        case .stream(let books): engine.channel?.stream(books, to: client)
         }
     }
 

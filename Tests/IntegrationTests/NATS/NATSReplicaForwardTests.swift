@@ -6,7 +6,8 @@ import Glibc
 import Testing
 
 /// What a replica forwards to its owner (owner and replica booksd, real nats-server, real
-/// booksctl): its writes carry who made them on the replica's host.
+/// booksctl): its writes carry who made them on the replica's host, and a list at a point
+/// larger than one NATS message comes in pages.
 @Suite(.serialized, .enabled(if: NATSServerProcess.isInstalled, "needs nats-server (Debian package nats-server)"))
 struct NATSReplicaForwardTests {
     typealias Parity = NATSCLIParityTests
@@ -62,5 +63,29 @@ struct NATSReplicaForwardTests {
         let onReplica = try await Parity.booksctl(nats: nil, replica, ["blame", "2", "--json"])
         #expect(onReplica.output == blame.output, "\(onReplica)")
         _ = server
+    }
+
+    @Test func aListAtAPointLargerThanMaxPayloadIsPagedToTheReplicasClient() async throws {
+        let config = try TemporaryDirectory(prefix: "nats-config")
+        let server = try NATSServerProcess(configFile: try config.write("nats.conf", "max_payload: 32768\n"))
+        let rows = (1...2000).map { "b\($0)|Book number \($0)|Author \($0 % 97)" }
+        let owner = try await FeedDaemon(rows: rows, settings: ["nats_url=\(server.url)"])
+        let replica = try await ReplicaDaemon.start(server)
+        await ReplicaDaemon.expectConverged([owner, replica], to: rows)
+        let before = try #require(try await owner.connect().ping())
+        try owner.handAppend("x1|Extra|Someone")
+        await ReplicaDaemon.expectConverged([owner, replica], to: rows + ["x1|Extra|Someone"])
+        let at = "\(before.seq)"
+        let queries: [[String]] = [
+            ["list", "--at", at, "--json"], ["list", "--at", at, "--limit", "1500", "--offset", "200", "--json"],
+            ["list", "--at", at, "--sort", "name", "--json"],
+        ]
+        for query in queries {
+            let onOwner = try await Parity.booksctl(nats: nil, owner, query)
+            let onReplica = try await Parity.booksctl(nats: nil, replica, query)
+            #expect(onOwner.status == 0 && onOwner.lines.count > 100, "\(query): \(onOwner.stderr)")
+            #expect(onReplica.status == 0, "\(query): \(onReplica.stderr)")
+            #expect(onReplica.output == onOwner.output, "\(query): the owner's books on the replica")
+        }
     }
 }
