@@ -15,10 +15,51 @@ extension ReplicaLink {
         let reads = DispatchQueue(label: "booksd.replica.history." + store)
         engine.writeForwarder.withLock {
             $0 = { [self] request, client, peer in
-                (Self.readsOwnerHistory(request) ? reads : writes).async {
-                    self.answer(request, actor: Self.clientActor(peer), to: client)
+                let actor = Self.clientActor(peer)
+                if Self.readsOwnerHistory(request) {
+                    queueHistoryRead(request, actor: actor, to: client, on: reads)
+                } else {
+                    writes.async { self.answer(request, actor: actor, to: client) }
                 }
             }
+        }
+    }
+
+    /// The most requests for the owner's history (and conflicts) waiting on a replica at once,
+    /// the one being asked included.
+    static let historyQueueBound = 32
+    /// How long such a request may wait behind others before it is answered without asking.
+    static let historyWaitLimit = Duration.seconds(5)
+
+    /// Puts a read of the owner's history on `reads` (one asked at a time). When
+    /// `historyQueueBound` wait already, it fails at once with `store-unavailable`; one that waited
+    /// there longer than `historyWaitLimit` (the owner is slow or gone: each ask may take 5 s)
+    /// fails the same way without asking. So no request waits more than about 10 s, however many
+    /// clients ask and however slow the owner is.
+    private func queueHistoryRead(
+        _ request: Request, actor: ChangeActor, to client: ReplyTarget, on reads: DispatchQueue
+    ) {
+        let waiting = historyWaiting.add(1, ordering: .relaxed).newValue
+        guard waiting <= Self.historyQueueBound else {
+            historyWaiting.subtract(1, ordering: .relaxed)
+            let busy =
+                "store '\(store)' is a replica and \(Self.historyQueueBound) requests for its owner's history "
+                + "already wait on this host (the owner is slow or unreachable): retry later"
+            engine.channel?.send(.failure(request.id, ProtocolError(.storeUnavailable, busy)), to: client)
+            return
+        }
+        let queued = ContinuousClock.now
+        reads.async {
+            defer { self.historyWaiting.subtract(1, ordering: .relaxed) }
+            let waited = ContinuousClock.now - queued
+            guard waited < Self.historyWaitLimit else {
+                let late =
+                    "store '\(self.store)' is a replica and this request waited \(waited) behind others for its "
+                    + "owner's history (the owner is slow or unreachable): retry later"
+                self.engine.channel?.send(.failure(request.id, ProtocolError(.storeUnavailable, late)), to: client)
+                return
+            }
+            self.answer(request, actor: actor, to: client)
         }
     }
 

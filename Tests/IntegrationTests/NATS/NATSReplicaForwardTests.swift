@@ -6,8 +6,9 @@ import Glibc
 import Testing
 
 /// What a replica forwards to its owner (owner and replica booksd, real nats-server, real
-/// booksctl): its writes carry who made them on the replica's host, and a list at a point
-/// larger than one NATS message comes in pages.
+/// booksctl): its writes carry who made them on the replica's host, a list at a point larger
+/// than one NATS message comes in pages, and requests for the owner's history wait in a bounded
+/// queue.
 @Suite(.serialized, .enabled(if: NATSServerProcess.isInstalled, "needs nats-server (Debian package nats-server)"))
 struct NATSReplicaForwardTests {
     typealias Parity = NATSCLIParityTests
@@ -88,4 +89,49 @@ struct NATSReplicaForwardTests {
             #expect(onReplica.output == onOwner.output, "\(query): the owner's books on the replica")
         }
     }
+
+    @Test func requestsForTheOwnersHistoryWaitInABoundedQueue() async throws {
+        let server = try NATSServerProcess()
+        let owner = try await FeedDaemon(rows: NATSReplicaTests.seed, settings: ["nats_url=\(server.url)"])
+        let replica = try await ReplicaDaemon.start(server)
+        await ReplicaDaemon.expectConverged([owner, replica], to: NATSReplicaTests.seed)
+        _ = try await replica.connect().history()  // answered while the owner answers
+        owner.daemon?.signal(SIGSTOP)  // subscribed, never answering: every forwarded request times out
+        defer { owner.daemon?.signal(SIGCONT) }
+        let clients = 48
+        let answers = Answers()
+        var connected: [BooksClient] = []
+        for index in 0..<clients { connected.append(try await replica.connect("history-\(index)")) }
+        for client in connected {
+            Task { [client, answers] in
+                let answer: String
+                do {
+                    answer = "ok \(try await client.history(limit: 1).changes.count)"
+                } catch {
+                    answer = "\(error)"
+                }
+                await answers.add(answer)
+            }
+        }
+        let busy = await eventually(timeout: 10, interval: 0.05) {
+            await answers.all.filter { $0.contains("already wait") }.count >= clients - 32
+        }
+        let early = await answers.all
+        #expect(busy, "beyond the bound at once: \(early)")
+        let all = await eventually(timeout: 40, interval: 0.1) { await answers.all.count == clients }
+        let answered = await answers.all
+        #expect(all, "every request answered (none hangs): \(answered.count) of \(clients)")
+        #expect(answered.allSatisfy { $0.contains("owner") }, "\(answered)")
+        owner.daemon?.signal(SIGCONT)
+        let served = await eventually(timeout: 30, interval: 0.2) {
+            (try? await replica.connect().history(limit: 1)) != nil
+        }
+        #expect(served, "the owner answers again")
+    }
+}
+
+/// What the clients of one test were answered, in the order the answers came.
+private actor Answers {
+    var all: [String] = []
+    func add(_ answer: String) { all.append(answer) }
 }
