@@ -107,7 +107,8 @@ extension ReplicaLink {
         let message: NATSMessage
         do {
             let line = try RequestEncoder.encode(request)
-            message = try connection.request(line, to: apiSubject, timeoutMilliseconds: 5000)
+            message = try connection.request(
+                line, to: apiSubject, headers: Self.actorHeader(handEditActor(of: write)), timeoutMilliseconds: 5000)
         } catch let error as NATSError where error.isNoResponders {
             return .failed("the owner of store '\(store)' does not answer on \(apiSubject)")
         } catch {
@@ -116,7 +117,10 @@ extension ReplicaLink {
         guard case .reply(let reply)? = try? MessageDecoder().decode(message.data) else {
             return .failed("an unreadable answer on \(apiSubject)")
         }
-        if reply.ok { return .accepted(seq: reply.result?.seq ?? 0) }
+        if reply.ok {
+            editActors.withLock { $0.sent(write.ids) }
+            return .accepted(seq: reply.result?.seq ?? 0)
+        }
         guard let error = reply.error else { return .failed("refused without a reason") }
         if error.code == .conflict {
             let listed = error.conflicts ?? []

@@ -51,6 +51,10 @@ final class ReplicaLink: Sendable {
     /// What the feed announced, kept for a restart (set by `start`; only the machine's thread
     /// writes through it).
     let feedJournal = Locked<ReplicaFeedJournal?>(nil)
+    /// Requests for the owner's history queued or asking now (see `queueHistoryRead`).
+    let historyWaiting = Atomic<Int>(0)
+    /// Who made the hand edits not sent yet (noted as their change sets arrive, read by `send`).
+    let editActors = Locked<ReplicaEditActors>(ReplicaEditActors())
     /// Called once, when the feed first has an owner position (restored at start, or announced).
     let firstPosition = Locked<(@Sendable () -> Void)?>(nil)
 
@@ -98,6 +102,7 @@ final class ReplicaLink: Sendable {
     }
 
     func post(_ input: ReplicaInput) {
+        if case .localChanged(let change) = input { editActors.withLock { $0.note(change) } }
         inbox.withLock { $0.append(input) }
         wake.signal()
     }
