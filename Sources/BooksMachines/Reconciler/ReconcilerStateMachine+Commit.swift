@@ -191,7 +191,11 @@ extension ReconcilerStateMachine {
         }
         if let applied {
             actions.append(.broadcast(applied))
-            if source != .file { revertDetector.record(applied.changes, seq: applied.seq) }
+            // A replica's own writes carry its owner's change sets (the owner watches its own
+            // client writes for reverts): not watched here, where a first copy would keep every
+            // book of the store twice until the next file edit.
+            let replicated = commit.accepted.allSatisfy { $0.ticket.connection.transport == .replica }
+            if source != .file, !replicated { revertDetector.record(applied.changes, seq: applied.seq) }
             let c = applied.changes
             // Named as the feed names its source: a save that only gave ids to typed rows is a file edit.
             let what = source != .file ? "\(source.rawValue) write" : "file edit (ids given to new rows)"

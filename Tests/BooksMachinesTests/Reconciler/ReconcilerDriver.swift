@@ -104,12 +104,14 @@ struct ReconcilerDriver {
     /// A watcher event.
     mutating func event(_ event: FileWatchEvent = .contentMayHaveChanged) { run(.fileEvent(event)) }
 
-    /// Client writes arriving together.
-    mutating func write(_ requests: [(String, WriteOperation)], connection: UInt64 = 1) {
+    /// Client writes arriving together (over `transport`: a replica's own writes are `.replica`).
+    mutating func write(
+        _ requests: [(String, WriteOperation)], connection: UInt64 = 1, transport: ReplyTarget.Transport = .socket
+    ) {
         run(
             .writesReceived(
                 requests.map {
-                    PendingWrite(requestID: $0.0, connection: ReplyTarget(.socket, connection), operation: $0.1)
+                    PendingWrite(requestID: $0.0, connection: ReplyTarget(transport, connection), operation: $0.1)
                 }))
     }
 
