@@ -18,7 +18,9 @@ extension Daemon {
         if let folder, mkdir(folder, 0o755) != 0, errno != EEXIST { throw .cannotCreate(path: folder, errno: errno) }
     }
 
-    /// Attaches a `ReplicaLink` to every replica's engine (started by `startNATS`).
+    /// Attaches a `ReplicaLink` to every replica's engine and restores what its subscribers resume
+    /// from, before the socket serves clients (started by `startNATS`; a record that cannot be read
+    /// here fails `start` there, with its error, as before).
     func attachReplicas(_ registry: StoreRegistry, connection: NATSConnection) {
         var links: [ReplicaLink] = []
         for engine in registry.engines where configuration.replicaStores.contains(engine.storeName) {
@@ -28,6 +30,7 @@ extension Daemon {
             links.append(link)
         }
         replicaLinks.withLock { $0 = links }
+        for link in links { try? link.restore() }
     }
 }
 

@@ -36,6 +36,9 @@ final class ReplicaLink: Sendable {
     /// What the feed thread needs: the position the record is at, and whether to read a snapshot.
     let position = Locked<(epoch: String?, seq: UInt64, wantsSnapshot: Bool)>((nil, 0, false))
     let threads = Locked<[DedicatedThread]>([])
+    /// Whether `restore` ran; the record it loaded, until `start` takes it.
+    let restored = Atomic<Bool>(false)
+    let loaded = Locked<ReplicaRecord?>(nil)
     /// The owner's change sets published after the last one the feed read (the feed's thread
     /// writes it, the status line reads it).
     let ownerBacklog = Atomic<UInt64>(0)
@@ -76,13 +79,26 @@ final class ReplicaLink: Sendable {
         router.withLock { $0 = wrapped }
     }
 
-    /// Loads the record and starts the machine and the feed.
-    /// - Throws: when the record cannot be read or there is no state directory, or no thread.
-    func start() throws {
+    /// Loads the record and restores what the replica's subscribers resume from (the feed's
+    /// journal, the owner's position), before the socket serves clients: a subscriber that
+    /// resumes right after a restart gets the replay, not `resync-required`. Once; `start` calls
+    /// it when it was not called before.
+    /// - Throws: when the record cannot be read or there is no state directory.
+    func restore() throws {
+        guard !restored.load(ordering: .acquiring) else { return }
         let record = try loadRecord()
         machine.withLock { $0 = ReplicaStateMachine(record: record) }
         restoreFeed(record)
         position.withLock { $0 = (record.epoch, record.seq, false) }
+        loaded.withLock { $0 = record }
+        restored.store(true, ordering: .releasing)
+    }
+
+    /// Restores the record (unless `restore` did) and starts the machine and the feed.
+    /// - Throws: when the record cannot be read or there is no state directory, or no thread.
+    func start() throws {
+        try restore()
+        guard let record = loaded.withLock({ $0.take() }) else { return }
         let loop = try DedicatedThread.start(name: "booksd-replica") { [self] in run() }
         let feed = try DedicatedThread.start(name: "booksd-replica-feed") { [self] in followOwner() }
         threads.withLock { $0 = [loop, feed] }
