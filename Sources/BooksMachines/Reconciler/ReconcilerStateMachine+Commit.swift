@@ -30,9 +30,15 @@ extension ReconcilerStateMachine {
     /// is lost without the read: the append refuses a file whose identity changed (the group is
     /// then retried after a full read), and appending overwrites nothing, so an edit that slipped
     /// past the identity check stays in the file and is reported by its own watcher event.
+    ///
+    /// Writes marked `writesWithoutRead` (a replica's writes of the owner's books) skip the read
+    /// too, updates and deletes included: their rewrite is checked against the version planned on after the
+    /// swap (`AtomicFileWriter`: same inode, same bytes, else put back and `.changedDuringWrite`,
+    /// and the group is retried after a full read), so a hand edit that slipped past the identity
+    /// check is never overwritten; the read would only have found it a little earlier.
     func untouchedIdentityForAppending(_ writes: [PendingWrite]) -> FileIdentity? {
         guard !writes.isEmpty, configuration.format == .text,
-            writes.allSatisfy(\.operation.onlyInserts),
+            writes.allSatisfy({ $0.operation.onlyInserts || $0.writesWithoutRead }),
             writeRetries == 0, fileState == .present, context.document.newBookCount == 0,
             context.document.bytes.last == 0x0A
         else { return nil }
@@ -51,8 +57,8 @@ extension ReconcilerStateMachine {
                 .log(
                     .debug,
                     """
-                    commit of \(writes.count) write(s): file untouched (\(identity.traceDescription)), appending \
-                    without a read
+                    commit of \(writes.count) write(s): file untouched (\(identity.traceDescription)), \
+                    \(writes.allSatisfy(\.operation.onlyInserts) ? "appending" : "writing") without a read
                     """
                 ))
         case .compared(let compared):

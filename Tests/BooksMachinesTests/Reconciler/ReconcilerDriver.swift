@@ -104,12 +104,16 @@ struct ReconcilerDriver {
     /// A watcher event.
     mutating func event(_ event: FileWatchEvent = .contentMayHaveChanged) { run(.fileEvent(event)) }
 
-    /// Client writes arriving together.
-    mutating func write(_ requests: [(String, WriteOperation)], connection: UInt64 = 1) {
+    /// Client writes arriving together (`withoutRead`: marked `writesWithoutRead`, as a replica's
+    /// writes of the owner's books are).
+    mutating func write(_ requests: [(String, WriteOperation)], connection: UInt64 = 1, withoutRead: Bool = false) {
         run(
             .writesReceived(
                 requests.map {
-                    PendingWrite(requestID: $0.0, connection: ReplyTarget(.socket, connection), operation: $0.1)
+                    var write = PendingWrite(
+                        requestID: $0.0, connection: ReplyTarget(.socket, connection), operation: $0.1)
+                    write.writesWithoutRead = withoutRead
+                    return write
                 }))
     }
 
