@@ -1,3 +1,4 @@
+import BooksCore
 import BooksProtocol
 
 /// One SSE client's feed: the events waiting to be written, bounded. Pure: the I/O shell offers

@@ -1,3 +1,4 @@
+import BooksCore
 import BooksProtocol
 
 /// The SSE event id of a feed of several stores (`/v1/changes?stores=…`): every store's

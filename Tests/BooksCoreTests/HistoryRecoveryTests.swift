@@ -151,25 +151,26 @@ extension HistoryRecoveryTests {
     @Test("a state older than a change set already handed out in its epoch (a restored copy) is a new epoch")
     func olderCopyOfTheState() {
         let state = Self.saved()  // ends at seq 4, epoch E1
-        func outcome(_ served: ServedMark?, journal: [UInt8]? = nil, published: UInt64 = 4) -> HistoryRecovery.Outcome {
+        func outcome(_ served: ResumePoint?, journal: [UInt8]? = nil, published: UInt64 = 4) -> HistoryRecovery.Outcome
+        {
             var expectation = Self.expectation
             expectation.served = served
             return HistoryRecovery.restore(
                 snapshot: state.snapshot, journal: journal ?? state.journal, publishedSeq: published,
                 expectation: expectation)
         }
-        let reason = Self.reason(outcome(ServedMark(epoch: "E1", seq: 7)))
+        let reason = Self.reason(outcome(ResumePoint(epoch: "E1", seq: 7)))
         #expect(
             reason?.contains("ends at seq 4 but seq 7 of its epoch was already handed out") == true, "\(reason ?? "")")
         // The snapshot alone (a journal of an earlier snapshot) is checked the same way.
         var earlier = Self.saved(edits: 0)
         earlier.header.snapshotID = 10
         earlier.header.baseSeq = 0
-        let alone = Self.reason(outcome(ServedMark(epoch: "E1", seq: 2), journal: earlier.journal, published: 1))
+        let alone = Self.reason(outcome(ResumePoint(epoch: "E1", seq: 2), journal: earlier.journal, published: 1))
         #expect(alone?.contains("ends at seq 1 but seq 2") == true, "\(alone ?? "")")
         // Not stale: no mark, the same seq (edits while stopped come after it), another epoch's mark.
         for served in [
-            nil, ServedMark(epoch: "E1", seq: 4), ServedMark(epoch: "E1", seq: 3), ServedMark(epoch: "E0", seq: 9),
+            nil, ResumePoint(epoch: "E1", seq: 4), ResumePoint(epoch: "E1", seq: 3), ResumePoint(epoch: "E0", seq: 9),
         ] {
             guard case .restored = outcome(served) else {
                 Issue.record("not restored with \(String(describing: served))")
@@ -180,10 +181,10 @@ extension HistoryRecoveryTests {
 
     @Test("a served mark round-trips; anything else decodes to nil")
     func servedMarkEncoding() {
-        let mark = ServedMark(epoch: "F0E40C79-10A5-49F7-B8C3-461E1E046AC7", seq: 123_456)
-        #expect(ServedMark(decoding: mark.encoded) == mark)
+        let mark = ResumePoint(epoch: "F0E40C79-10A5-49F7-B8C3-461E1E046AC7", seq: 123_456)
+        #expect(ResumePoint(decoding: mark.encoded) == mark)
         for bad in ["", " 5", "E1 ", "E1 x", "E 1 2x", String(repeating: "e", count: 300) + " 1"] {
-            #expect(ServedMark(decoding: Array(bad.utf8)) == nil, "\(bad)")
+            #expect(ResumePoint(decoding: Array(bad.utf8)) == nil, "\(bad)")
         }
     }
 }

@@ -14,9 +14,11 @@ import Testing
         var expected = actor
         expected.via = "nats"
         #expect(try ActorHeader.actor(from: value) == expected)
-        // A client cannot claim another route or an editor's evidence.
+        // A client cannot claim another route; an editor (a replica's hand edit) is kept, declared.
         let claimed = #"{"user":"bob","via":"socket","editor":"vim"}"#
-        #expect(try ActorHeader.actor(from: claimed) == ChangeActor(user: "bob", via: "nats"))
+        #expect(try ActorHeader.actor(from: claimed) == ChangeActor(user: "bob", editor: "vim", via: "nats"))
+        let handEdit = ChangeActor(uid: 1000, user: "bob", host: "laptop", editor: "unknown")
+        #expect(try ActorHeader.actor(from: ActorHeader.value(declaring: handEdit)).editor == "unknown")
         #expect(try ActorHeader.actor(from: " {} ") == ChangeActor(via: "nats"))
     }
 

@@ -199,10 +199,7 @@ final class SocketConnection: Sendable {
 
     /// Removes the change-feed consumer (if any) and finishes it with `error` (or normally).
     func removeSink(finishing error: BooksClientError?) {
-        let sink = state.withLock { state -> EventSink? in
-            defer { state.sink = nil }
-            return state.sink
-        }
+        let sink = state.withLock { $0.sink.take() }
         sink?.finish(error)
     }
 

@@ -142,6 +142,33 @@ extension NATSFeed {
             streamSequence: streamSequence, versions: versions)
     }
 
+    /// The bucket's books with the stream's last position, as `bucketState()` reads them, each
+    /// made into a `Row` (with its version, the position's seq when the bucket has none) as its
+    /// value is decoded: no `Book` is kept per book (a replica keeps them as bytes), nor a second
+    /// table of versions. Unordered. Nil while the stream is empty. Blocks.
+    public func bucketRows<Row>(
+        _ row: (Book, UInt64) -> Row
+    ) throws(BooksClientError) -> (point: ResumePoint, streamSequence: UInt64, rows: [Row])? {
+        do throws(NATSError) {
+            let jetStream = try connection.jetStream()
+            guard let (last, lastSequence) = try lastPosition(jetStream) else { return nil }
+            let decoder = JSONDecoder()
+            var current: [String: Row] = [:]
+            let bulk = try jetStream.connection.bulkConnection()
+            try bulk.jetStream(timeoutMilliseconds: 60_000).keyValue(names.bucket).forEachValue { key, value in
+                guard let value, let entry = try? decoder.decode(BucketValue.self, from: Data(value)) else {
+                    current.removeValue(forKey: key)
+                    return
+                }
+                let book = Book(id: entry.id, name: entry.name, author: entry.author)
+                current[key] = row(book, entry.version ?? last.seq)
+            }
+            return (last, lastSequence, Array(current.values))
+        } catch {
+            throw .nats(error.description)
+        }
+    }
+
     /// The event a stream message carries, or nil for an unreadable one.
     static func event(_ message: NATSMessage) -> Event? {
         guard case .event(let event)? = try? MessageDecoder().decode(message.data) else { return nil }

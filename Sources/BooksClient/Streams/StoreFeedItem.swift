@@ -1,3 +1,4 @@
+import BooksCore
 import BooksProtocol
 
 /// One item of a change feed over several stores (`BooksClient.changes(stores:…)`), each naming

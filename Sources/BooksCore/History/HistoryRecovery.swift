@@ -5,7 +5,7 @@
 /// both checksummed and complete, written for this book file, the journal continuing this very
 /// snapshot, no record after the last one ever published, no machine restart while the daemon was
 /// running (records not yet on disk could be lost), no state older than a change set already
-/// handed out in its epoch (a restored copy, `ServedMark`), and every journal record yielding again the
+/// handed out in its epoch (a restored copy, its served mark), and every journal record yielding again the
 /// change set it recorded — or, when the journal belongs to an earlier snapshot (a crash between
 /// the renames of a snapshot write), the snapshot alone with nothing after it published. Anything
 /// else is a new epoch with the reason; it never crashes.
@@ -21,10 +21,10 @@ public enum HistoryRecovery {
         /// How many change sets the restored log keeps.
         public var retention: Int
         /// The last change set handed out, as recorded outside the state directory (nil: unknown).
-        public var served: ServedMark?
+        public var served: ResumePoint?
 
         /// Creates an expectation.
-        public init(fileKey: String, bootID: [UInt8], lineLimit: Int, retention: Int, served: ServedMark? = nil) {
+        public init(fileKey: String, bootID: [UInt8], lineLimit: Int, retention: Int, served: ResumePoint? = nil) {
             self.fileKey = fileKey
             self.bootID = bootID
             self.lineLimit = lineLimit

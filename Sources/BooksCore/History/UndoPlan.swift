@@ -8,7 +8,7 @@ public struct UndoPlan: Sendable, Hashable {
     /// Books to put back (deleted by the change sets undone, absent now), with their ids.
     public var restored: [Book] = []
     /// Books to change back: the values before, and the version the book is at now.
-    public var reverted: [(book: Book, version: UInt64)] = []
+    public var reverted: [VersionedBook] = []
     /// Books to remove (inserted by the change sets undone): id and the version it is at now.
     public var removed: [(id: String, version: UInt64)] = []
     /// Books left alone: changed again since by a change set not undone.
@@ -37,15 +37,14 @@ public struct UndoPlan: Sendable, Hashable {
     /// Two plans are equal when they write and refuse the same books.
     public static func == (a: UndoPlan, b: UndoPlan) -> Bool {
         a.restored == b.restored && a.refused == b.refused && a.removed.map(\.id) == b.removed.map(\.id)
-            && a.removed.map(\.version) == b.removed.map(\.version) && a.reverted.map(\.book) == b.reverted.map(\.book)
-            && a.reverted.map(\.version) == b.reverted.map(\.version)
+            && a.removed.map(\.version) == b.removed.map(\.version) && a.reverted == b.reverted
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(restored)
         hasher.combine(refused)
         hasher.combine(removed.map(\.id))
-        hasher.combine(reverted.map(\.book))
+        hasher.combine(reverted)
     }
 
     /// Why a plan cannot be made.
@@ -118,7 +117,7 @@ public struct UndoPlan: Sendable, Hashable {
                 if value != book || !value.name.utf8.elementsEqual(book.name.utf8)
                     || !value.author.utf8.elementsEqual(book.author.utf8)
                 {
-                    plan.reverted.append((book, version(id)))
+                    plan.reverted.append(VersionedBook(book: book, version: version(id)))
                 }
             }
         }

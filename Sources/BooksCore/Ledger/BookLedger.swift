@@ -169,7 +169,3 @@ public struct BookLedger: Sendable {
         held = stillHeld
     }
 }
-
-/// The former name of ``BookLedger`` (it read like the client's `BooksContext`, a unit of work).
-@available(*, deprecated, renamed: "BookLedger")
-public typealias BookContext = BookLedger

@@ -16,7 +16,3 @@ public struct LedgerTransition: Sendable, Hashable {
         self.applied = applied
     }
 }
-
-/// The former name of ``LedgerTransition``.
-@available(*, deprecated, renamed: "LedgerTransition")
-public typealias ContextTransition = LedgerTransition

@@ -38,7 +38,3 @@ public struct SavedLedger: Sendable, Hashable {
         self.log = log
     }
 }
-
-/// The former name of ``SavedLedger``.
-@available(*, deprecated, renamed: "SavedLedger")
-public typealias SavedContext = SavedLedger

@@ -63,6 +63,15 @@ public struct BookCursor: Sendable {
         total = selected.count
     }
 
+    /// A cursor over `books` as given (already filtered, sorted and paged elsewhere, e.g. pages of
+    /// another daemon's answer), stating `total` as the number of books that matched.
+    public init(selected books: [Book], total: Int) {
+        toSkip = 0
+        remaining = nil
+        source = .sorted(books)
+        self.total = total
+    }
+
     /// A cursor over every book of `context` that `filter` matches, in file order (a snapshot);
     /// filters now. `total` is counted too.
     /// - Throws: ``QueryBudgetExceeded`` when filtering takes longer than `budget`.

@@ -83,8 +83,3 @@ public enum BookFileError: Error, Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 }
-
-/// The former name of ``BookFileError`` (it read like a failure of a served store, not of its
-/// book file's reads and writes).
-@available(*, deprecated, renamed: "BookFileError")
-public typealias StoreError = BookFileError

@@ -8,7 +8,7 @@ public protocol NATSPublisherSource: AnyObject, Sendable {
     /// May block (waits for the engine's queue); never call it from the engine's queue.
     func changes(after seq: UInt64) -> [SequencedChangeSet]?
     /// Every current book with its version, and the seq they are the state of. May block.
-    func currentBooks() -> (seq: UInt64, books: [(book: Book, version: UInt64)])
+    func currentBooks() -> (seq: UInt64, books: [VersionedBook])
 }
 
 extension BookEngine: NATSPublisherSource {
@@ -23,11 +23,11 @@ extension BookEngine: NATSPublisherSource {
     }
 
     /// The books and their seq (see `NATSPublisherSource`); read on the engine's queue.
-    public func currentBooks() -> (seq: UInt64, books: [(book: Book, version: UInt64)]) {
+    public func currentBooks() -> (seq: UInt64, books: [VersionedBook]) {
         queue.sync {
             machine.withLock { machine in
                 let context = machine.context
-                return (context.seq, context.books.map { (book: $0, version: context.version(of: $0.id)) })
+                return (context.seq, context.books.map { VersionedBook(book: $0, version: context.version(of: $0.id)) })
             }
         }
     }

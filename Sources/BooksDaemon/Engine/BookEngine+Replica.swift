@@ -67,7 +67,7 @@ extension BookEngine {
     /// here (so a retried write cannot insert twice), then handed to `forward` (the owner answers).
     func forwardWrite(
         _ request: Request, from connection: ReplyTarget, peer: PeerCredentials,
-        to forward: @Sendable (Request, ReplyTarget) -> Void
+        to forward: @Sendable (Request, ReplyTarget, PeerCredentials) -> Void
     ) {
         do {
             _ = try WriteOperation(request: request)
@@ -83,7 +83,7 @@ extension BookEngine {
             if withID.id == nil { withID.id = UUID().uuidString }
             return withID
         }
-        forward(sent, connection)
+        forward(sent, connection, peer)
     }
 }
 
@@ -102,7 +102,7 @@ extension BookEngine {
         }
         var sent = request
         sent.store = nil
-        forward(sent, connection)
+        forward(sent, connection, peer)
         return true
     }
 

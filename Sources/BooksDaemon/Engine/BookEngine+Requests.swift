@@ -28,9 +28,7 @@ extension BookEngine {
     /// order between connections.
     public func handle(_ request: Request, from connection: ReplyTarget, peer: PeerCredentials) {
         var request = request
-        if request.op == .subscribe, let rewrite = subscribeRewriter.withLock({ $0 }) {
-            request = rewrite(request, connection)
-        }
+        if request.op == .subscribe, let channel { request = channel.subscribeRequest(request, from: connection) }
         if forwardsToOwner(request, from: connection, peer: peer) { return }
         switch request.op {
         case .insert, .update, .delete, .save:

@@ -72,15 +72,13 @@ public final class BookEngine: Sendable {
     /// For a store that appeared while the daemon runs and started empty: the seq it started at
     /// (its books are the change sets after it); nil otherwise. Set once, by `load`.
     let appearedEmptyAtSeq = Locked<UInt64?>(nil)
-    /// For a replica (`--replica`): where client writes go instead of the file (to the owner).
-    let writeForwarder = Locked<(@Sendable (Request, ReplyTarget) -> Void)?>(nil)
+    /// For a replica (`--replica`): where client writes go instead of the file (to the owner),
+    /// with who sent them.
+    let writeForwarder = Locked<(@Sendable (Request, ReplyTarget, PeerCredentials) -> Void)?>(nil)
     /// For a replica: its state line for `status` (set by its `ReplicaLink`).
     let replicaLine = Locked<String?>(nil)
     /// For a replica: the owner position its feed has announced (set by its `ReplicaChannelRouter`).
     let announcedPosition = Locked<(epoch: String, seq: UInt64)?>(nil)
-    /// For a replica: how a `subscribe` is taken (its resume point is in the owner's seqs; set by
-    /// its `ReplicaLink`).
-    let subscribeRewriter = Locked<(@Sendable (Request, ReplyTarget) -> Request)?>(nil)
 
     /// The watcher and how it watches (for `status`).
     struct WatchState: Sendable {

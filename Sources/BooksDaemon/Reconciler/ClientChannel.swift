@@ -22,6 +22,9 @@ public protocol ClientChannel: AnyObject, Sendable {
     /// Runs `body` (off the caller's thread is allowed) after every call made before it took effect.
     @discardableResult
     func afterPendingCommands(_ body: @escaping @Sendable () -> Void) -> Bool
+    /// `request` (a `subscribe`) as the engine is to answer it: what the chain's outermost stage
+    /// makes of it (a replica's stage states its resume point in the owner's seqs).
+    func subscribeRequest(_ request: Request, from connection: ReplyTarget) -> Request
 }
 
 extension ClientChannel {
@@ -34,4 +37,7 @@ extension ClientChannel {
         body()
         return true
     }
+
+    /// Default for every stage but a replica's: the request as it is.
+    public func subscribeRequest(_ request: Request, from connection: ReplyTarget) -> Request { request }
 }

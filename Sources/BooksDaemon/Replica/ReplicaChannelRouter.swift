@@ -123,9 +123,10 @@ final class ReplicaChannelRouter: ClientChannel {
     /// `request` (a `subscribe`) as the engine is to answer it: a resume point the feed replays is
     /// taken out (the engine starts a plain feed, `startSubscription` adds the replay); any other
     /// resume point or `since` is made one of no lineage (the engine answers `resync-required` and
-    /// its snapshot, as the socket does for a point its change log no longer holds).
+    /// its snapshot, as the socket does for a point its change log no longer holds). Unchanged
+    /// until the replica is linked.
     func subscribeRequest(_ request: Request, from connection: ReplyTarget) -> Request {
-        guard request.resume != nil || request.since != nil else { return request }
+        guard link != nil, request.resume != nil || request.since != nil else { return request }
         var rewritten = request
         rewritten.since = nil
         rewritten.resume = nil

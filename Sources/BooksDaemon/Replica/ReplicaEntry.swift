@@ -112,7 +112,7 @@ public struct ReplicaEntry: Sendable, Hashable, Codable {
             case (nil, nil, nil): self = .empty
             case (.some(let owner), nil, nil): self = .owner(owner)
             case (.some(let owner), .some(let base), nil)
-            where owner.version == base.version && Optional(owner.book).isIdentical(to: base.book):
+            where owner == base:
                 self = .settled(base)
             default: self = .other(Other(owner: owner, base: base, sent: sent))
             }

@@ -27,18 +27,16 @@ extension ReplicaLink {
                     start = resume.start
                     posted = posted ?? (epoch, seq)
                 } else {
-                    guard let state = try feed.bucketState() else {
+                    // Each book kept as bytes as it is read: no table of the bucket's books.
+                    guard let state = try feed.bucketRows(ReplicaBook.init(book:version:)) else {
                         if !quiet { logger.info("replica: the owner has not published store '\(store)' yet", fields) }
                         quiet = true
                         pause(milliseconds: 500)
                         continue
                     }
                     position.withLock { $0.wantsSnapshot = false }
-                    let books = state.snapshot.books.map {
-                        ReplicaBook(book: $0, version: state.versions[$0.id] ?? state.snapshot.seq)
-                    }
-                    post(.ownerSnapshot(epoch: state.snapshot.epoch, seq: state.snapshot.seq, books: books))
-                    posted = (state.snapshot.epoch, state.snapshot.seq)
+                    post(.ownerSnapshot(epoch: state.point.epoch, seq: state.point.seq, books: state.rows))
+                    posted = (state.point.epoch, state.point.seq)
                     start = .sequence(state.streamSequence + 1)
                 }
                 quiet = false
@@ -109,7 +107,8 @@ extension ReplicaLink {
         let message: NATSMessage
         do {
             let line = try RequestEncoder.encode(request)
-            message = try connection.request(line, to: apiSubject, timeoutMilliseconds: 5000)
+            message = try connection.request(
+                line, to: apiSubject, headers: Self.actorHeader(handEditActor(of: write)), timeoutMilliseconds: 5000)
         } catch let error as NATSError where error.isNoResponders {
             return .failed("the owner of store '\(store)' does not answer on \(apiSubject)")
         } catch {
@@ -118,7 +117,10 @@ extension ReplicaLink {
         guard case .reply(let reply)? = try? MessageDecoder().decode(message.data) else {
             return .failed("an unreadable answer on \(apiSubject)")
         }
-        if reply.ok { return .accepted(seq: reply.result?.seq ?? 0) }
+        if reply.ok {
+            editActors.withLock { $0.sent(write.ids) }
+            return .accepted(seq: reply.result?.seq ?? 0)
+        }
         guard let error = reply.error else { return .failed("refused without a reason") }
         if error.code == .conflict {
             let listed = error.conflicts ?? []

@@ -8,12 +8,16 @@ extension ReplicaStateMachine {
     mutating func applySnapshot(epoch: String, seq: UInt64, books: [ReplicaBook]) {
         let newLineage = epoch != record.epoch
         if newLineage { conflictBases.removeAll() }
-        // Taken book by book: no second table of the owner's books beside the record.
-        var seen = Set<String>(minimumCapacity: books.count)
-        for state in books where seen.insert(state.book.id).inserted {
-            takeSnapshotState(state.book.id, state, newLineage: newLineage)
+        // Taken book by book: no second table of the owner's books beside the record (nor a set
+        // of their ids on a first copy: an id already in the record is then a duplicate).
+        let first = record.entries.isEmpty
+        var seen = Set<String>(minimumCapacity: first ? 0 : books.count)
+        for state in books {
+            let id = state.packed.id
+            guard first ? record.entries[id] == nil : seen.insert(id).inserted else { continue }
+            takeSnapshotState(id, state, newLineage: newLineage)
         }
-        for id in record.entries.keys.filter({ !seen.contains($0) }) {
+        for id in record.entries.keys where !first && !seen.contains(id) {
             takeSnapshotState(id, nil, newLineage: newLineage)
         }
         record.epoch = epoch
@@ -96,7 +100,7 @@ extension ReplicaStateMachine {
     /// write costs its own books, not a pass over every book still to write.
     mutating func settle(conflicts: inout [MergeConflict]) -> (local: ReplicaWrite?, send: ReplicaWrite?) {
         guard loaded, record.epoch != nil else { return (nil, nil) }
-        var toWrite: [String: (book: Book?, base: ReplicaBook?)] = [:]
+        var toWrite: [String: ReplicaTarget] = [:]
         var toSend: [String] = []
         let looked = dirty
         let order = dirty.sorted()
@@ -140,19 +144,19 @@ extension ReplicaStateMachine {
     private func waitsToBeSent(_ id: String) -> Bool {
         let entry = record.entries[id]
         return entry?.sent == nil && entry?.owner == entry?.base && !blocked.contains(id)
-            && !(file[id]?.book).isIdentical(to: entry?.base?.book)
+            && file[id]?.packed != entry?.base?.packed
     }
 
     /// Decides one book: settle an accepted edit, write an owner change (merged with a local edit)
     /// into the file, or queue a local edit for sending.
     private mutating func reconsider(
-        _ id: String, toWrite: inout [String: (book: Book?, base: ReplicaBook?)], toSend: inout [String],
+        _ id: String, toWrite: inout [String: ReplicaTarget], toSend: inout [String],
         conflicts: inout [MergeConflict]
     ) {
         booksReconsidered += 1
         var entry = record.entries[id] ?? ReplicaEntry()
         defer { setEntry(id, entry) }
-        let fileBook = file[id]?.book
+        let fileBook = file[id]?.packed
         if let sent = entry.sent {
             guard record.seq >= sent.version else { return }  // its change set is still to come
             if let owner = entry.owner, owner.version == sent.version {
@@ -163,16 +167,16 @@ extension ReplicaStateMachine {
             entry.sent = nil
         }
         if entry.owner != entry.base {
-            let pending = !fileBook.isIdentical(to: entry.base?.book)
-            var target = entry.owner?.book
+            let pending = fileBook != entry.base?.packed
+            var target = entry.owner?.packed
             if pending {
                 let merged = ThreeWayMerge.merge(
-                    id: id, base: entry.base?.book, mine: fileBook, theirs: entry.owner?.book)
-                target = merged.book
+                    id: id, base: entry.base?.book, mine: fileBook?.book, theirs: entry.owner?.book)
+                target = merged.book.map(PackedBook.init)
                 conflicts.append(contentsOf: merged.conflicts)
                 if !merged.conflicts.isEmpty, let from = entry.base?.version { conflictBases[id] = from }
             }
-            if target.isIdentical(to: fileBook) {
+            if target == fileBook {
                 entry.base = entry.owner
             } else if localWrite?.targets[id] == nil {
                 toWrite[id] = (target, entry.owner)
@@ -181,22 +185,28 @@ extension ReplicaStateMachine {
                 return
             }
         }
-        if !fileBook.isIdentical(to: entry.base?.book), !blocked.contains(id) { toSend.append(id) }
+        if fileBook != entry.base?.packed, !blocked.contains(id) { toSend.append(id) }
     }
 
     /// The next local write: up to `localBatchLimit` books from the front of `writeQueue`, their
     /// targets as decided in this pass (`fresh`), or decided now for a book not looked at in it
     /// (one `looked` at without a target needs no write any more).
     private mutating func takeLocalWrite(
-        fresh: [String: (book: Book?, base: ReplicaBook?)], looked: Set<String>, toSend: inout [String],
+        fresh: [String: ReplicaTarget], looked: Set<String>, toSend: inout [String],
         conflicts: inout [MergeConflict]
     ) -> ReplicaWrite? {
-        var taken: [String: (book: Book?, base: ReplicaBook?)] = [:]
+        var taken: [String: ReplicaTarget] = [:]
+        if writeQueue.count == fresh.count, fresh.count <= localBatchLimit {
+            // Every book waiting was decided in this pass (a first copy): its table is the
+            // write's, not copied into a second one.
+            taken = fresh
+            writeQueue = ReplicaWriteQueue()
+        }
         while taken.count < localBatchLimit, let id = writeQueue.popFirst() {
             if let target = fresh[id] {
                 taken[id] = target
             } else if !looked.contains(id) {
-                var decided: [String: (book: Book?, base: ReplicaBook?)] = [:]
+                var decided: [String: ReplicaTarget] = [:]
                 reconsider(id, toWrite: &decided, toSend: &toSend, conflicts: &conflicts)
                 if let target = decided[id] { taken[id] = target }
             }
@@ -206,13 +216,13 @@ extension ReplicaStateMachine {
         for id in taken.keys.sorted() {
             let target = taken[id]!
             switch (file[id], target.book) {
-            case (nil, .some(let book)): write.inserted.append(book)
-            case (.some(let current), .some(let book)): write.updated.append((book, current.version))
+            case (nil, .some(let book)): write.inserted.append(book.book)
+            case (.some(let current), .some(let book)): write.updated.append((book.book, current.version))
             case (.some(let current), nil): write.deleted.append((id, current.version))
             case (nil, nil): break
             }
         }
-        localWrite = (write, taken)
+        localWrite = (write.token, taken)
         return write
     }
 

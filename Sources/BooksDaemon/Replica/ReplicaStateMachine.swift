@@ -30,7 +30,9 @@ public struct ReplicaStateMachine: Sendable {
     var loaded = false
     var loadedSeq: UInt64 = 0
     var dirty = Set<String>()
-    var localWrite: (write: ReplicaWrite, targets: [String: (book: Book?, base: ReplicaBook?)])?
+    /// The local write in flight: its token and what it makes of each book (not its books: those
+    /// went to the engine, and are not kept here a second time while it writes them).
+    var localWrite: (token: UInt64, targets: [String: ReplicaTarget])?
     var localWriteFailed = false
     var sending: (write: ReplicaWrite, books: [String: Book?])?
     /// Books the owner refused because it holds newer values: not resent until the stream
@@ -96,7 +98,10 @@ public struct ReplicaStateMachine: Sendable {
             loadedSeq = seq
             file = [:]
             file.reserveCapacity(books.count)
-            for row in books where file[row.book.id] == nil { setFileRow(row.book, version: row.version) }
+            for row in books {
+                let id = row.packed.id
+                if file[id] == nil { setFileRow(id, row.packed, version: row.version) }
+            }
             loaded = true
             dirty.formUnion(file.keys)
             dirty.formUnion(record.entries.keys)
@@ -112,11 +117,11 @@ public struct ReplicaStateMachine: Sendable {
             for id in ids {
                 refresh(id)
                 // A row the write in flight made is settled when that write finishes.
-                if let target = localWrite?.targets[id], (file[id]?.book).isIdentical(to: target.book) { continue }
+                if let target = localWrite?.targets[id], file[id]?.packed == target.book { continue }
                 dirty.insert(id)
             }
         case .localWriteFinished(let token, let succeeded):
-            guard let current = localWrite, current.write.token == token else { break }
+            guard let current = localWrite, current.token == token else { break }
             localWrite = nil
             guard succeeded else {
                 localWriteFailed = true
@@ -124,12 +129,12 @@ public struct ReplicaStateMachine: Sendable {
                 break
             }
             for (id, target) in current.targets {
-                let row = file[id]?.book
-                if row.isIdentical(to: target.book) {
+                let row = file[id]?.packed
+                if row == target.book {
                     updateEntry(id) { $0.base = target.base }
                     // Settled: the row is the owner's state (no merge to send), which did not move.
                     let entry = record.entries[id]
-                    if row.isIdentical(to: target.base?.book), entry?.owner == target.base, entry?.sent == nil {
+                    if row == target.base?.packed, entry?.owner == target.base, entry?.sent == nil {
                         continue
                     }
                 }
@@ -166,17 +171,37 @@ public struct ReplicaStateMachine: Sendable {
     private func pendingCandidates() -> Set<String> { loaded ? pending : [] }
 
     /// Sets the file's row of `book.id`. A row byte for byte the owner's state or the base holds
-    /// that book's strings (and id as the key), not a second copy of them: at a million books
-    /// the file's rows and the record's books are then one set of strings.
+    /// that book's bytes, not a second copy of them: at a million books the file's rows and the
+    /// record's books are then one set of buffers.
     mutating func setFileRow(_ book: Book, version: UInt64) {
-        let entry = record.entries[book.id]
-        var row = book
-        if let base = entry?.base?.book, Optional(base).isIdentical(to: book) {
+        let (key, entry) = recordKey(book.id)
+        if let base = entry?.base?.packed, base.isIdentical(to: book) {
+            file[key] = ReplicaBook(packed: base, version: version)
+        } else if let owner = entry?.owner?.packed, owner.isIdentical(to: book) {
+            file[key] = ReplicaBook(packed: owner, version: version)
+        } else {
+            file[key] = ReplicaBook(book: book, version: version)
+        }
+    }
+
+    /// Sets the file's row of `id` to `packed` (the record's buffer when the same bytes).
+    mutating func setFileRow(_ id: String, _ packed: PackedBook, version: UInt64) {
+        let (key, entry) = recordKey(id)
+        var row = packed
+        if let base = entry?.base?.packed, base == packed {
             row = base
-        } else if let owner = entry?.owner?.book, Optional(owner).isIdentical(to: book) {
+        } else if let owner = entry?.owner?.packed, owner == packed {
             row = owner
         }
-        file[row.id] = ReplicaBook(book: row, version: version)
+        file[key] = ReplicaBook(packed: row, version: version)
+    }
+
+    /// The record's own key string for `id` (so the file's table keys the same string, not a
+    /// second copy from the engine's change set) and its entry.
+    private func recordKey(_ id: String) -> (key: String, entry: ReplicaEntry?) {
+        guard let index = record.entries.index(forKey: id) else { return (id, nil) }
+        let (key, entry) = record.entries[index]
+        return (key, entry)
     }
 
     /// Sets the entry of `id` (an empty one is removed), noting it for the next `persist`.
@@ -224,7 +249,8 @@ public struct ReplicaStateMachine: Sendable {
     /// Whether the file's row of `id` differs from the owner state it derives from.
     func isPending(_ id: String) -> Bool {
         let entry = record.entries[id]
-        return !(file[id]?.book).isIdentical(to: entry?.sent.map(\.book) ?? entry?.base?.book)
+        if let sent = entry?.sent { return !(file[id]?.packed).isIdentical(to: sent.book) }
+        return file[id]?.packed != entry?.base?.packed
     }
 }
 

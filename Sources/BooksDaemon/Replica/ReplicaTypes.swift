@@ -4,18 +4,52 @@ import FoundationEssentials
 
 /// A book as one side holds it: its values and the version that side gave it (the seq of the
 /// change set that last touched it there).
+///
+/// Kept as bytes (`PackedBook`): a replica holds one per book of the store, twice (the record's
+/// entry and the file's row, sharing one buffer when byte for byte the same). Equal when the
+/// bytes and the version are (not canonical `String` equivalence).
 public struct ReplicaBook: Sendable, Hashable, Codable {
-    /// The book's values.
-    public var book: Book
+    /// The book's values (new strings of `packed`, made when read).
+    public var book: Book {
+        get { packed.book }
+        set { packed = PackedBook(newValue) }
+    }
+    /// The book's bytes.
+    public internal(set) var packed: PackedBook
     /// Its version on the side it is from.
     public var version: UInt64
 
     /// A book at `version`.
     public init(book: Book, version: UInt64) {
-        self.book = book
+        self.init(packed: PackedBook(book), version: version)
+    }
+
+    /// The book of `packed` at `version` (its buffer shared, not copied).
+    init(packed: PackedBook, version: UInt64) {
+        self.packed = packed
         self.version = version
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case book, version
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let book = try container.decode(Book.self, forKey: .book)
+        self.init(book: book, version: try container.decode(UInt64.self, forKey: .version))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(book, forKey: .book)
+        try container.encode(version, forKey: .version)
+    }
 }
+
+/// What a local write makes of one book's row (nil: no row) and the owner state it then derives
+/// from.
+typealias ReplicaTarget = (book: PackedBook?, base: ReplicaBook?)
 
 /// A local edit of one book the owner accepted at `version`.
 public struct SentEdit: Sendable, Hashable, Codable {

@@ -32,18 +32,6 @@ public final class StoreRegistry: Sendable {
         /// The complete channel chain of a store's engine (the server tags its events with the
         /// store), composed before the engine is made.
         public var channels: @Sendable (StoreName) -> StoreChannels
-
-        /// An environment.
-        public init(
-            configuration: DaemonConfiguration, logger: Logger, notifier: SystemdNotifier, hub: InotifyHub?,
-            channels: @escaping @Sendable (StoreName) -> StoreChannels
-        ) {
-            self.configuration = configuration
-            self.logger = logger
-            self.notifier = notifier
-            self.hub = hub
-            self.channels = channels
-        }
     }
 
     struct Entry: Sendable {

@@ -37,12 +37,7 @@ public final class HubFileWatcher: FileWatcher {
 
     /// Unregisters; after it returns the handler is not called again.
     public func stop() {
-        guard
-            let id = registration.withLock({ current -> UInt64? in
-                defer { current = nil }
-                return current
-            })
-        else { return }
+        guard let id = registration.withLock({ $0.take() }) else { return }
         hub.remove(id)
     }
 

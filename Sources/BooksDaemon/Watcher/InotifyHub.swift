@@ -88,12 +88,7 @@ public final class InotifyHub: Sendable {
     /// Stops the thread and releases libinotifytools; registrations are dropped (they get no more
     /// events). Idempotent.
     public func stop() {
-        guard
-            let run = running.withLock({ current -> InotifyHubRun? in
-                defer { current = nil }
-                return current
-            })
-        else { return }
+        guard let run = running.withLock({ $0.take() }) else { return }
         run.requestStop()
         shared.withLock { state in
             state.handlers.removeAll()

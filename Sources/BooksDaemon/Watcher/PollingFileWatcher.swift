@@ -72,12 +72,7 @@ public final class PollingFileWatcher: FileWatcher {
 
     /// Stops promptly and waits for the polling thread to exit (see ``FileWatcher/stop()``).
     public func stop() {
-        guard
-            let run = running.withLock({ (current: inout Run?) -> Run? in
-                defer { current = nil }
-                return current
-            })
-        else { return }
+        guard let run = running.withLock({ $0.take() }) else { return }
         run.stopRequested.store(true, ordering: .sequentiallyConsistent)
         run.wake.wake()
         run.thread.withLock { $0 }?.join()

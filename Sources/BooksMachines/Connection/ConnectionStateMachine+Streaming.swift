@@ -90,8 +90,8 @@ extension ConnectionStateMachine {
                 return actions + close(.lagged)
             }
             running.heldEventBytes += bytes.count
-        } else if kind == .reply {
-            answered()
+        } else if kind == .reply || kind == .failure {
+            answered()  // a refusal answers its request as a reply does
         }
         running.held.append(.bytes(bytes, exempt: kind != .event))
         output = .streaming(running)

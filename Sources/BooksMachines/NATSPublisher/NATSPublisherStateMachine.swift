@@ -29,17 +29,17 @@ package struct NATSPublisherStateMachine: Sendable {
         /// The engine's lineage (`BookEngine.epoch`).
         package var epoch: String
         /// Change sets kept while the stream is behind.
-        package var bufferCapacity: Int = 4096
+        package var bufferCapacity: Int
         /// Pause after a failure before trying again.
-        package var retryDelay: Duration = .milliseconds(500)
+        package var retryDelay: Duration
         /// Most change sets published in one batch (one round trip for the bucket, one for the stream).
-        package var batchLimit: Int = 256
+        package var batchLimit: Int
         /// The lineage began with no books at seq 0 (a store that appeared while the daemon runs):
         /// an empty stream then gets the snapshot marker of that empty seq 0, and its change sets
         /// from seq 1 (its books as inserts).
-        package var beganEmpty = false
+        package var beganEmpty: Bool
 
-        /// Settings of these values (the defaults above for the others).
+        /// Settings of these values, the others at their defaults (given here only).
         package init(
             epoch: String, bufferCapacity: Int = 4096, retryDelay: Duration = .milliseconds(500), batchLimit: Int = 256,
             beganEmpty: Bool = false

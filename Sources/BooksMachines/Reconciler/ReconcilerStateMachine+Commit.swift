@@ -30,12 +30,9 @@ extension ReconcilerStateMachine {
     /// is lost without the read: the append refuses a file whose identity changed (the group is
     /// then retried after a full read), and appending overwrites nothing, so an edit that slipped
     /// past the identity check stays in the file and is reported by its own watcher event.
-    ///
-    /// Writes marked `writesWithoutRead` (a replica's writes of the owner's books) skip the read
-    /// too, updates and deletes included: their rewrite is checked against the version planned on after the
-    /// swap (`AtomicFileWriter`: same inode, same bytes, else put back and `.changedDuringWrite`,
-    /// and the group is retried after a full read), so a hand edit that slipped past the identity
-    /// check is never overwritten; the read would only have found it a little earlier.
+    /// Writes marked `writesWithoutRead` (a replica's) skip it too, updates and deletes included:
+    /// the rewrite checks after its swap that it replaced the version planned on (same inode and
+    /// bytes, else put back: retried after a full read), so no hand edit is overwritten.
     func untouchedIdentityForAppending(_ writes: [PendingWrite]) -> FileIdentity? {
         guard !writes.isEmpty, configuration.format == .text,
             writes.allSatisfy({ $0.operation.onlyInserts || $0.writesWithoutRead }),
@@ -197,7 +194,11 @@ extension ReconcilerStateMachine {
         }
         if let applied {
             actions.append(.broadcast(applied))
-            if source != .file { revertDetector.record(applied.changes, seq: applied.seq) }
+            // A replica's own writes carry its owner's change sets (the owner watches its own
+            // client writes for reverts): not watched here, where a first copy would keep every
+            // book of the store twice until the next file edit.
+            let replicated = commit.accepted.allSatisfy { $0.ticket.connection.transport == .replica }
+            if source != .file, !replicated { revertDetector.record(applied.changes, seq: applied.seq) }
             let c = applied.changes
             // Named as the feed names its source: a save that only gave ids to typed rows is a file edit.
             let what = source != .file ? "\(source.rawValue) write" : "file edit (ids given to new rows)"

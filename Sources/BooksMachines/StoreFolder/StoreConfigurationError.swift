@@ -38,8 +38,3 @@ public enum StoreConfigurationError: Error, Sendable, Hashable, CustomStringConv
         }
     }
 }
-
-/// The former name of ``StoreConfigurationError`` (one letter from ``BookFileError``'s old name,
-/// `StoreError`, for a different failure).
-@available(*, deprecated, renamed: "StoreConfigurationError")
-public typealias StoresError = StoreConfigurationError

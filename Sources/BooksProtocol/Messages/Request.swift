@@ -242,21 +242,6 @@ public struct Request: Sendable, Hashable, Codable {
     public var isPerStore: Bool { op != .hello && op != .stores }
 }
 
-/// A point in a store's history, its lineage and a seq: the last change a subscriber has seen,
-/// or the last change set a NATS stream holds (`NATSNaming.position(fromMessageID:)`).
-public struct ResumePoint: Sendable, Hashable, Codable {
-    /// The lineage.
-    public var epoch: String
-    /// The last sequence number seen.
-    public var seq: UInt64
-
-    /// Creates a resume point.
-    public init(epoch: String, seq: UInt64) {
-        self.epoch = epoch
-        self.seq = seq
-    }
-}
-
 /// A book to insert: `id` is optional (the daemon assigns a UUID when absent).
 public struct BookDraft: Sendable, Hashable, Codable {
     public var id: String?

@@ -1,3 +1,5 @@
+import BooksCore
+
 /// The NATS names of one store: subjects, stream, bucket, message ids and bucket keys.
 ///
 /// Pure. `prefix` and `store` are restricted to `A-Z a-z 0-9 _ -` (see `isValidName`), so every
@@ -160,11 +162,6 @@ extension NATSNaming {
         return String(streamName.dropFirst(head.count).dropLast(tail.count))
     }
 }
-
-/// How far the stream holds a store's change sets (the last one's epoch and seq) is a
-/// ``ResumePoint``: the same fact as a subscriber's position, one type.
-@available(*, deprecated, renamed: "ResumePoint")
-public typealias NATSStreamPosition = ResumePoint
 
 /// Which part of a change set a stream message holds (a change set larger than the server's
 /// `max_payload` is split into several messages with the same seq): `index` of `count`, from 1.

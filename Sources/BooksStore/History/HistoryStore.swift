@@ -161,7 +161,7 @@ public final class HistoryStore: @unchecked Sendable {
     /// Writes `seq` into the page (with the magic once stamped) and the served mark; false when
     /// the page could not be written.
     private func writePage(_ seq: UInt64) -> Bool {
-        if let epoch { servedMark?.write(ServedMark(epoch: epoch, seq: seq)) }
+        if let epoch { servedMark?.write(ResumePoint(epoch: epoch, seq: seq)) }
         var bytes = stamped ? Self.markerMagic : []
         withUnsafeBytes(of: seq.littleEndian) { bytes.append(contentsOf: $0) }
         let offset = stamped ? 0 : 8

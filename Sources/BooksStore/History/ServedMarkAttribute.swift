@@ -2,7 +2,7 @@ import BooksCore
 import CLinux
 import Glibc
 
-/// Where a store's ``ServedMark`` is kept: the extended attribute `user.booksd.served.<file name>`
+/// Where a store's served mark (a ``ResumePoint``) is kept: the extended attribute `user.booksd.served.<file name>`
 /// of the book file's directory — outside the state directory, so that an older copy of that
 /// directory put back does not bring an older mark with it, and not on the book file, which every
 /// editor's save replaces.
@@ -27,15 +27,15 @@ public struct ServedMarkAttribute: Sendable {
     }
 
     /// The mark last written, nil when there is none (or it cannot be read).
-    public func read() -> ServedMark? {
+    public func read() -> ResumePoint? {
         var buffer = [UInt8](repeating: 0, count: 256)
         let n = buffer.withUnsafeMutableBytes { books_getxattr(directory, name, $0.baseAddress, 256) }
         guard n > 0 else { return nil }
-        return ServedMark(decoding: Array(buffer[..<Int(n)]))
+        return ResumePoint(decoding: Array(buffer[..<Int(n)]))
     }
 
     /// Records `mark` (one `setxattr`, no sync).
-    public func write(_ mark: ServedMark) {
+    public func write(_ mark: ResumePoint) {
         let bytes = mark.encoded
         _ = bytes.withUnsafeBytes { books_setxattr(directory, name, $0.baseAddress, bytes.count) }
     }

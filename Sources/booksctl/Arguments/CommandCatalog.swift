@@ -23,9 +23,24 @@ enum CommandCatalog {
     static func spec(named name: String) -> CommandSpec? { command(named: name)?.spec }
 }
 
-/// The options several commands share.
+/// The options several commands share, each written once.
 extension OptionSpec {
-    static let json = OptionSpec.flag("json", short: "j", "print JSON instead of text")
+    /// `--json`/`-j`, its help saying what is printed.
+    static func json(_ help: String) -> OptionSpec { .flag("json", short: "j", help) }
+    static let json = json("print JSON instead of text")
     static let name = OptionSpec.value("name", "TEXT", "only books whose name contains TEXT (ignoring case)")
     static let author = OptionSpec.value("author", "TEXT", "only books whose author contains TEXT (ignoring case)")
+    /// `--expect-version V`: write only if the book is unchanged (`ScannedArguments.expectedVersion`).
+    static let expectVersion = OptionSpec.value(
+        "expect-version", "V", "only if the book's version is still V (see `get`)")
+}
+
+/// The positional arguments and exit notes several commands share, each written once.
+extension CommandSpec {
+    /// `ID…`: books, each named by its full id or a unique prefix.
+    static let ids = (name: "ID…", help: "one or more ids, each in full or a unique prefix")
+    /// Exit 5 of a command that names a book by id.
+    static let noSuchBook = "\(ExitCode.notFound.rawValue)  no book has this id"
+    /// Exit 6 of a write with `--expect-version`.
+    static let changedSince = "\(ExitCode.conflict.rawValue)  conflict: the book changed (current values printed)"
 }

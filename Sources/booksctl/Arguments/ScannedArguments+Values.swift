@@ -22,9 +22,9 @@ extension ScannedArguments {
         return positionals
     }
 
-    /// One or more positionals named `name` (`ID…`, `FILE…`), none empty.
-    func nonEmptyPositionals(_ name: String) throws(UsageError) -> [String] {
-        guard !positionals.isEmpty else { throw fail("missing argument \(name)") }
+    /// The positionals named `name` (`ID…`, `FILE…`), none empty; at least one unless `required` is false.
+    func nonEmptyPositionals(_ name: String, required: Bool = true) throws(UsageError) -> [String] {
+        guard !required || !positionals.isEmpty else { throw fail("missing argument \(name)") }
         if let empty = positionals.firstIndex(of: "") { throw fail("\(name) \(empty + 1) must not be empty") }
         return positionals
     }

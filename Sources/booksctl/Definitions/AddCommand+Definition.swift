@@ -5,7 +5,7 @@ extension AddCommand: BooksctlCommand {
     static let spec = CommandSpec(
         name: "add", summary: "add a book; prints its new id",
         positionals: [("NAME", "the title"), ("AUTHOR", "the author")],
-        options: [.flag("json", short: "j", "print the new book as JSON (with its id and version)")],
+        options: [.json("print the new book as JSON (with its id and version)")],
         details: [
             """
             Asks the daemon to append the book to the file; prints the id it assigned, nothing else. Use -- before a \

@@ -24,8 +24,7 @@ extension BlameCommand: BooksctlCommand {
         ])
 
     init(parsing args: ScannedArguments) throws(UsageError) {
-        if let empty = args.positionals.firstIndex(of: "") { throw args.fail("ID \(empty + 1) must not be empty") }
-        self.init(ids: args.positionals, json: args.flag("json"))
+        self.init(ids: try args.nonEmptyPositionals("ID", required: false), json: args.flag("json"))
     }
 
     func run(_ context: CommandContext, subscribe: SubscribeRunner) async throws(BooksClientError) -> ExitCode {

@@ -4,10 +4,10 @@ import BooksClient
 extension DeleteCommand: BooksctlCommand {
     static let spec = CommandSpec(
         name: "delete", summary: "delete books",
-        positionals: [("ID…", "one or more ids, each in full or a unique prefix")],
+        positionals: [CommandSpec.ids],
         options: [
-            .value("expect-version", "V", "only if the book's version is still V (see `get`)"),
-            .flag("json", short: "j", "print each deleted book as JSON"),
+            .expectVersion,
+            .json("print each deleted book as JSON"),
         ],
         details: [
             "Removes the books' rows from the file, all in one atomic write. --expect-version takes one ID only."
@@ -16,7 +16,7 @@ extension DeleteCommand: BooksctlCommand {
             ("booksctl delete $id", "delete a book"),
             ("booksctl delete $id --expect-version 42", "only if unchanged since version 42"),
         ],
-        exitNotes: ["5  no book has this id", "6  conflict: the book changed (current values printed)"])
+        exitNotes: [CommandSpec.noSuchBook, CommandSpec.changedSince])
 
     init(parsing args: ScannedArguments) throws(UsageError) {
         let ids = try args.nonEmptyPositionals("ID")

@@ -4,7 +4,7 @@ import BooksClient
 extension GetCommand: BooksctlCommand {
     static let spec = CommandSpec(
         name: "get", summary: "print books and their versions",
-        positionals: [("ID…", "one or more ids, each in full or a unique prefix")],
+        positionals: [CommandSpec.ids],
         options: [.json],
         details: [
             """
@@ -18,7 +18,7 @@ extension GetCommand: BooksctlCommand {
             """,
         ],
         examples: [("booksctl get 3F2504E0-4F89-11D3-9A0C-0305E82C3301", "show a book")],
-        exitNotes: ["5  no book has this id"])
+        exitNotes: [CommandSpec.noSuchBook])
 
     init(parsing args: ScannedArguments) throws(UsageError) {
         self.init(ids: try args.nonEmptyPositionals("ID"), json: args.flag("json"))

@@ -8,8 +8,8 @@ extension UpdateCommand: BooksctlCommand {
         options: [
             .value("name", "NAME", "the new title"),
             .value("author", "AUTHOR", "the new author"),
-            .value("expect-version", "V", "only if the book's version is still V (see `get`)"),
-            .flag("json", short: "j", "print the updated book as JSON (with its version)"),
+            .expectVersion,
+            .json("print the updated book as JSON (with its version)"),
         ],
         details: [
             """
@@ -21,7 +21,7 @@ extension UpdateCommand: BooksctlCommand {
             ("booksctl update $id --author 'J. R. R. Tolkien'", "fix an author"),
             ("booksctl update $id --name 'Emma' --expect-version 42", "only if unchanged since version 42"),
         ],
-        exitNotes: ["5  no book has this id", "6  conflict: the book changed (current values printed)"])
+        exitNotes: [CommandSpec.noSuchBook, CommandSpec.changedSince])
 
     init(parsing args: ScannedArguments) throws(UsageError) {
         let p = try args.fixedPositionals(Self.spec)

@@ -1,3 +1,4 @@
+import BooksCore
 import BooksProtocol
 
 /// A position in the change feed, `EPOCH:SEQ` (the last change seen), and when it happened.

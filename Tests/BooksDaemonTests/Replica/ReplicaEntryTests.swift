@@ -53,7 +53,8 @@ import Testing
     }
 
     /// The file's rows, as the engine reports them (strings of their own), are kept with the
-    /// strings of the record's books when byte for byte the same: one set of strings per book.
+    /// bytes of the record's books when byte for byte the same, under the record's own key
+    /// string: one buffer and one id string per book.
     @Test func aFileRowLikeTheRecordsBookSharesItsStrings() {
         let ids = (0..<3).map { "6513270e-269e-4d37-b2a7-4de452e6b43\($0)" }
         var record = ReplicaRecord(replicaID: "R", epoch: "E", seq: 1)
@@ -71,11 +72,24 @@ import Testing
         }
         _ = machine.handle(.localLoaded(seq: 4, books: rows))
         for id in ids {
-            let row = machine.file[id]!.book
-            let kept = record.entries[id]!.base!.book
-            #expect(Self.storage(row.id) == Self.storage(kept.id) && Self.storage(row.name) == Self.storage(kept.name))
+            #expect(machine.file[id]!.packed.sharesStorage(with: record.entries[id]!.base!.packed))
+            let fileKey = machine.file[machine.file.index(forKey: id)!].key
+            let recordKey = machine.record.entries[machine.record.entries.index(forKey: id)!].key
+            #expect(Self.storage(fileKey) == Self.storage(recordKey))
         }
-        #expect(Self.storage(rows[0].book.id) != Self.storage(record.entries[ids[0]]!.base!.book.id))
+        #expect(!rows[0].packed.sharesStorage(with: record.entries[ids[0]]!.base!.packed))
+        // Rows the engine reports in a change set (strings of their own) are kept the same way.
+        let fresh = Book(
+            id: String(decoding: Array(ids[1].utf8), as: UTF8.self),
+            name: String(decoding: Array("The Last Garden of Winter".utf8), as: UTF8.self), author: "A")
+        _ = machine.handle(
+            .localChanged(
+                SequencedChangeSet(
+                    epoch: "L", seq: 5, source: .file, time: Date(),
+                    changes: ChangeSet(updated: [BookUpdate(old: fresh, new: fresh)]))))
+        #expect(machine.file[ids[1]]!.packed.sharesStorage(with: record.entries[ids[1]]!.base!.packed))
+        let key = machine.file[machine.file.index(forKey: ids[1])!].key
+        #expect(Self.storage(key) != Self.storage(fresh.id))
     }
 
     static func storage(_ text: String) -> UnsafeRawPointer? {

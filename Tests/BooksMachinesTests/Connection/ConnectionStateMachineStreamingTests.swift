@@ -105,3 +105,27 @@ import Testing
         #expect(!n.isStreaming)
     }
 }
+
+extension ConnectionStateMachineStreamingTests {
+    /// A write refused while a snapshot streams: its failure is held behind the stream and counts
+    /// as its answer, so the connection's next large request is still delivered.
+    @Test func aFailureHeldBehindAStreamAnswersItsRequest() {
+        var m = helloed(pageBudget: 4096)
+        let write = m.bytesReceived(line(#"{"id":"w","op":"delete","ids":["id-1"]}"#))
+        #expect(delivered(write) == ["w"])
+        _ = m.subscriptionStarted(filter: .all, afterSeq: 0)
+        let snapshot = BookStreamEncoder(
+            .snapshot, epoch: "E", seq: 0, cursor: try! BookCursor(context: Self.context, query: BookQuery()),
+            framing: .pages)
+        _ = m.startStream(snapshot)
+        let refusal = MessageEncoder.encode(Reply.failure("w", ProtocolError(.notFound, "no book id-1")))
+        #expect(sent(m.enqueue(refusal, kind: .failure)).isEmpty, "held back during the stream")
+        var output: [[UInt8]] = []
+        while m.isStreaming { output += sent(m.drained(m.queuedBytes)) }
+        #expect(output.last == refusal, "the failure follows the snapshot")
+        #expect(m.pendingReplies == 0, "the failure answered the write")
+        _ = m.drained(m.queuedBytes)
+        let list = m.bytesReceived(line(#"{"id":"l","op":"list"}"#))
+        #expect(delivered(list) == ["l"], "a list after the failure is delivered, not held for ever")
+    }
+}

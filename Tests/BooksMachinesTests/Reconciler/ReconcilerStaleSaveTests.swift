@@ -122,6 +122,25 @@ import Testing
         #expect(last.reverts == [1] && driver.machine.recentReverts == [1], "it names the client write it undid")
     }
 
+    /// A replica's own write carries its owner's change set: it is not watched for reverts here
+    /// (a first copy would keep every book of the store twice until the next file edit); a
+    /// client's write is.
+    @Test func aReplicasOwnWriteIsNotWatchedForReverts() throws {
+        for transport in [ReplyTarget.Transport.replica, .socket] {
+            var driver = ReconcilerDriver("1|Dune|Herbert\n2|Emma|Austen\n3|Ulysses|Joyce\n")
+            driver.write(
+                [("i", .insert([BookDraft(id: "4", name: "Middlemarch", author: "Eliot")]))], transport: transport)
+            #expect(driver.text == "1|Dune|Herbert\n2|Emma|Austen\n3|Ulysses|Joyce\n4|Middlemarch|Eliot\n")
+            #expect(driver.machine.revertDetector.isEmpty == (transport == .replica))
+            driver.edit("1|Dune|Herbert\n2|Emma|Austen\n3|Ulysses|Joyce\n")
+            driver.event()
+            driver.settle()
+            let last = try #require(driver.broadcasts.last)
+            #expect(last.changes.deleted.map(\.id) == ["4"])
+            #expect((last.reverts == nil) == (transport == .replica), "\(transport)")
+        }
+    }
+
     @Test func aLockNamingTheCurrentVersionLetsTheSaveStand() throws {
         var driver = ReconcilerDriver(Self.two)
         driver.write([("i", .insert([BookDraft(id: "4", name: "Middlemarch", author: "Eliot")]))])

@@ -225,10 +225,11 @@ struct NATSPublisherLoop {
         }
         var updates: [NATSOutgoingMessage] = []
         var written = 0
-        for (index, (book, version)) in books.enumerated() {
+        for (index, versioned) in books.enumerated() {
             if index % 4096 == 4095 { try keepLeaseDuringLongWork() }
+            let book = versioned.book
             let key = NATSNaming.key(forBookID: book.id)
-            let value = NATSPayload.bucketValue(book, version: version)
+            let value = NATSPayload.bucketValue(book, version: versioned.version)
             if stale.removeValue(forKey: key) != value, fitsBucket(value, book: book, limit: messageLimit) {
                 updates.append(.keyValuePut(bucket: naming.bucketName, key: key, value: value))
                 written += 1
