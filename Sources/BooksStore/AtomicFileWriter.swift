@@ -27,11 +27,28 @@ public enum AtomicFileWriter {
     /// process that has the replaced version open for writing, or opens it while it is checked,
     /// also puts it back (`ReplacedVersionGuard`). One that opens it in the instant after the
     /// check is waited for, and what it wrote is returned as `lateEdit` for the caller to apply.
+    ///
+    /// `expectedContent` is the same test as `isExpectedContent` for the common case of an exact
+    /// version (the replaced file must be these bytes): it is compared chunk by chunk
+    /// (`FileReader.compare`), without reading the replaced version into a file-sized buffer.
     @discardableResult
     public static func write(
         _ bytes: [UInt8], to path: String, expected: FileIdentity? = nil,
         expectMissing: Bool = false, allowSymlink: Bool = false,
-        isExpectedContent: (([UInt8]) -> Bool)? = nil
+        expectedContent: [UInt8]? = nil, isExpectedContent: (([UInt8]) -> Bool)? = nil
+    ) throws(BookFileError) -> AtomicWriteResult {
+        try write(
+            pieces: [bytes[...]], to: path, expected: expected, expectMissing: expectMissing,
+            allowSymlink: allowSymlink, expectedContent: expectedContent, isExpectedContent: isExpectedContent)
+    }
+
+    /// `write(_:to:…)` of the bytes of `pieces` one after the other (a large file changed in one
+    /// place is written from the old version's slices and the new span: no file-sized copy).
+    @discardableResult
+    public static func write(
+        pieces: [ArraySlice<UInt8>], to path: String, expected: FileIdentity? = nil,
+        expectMissing: Bool = false, allowSymlink: Bool = false,
+        expectedContent: [UInt8]? = nil, isExpectedContent: (([UInt8]) -> Bool)? = nil
     ) throws(BookFileError) -> AtomicWriteResult {
         let target = try FileReader.resolveBookPath(path, allowSymlink: allowSymlink).get()
         let parts = PathParts(target)
@@ -56,8 +73,10 @@ public enum AtomicFileWriter {
             } else {
                 fchmod(fd, 0o666 & ~currentUmask())
             }
-            if let code = Interrupted.writeAll(fd, bytes).failure {
-                throw BookFileError.system(path: temporary, operation: "write", errno: code)
+            for piece in pieces {
+                if let code = Interrupted.writeAll(fd, piece).failure {
+                    throw BookFileError.system(path: temporary, operation: "write", errno: code)
+                }
             }
             guard Interrupted.retry({ fsync(fd) }) == 0 else {
                 throw BookFileError.system(path: temporary, operation: "fsync", errno: errno)
@@ -73,7 +92,7 @@ public enum AtomicFileWriter {
         var ownStat = stat()
         guard fstat(fd, &ownStat) == 0 else { throw .system(path: temporary, operation: "fstat", errno: errno) }
         let own = (device: UInt64(ownStat.st_dev), inode: UInt64(ownStat.st_ino))
-        if let expected, let isExpectedContent {
+        if let expected, expectedContent != nil || isExpectedContent != nil {
             // Close the window between the check above and the rename: exchange the two entries,
             // then prove that what was replaced is exactly the version read (same inode, same
             // content). A hand edit that slipped in (in place or by rename) is put back and the
@@ -83,14 +102,11 @@ public enum AtomicFileWriter {
                 // version: the lease on it shows one that has it open (refused, like any
                 // concurrent edit) or opens it while the content is checked (put back too).
                 let replaced = ReplacedVersionGuard(path: temporary)
-                var checked: FileIdentity?
-                if replaced.state != .writerOpen,
-                    case .present(let old, let identity) = FileReader.read(temporary),
-                    identity.device == expected.device, identity.inode == expected.inode,
-                    isExpectedContent(old)
-                {
-                    checked = identity
-                }
+                let checked =
+                    replaced.state == .writerOpen
+                    ? nil
+                    : replacedVersion(
+                        at: temporary, of: expected, content: expectedContent, test: isExpectedContent)
                 guard let checked, !replaced.writerArrived else {
                     renamed = true  // from here on, the temporary name is only removed when it is our inode
                     try putBack(temporary: temporary, target: target, own: own, path: path)
@@ -125,6 +141,26 @@ public enum AtomicFileWriter {
             throw .system(path: target, operation: "stat", errno: errno)
         }
         return AtomicWriteResult(identity: identity.placedNow(), lateEdit: nil, directorySynced: synced)
+    }
+
+    /// The identity of the version at `temporary` (the one a swap just replaced) when it is the
+    /// inode of `expected` and its content is `content` (compared chunk by chunk) or passes
+    /// `test` (read whole); nil otherwise.
+    static func replacedVersion(
+        at temporary: String, of expected: FileIdentity, content: [UInt8]?, test: (([UInt8]) -> Bool)?
+    ) -> FileIdentity? {
+        let identity: FileIdentity
+        if let content {
+            let comparison = ReadBuffer().withBuffer { FileReader.compare(temporary, with: content, buffer: $0) }
+            guard case .unchanged(let found) = comparison else { return nil }
+            identity = found
+        } else {
+            guard let test, case .present(let old, let found) = FileReader.read(temporary), test(old) else {
+                return nil
+            }
+            identity = found
+        }
+        return identity.device == expected.device && identity.inode == expected.inode ? identity : nil
     }
 
     /// Undoes a refused swap: exchanges the entries back, so the version that was replaced is at

@@ -60,6 +60,14 @@ extension BookStore {
             edits.append(.append(book))
             inserted.append(book)
         }
+        if configuration.format == .text, let expected, let splice = document.splice(replacingLines: edits) {
+            // Rows changed in place (no append): written from the old bytes around the change,
+            // with no rendered copy of the file and no file-sized comparison to find the change.
+            let written = try writeCanonical(splice, onto: document.bytes, expected: expected)
+            return SaveResult(
+                splice: splice, identity: written.identity, remapped: remapped, inserted: inserted,
+                lateEdit: written.lateEdit, directorySynced: written.directorySynced)
+        }
         let canonical = document.rendering(edits)
         let written = try writeCanonical(canonical, replacing: document.bytes, expected: expected)
         return SaveResult(
@@ -88,21 +96,19 @@ extension BookStore {
             fileBytes = extras.fileBytes(for: BookDocument(parsing: canonical, lineLimit: .max))
         }
         let format = configuration.format
+        // The version replaced must be the one planned on, byte for byte (for JSON the file
+        // read: an edit of an unknown member alone must not be overwritten either).
+        let exact = format == .text ? replaced : replacedFile
         var written = try AtomicFileWriter.write(
             fileBytes, to: configuration.path, expected: expected,
             expectMissing: expected == nil,
             allowSymlink: configuration.allowSymlink,
-            isExpectedContent: { version in
-                // The version replaced must be the one planned on.
-                switch format {
-                case .text: return ByteComparison.equal(version, replaced)
-                case .json:
-                    // Byte for byte: an edit of an unknown member alone must not be overwritten either.
-                    if let replacedFile { return ByteComparison.equal(version, replacedFile) }
-                    return (try? format.canonicalText(from: version)).map { ByteComparison.equal($0, replaced) }
-                        ?? false
-                }
-            })
+            expectedContent: exact,
+            isExpectedContent: exact != nil
+                ? nil
+                : { version in
+                    (try? format.canonicalText(from: version)).map { ByteComparison.equal($0, replaced) } ?? false
+                })
         if let late = written.lateEdit, format == .json {
             if let text = try? format.canonicalText(from: late) {
                 written.lateEdit = text

@@ -25,11 +25,19 @@ enum Interrupted {
         return (fd, String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
+    /// `writeAll(_:_:writer:)` of a whole array.
+    static func writeAll(
+        _ fd: Int32, _ bytes: [UInt8],
+        writer: (Int32, UnsafeRawPointer, Int) -> Int = { Glibc.write($0, $1, $2) }
+    ) -> (written: Int, failure: Int32?) {
+        writeAll(fd, bytes[...], writer: writer)
+    }
+
     /// Writes all of `bytes` to `fd` with `writer` (`write(2)`'s shape; a test may fail it), a
     /// short write continued, an interrupted one repeated. Returns how many bytes were written and,
     /// when a write failed, its `errno` (nil: all were written).
     static func writeAll(
-        _ fd: Int32, _ bytes: [UInt8],
+        _ fd: Int32, _ bytes: ArraySlice<UInt8>,
         writer: (Int32, UnsafeRawPointer, Int) -> Int = { Glibc.write($0, $1, $2) }
     ) -> (written: Int, failure: Int32?) {
         var written = 0

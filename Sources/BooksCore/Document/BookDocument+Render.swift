@@ -3,7 +3,30 @@ extension BookDocument {
     /// lines — is kept byte-for-byte at its place; appended rows use the file's line-end style.
     /// Several edits of the same line: the last one wins.
     public func rendering(_ edits: [DocumentEdit]) -> [UInt8] {
-        var replacements: [Int: Book?] = [:]  // nil value = delete
+        let (replacements, appended) = lineReplacements(edits)
+        var out: [UInt8] = []
+        // The rows' own size (an eighth more for escapes and line ends), not a guess per row: a
+        // million appended rows of 67 bytes would otherwise reserve 128 MB for 67.
+        var rows = 0
+        for book in appended { rows += Self.rowEstimate(book) }
+        for case .some(let book) in replacements.values { rows += Self.rowEstimate(book) }
+        out.reserveCapacity(bytes.count + rows + rows / 8 + 64)
+        let copied = appendReplacing(replacements, from: 0, into: &out)
+        out.append(contentsOf: bytes[copied..<bytes.count])
+        if !appended.isEmpty {
+            if let last = out.last, last != 0x0A { out.append(contentsOf: lineEnding.bytes) }
+            for book in appended {
+                out.append(contentsOf: RowEscaping.row(for: book))
+                out.append(contentsOf: lineEnding.bytes)
+            }
+        }
+        return out
+    }
+
+    /// The line replacements of `edits` (a nil book: the line is deleted; the last edit of a line
+    /// wins) and the books they append, in order.
+    func lineReplacements(_ edits: [DocumentEdit]) -> (replacements: [Int: Book?], appended: [Book]) {
+        var replacements: [Int: Book?] = [:]
         var appended: [Book] = []
         for edit in edits {
             switch edit {
@@ -16,14 +39,14 @@ extension BookDocument {
             case .append(let book): appended.append(book)
             }
         }
-        var out: [UInt8] = []
-        // The rows' own size (an eighth more for escapes and line ends), not a guess per row: a
-        // million appended rows of 67 bytes would otherwise reserve 128 MB for 67.
-        var rows = 0
-        for book in appended { rows += Self.rowEstimate(book) }
-        for case .some(let book) in replacements.values { rows += Self.rowEstimate(book) }
-        out.reserveCapacity(bytes.count + rows + rows / 8 + 64)
-        var copied = 0
+        return (replacements, appended)
+    }
+
+    /// Appends to `out` the bytes from `start` to the end of the last line of `replacements`, each
+    /// of those lines replaced by its book's row (with the line's own line end) or left out;
+    /// returns the offset after the last replaced line (`start` when there is none).
+    func appendReplacing(_ replacements: [Int: Book?], from start: Int, into out: inout [UInt8]) -> Int {
+        var copied = start
         for line in replacements.keys.sorted() {
             let record = lines[line]
             out.append(contentsOf: bytes[copied..<record.start])
@@ -35,15 +58,7 @@ extension BookDocument {
             }
             copied = lineEnd
         }
-        out.append(contentsOf: bytes[copied..<bytes.count])
-        if !appended.isEmpty {
-            if let last = out.last, last != 0x0A { out.append(contentsOf: lineEnding.bytes) }
-            for book in appended {
-                out.append(contentsOf: RowEscaping.row(for: book))
-                out.append(contentsOf: lineEnding.bytes)
-            }
-        }
-        return out
+        return copied
     }
 
     /// The bytes of `book`'s row without escapes, with its two separators and a line end.

@@ -33,6 +33,9 @@ extension BookEngine {
         var pending = PendingWrite(
             requestID: request.id, connection: connection, operation: operation, source: .nats, actor: .nats)
         if case .save(let changes) = operation { pending.assignedIDs = changes.insertedIDs }
+        // An untouched file is not read again first: the rewrite proves after its swap that it
+        // replaced the version planned on (`PendingWrite.writesWithoutRead`).
+        pending.writesWithoutRead = true
         inbox.withLock { [pending] in $0.append(pending) }
         queue.async { self.run(.writesReceived(self.takeInbox())) }
     }

@@ -102,6 +102,11 @@ public struct PendingWrite: Sendable {
     /// Who asked for it (the socket peer's credentials and program; over NATS what the requester
     /// declared, marked `via` `nats`, else ``ChangeActor/nats``).
     public var actor: ChangeActor?
+    /// Whether the write may be committed without reading the file first when the file still has
+    /// the identity it had when last read or written, updates and deletes too (a replica's write
+    /// of the owner's books: its rewrite is checked against the version planned on after the swap,
+    /// see `untouchedIdentityForAppending`). Inserts alone always may.
+    public var writesWithoutRead = false
 
     /// Creates a pending write.
     public init(

@@ -30,9 +30,12 @@ extension ReconcilerStateMachine {
     /// is lost without the read: the append refuses a file whose identity changed (the group is
     /// then retried after a full read), and appending overwrites nothing, so an edit that slipped
     /// past the identity check stays in the file and is reported by its own watcher event.
+    /// Writes marked `writesWithoutRead` (a replica's) skip it too, updates and deletes included:
+    /// the rewrite checks after its swap that it replaced the version planned on (same inode and
+    /// bytes, else put back: retried after a full read), so no hand edit is overwritten.
     func untouchedIdentityForAppending(_ writes: [PendingWrite]) -> FileIdentity? {
         guard !writes.isEmpty, configuration.format == .text,
-            writes.allSatisfy(\.operation.onlyInserts),
+            writes.allSatisfy({ $0.operation.onlyInserts || $0.writesWithoutRead }),
             writeRetries == 0, fileState == .present, context.document.newBookCount == 0,
             context.document.bytes.last == 0x0A
         else { return nil }
@@ -51,8 +54,8 @@ extension ReconcilerStateMachine {
                 .log(
                     .debug,
                     """
-                    commit of \(writes.count) write(s): file untouched (\(identity.traceDescription)), appending \
-                    without a read
+                    commit of \(writes.count) write(s): file untouched (\(identity.traceDescription)), \
+                    \(writes.allSatisfy(\.operation.onlyInserts) ? "appending" : "writing") without a read
                     """
                 ))
         case .compared(let compared):

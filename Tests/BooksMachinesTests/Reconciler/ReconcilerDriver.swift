@@ -104,14 +104,19 @@ struct ReconcilerDriver {
     /// A watcher event.
     mutating func event(_ event: FileWatchEvent = .contentMayHaveChanged) { run(.fileEvent(event)) }
 
-    /// Client writes arriving together (over `transport`: a replica's own writes are `.replica`).
+    /// Client writes arriving together (over `transport`: a replica's own writes are `.replica`;
+    /// `withoutRead`: marked `writesWithoutRead`, as a replica's writes of the owner's books are).
     mutating func write(
-        _ requests: [(String, WriteOperation)], connection: UInt64 = 1, transport: ReplyTarget.Transport = .socket
+        _ requests: [(String, WriteOperation)], connection: UInt64 = 1, transport: ReplyTarget.Transport = .socket,
+        withoutRead: Bool = false
     ) {
         run(
             .writesReceived(
                 requests.map {
-                    PendingWrite(requestID: $0.0, connection: ReplyTarget(transport, connection), operation: $0.1)
+                    var write = PendingWrite(
+                        requestID: $0.0, connection: ReplyTarget(transport, connection), operation: $0.1)
+                    write.writesWithoutRead = withoutRead
+                    return write
                 }))
     }
 

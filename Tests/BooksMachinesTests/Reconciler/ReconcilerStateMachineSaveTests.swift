@@ -60,6 +60,24 @@ import Testing
         #expect(driver.fileReads == reads + 1, "a save that also deletes reads the file first")
     }
 
+    @Test func aReplicasUpdateOfAnUntouchedFileIsWrittenWithoutARead() throws {
+        var driver = ReconcilerDriver(Self.five)
+        let reads = driver.fileReads
+        driver.write([("r1", .update([BookPatch(id: "2", name: "Persuasion")]))], withoutRead: true)
+        #expect(driver.fileReads == reads, "the file kept its identity: no re-read before the rewrite")
+        #expect(driver.replies.last?.1.ok == true)
+        let updated = "1|Dune|Herbert\n2|Persuasion|Austen\n3|Ulysses|Joyce\n4|Beloved|Morrison\n5|Walden|Thoreau\n"
+        #expect(driver.text == updated)
+        // A hand edit since: the identity moved, so the file is read first and the edit kept.
+        driver.edit(updated + "9|Typed|Here\n")
+        driver.write([("r2", .delete(ids: ["4"], expectedVersions: nil))], withoutRead: true)
+        #expect(driver.fileReads == reads + 1, "a file whose identity moved is read before the write")
+        #expect(driver.text == "1|Dune|Herbert\n2|Persuasion|Austen\n3|Ulysses|Joyce\n5|Walden|Thoreau\n9|Typed|Here\n")
+        // A client's update still reads the file first.
+        driver.write([("c", .update([BookPatch(id: "1", name: "Dune Messiah")]))])
+        #expect(driver.fileReads == reads + 2, "a client update reads the file first")
+    }
+
     @Test func aStaleSaveReportsEveryConflictAndWritesNothing() throws {
         var driver = ReconcilerDriver(Self.five)
         driver.write([("u", .update([BookPatch(id: "2", name: "Persuasion")]))])
