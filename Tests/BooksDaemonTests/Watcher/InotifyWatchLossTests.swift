@@ -14,7 +14,7 @@ extension InotifyWatcherTests {
         let file = nested + "/books.txt"
         try TestFiles.write("1|Dune|Frank Herbert\n", to: file)
         let watcher = try HubWatcher(path: file)
-        try watcher.start(handler: recorder.handler)
+        try watcher.startWhenALowSlotIsFree(handler: recorder.handler)
         defer { watcher.stop() }
         unlink(file)
         rmdir(nested)
@@ -36,7 +36,7 @@ extension InotifyWatcherTests {
         let file = nested + "/books.txt"
         try TestFiles.write("1|Dune|Frank Herbert\n", to: file)
         let watcher = try HubWatcher(path: file)
-        try watcher.start(handler: recorder.handler)
+        try watcher.startWhenALowSlotIsFree(handler: recorder.handler)
         defer { watcher.stop() }
         #expect(rename(nested, dir.file("moved")) == 0)
         #expect(recorder.wait(for: .watchLost))
@@ -66,7 +66,7 @@ extension InotifyWatcherTests {
         #expect(detectNetworkFileSystem(path: file) == nil)  // tmpfs is local
         let recorder = EventRecorder()
         let watcher = try HubWatcher(path: file)
-        try watcher.start(handler: recorder.handler)
+        try watcher.startWhenALowSlotIsFree(handler: recorder.handler)
         defer { watcher.stop() }
         #expect((try? ChildProcess.runBlocking(["/bin/umount", mountPoint], timeout: 20))?.status == 0)
         mounted = false
@@ -91,7 +91,7 @@ extension InotifyWatcherTests {
         let watcher = try HubWatcher(path: books)
         do {
             defer { _ = try? TestFiles.write(original, to: knob) }  // the limit is copied at inotify_init
-            try watcher.start { event in
+            try watcher.startWhenALowSlotIsFree { event in
                 gate.waitOnce()  // hold the thread so the kernel queue fills up
                 recorder.handler(event)
             }

@@ -22,7 +22,7 @@ extension InotifyWatcherTests {
         #expect(recorder.all.isEmpty)
         watcher.stop()  // idempotent
         // …and the same watcher can be started again.
-        try watcher.start(handler: recorder.handler)
+        try watcher.startWhenALowSlotIsFree(handler: recorder.handler)
         defer { watcher.stop() }
         try TestFiles.write("6|Again|Somebody\n", to: books)
         #expect(recorder.wait(for: .contentMayHaveChanged))

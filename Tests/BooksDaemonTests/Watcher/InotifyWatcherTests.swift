@@ -24,7 +24,7 @@ struct InotifyWatcherTests {
 
     func started(_ recorder: EventRecorder) throws -> HubWatcher {
         let watcher = try HubWatcher(path: books)
-        try watcher.start(handler: recorder.handler)
+        try watcher.startWhenALowSlotIsFree(handler: recorder.handler)
         return watcher
     }
 
