@@ -23,7 +23,9 @@ public struct ChildResult: Sendable, CustomStringConvertible {
 extension ChildProcess {
     /// Runs `argv` to completion and captures its standard output, suspending (not blocking a
     /// thread) while it runs. After `timeout` seconds the whole process group is killed and the
-    /// status is -2 (the output then ends with a `[timed out after … s]` line).
+    /// status is -2 (the output then ends with a `[timed out after … s]` line); time this test
+    /// process was not scheduled (a pause that resumed late, `WaitDeadline`) does not count: its
+    /// reader did not drain the pipe then, so the program was held up by the test, not slow.
     /// - Parameters:
     ///   - input: bytes for its stdin (at most a pipe's capacity, 64 KiB); nil: /dev/null.
     ///   - stderr: `.sameAsStdout` interleaves it into `output`.
@@ -35,7 +37,7 @@ extension ChildProcess {
         var capture = try OutputCapture(
             argv, environment: environment, input: input, stderr: stderr,
             timeout: timeout, newProcessGroup: newProcessGroup)
-        while !capture.step(pollMilliseconds: 0) { await MonotonicClock.pause(seconds: 0.01) }
+        while !capture.step(pollMilliseconds: 0) { await capture.deadline.pause(seconds: 0.01) }
         return capture.result
     }
 
@@ -58,7 +60,7 @@ private struct OutputCapture {
     let child: ChildProcess
     let fd: Int32
     let timeout: Double
-    let deadline: Double
+    var deadline: WaitDeadline
     var output: [UInt8] = []
     var eof = false
     var drainUntil: Double?
@@ -78,7 +80,7 @@ private struct OutputCapture {
         }
         fd = child.stdoutPipe!
         self.timeout = timeout
-        deadline = MonotonicClock.seconds() + timeout
+        deadline = WaitDeadline(timeout: timeout)
     }
 
     /// Reads what is there (waiting up to `pollMilliseconds`); true when the run is over.
@@ -100,7 +102,7 @@ private struct OutputCapture {
             }
             return false
         }
-        if MonotonicClock.seconds() > deadline {
+        if deadline.hasPassed {
             child.signal(SIGKILL, group: true)
             child.signal(SIGKILL)
             _ = child.waitBlocking(timeout: 5)
